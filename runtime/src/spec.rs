@@ -1,0 +1,270 @@
+//! The storage specification: the part of the generator's IR the runtime needs to build tables,
+//! load data and answer tool calls.
+//!
+//! The generator compiles a validated config into a [`SchemaSpec`] once (names resolved, table
+//! and column names decided, computed-field SQL compiled); the SQL engine and the generated code
+//! both consume it, so the run-time and the compiled registries behave identically.
+//!
+//! SQL fragments in a spec refer to the entity's row through the alias `n`
+//! (for example `("n"."endLine" - "n"."startLine" + 1)`).
+
+use serde::{Deserialize, Serialize};
+
+/// The whole storage model of one config.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SchemaSpec {
+    /// The config's `name`.
+    pub name: String,
+    /// The config's `description`, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Entities, in config order.
+    pub entities: Vec<EntitySpec>,
+    /// Edge tables, one per (source entity, relationship type, target entity), in config order.
+    pub relationships: Vec<RelationshipSpec>,
+    /// Tool generation options (from the config's `toolforge:` section).
+    pub tools: ToolOptions,
+}
+
+/// One entity: a table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EntitySpec {
+    /// The entity name as written in the config (`ExternalLibrary`).
+    pub name: String,
+    /// The table name: the entity name in snake_case (`external_library`).
+    pub table: String,
+    /// The config's description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The field whose value identifies a record (`TEXT NOT NULL UNIQUE`); default `uuid`.
+    pub unique_field: String,
+    /// The field used to name a record in results, if set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display_name_field: Option<String>,
+    /// The field searched by default, if set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query_field: Option<String>,
+    /// The field holding the record's main content, if set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_field: Option<String>,
+    /// Fields shown in examples.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub example_display_fields: Vec<String>,
+    /// Stored fields (columns), in config order; includes the unique field.
+    pub fields: Vec<FieldSpec>,
+    /// Computed fields, in config order (those the validator could compile).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub computed_fields: Vec<ComputedFieldSpec>,
+    /// Embedding columns (never returned in results).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vector_indexes: Vec<VectorIndexSpec>,
+    /// How children are found when `hierarchical_content` is set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hierarchy: Option<HierarchySpec>,
+}
+
+/// A stored field: one column named exactly like the field.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FieldSpec {
+    /// The field name as written in the config; also the (quoted) column name.
+    pub name: String,
+    /// The value type.
+    #[serde(rename = "type")]
+    pub ty: FieldType,
+    /// The config's description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// `indexed: true` in the config: an index is created.
+    #[serde(default)]
+    pub indexed: bool,
+    /// True for the entity's unique field.
+    #[serde(default)]
+    pub unique: bool,
+    /// Allowed values of an `enum` field.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<String>,
+}
+
+/// The value type of a stored field and how it is stored in SQLite.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldType {
+    /// `string` → TEXT.
+    String,
+    /// `number` → NUMERIC (integers stay integers, others are REAL).
+    Number,
+    /// `boolean` → INTEGER 0/1 with a CHECK.
+    Boolean,
+    /// `datetime` → TEXT, UTC ISO-8601 (`2024-05-01T12:00:00Z`).
+    Datetime,
+    /// `enum` → TEXT with a CHECK on the values.
+    Enum,
+    /// `array<string>` → JSON text.
+    StringArray,
+    /// `array<number>` → JSON text.
+    NumberArray,
+}
+
+impl FieldType {
+    /// The type as written in a config (`array<string>`, ...).
+    pub fn config_name(self) -> &'static str {
+        match self {
+            FieldType::String => "string",
+            FieldType::Number => "number",
+            FieldType::Boolean => "boolean",
+            FieldType::Datetime => "datetime",
+            FieldType::Enum => "enum",
+            FieldType::StringArray => "array<string>",
+            FieldType::NumberArray => "array<number>",
+        }
+    }
+}
+
+/// The value type of a computed field's result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ValueType {
+    /// Text.
+    String,
+    /// A number (integer or real).
+    Number,
+    /// A boolean (SQLite 0/1, returned as JSON `true`/`false`).
+    Boolean,
+    /// UTC ISO-8601 text.
+    Datetime,
+}
+
+/// A computed field: an SQL expression over the row (alias `n`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ComputedFieldSpec {
+    /// The computed field's name.
+    pub name: String,
+    /// The result type.
+    #[serde(rename = "type")]
+    pub ty: ValueType,
+    /// The config's description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The source the field was compiled from, for descriptions (`endLine - startLine + 1`).
+    pub source: String,
+    /// The compiled SQLite expression, referring to the row as `n`. Computed fields it uses are
+    /// already inlined.
+    pub sql: String,
+    /// For `materialized` fields: the generated column (`cache_property`) holding the value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub materialized_column: Option<String>,
+}
+
+/// An embedding column.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VectorIndexSpec {
+    /// The index name.
+    pub name: String,
+    /// The BLOB column holding little-endian f32 values.
+    pub column: String,
+    /// The field the embedding is computed from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_field: Option<String>,
+    /// The number of f32 values.
+    pub dimension: u32,
+}
+
+/// How `get_entities_by_ids {with_children}` finds a record's children.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HierarchySpec {
+    /// The edge table's relationship type (for example `HAS_PARENT`).
+    pub relationship: String,
+    /// True when the child is the edge's source (`child -[HAS_PARENT]-> parent`), false when the
+    /// parent is the source (`parent -[CONTAINS]-> child`).
+    pub child_is_source: bool,
+    /// The child field returned as content.
+    pub content_field: String,
+}
+
+/// One edge table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RelationshipSpec {
+    /// The relationship type as written in the config (`DEFINED_IN`).
+    #[serde(rename = "type")]
+    pub rel_type: String,
+    /// The source entity's name.
+    pub source: String,
+    /// The target entity's name.
+    pub target: String,
+    /// The edge table's name (`scope__defined_in__file`).
+    pub table: String,
+    /// The config's description (from either end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Extra edge columns.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub properties: Vec<FieldSpec>,
+}
+
+/// Which tools to build and their limits (the config's `toolforge:` section, defaults applied).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolOptions {
+    /// Prefix added to every generated tool name (empty by default).
+    #[serde(default)]
+    pub name_prefix: String,
+    /// The result limit used when a call gives none.
+    pub default_limit: u32,
+    /// The largest limit a call may ask for.
+    pub max_limit: u32,
+    /// The tool families to build, in order.
+    pub families: Vec<ToolFamily>,
+}
+
+impl Default for ToolOptions {
+    fn default() -> Self {
+        ToolOptions {
+            name_prefix: String::new(),
+            default_limit: 20,
+            max_limit: 500,
+            families: ToolFamily::ALL.to_vec(),
+        }
+    }
+}
+
+/// A group of generated tools that can be switched on or off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolFamily {
+    /// `get_schema`, `describe_entity`.
+    Schema,
+    /// `query_entities`, `glob_search`.
+    Query,
+    /// `get_entity_by_id`, `get_entities_by_ids`.
+    Lookup,
+    /// `explore_relationships`.
+    Relationships,
+}
+
+impl ToolFamily {
+    /// Every family, in the order tools are registered.
+    pub const ALL: [ToolFamily; 4] = [
+        ToolFamily::Schema,
+        ToolFamily::Query,
+        ToolFamily::Lookup,
+        ToolFamily::Relationships,
+    ];
+}
+
+impl SchemaSpec {
+    /// The entity with this config name.
+    pub fn entity(&self, name: &str) -> Option<&EntitySpec> {
+        self.entities.iter().find(|entity| entity.name == name)
+    }
+}
+
+impl EntitySpec {
+    /// The stored field with this name.
+    pub fn field(&self, name: &str) -> Option<&FieldSpec> {
+        self.fields.iter().find(|field| field.name == name)
+    }
+
+    /// The computed field with this name.
+    pub fn computed_field(&self, name: &str) -> Option<&ComputedFieldSpec> {
+        self.computed_fields.iter().find(|field| field.name == name)
+    }
+}
