@@ -87,6 +87,41 @@ impl ArgumentValidator {
         self.validator.is_none()
     }
 
+    /// Validates `arguments` and returns them ready for the handler.
+    ///
+    /// Clients of OpenAI strict mode send `null` for every optional property they leave out
+    /// (strict schemas make optional properties required and nullable). When the arguments
+    /// do not validate as sent, a `null` given for an optional property whose own schema does
+    /// not accept `null` is treated as absent: it is removed and the arguments are checked
+    /// again. Everything else is reported as by [`ArgumentValidator::validate`].
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolforge::ArgumentValidator;
+    ///
+    /// let schema = json!({
+    ///     "type": "object",
+    ///     "properties": {"q": {"type": "string"}, "limit": {"type": "integer"}},
+    ///     "required": ["q"]
+    /// });
+    /// let validator = ArgumentValidator::compile(&schema).unwrap();
+    /// let prepared = validator.prepare(json!({"q": "x", "limit": null})).unwrap();
+    /// assert_eq!(prepared, json!({"q": "x"}));
+    /// assert!(validator.prepare(json!({"q": null})).is_err());
+    /// ```
+    pub fn prepare(&self, arguments: Value) -> Result<Value, ToolError> {
+        let first = match self.validate(&arguments) {
+            Ok(()) => return Ok(arguments),
+            Err(error) => error,
+        };
+        let mut pruned = arguments;
+        if drop_optional_nulls(&self.schema, &self.schema, &mut pruned, 0) {
+            self.validate(&pruned).map(|()| pruned)
+        } else {
+            Err(first)
+        }
+    }
+
     /// Checks `arguments`; on failure returns an `invalid_arguments` error listing every problem.
     pub fn validate(&self, arguments: &Value) -> Result<(), ToolError> {
         let Some(validator) = &self.validator else {
@@ -108,6 +143,125 @@ impl ArgumentValidator {
         }
         Err(problems_error(problems, total))
     }
+}
+
+/// How deep [`drop_optional_nulls`] follows nested schemas.
+const MAX_PRUNE_DEPTH: usize = 64;
+
+/// Removes `null`s given for optional properties whose schema rejects `null`, following
+/// `properties`, `items`, local `$ref`s, single-schema `allOf` and the object branch of an
+/// `anyOf`/`oneOf`. Returns whether anything was removed.
+fn drop_optional_nulls(root: &Value, schema: &Value, value: &mut Value, depth: usize) -> bool {
+    if depth > MAX_PRUNE_DEPTH {
+        return false;
+    }
+    let schema = resolve(root, schema);
+    let mut changed = false;
+    if let Some(Value::Array(parts)) = schema.get("allOf")
+        && let [single] = parts.as_slice()
+    {
+        changed |= drop_optional_nulls(root, single, value, depth + 1);
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = schema.get(key)
+            && let Some(branch) = branches
+                .iter()
+                .find(|branch| shape_matches(resolve(root, branch), value))
+        {
+            changed |= drop_optional_nulls(root, branch, value, depth + 1);
+        }
+    }
+    match value {
+        Value::Object(object) => {
+            let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+                return changed;
+            };
+            let required: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|names| names.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            object.retain(|name, item| {
+                let keep = !item.is_null()
+                    || required.contains(&name.as_str())
+                    || properties
+                        .get(name)
+                        .is_none_or(|property| accepts_null(root, property, 0));
+                changed |= !keep;
+                keep
+            });
+            for (name, item) in object.iter_mut() {
+                if let Some(property) = properties.get(name) {
+                    changed |= drop_optional_nulls(root, property, item, depth + 1);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = schema.get("items").filter(|items| items.is_object()) {
+                for item in items {
+                    changed |= drop_optional_nulls(root, item_schema, item, depth + 1);
+                }
+            }
+        }
+        _ => {}
+    }
+    changed
+}
+
+/// Follows a local `$ref` (`#/...`) to its target, once per level.
+fn resolve<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
+    match schema.get("$ref").and_then(Value::as_str) {
+        Some("#") => root,
+        Some(reference) => reference
+            .strip_prefix('#')
+            .and_then(|pointer| root.pointer(pointer))
+            .unwrap_or(schema),
+        None => schema,
+    }
+}
+
+/// Whether an `anyOf` branch is the one describing `value`'s shape (object or array).
+fn shape_matches(schema: &Value, value: &Value) -> bool {
+    match value {
+        Value::Object(_) => schema.get("properties").is_some(),
+        Value::Array(_) => schema.get("items").is_some(),
+        _ => false,
+    }
+}
+
+/// Whether `schema` may accept `null` (conservative: unknown shapes count as accepting).
+fn accepts_null(root: &Value, schema: &Value, depth: usize) -> bool {
+    if depth > MAX_PRUNE_DEPTH {
+        return true;
+    }
+    let schema = resolve(root, schema);
+    let Value::Object(object) = schema else {
+        return schema != &Value::Bool(false);
+    };
+    if let Some(kind) = object.get("type") {
+        return match kind {
+            Value::String(kind) => kind == "null",
+            Value::Array(kinds) => kinds.iter().any(|kind| kind == "null"),
+            _ => true,
+        };
+    }
+    if let Some(Value::Array(values)) = object.get("enum") {
+        return values.contains(&Value::Null);
+    }
+    if let Some(value) = object.get("const") {
+        return value.is_null();
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = object.get(key) {
+            return branches
+                .iter()
+                .any(|branch| accepts_null(root, branch, depth + 1));
+        }
+    }
+    if let Some(Value::Array(parts)) = object.get("allOf") {
+        return parts.iter().all(|part| accepts_null(root, part, depth + 1));
+    }
+    true
 }
 
 /// Rejects schemas whose root cannot describe an arguments object.

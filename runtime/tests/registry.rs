@@ -409,3 +409,44 @@ fn the_registry_is_shareable_across_threads() {
     assert_send_sync::<ToolRegistry>();
     assert_send_sync::<Arc<dyn Tool>>();
 }
+
+#[tokio::test]
+async fn nulls_for_optional_non_nullable_properties_count_as_absent() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "q": {"type": "string"},
+            "opts": {"$ref": "#/$defs/Opts"},
+            "items": {"type": "array", "items": {"$ref": "#/$defs/Opts"}}
+        },
+        "required": ["q"],
+        "$defs": {"Opts": {
+            "type": "object",
+            "properties": {"depth": {"type": "integer"}, "note": {"type": ["string", "null"]}},
+            "additionalProperties": false
+        }}
+    });
+    let registry = ToolRegistry::builder()
+        .register(Echo::with_schema("find", schema))
+        .unwrap()
+        .build();
+    let received = registry
+        .call(
+            "find",
+            json!({"q": "x", "opts": {"depth": null, "note": null},
+                   "items": [{"depth": null}, {"depth": 2}]}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        received,
+        json!({"q": "x", "opts": {"note": null}, "items": [{}, {"depth": 2}]})
+    );
+    // A null for a required property is still reported (and only that: `opts` is dropped).
+    let error = registry
+        .call("find", json!({"q": null, "opts": null}))
+        .await
+        .unwrap_err();
+    let paths: Vec<Value> = problems(&error).iter().map(|p| p["path"].clone()).collect();
+    assert_eq!(paths, [json!("/q")]);
+}

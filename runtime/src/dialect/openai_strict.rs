@@ -21,7 +21,9 @@
 //! `allOf` is merged, unsupported keywords (`default`, `title`, `minLength`, `uniqueItems`, ...)
 //! and formats (`uint32`, `double`, ...) are dropped, objects are closed and optional
 //! properties made nullable. Dropping a keyword only widens what the model may send: the
-//! registry still validates every call against the original schema.
+//! registry still validates every call against the original schema, and treats a `null` sent
+//! for an optional property the original schema does not allow to be null as absent (see
+//! [`crate::ArgumentValidator::prepare`]).
 //!
 //! Some schemas cannot be made strict without changing their meaning: free-form objects
 //! (`{"type": "object"}` without properties), maps (`additionalProperties` with a schema),
@@ -150,7 +152,7 @@ impl Rewriter {
 
         if let Some(reference) = object.remove("$ref") {
             let reference = reference.as_str().unwrap_or_default().to_owned();
-            if self.stack.contains(&reference) {
+            if reference == "#" || self.stack.contains(&reference) {
                 self.problems.push(format!(
                     "{}: `{reference}` refers to itself (a recursive type); strict mode needs \
                      every definition inlined",

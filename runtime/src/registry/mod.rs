@@ -334,7 +334,9 @@ impl ToolRegistry {
     /// Calls the tool named exactly `name`.
     ///
     /// `arguments` may be the arguments object, `null` (same as `{}`), or a string holding a
-    /// JSON object (as OpenAI sends them). They are validated against the input schema, then
+    /// JSON object (as OpenAI sends them). They are validated against the input schema (a
+    /// `null` sent for an optional, non-nullable property counts as absent, see
+    /// [`ArgumentValidator::prepare`]), then
     /// the handler runs with panic isolation and the registry's timeout. Errors:
     /// [`crate::ErrorCode::UnknownTool`] (with the nearest names, nothing run),
     /// `InvalidArguments` (with every problem), `Panicked`, `Timeout`, or the tool's own.
@@ -343,8 +345,7 @@ impl ToolRegistry {
             return Err(self.invalid.error(name));
         };
         let entry = &self.entries[position];
-        let arguments = normalize_arguments(arguments);
-        entry.validator.validate(&arguments)?;
+        let arguments = entry.validator.prepare(normalize_arguments(arguments))?;
         guard::run_guarded(entry.tool.as_ref(), arguments, &self.context, self.timeout).await
     }
 }
