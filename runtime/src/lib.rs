@@ -17,3 +17,15 @@ pub use tool::{
     ErrorCode, Tool, ToolAnnotations, ToolContext, ToolDefinition, ToolError, ToolFuture,
     ToolResult,
 };
+
+pub mod arguments;
+pub mod builtin;
+pub mod dialect;
+mod registry;
+
+pub use arguments::ArgumentValidator;
+pub use builtin::{BATCH_TOOL_NAME, BatchConfig, BatchTool, InvalidTool};
+pub use dialect::Dialect;
+pub use registry::{
+    MAX_TOOL_NAME_LEN, RegistryBuilder, RegistryError, ToolRegistry, validate_tool_name,
+};
