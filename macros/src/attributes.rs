@@ -54,16 +54,11 @@ impl ToolAttributes {
             return Err(meta.error(unknown_key_message(&path_text(&meta.path))));
         };
         match key.as_str() {
-            "name" => set_once(&mut self.name, &meta, errors, non_empty_string(&meta)?),
-            "description" => set_once(
-                &mut self.description,
-                &meta,
-                errors,
-                non_empty_string(&meta)?,
-            ),
-            "title" => set_once(&mut self.title, &meta, errors, non_empty_string(&meta)?),
-            "capabilities" => add_strings(&mut self.capabilities, &meta, "capability"),
-            "keywords" => add_strings(&mut self.keywords, &meta, "keyword"),
+            "name" => set_once(&mut self.name, &meta, errors, string(&meta)?),
+            "description" => set_once(&mut self.description, &meta, errors, string(&meta)?),
+            "title" => set_once(&mut self.title, &meta, errors, string(&meta)?),
+            "capabilities" => add_strings(&mut self.capabilities, &meta, errors, "capability"),
+            "keywords" => add_strings(&mut self.keywords, &meta, errors, "keyword"),
             "read_only" => set_once(&mut self.read_only, &meta, errors, flag(&meta)?),
             "destructive" => set_once(&mut self.destructive, &meta, errors, flag(&meta)?),
             "idempotent" => set_once(&mut self.idempotent, &meta, errors, flag(&meta)?),
@@ -115,15 +110,9 @@ fn set_once<T>(
     Ok(())
 }
 
-fn non_empty_string(meta: &ParseNestedMeta) -> syn::Result<LitStr> {
-    let value = meta.value()?.parse::<LitStr>()?;
-    if value.value().trim().is_empty() {
-        return Err(syn::Error::new(
-            value.span(),
-            format!("`{}` must not be empty", path_text(&meta.path)),
-        ));
-    }
-    Ok(value)
+/// `key = "..."` (emptiness is checked by the caller, which knows what the key means).
+fn string(meta: &ParseNestedMeta) -> syn::Result<LitStr> {
+    meta.value()?.parse::<LitStr>()
 }
 
 /// `key`, `key = true` or `key = false`.
@@ -136,8 +125,13 @@ fn flag(meta: &ParseNestedMeta) -> syn::Result<bool> {
 }
 
 /// `key = "one"` or `key = ["one", "two"]`; repeated keys add up. Duplicates and empty strings
-/// are errors.
-fn add_strings(list: &mut Vec<LitStr>, meta: &ParseNestedMeta, what: &str) -> syn::Result<()> {
+/// are errors (recorded, so the other keys are still read).
+fn add_strings(
+    list: &mut Vec<LitStr>,
+    meta: &ParseNestedMeta,
+    errors: &mut Errors,
+    what: &str,
+) -> syn::Result<()> {
     let value = meta.value()?;
     let items: Vec<LitStr> = if value.peek(syn::token::Bracket) {
         let content;
@@ -149,25 +143,25 @@ fn add_strings(list: &mut Vec<LitStr>, meta: &ParseNestedMeta, what: &str) -> sy
         vec![value.parse()?]
     } else {
         return Err(value.error(format!(
-            "expected a string or a list of strings, like `{}` = [\"search\", \"code\"]",
+            "expected a string or a list of strings, like `{} = [\"search\", \"code\"]`",
             path_text(&meta.path)
         )));
     };
     for item in items {
         let text = item.value();
         if text.trim().is_empty() {
-            return Err(syn::Error::new(
+            errors.push(syn::Error::new(
                 item.span(),
                 format!("a {what} must not be empty"),
             ));
-        }
-        if list.iter().any(|known| known.value() == text) {
-            return Err(syn::Error::new(
+        } else if list.iter().any(|known| known.value() == text) {
+            errors.push(syn::Error::new(
                 item.span(),
                 format!("{what} `{text}` is listed twice"),
             ));
+        } else {
+            list.push(item);
         }
-        list.push(item);
     }
     Ok(())
 }

@@ -42,6 +42,16 @@ pub(crate) fn expand_with(
     if let Some(fields) = fields {
         reject_field_attributes(fields, &mut errors);
     }
+    if let Some(title) = attributes
+        .title
+        .as_ref()
+        .filter(|t| t.value().trim().is_empty())
+    {
+        errors.push(syn::Error::new(
+            title.span(),
+            "`title` must not be empty; leave it out instead",
+        ));
+    }
     let name = tool_name(input, &attributes, &mut errors);
     let description = description(input, &attributes, &mut errors);
     errors.finish()?;
@@ -157,8 +167,8 @@ fn option(value: Option<TokenStream>) -> TokenStream {
 /// The named fields, or an error saying why this item cannot be a tool's arguments.
 fn named_fields<'a>(input: &'a DeriveInput, errors: &mut Errors) -> Option<&'a FieldsNamed> {
     if input.generics.lt_token.is_some() || input.generics.where_clause.is_some() {
-        errors.push(syn::Error::new(
-            input.generics.span(),
+        errors.push(syn::Error::new_spanned(
+            &input.generics,
             "#[derive(Tool)] does not support generic structs: a tool has one fixed input \
              schema, so use concrete field types",
         ));
@@ -203,8 +213,8 @@ fn reject_field_attributes(fields: &FieldsNamed, errors: &mut Errors) {
             .iter()
             .filter(|attr| attr.path().is_ident("tool"))
         {
-            errors.push(syn::Error::new(
-                attr.span(),
+            errors.push(syn::Error::new_spanned(
+                attr,
                 "`#[tool(...)]` goes on the struct, not on a field; describe a field with a doc \
                  comment, and rename it with `#[serde(rename = \"...\")]`",
             ));
@@ -240,7 +250,14 @@ fn tool_name(input: &DeriveInput, attrs: &ToolAttributes, errors: &mut Errors) -
 /// The description: `#[tool(description)]`, else the doc comment; one of them is required.
 fn description(input: &DeriveInput, attrs: &ToolAttributes, errors: &mut Errors) -> DocText {
     if let Some(lit) = &attrs.description {
-        return DocText::Text(lit.value().trim().to_owned());
+        let text = lit.value().trim().to_owned();
+        if text.is_empty() {
+            errors.push(syn::Error::new(
+                lit.span(),
+                "`description` must not be empty: say what the tool does, for the model",
+            ));
+        }
+        return DocText::Text(text);
     }
     let doc = DocText::of(&input.attrs);
     if matches!(doc, DocText::Missing) {
