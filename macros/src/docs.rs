@@ -2,7 +2,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
-use syn::{Attribute, Expr, ExprLit, Lit, Meta};
+use syn::{Attribute, Expr, ExprLit, Lit, LitStr, Meta};
 
 /// The text of an item's doc comment.
 pub(crate) enum DocText {
@@ -33,16 +33,21 @@ impl DocText {
                 ..
             }) = &doc.value
             {
-                let text = text.value();
                 // `split`, not `lines`: an empty `///` line is a paragraph break to keep.
-                lines.extend(
-                    text.split('\n')
-                        .map(|line| strip_one_space(line.trim_end_matches('\r')).to_owned()),
-                );
+                let piece: Vec<String> = text
+                    .value()
+                    .split('\n')
+                    .map(|line| strip_one_space(line.trim_end_matches('\r')).to_owned())
+                    .collect();
+                expressions.push(Expr::Lit(ExprLit {
+                    attrs: Vec::new(),
+                    lit: Lit::Str(LitStr::new(&piece.join("\n"), text.span())),
+                }));
+                lines.extend(piece);
             } else {
                 all_literal = false;
+                expressions.push(doc.value.clone());
             }
-            expressions.push(doc.value.clone());
         }
         if expressions.is_empty() {
             DocText::Missing

@@ -32,9 +32,10 @@ pub use schema::{input_schema_for, output_schema_for};
 /// handle, an HTTP client...), and returns a typed `Output` whose JSON Schema becomes the tool's
 /// output schema. Write it as an `async fn`; the future must be `Send`.
 ///
-/// A complete tool:
+/// A complete tool (the example needs the default `derive` feature):
 ///
-/// ```
+#[cfg_attr(feature = "derive", doc = "```")]
+#[cfg_attr(not(feature = "derive"), doc = "```ignore")]
 /// use toolforge::{Tool, ToolContext, ToolError, ToolHandler};
 ///
 /// /// Adds two numbers.
@@ -157,5 +158,47 @@ impl<T: ToolArgs + ToolHandler> Tool for TypedTool<T> {
                 ))
             })
         })
+    }
+}
+
+#[cfg(all(test, feature = "derive"))]
+mod tests {
+    use super::*;
+    use crate::ErrorCode;
+
+    /// Doubles a number.
+    #[derive(crate::Tool)]
+    struct Double {
+        /// The number to double.
+        value: i32,
+    }
+
+    impl ToolHandler for Double {
+        type Output = i32;
+
+        async fn run(self, _context: &ToolContext) -> Result<i32, ToolError> {
+            self.value
+                .checked_mul(2)
+                .ok_or_else(|| ToolError::execution_failed("the double overflows"))
+        }
+    }
+
+    #[tokio::test]
+    async fn the_derive_works_inside_the_runtime_crate() {
+        let tool = Double::into_tool();
+        assert_eq!(tool.definition().name, "double");
+        let context = ToolContext::new();
+        let doubled = tool.call(serde_json::json!({"value": 21}), &context).await;
+        assert_eq!(doubled.unwrap(), 42);
+        let overflow = tool
+            .call(serde_json::json!({"value": i32::MAX}), &context)
+            .await;
+        assert_eq!(overflow.unwrap_err().code, ErrorCode::ExecutionFailed);
+    }
+
+    #[test]
+    fn debug_names_the_tool() {
+        let tool = TypedTool::<Double>::default();
+        assert_eq!(format!("{tool:?}"), "TypedTool { name: \"double\", .. }");
     }
 }

@@ -312,3 +312,24 @@ fn many_tools_have_distinct_definitions() {
         .collect();
     assert_eq!(names, ["search_code", "count-calls", "ping"]);
 }
+
+/// Line one.
+#[doc = concat!("Line ", "two, built by a macro.")]
+#[derive(Tool)]
+struct MacroDocs {}
+
+impl ToolHandler for MacroDocs {
+    type Output = ();
+
+    async fn run(self, _context: &ToolContext) -> Result<(), ToolError> {
+        Ok(())
+    }
+}
+
+#[test]
+fn doc_comments_built_by_macros_are_descriptions_too() {
+    assert_eq!(
+        MacroDocs::definition().description,
+        "Line one.\nLine two, built by a macro."
+    );
+}
