@@ -333,3 +333,30 @@ fn doc_comments_built_by_macros_are_descriptions_too() {
         "Line one.\nLine two, built by a macro."
     );
 }
+
+#[test]
+fn derived_schemas_are_valid_draft_2020_12_and_match_good_arguments() {
+    let tools: Vec<Arc<dyn Tool>> = vec![
+        Arc::new(SearchCode::into_tool()),
+        Arc::new(CountCalls::into_tool()),
+        Arc::new(Ping::into_tool()),
+    ];
+    for tool in &tools {
+        let definition = tool.definition();
+        jsonschema::meta::validate(&definition.input_schema)
+            .unwrap_or_else(|error| panic!("{}: input schema: {error}", definition.name));
+        let output = definition.output_schema.as_ref().unwrap();
+        jsonschema::meta::validate(output)
+            .unwrap_or_else(|error| panic!("{}: output schema: {error}", definition.name));
+    }
+    let search = SearchCode::definition().input_schema;
+    assert!(jsonschema::is_valid(
+        &search,
+        &json!({"query": "x", "limit": null})
+    ));
+    assert!(!jsonschema::is_valid(&search, &json!({"limit": 3})));
+    assert!(!jsonschema::is_valid(
+        &search,
+        &json!({"query": "x", "limit": -1})
+    ));
+}
