@@ -727,6 +727,16 @@ impl Env<'_> {
             },
             _ => return Err(self.not_a_relationship(agg, arg, &scalar_hint)),
         };
+        let is_value = self.entity.field(rel).is_some() || self.computed_entry(rel).is_some();
+        if is_value
+            && !self
+                .schema
+                .relationships
+                .iter()
+                .any(|spec| &spec.rel_type == rel)
+        {
+            return Err(self.not_a_relationship(agg, arg, &scalar_hint));
+        }
         if field.is_none() && func != AggFunc::Count {
             return Err(self.error(
                 ExprErrorKind::Type,
