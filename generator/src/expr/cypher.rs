@@ -393,9 +393,9 @@ pub(crate) fn translate(
         && schema.entity(label).is_none()
     {
         let declared = if pattern.incoming {
-            "an incoming"
+            "incoming"
         } else {
-            "an outgoing"
+            "outgoing"
         };
         return Err(untranslatable(
             format!(
