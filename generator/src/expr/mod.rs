@@ -19,9 +19,22 @@
 //! - relationship aggregates: `count(REL)`, `count(REL.field)`, `sum|avg|min|max(REL.field)`
 //!   over the relationships starting at the entity, `<-REL` to follow one backwards.
 //!
-//! The SQL semantics chosen where SQL could differ are listed in the `sql` module docs:
-//! real division, `count(REL)` counts edges whose target exists, `sum` of nothing is `0`,
-//! whole days / calendar years for `days_between` / `years_between`.
+//! SQL semantics, where SQL and the language could differ:
+//! - `/` is real division (`CAST(a AS REAL) / b`): `7 / 2` is `3.5`; division by zero is null.
+//!   `%` is SQLite's remainder (on the integer parts of its operands).
+//! - Booleans are `1`/`0`; comparisons, `AND`, `OR` and `NOT` yield `1`/`0` (or null).
+//!   Comparing with the `null` literal is a type error (use `IS NULL`).
+//! - `concat(a, ...)` treats null as empty text; `a || b` is null when either side is null.
+//! - `days_between(a, b)` is the whole days from `a` to `b`, `years_between(a, b)` the whole
+//!   calendar years, both truncated toward zero and negative when `b` is earlier.
+//! - `count(REL)` counts the edges whose other end exists (as Cypher's `count(x)` over
+//!   `OPTIONAL MATCH (n)-[:REL]->(x)` does); `sum(...)` of no related records is `0`,
+//!   `avg`/`min`/`max` of none are null. A relationship type leading to several entities is
+//!   aggregated over all of them.
+//! - `least`/`greatest` are SQLite's scalar `min`/`max`: null when any argument is null.
+//!
+//! `row_local_sql` is `None` for expressions using aggregates, `now()`, `contains` on arrays
+//! (a subquery), `sql:` bodies, or computed fields that are not row-local themselves.
 
 use std::ops::Range;
 
@@ -100,6 +113,19 @@ pub struct ExprError {
     /// Byte range inside the body text that is wrong (`0..0` when it is the whole field).
     pub span: std::ops::Range<usize>,
 }
+
+impl std::fmt::Display for ExprError {
+    /// `computed field `name`: message (hint)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "computed field `{}`: {}", self.field, self.message)?;
+        match &self.hint {
+            Some(hint) => write!(f, " ({hint})"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl std::error::Error for ExprError {}
 
 /// The category of an [`ExprError`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

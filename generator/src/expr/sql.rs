@@ -1,14 +1,6 @@
 //! SQLite SQL emission from the typed tree.
 //!
-//! Semantics chosen where SQL and the language could differ:
-//! - `/` is real division (`CAST(a AS REAL) / b`): `7 / 2` is `3.5`; division by zero is null.
-//! - `%` is SQLite's remainder (on the integer parts of its operands).
-//! - booleans are `1`/`0`; comparisons, `AND`, `OR`, `NOT` yield `1`/`0` (or null).
-//! - `concat(a, ...)` treats null as empty text; `a || b` is null when either side is null.
-//! - `days_between(a, b)` is the whole days from `a` to `b` (truncated toward zero, negative
-//!   when `b` is earlier); `years_between(a, b)` the whole calendar years, likewise.
-//! - `count(REL)` counts the edges whose other end exists (like Cypher's `count(x)` over
-//!   `OPTIONAL MATCH (n)-[:REL]->(x)`); `sum(...)` of no records is `0`, `avg/min/max` null.
+//! The semantics it implements are listed in the documentation of the `expr` module.
 
 use super::ast::{ATOM_PRECEDENCE, BinOp, IS_NULL_PRECEDENCE, NEG_PRECEDENCE, NOT_PRECEDENCE};
 use super::check::{Aggregate, EdgePath, TKind, Typed};
@@ -47,8 +39,7 @@ pub(crate) fn to_sql(typed: &Typed, mode: Mode) -> Option<String> {
 /// A fragment and its precedence.
 type Frag = (String, u8);
 
-fn wrap((text, prec): Frag, needs_parens: bool) -> String {
-    let _ = prec;
+fn wrap((text, _): Frag, needs_parens: bool) -> String {
     if needs_parens {
         format!("({text})")
     } else {
