@@ -379,3 +379,12 @@ fn unknown_entity() {
         .unwrap_err();
     assert_eq!(error.kind, ExprErrorKind::UnknownName);
 }
+
+#[test]
+fn errors_display_field_message_and_hint() {
+    let error = fail("number", "endline");
+    assert_eq!(
+        error.to_string(),
+        "computed field `f`: `endline` is not a field, computed field or relationship of `Scope` (did you mean `endLine`?)"
+    );
+}
