@@ -1,0 +1,2 @@
+//! Benchmarks of the config front end (placeholder until written).
+fn main() {}
