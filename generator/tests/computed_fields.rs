@@ -136,3 +136,26 @@ fn cycles_are_errors() {
         "{errors}"
     );
 }
+
+#[test]
+#[ignore = "needs expr compiler"]
+fn the_bundled_example_validates_without_diagnostics() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/code-rag/ragforge.config.yaml");
+    let compiled = toolforge_generator::compile_file(&path, &Default::default())
+        .unwrap_or_else(|errors| panic!("{}", errors.render()));
+    assert!(
+        compiled.warnings.is_empty(),
+        "{}",
+        compiled.warnings.render()
+    );
+    let scope = compiled.spec.entity("Scope").unwrap();
+    let computed: Vec<&str> = scope
+        .computed_fields
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect();
+    assert_eq!(computed, ["line_count", "is_large", "has_docstring"]);
+    assert_eq!(compiled.spec.relationships.len(), 4);
+    assert!(scope.hierarchy.is_some());
+}
