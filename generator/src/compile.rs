@@ -6,7 +6,6 @@ use std::sync::Arc;
 use toolforge::spec::SchemaSpec;
 
 use crate::config::Config;
-use crate::config::spans::SpanIndex;
 use crate::diagnostics::{Diagnostic, Diagnostics, Severity};
 use crate::report::Reporter;
 
@@ -44,9 +43,8 @@ pub fn compile_str(
     file_name: &str,
     options: &CompileOptions,
 ) -> Result<Compiled, Diagnostics> {
-    let index = SpanIndex::build(source);
     let shared: Arc<str> = Arc::from(source);
-    let mut reporter = Reporter::new(&index, file_name, shared);
+    let mut reporter = Reporter::new(file_name, shared);
     let Some(config) = crate::config::parse::parse(source, &mut reporter) else {
         return Err(finish(reporter.out, options.strict));
     };

@@ -1,13 +1,15 @@
 //! Collects located diagnostics for one config file (used by parsing, validation and lowering).
 
+use std::cell::OnceCell;
 use std::sync::Arc;
 
 use crate::config::spans::{At, SpanIndex};
 use crate::diagnostics::{Diagnostic, Related, Severity};
 
-/// Builds diagnostics located through a [`SpanIndex`].
+/// Builds diagnostics located through a [`SpanIndex`]. The index is built on the first
+/// diagnostic, so a config without any costs no second YAML pass.
 pub(crate) struct Reporter<'a> {
-    pub(crate) index: &'a SpanIndex,
+    index: OnceCell<SpanIndex>,
     file: &'a str,
     source: Arc<str>,
     pub(crate) out: Vec<Diagnostic>,
@@ -21,17 +23,22 @@ pub(crate) struct Pending<'r, 'a> {
 }
 
 impl<'a> Reporter<'a> {
-    pub(crate) fn new(index: &'a SpanIndex, file: &'a str, source: Arc<str>) -> Self {
+    pub(crate) fn new(file: &'a str, source: Arc<str>) -> Self {
         Reporter {
-            index,
+            index: OnceCell::new(),
             file,
             source,
             out: Vec::new(),
         }
     }
 
+    /// The span index of the source (built on first use).
+    pub(crate) fn index(&self) -> &SpanIndex {
+        self.index.get_or_init(|| SpanIndex::build(&self.source))
+    }
+
     fn build(&self, severity: Severity, path: &str, at: At, message: String) -> Diagnostic {
-        let location = self.index.locate(path, at);
+        let location = self.index().locate(path, at);
         Diagnostic {
             severity,
             message,
@@ -99,7 +106,7 @@ impl<'a> Reporter<'a> {
 
     /// Where `path` is, as `line:column`.
     pub(crate) fn line_col(&self, path: &str) -> String {
-        let location = self.index.locate(path, At::Value);
+        let location = self.index().locate(path, At::Value);
         format!("{}:{}", location.line, location.column)
     }
 }
@@ -121,7 +128,7 @@ impl Pending<'_, '_> {
 
     /// Names another place involved (the first declaration of a duplicate, ...).
     pub(crate) fn related(mut self, path: &str, message: impl Into<String>) -> Self {
-        let location = self.reporter.index.locate(path, At::Value);
+        let location = self.reporter.index().locate(path, At::Value);
         self.diagnostic.related.push(Related {
             message: message.into(),
             path: path.to_owned(),

@@ -197,7 +197,7 @@ pub(crate) fn parse(source: &str, reporter: &mut Reporter<'_>) -> Option<Config>
             let path = format_path(&segments);
             let inner = error.inner();
             let message = clean_message(&inner.to_string());
-            let from_index = !path.is_empty() && reporter.index.get(&path).is_some();
+            let from_index = !path.is_empty() && reporter.index().get(&path).is_some();
             let pending = match (from_index, inner.location()) {
                 (false, Some(location)) => {
                     let (line, column) = (location.line(), location.column());

@@ -68,9 +68,9 @@ pub(super) fn lower_computed_fields(config: &Config, spec: &mut SchemaSpec, r: &
                 Err(error) => {
                     let path = format!("{base}.{key}");
                     let location = if error.span.is_empty() {
-                        r.index.locate(&path, At::Value)
+                        r.index().locate(&path, At::Value)
                     } else {
-                        r.index.locate_in_scalar(&path, text, error.span.clone())
+                        r.index().locate_in_scalar(&path, text, error.span.clone())
                     };
                     let severity = if error.kind == ExprErrorKind::UntranslatableCypher {
                         Severity::Warning
