@@ -118,14 +118,6 @@ impl Pending<'_, '_> {
         self
     }
 
-    /// Sets the hint when there is one.
-    pub(crate) fn maybe_hint(mut self, hint: Option<String>) -> Self {
-        if hint.is_some() {
-            self.diagnostic.hint = hint;
-        }
-        self
-    }
-
     /// Names another place involved (the first declaration of a duplicate, ...).
     pub(crate) fn related(mut self, path: &str, message: impl Into<String>) -> Self {
         let location = self.reporter.index().locate(path, At::Value);

@@ -1,6 +1,5 @@
 //! Computed fields through the expression compiler: compiled into the spec, their errors
-//! located inside the expression text. These need the expression compiler
-//! (`generator/src/expr/`); run them with `cargo test -- --ignored` until it is merged.
+//! located inside the expression text.
 
 mod common;
 
@@ -33,7 +32,6 @@ fn with_computed(fields: &str) -> String {
 }
 
 #[test]
-#[ignore = "needs expr compiler"]
 fn computed_fields_are_compiled_into_the_spec() {
     let source = with_computed(
         "      - name: line_count\n        type: number\n        expression: endLine - startLine + 1\n        materialized: true\n        cache_property: cached_line_count\n",
@@ -50,7 +48,6 @@ fn computed_fields_are_compiled_into_the_spec() {
 }
 
 #[test]
-#[ignore = "needs expr compiler"]
 fn a_type_error_points_inside_the_expression() {
     // `name * 2`: `name` is a string; the error points at `name` (column 21).
     let source =
@@ -58,24 +55,22 @@ fn a_type_error_points_inside_the_expression() {
     let errors = fail(&source);
     let error = &errors.items()[0];
     assert_eq!(error.severity, Severity::Error);
-    at(error, 12, 21, "entities[0].computed_fields[0].expression");
+    at(error, 13, 21, "entities[0].computed_fields[0].expression");
     assert!(error.message.contains("`name`"), "{error}");
 }
 
 #[test]
-#[ignore = "needs expr compiler"]
 fn an_unknown_name_points_at_the_name_with_did_you_mean() {
     let source = with_computed(
         "      - name: bad\n        type: number\n        expression: endLine - strtLine\n",
     );
     let errors = fail(&source);
     let error = find(&errors, "strtLine");
-    at(error, 12, 31, "entities[0].computed_fields[0].expression");
+    at(error, 13, 31, "entities[0].computed_fields[0].expression");
     assert!(error.hint.as_deref().unwrap_or("").contains("startLine"));
 }
 
 #[test]
-#[ignore = "needs expr compiler"]
 fn materialized_needs_a_row_local_expression() {
     let source = with_computed(
         "      - name: changes\n        type: number\n        expression: count(HAS_CHANGE)\n        materialized: true\n        cache_property: cached_changes\n",
@@ -83,14 +78,13 @@ fn materialized_needs_a_row_local_expression() {
     let errors = fail(&source);
     at(
         find(&errors, "cannot be materialized"),
-        13,
+        14,
         23,
         "entities[0].computed_fields[0].materialized",
     );
 }
 
 #[test]
-#[ignore = "needs expr compiler"]
 fn materialized_without_cache_property_is_an_error() {
     let source = with_computed(
         "      - name: lines\n        type: number\n        expression: endLine - startLine\n        materialized: true\n",
@@ -98,14 +92,13 @@ fn materialized_without_cache_property_is_an_error() {
     let errors = fail(&source);
     at(
         find(&errors, "has no `cache_property`"),
-        13,
+        14,
         23,
         "entities[0].computed_fields[0].materialized",
     );
 }
 
 #[test]
-#[ignore = "needs expr compiler"]
 fn untranslatable_cypher_is_a_warning_and_an_error_in_strict_mode() {
     let source = with_computed(
         "      - name: odd\n        type: number\n        cypher: |\n          MATCH (a)-[:X*2]->(b) RETURN count(b)\n",
@@ -113,7 +106,7 @@ fn untranslatable_cypher_is_a_warning_and_an_error_in_strict_mode() {
     let compiled = ok(&source);
     let warning = find(&compiled.warnings, "left out");
     assert_eq!(warning.severity, Severity::Warning);
-    assert_eq!(warning.line, 13);
+    assert_eq!(warning.line, 14);
     assert_eq!(warning.path, "entities[0].computed_fields[0].cypher");
     assert!(compiled.spec.entities[0].computed_fields.is_empty());
     let strict = fail_strict(&source);
@@ -121,7 +114,6 @@ fn untranslatable_cypher_is_a_warning_and_an_error_in_strict_mode() {
 }
 
 #[test]
-#[ignore = "needs expr compiler"]
 fn cycles_are_errors() {
     let source = with_computed(
         "      - name: a\n        type: number\n        expression: b + 1\n      - name: b\n        type: number\n        expression: a + 1\n",
@@ -138,7 +130,6 @@ fn cycles_are_errors() {
 }
 
 #[test]
-#[ignore = "needs expr compiler"]
 fn the_bundled_example_validates_without_diagnostics() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../examples/code-rag/ragforge.config.yaml");

@@ -197,7 +197,6 @@ proptest! {
     }
 
     #[test]
-    #[ignore = "needs expr compiler"]
     fn mutated_configs_with_computed_fields_never_panic(
         seed in 0usize..COMPUTED_SEEDS.len(),
         mutations in prop::collection::vec(mutation(), 1..6),
@@ -206,7 +205,6 @@ proptest! {
     }
 
     #[test]
-    #[ignore = "needs expr compiler"]
     fn random_expressions_never_panic(expression in "[a-zA-Z_ ().+*/%<>=!0-9'\"-]{0,40}") {
         let source = format!(
             "entities:\n  - name: Scope\n    searchable_fields:\n      - name: startLine\n        type: number\n    computed_fields:\n      - name: c\n        type: number\n        expression: {:?}\n",

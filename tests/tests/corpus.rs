@@ -88,10 +88,8 @@ corpus! {
     code_with_summarization => "ragforge__examples__ragforge.code-with-summarization.yaml",
     tool_calling_agent => "ragforge__examples__tool-calling-agent__ragforge.config.yaml",
     tool_calling_agent_minimal => "ragforge__examples__tool-calling-agent__test-config-minimal.yaml",
-    #[ignore = "needs expr compiler"]
     tool_calling_agent_aggregations => "ragforge__examples__tool-calling-agent__test-config-with-aggregations.yaml",
     tool_calling_agent_change_tracking => "ragforge__examples__tool-calling-agent__test-config-with-change-tracking.yaml",
-    #[ignore = "needs expr compiler"]
     tool_calling_agent_computed_fields => "ragforge__examples__tool-calling-agent__test-config-with-computed-fields.yaml",
     multi_provider_example => "ragforge__packages__runtime__ragforge.multi-provider-example.yaml",
     test_code_rag_backup => "ragforge__test-code-rag__ragforge.config.yaml.backup.yaml",

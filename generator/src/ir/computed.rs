@@ -85,14 +85,59 @@ pub(super) fn lower_computed_fields(config: &Config, spec: &mut SchemaSpec, r: &
                     } else {
                         format!("computed field `{}`: {}", field.name, error.message)
                     };
+                    let hint = error
+                        .hint
+                        .unwrap_or_else(|| fallback_hint(error.kind, spec, &entity.name));
                     r.at_location(severity, &path, location, message)
-                        .maybe_hint(error.hint)
+                        .hint(hint)
                         .emit();
                 }
             }
         }
         if let Some(target) = spec.entities.iter_mut().find(|e| e.name == entity.name) {
             target.computed_fields = compiled;
+        }
+    }
+}
+
+/// A hint for compiler errors that carry none of their own: every diagnostic says how to go on.
+fn fallback_hint(kind: ExprErrorKind, spec: &SchemaSpec, entity: &str) -> String {
+    match kind {
+        ExprErrorKind::UnknownName => {
+            let Some(entity_spec) = spec.entity(entity) else {
+                return "use a field, computed field or relationship of this entity".to_owned();
+            };
+            let fields: Vec<String> = entity_spec
+                .fields
+                .iter()
+                .map(|field| format!("`{}`", field.name))
+                .collect();
+            let relationships: Vec<String> = spec
+                .relationships
+                .iter()
+                .filter(|edge| edge.source == entity)
+                .map(|edge| format!("`{}`", edge.rel_type))
+                .collect();
+            let mut hint = format!("fields of `{entity}`: {}", fields.join(", "));
+            if !relationships.is_empty() {
+                hint.push_str(&format!(
+                    "; relationships for aggregates: {}",
+                    relationships.join(", ")
+                ));
+            }
+            hint
+        }
+        ExprErrorKind::Type => {
+            "check the operand types: arithmetic needs numbers, AND/OR/NOT need booleans".to_owned()
+        }
+        ExprErrorKind::Syntax => "write an expression such as `endLine - startLine + 1`, \
+             `name IS NOT NULL` or `count(HAS_CHANGE)`"
+            .to_owned(),
+        ExprErrorKind::Cycle => {
+            "break the cycle: compute one of the fields from stored fields only".to_owned()
+        }
+        ExprErrorKind::UntranslatableCypher => {
+            "use `expression:` with a relationship aggregate such as `count(REL)`".to_owned()
         }
     }
 }
