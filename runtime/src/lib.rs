@@ -11,6 +11,8 @@
 #![warn(missing_docs)]
 
 pub mod spec;
+#[cfg(feature = "sqlite")]
+pub mod sql;
 mod tool;
 
 pub use tool::{
