@@ -11,11 +11,13 @@
 
 pub mod database;
 pub mod ddl;
+pub mod describe;
 pub mod ident;
 pub mod import;
 pub mod names;
 pub mod query;
 pub mod schema_diff;
+pub mod tools;
 pub mod value;
 
 pub use database::{Database, DbError, InitReport};
