@@ -35,6 +35,9 @@ pub const ROW_ALIAS: &str = "n";
 /// The most values an `IN` condition may list.
 pub const MAX_IN_VALUES: usize = 1000;
 
+/// The longest GLOB pattern SQLite accepts (`SQLITE_MAX_LIKE_PATTERN_LENGTH`).
+pub const MAX_GLOB_PATTERN_BYTES: usize = 50_000;
+
 /// A comparison operator of a condition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Operator {
@@ -355,10 +358,14 @@ pub fn compile_condition(
             format!("substr({column}, length({column}) - length({p}) + 1) = {p}")
         }
         Operator::Glob => {
-            let p = push(
-                params,
-                SqlValue::Text(text_operand(&field, &condition.value, &value_path)?),
-            );
+            let pattern = text_operand(&field, &condition.value, &value_path)?;
+            if pattern.len() > MAX_GLOB_PATTERN_BYTES {
+                return Err(ToolError::invalid_arguments(format!(
+                    "`{value_path}`: GLOB patterns are limited to {MAX_GLOB_PATTERN_BYTES} bytes, got {}",
+                    pattern.len()
+                )));
+            }
+            let p = push(params, SqlValue::Text(pattern));
             format!("{column} GLOB {p}")
         }
         Operator::Regex => {
