@@ -14,6 +14,8 @@
 extern crate self as toolforge;
 
 pub mod spec;
+#[cfg(feature = "sqlite")]
+pub mod sql;
 mod tool;
 mod typed;
 
