@@ -14,7 +14,6 @@
 extern crate self as toolforge;
 
 pub mod spec;
-#[cfg(feature = "sqlite")]
 pub mod sql;
 mod tool;
 mod typed;

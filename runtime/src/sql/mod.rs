@@ -9,17 +9,30 @@
 //! - [`tools`]: `get_schema`, `describe_entity`, `query_entities`, `get_entity_by_id`,
 //!   `get_entities_by_ids`, `explore_relationships`, `glob_search`.
 
+//!
+//! Without the `sqlite` feature only the SQL text is available ([`ddl`], [`ident`], [`names`]): the generator uses it to write `schema.sql` without linking SQLite.
+
+#[cfg(feature = "sqlite")]
 pub mod database;
 pub mod ddl;
+#[cfg(feature = "sqlite")]
 pub mod describe;
 pub mod ident;
+#[cfg(feature = "sqlite")]
 pub mod import;
 pub mod names;
+#[cfg(feature = "sqlite")]
 pub mod query;
+#[cfg(feature = "sqlite")]
 pub mod schema_diff;
+#[cfg(feature = "sqlite")]
 pub mod tools;
+#[cfg(feature = "sqlite")]
 pub mod value;
 
+#[cfg(feature = "sqlite")]
 pub use database::{Database, DbError, InitReport};
+#[cfg(feature = "sqlite")]
 pub use import::{EndPoint, ImportError, ImportStats, Importer};
+#[cfg(feature = "sqlite")]
 pub use schema_diff::SchemaDifference;
