@@ -155,6 +155,9 @@ impl Database {
         writer.set_prepared_statement_cache_capacity(512);
         writer.pragma_update(None, "journal_mode", "WAL")?;
         writer.pragma_update(None, "synchronous", "NORMAL")?;
+        // A 64 MiB page cache keeps index pages of large imports in memory.
+        writer.pragma_update(None, "cache_size", -65_536)?;
+        writer.pragma_update(None, "temp_store", "MEMORY")?;
         Self::with_readers(path, Some(writer))
     }
 

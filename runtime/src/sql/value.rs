@@ -138,6 +138,41 @@ pub fn json_to_sql(ty: FieldType, values: &[String], value: &Value) -> Result<Sq
     }
 }
 
+/// A value bound to a statement parameter, borrowing text from the JSON input when it can.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Bound<'a> {
+    /// Text borrowed from the input.
+    Text(&'a str),
+    /// Any other value.
+    Value(SqlValue),
+}
+
+impl rusqlite::ToSql for Bound<'_> {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        Ok(rusqlite::types::ToSqlOutput::Borrowed(match self {
+            Bound::Text(text) => ValueRef::Text(text.as_bytes()),
+            Bound::Value(value) => value.into(),
+        }))
+    }
+}
+
+/// Like [`json_to_sql`], but borrows string and enum values instead of copying them.
+pub fn json_to_bound<'a>(
+    ty: FieldType,
+    values: &[String],
+    value: &'a Value,
+) -> Result<Bound<'a>, String> {
+    match (ty, value) {
+        (FieldType::String, Value::String(s)) => Ok(Bound::Text(s)),
+        (FieldType::Enum, Value::String(s))
+            if values.is_empty() || values.iter().any(|v| v == s) =>
+        {
+            Ok(Bound::Text(s))
+        }
+        _ => json_to_sql(ty, values, value).map(Bound::Value),
+    }
+}
+
 /// Converts a stored SQLite value back to JSON for a field of type `ty`: booleans as
 /// `true`/`false`, arrays as JSON arrays, integral numbers as integers. Blobs become `null`.
 pub fn sql_to_json(ty: FieldType, value: ValueRef<'_>) -> Value {
