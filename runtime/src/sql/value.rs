@@ -37,6 +37,10 @@ pub fn describe_json(value: &Value) -> String {
 /// Accepts RFC 3339 / ISO-8601 with an offset or `Z`, a civil date-time without offset (read as
 /// UTC) and a plain date (midnight UTC).
 ///
+/// Whole seconds are written without a fraction, so stored values compare chronologically as
+/// text; the one exception is a value with a fraction against the whole second it falls in
+/// (`…:00.5Z` sorts before `…:00Z`).
+///
 /// ```
 /// use toolforge::sql::value::normalize_datetime;
 /// assert_eq!(normalize_datetime("2024-05-01T14:00:00+02:00").unwrap(), "2024-05-01T12:00:00Z");
