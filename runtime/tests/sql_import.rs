@@ -1,4 +1,5 @@
 //! DDL, idempotent init, schema differences and JSON-lines import.
+#![cfg(feature = "sqlite")]
 
 mod sql_fixtures;
 

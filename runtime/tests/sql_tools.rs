@@ -1,4 +1,5 @@
 //! Every database tool and every operator, end to end on seeded data.
+#![cfg(feature = "sqlite")]
 
 mod sql_fixtures;
 
