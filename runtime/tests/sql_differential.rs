@@ -1,5 +1,6 @@
 //! Differential test: `query_entities` against an independent evaluation in plain Rust of the
 //! same conditions, ordering and limit over the same random rows.
+#![cfg(feature = "sqlite")]
 
 use std::cmp::Ordering;
 use std::sync::Arc;

@@ -1,4 +1,5 @@
 //! DDL, idempotent init, schema differences and JSON-lines import.
+#![cfg(feature = "sqlite")]
 
 mod sql_fixtures;
 
@@ -290,4 +291,39 @@ fn read_only_handle_refuses_writes() {
         error.to_string().contains("readonly") || error.to_string().contains("read-only"),
         "{error}"
     );
+}
+
+#[test]
+fn specs_that_cannot_become_tables_are_refused() {
+    let mut spec = code_rag_spec();
+    spec.entities[0].computed_fields[2].sql =
+        "(SELECT count(*) FROM \"scope__consumes__scope\" AS \"e\" WHERE \"e\".\"source_id\" = \"n\".\"uuid\")".into();
+    let error = toolforge::sql::ddl::schema_sql(&spec).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("`char_count` of `Scope` is materialized but aggregates"),
+        "{error}"
+    );
+    let mut spec = code_rag_spec();
+    spec.relationships[1].properties[0].name = "source_id".into();
+    let error = toolforge::sql::ddl::schema_sql(&spec).unwrap_err();
+    assert!(
+        error.to_string().contains("property named `source_id`"),
+        "{error}"
+    );
+    let mut spec = code_rag_spec();
+    spec.relationships[0].target = "Folder".into();
+    let error = toolforge::sql::ddl::schema_sql(&spec).unwrap_err();
+    assert!(
+        error.to_string().contains("unknown entity `Folder`"),
+        "{error}"
+    );
+}
+
+#[test]
+fn opening_a_missing_read_only_database_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let error = Database::open_read_only(dir.path().join("missing.db")).unwrap_err();
+    assert!(matches!(error, DbError::Sqlite(_)), "{error}");
 }

@@ -1,6 +1,7 @@
 //! Injection test: thousands of hostile names and values through every tool. The database is
 //! unchanged afterwards, every answer is a result or a structured argument error, and no error
 //! carries SQL text or file paths.
+#![cfg(feature = "sqlite")]
 
 mod sql_fixtures;
 

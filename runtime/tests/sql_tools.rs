@@ -1,4 +1,5 @@
 //! Every database tool and every operator, end to end on seeded data.
+#![cfg(feature = "sqlite")]
 
 mod sql_fixtures;
 
@@ -723,5 +724,38 @@ async fn calls_run_in_parallel_on_the_pool() {
         let (i, n) = handle.await.unwrap();
         // startLine values: 1, 10, 12, 5 and one missing.
         assert_eq!(n, if i % 3 == 2 { 3 } else { 4 }, "call {i}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_call_interrupts_its_query() {
+    let (_dir, _spec, db) = seeded();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let slow = db.read(move |conn| {
+        let result: rusqlite::Result<i64> = conn.query_row(
+            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
+            [],
+            |r| r.get(0),
+        );
+        let _ = sender.send(result.is_err());
+    });
+    let timed_out = tokio::time::timeout(std::time::Duration::from_millis(200), slow).await;
+    assert!(timed_out.is_err(), "the endless query cannot finish");
+    let interrupted = tokio::task::spawn_blocking(move || {
+        receiver.recv_timeout(std::time::Duration::from_secs(10))
+    })
+    .await
+    .unwrap();
+    assert_eq!(interrupted, Ok(true), "the statement was interrupted");
+    // Every pooled connection works afterwards.
+    for _ in 0..db.reader_count() * 2 {
+        let n: i64 = db
+            .read(|c| {
+                c.query_row("SELECT count(*) FROM scope", [], |r| r.get(0))
+                    .unwrap()
+            })
+            .await
+            .unwrap();
+        assert_eq!(n, 5);
     }
 }

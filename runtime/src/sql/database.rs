@@ -155,6 +155,9 @@ impl Database {
         writer.set_prepared_statement_cache_capacity(512);
         writer.pragma_update(None, "journal_mode", "WAL")?;
         writer.pragma_update(None, "synchronous", "NORMAL")?;
+        // A 64 MiB page cache keeps index pages of large imports in memory.
+        writer.pragma_update(None, "cache_size", -65_536)?;
+        writer.pragma_update(None, "temp_store", "MEMORY")?;
         Self::with_readers(path, Some(writer))
     }
 
@@ -266,15 +269,54 @@ impl Database {
 
     /// Runs `f` on a read-only connection on tokio's blocking thread pool.
     ///
-    /// Returns `None` if `f` panicked.
+    /// If the returned future is dropped before `f` finishes (a caller's timeout, a cancelled
+    /// call), the running statement is interrupted (`sqlite3_interrupt`) and the connection goes
+    /// back to the pool. Returns `None` if `f` panicked or was cancelled.
     pub async fn read<T, F>(&self, f: F) -> Option<T>
     where
         T: Send + 'static,
         F: FnOnce(&Connection) -> T + Send + 'static,
     {
         let db = self.clone();
-        tokio::task::spawn_blocking(move || db.read_blocking(f))
-            .await
-            .ok()
+        let slot: Arc<Mutex<Option<rusqlite::InterruptHandle>>> = Arc::new(Mutex::new(None));
+        let guard = InterruptOnDrop {
+            slot: slot.clone(),
+            armed: true,
+        };
+        let task = tokio::task::spawn_blocking(move || {
+            db.read_blocking(|conn| {
+                struct Clear<'a>(&'a Mutex<Option<rusqlite::InterruptHandle>>);
+                impl Drop for Clear<'_> {
+                    fn drop(&mut self) {
+                        lock(self.0).take();
+                    }
+                }
+                *lock(&slot) = Some(conn.get_interrupt_handle());
+                let _clear = Clear(&slot);
+                f(conn)
+            })
+        });
+        let result = task.await.ok();
+        let mut guard = guard;
+        guard.armed = false;
+        result
+    }
+}
+
+/// Interrupts the statement running for a [`Database::read`] whose future was dropped.
+struct InterruptOnDrop {
+    slot: Arc<Mutex<Option<rusqlite::InterruptHandle>>>,
+    armed: bool,
+}
+
+impl Drop for InterruptOnDrop {
+    fn drop(&mut self) {
+        if self.armed {
+            // The slot holds a handle only while the caller's closure runs, so this never
+            // interrupts another caller's statement on the same connection.
+            if let Some(handle) = lock(&self.slot).as_ref() {
+                handle.interrupt();
+            }
+        }
     }
 }

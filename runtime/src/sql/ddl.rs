@@ -149,6 +149,13 @@ pub fn entity_objects(entity: &EntitySpec) -> Result<Vec<SchemaObject>, SpecErro
     }
     for computed in &entity.computed_fields {
         if let Some(column) = &computed.materialized_column {
+            if computed.sql.to_ascii_uppercase().contains("SELECT") {
+                return Err(SpecError(format!(
+                    "computed field `{}` of `{}` is materialized but aggregates over a relationship; \
+                     a generated column can only use the record's own fields (remove `materialized`)",
+                    computed.name, entity.name
+                )));
+            }
             let expression = strip_row_alias(&computed.sql);
             let decl = value_decl_type(computed.ty);
             add(

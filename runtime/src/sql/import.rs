@@ -9,6 +9,7 @@
 //! {"relationship":"WRITTEN_BY","from":{"entity":"Book","id":"978-0"},"to":{"entity":"Author","id":"frank-herbert"},"properties":{}}
 //! ```
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::io::BufRead;
@@ -23,7 +24,7 @@ use crate::spec::{EntitySpec, FieldSpec, FieldType, RelationshipSpec, SchemaSpec
 use super::database::{Database, DbError};
 use super::ident::quote;
 use super::names::{shorten, unknown_name_message};
-use super::value::{describe_json, json_to_sql};
+use super::value::{Bound, describe_json, json_to_bound, json_to_sql, normalize_datetime};
 
 /// An import failure: where (line, field) and what.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,11 +80,161 @@ pub struct EndPoint {
     pub id: String,
 }
 
+/// A field value of a line: text borrowed from the line when possible, or any JSON value.
+enum Input<'a> {
+    Text(Cow<'a, str>),
+    Json(Value),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Input<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visitor<'a> {
+            type Value = Input<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Input::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Input::Text(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Input::Text(Cow::Owned(v)))
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(Input::Json(Value::Bool(v)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(Input::Json(Value::from(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(Input::Json(Value::from(v)))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+                Ok(Input::Json(Value::from(v)))
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(Input::Json(Value::Null))
+            }
+            fn visit_none<E>(self) -> Result<Self::Value, E> {
+                Ok(Input::Json(Value::Null))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))
+                    .map(Input::Json)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Self::Value, A::Error> {
+                Value::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(Input::Json)
+            }
+        }
+        deserializer.deserialize_any(Visitor(std::marker::PhantomData))
+    }
+}
+
+/// The `data` object of a line, kept as pairs in input order (no map building).
+struct Pairs<'a>(Vec<(Cow<'a, str>, Input<'a>)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Pairs<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visitor<'a> {
+            type Value = Pairs<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object of field values")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Pairs<'a>, A::Error> {
+                let mut pairs = Vec::with_capacity(map.size_hint().unwrap_or(8));
+                while let Some(key) = map.next_key::<BorrowedKey<'a>>()? {
+                    pairs.push((key.0, map.next_value::<Input<'a>>()?));
+                }
+                Ok(Pairs(pairs))
+            }
+        }
+        deserializer.deserialize_map(Visitor(std::marker::PhantomData))
+    }
+}
+
+struct BorrowedKey<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for BorrowedKey<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match Input::deserialize(deserializer)? {
+            Input::Text(text) => Ok(BorrowedKey(text)),
+            Input::Json(_) => Err(serde::de::Error::custom("expected a field name")),
+        }
+    }
+}
+
+/// A borrowed view of one field value.
+#[derive(Clone, Copy)]
+enum InputRef<'a> {
+    Text(&'a str),
+    Json(&'a Value),
+}
+
+impl<'a> InputRef<'a> {
+    fn of_json(value: &'a Value) -> Self {
+        match value {
+            Value::String(text) => InputRef::Text(text),
+            other => InputRef::Json(other),
+        }
+    }
+
+    fn of_input(input: &'a Input<'a>) -> Self {
+        match input {
+            Input::Text(text) => InputRef::Text(text),
+            Input::Json(value) => InputRef::Json(value),
+        }
+    }
+
+    fn is_null(self) -> bool {
+        matches!(self, InputRef::Json(Value::Null))
+    }
+
+    /// Converts to the bound value of a field of type `ty`.
+    fn bind(self, ty: FieldType, values: &[String]) -> Result<Bound<'a>, String> {
+        match self {
+            InputRef::Json(value) => json_to_bound(ty, values, value),
+            InputRef::Text(text) => match ty {
+                FieldType::String => Ok(Bound::Text(text)),
+                FieldType::Enum if values.is_empty() || values.iter().any(|v| v == text) => {
+                    Ok(Bound::Text(text))
+                }
+                FieldType::Datetime => {
+                    normalize_datetime(text).map(|t| Bound::Value(SqlValue::Text(t)))
+                }
+                _ => json_to_sql(ty, values, &Value::String(text.to_string())).map(Bound::Value),
+            },
+        }
+    }
+
+    fn to_value(self) -> Value {
+        match self {
+            InputRef::Text(text) => Value::String(text.to_string()),
+            InputRef::Json(value) => value.clone(),
+        }
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Line {
-    entity: Option<String>,
-    data: Option<Map<String, Value>>,
+struct Line<'a> {
+    #[serde(borrow)]
+    entity: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    data: Option<Pairs<'a>>,
     relationship: Option<String>,
     from: Option<EndPoint>,
     to: Option<EndPoint>,
@@ -97,7 +248,7 @@ enum Column<'s> {
 
 struct EntityPlan<'s> {
     spec: &'s EntitySpec,
-    columns: HashMap<&'s str, (usize, Column<'s>)>,
+    columns: Vec<(&'s str, Column<'s>)>,
     names: Vec<&'s str>,
     exists_sql: String,
 }
@@ -117,8 +268,8 @@ pub struct Importer<'s, 't> {
     tx: &'t Transaction<'t>,
     entities: Vec<EntityPlan<'s>>,
     entity_index: HashMap<&'s str, usize>,
-    upsert_sql: HashMap<(usize, Vec<usize>), String>,
-    edge_sql: HashMap<(usize, Vec<usize>), String>,
+    statements: HashMap<(usize, u128), rusqlite::Statement<'t>>,
+    edge_statements: HashMap<(usize, u128), rusqlite::Statement<'t>>,
     pending: Vec<PendingCheck>,
     line: usize,
     stats: ImportStats,
@@ -155,17 +306,14 @@ impl<'s, 't> Importer<'s, 't> {
             .entities
             .iter()
             .map(|entity| {
-                let mut columns = HashMap::new();
+                let mut columns = Vec::new();
                 let mut names = Vec::new();
-                for (i, field) in entity.fields.iter().enumerate() {
-                    columns.insert(field.name.as_str(), (i, Column::Field(field)));
+                for field in &entity.fields {
+                    columns.push((field.name.as_str(), Column::Field(field)));
                     names.push(field.name.as_str());
                 }
-                for (j, vector) in entity.vector_indexes.iter().enumerate() {
-                    columns.insert(
-                        vector.column.as_str(),
-                        (entity.fields.len() + j, Column::Vector(vector.dimension)),
-                    );
+                for vector in &entity.vector_indexes {
+                    columns.push((vector.column.as_str(), Column::Vector(vector.dimension)));
                     names.push(vector.column.as_str());
                 }
                 EntityPlan {
@@ -191,8 +339,8 @@ impl<'s, 't> Importer<'s, 't> {
             tx,
             entities,
             entity_index,
-            upsert_sql: HashMap::new(),
-            edge_sql: HashMap::new(),
+            statements: HashMap::new(),
+            edge_statements: HashMap::new(),
             pending: Vec::new(),
             line: 0,
             stats: ImportStats::default(),
@@ -218,19 +366,31 @@ impl<'s, 't> Importer<'s, 't> {
     /// current value when the record exists.
     pub fn entity(&mut self, entity: &str, data: &Map<String, Value>) -> Result<(), ImportError> {
         self.line += 1;
-        self.entity_at(entity, data)
+        self.entity_at(
+            entity,
+            data.iter().map(|(k, v)| (k.as_str(), InputRef::of_json(v))),
+        )
     }
 
-    fn entity_at(&mut self, entity: &str, data: &Map<String, Value>) -> Result<(), ImportError> {
+    fn entity_at<'v>(
+        &mut self,
+        entity: &str,
+        data: impl ExactSizeIterator<Item = (&'v str, InputRef<'v>)>,
+    ) -> Result<(), ImportError> {
         let line = self.line;
         let index = self.find_entity(entity, "entity")?;
         let plan = &self.entities[index];
         let unique = plan.spec.unique_field.as_str();
-        let mut columns: Vec<(usize, &str, SqlValue)> = Vec::with_capacity(data.len());
+        let mut columns: Vec<(usize, &str, Bound<'v>)> = Vec::with_capacity(data.len());
         let mut has_unique = false;
         for (key, value) in data {
             let field_path = || Some(format!("data.{key}"));
-            let Some((position, column)) = plan.columns.get(key.as_str()) else {
+            let found = plan
+                .columns
+                .iter()
+                .enumerate()
+                .find(|(_, (name, _))| *name == key);
+            let Some((position, (_, column))) = found else {
                 let hint = if plan.spec.computed_field(key).is_some()
                     || plan
                         .spec
@@ -252,31 +412,36 @@ impl<'s, 't> Importer<'s, 't> {
                 };
                 return Err(at(line, field_path(), hint));
             };
+            if columns.iter().any(|c| c.0 == position) {
+                return Err(at(line, field_path(), format!("`{key}` is given twice")));
+            }
             let sql_value = match (column, value) {
-                (Column::Field(field), Value::Null) if field.name == unique => {
+                (Column::Field(field), value) if field.name == unique && value.is_null() => {
                     return Err(at(
                         line,
                         field_path(),
                         format!("the unique field `{unique}` cannot be null"),
                     ));
                 }
-                (_, Value::Null) => SqlValue::Null,
+                (_, value) if value.is_null() => Bound::Value(SqlValue::Null),
                 (Column::Field(field), value) => {
                     let ty = if field.name == unique {
                         FieldType::String
                     } else {
                         field.ty
                     };
-                    json_to_sql(ty, &field.values, value)
+                    value
+                        .bind(ty, &field.values)
                         .map_err(|message| at(line, field_path(), message))?
                 }
-                (Column::Vector(dimension), value) => vector_blob(*dimension, value)
+                (Column::Vector(dimension), value) => vector_blob(*dimension, &value.to_value())
+                    .map(Bound::Value)
                     .map_err(|message| at(line, field_path(), message))?,
             };
             if key == unique {
                 has_unique = true;
             }
-            columns.push((*position, key.as_str(), sql_value));
+            columns.push((position, key, sql_value));
         }
         if !has_unique {
             return Err(at(
@@ -289,9 +454,8 @@ impl<'s, 't> Importer<'s, 't> {
             ));
         }
         columns.sort_by_key(|c| c.0);
-        let key = (index, columns.iter().map(|c| c.0).collect::<Vec<_>>());
         let table = &plan.spec.table;
-        let sql = self.upsert_sql.entry(key).or_insert_with(|| {
+        let build_sql = || {
             let names: Vec<String> = columns.iter().map(|c| quote(c.1)).collect();
             let placeholders: Vec<String> = (1..=columns.len()).map(|i| format!("?{i}")).collect();
             let updates: Vec<String> = columns
@@ -311,14 +475,33 @@ impl<'s, 't> Importer<'s, 't> {
                 placeholders.join(", "),
                 quote(unique)
             )
-        });
-        let mut statement = self
-            .tx
-            .prepare_cached(sql)
-            .map_err(|e| sqlite_error(Some(line), e))?;
-        statement
-            .execute(rusqlite::params_from_iter(columns.into_iter().map(|c| c.2)))
-            .map_err(|e| sqlite_error(Some(line), e))?;
+        };
+        let params = rusqlite::params_from_iter(columns.iter().map(|c| &c.2));
+        let mask = columns
+            .iter()
+            .try_fold(0u128, |mask, c| (c.0 < 128).then(|| mask | (1u128 << c.0)));
+        let result = match mask {
+            Some(mask) => {
+                let tx = self.tx;
+                let statement = match self.statements.entry((index, mask)) {
+                    std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
+                    std::collections::hash_map::Entry::Vacant(entry) => entry.insert(
+                        tx.prepare(&build_sql())
+                            .map_err(|e| sqlite_error(Some(line), e))?,
+                    ),
+                };
+                statement.execute(params)
+            }
+            None => {
+                let sql = build_sql();
+                let mut statement = self
+                    .tx
+                    .prepare_cached(&sql)
+                    .map_err(|e| sqlite_error(Some(line), e))?;
+                statement.execute(params)
+            }
+        };
+        result.map_err(|e| sqlite_error(Some(line), e))?;
         self.stats.entities += 1;
         Ok(())
     }
@@ -356,8 +539,8 @@ impl<'s, 't> Importer<'s, 't> {
             ));
         };
         let mut values = vec![
-            (0usize, "source_id", SqlValue::Text(from.id.clone())),
-            (1, "target_id", SqlValue::Text(to.id.clone())),
+            (0usize, "source_id", Bound::Text(&from.id)),
+            (1, "target_id", Bound::Text(&to.id)),
         ];
         for (key, value) in properties {
             let Some((i, property)) = rel
@@ -378,26 +561,47 @@ impl<'s, 't> Importer<'s, 't> {
                 ));
             };
             let sql_value = if value.is_null() {
-                SqlValue::Null
+                Bound::Value(SqlValue::Null)
             } else {
-                json_to_sql(property.ty, &property.values, value)
+                json_to_bound(property.ty, &property.values, value)
                     .map_err(|message| at(line, Some(format!("properties.{key}")), message))?
             };
+            if values.iter().any(|v| v.0 == i + 2) {
+                return Err(at(
+                    line,
+                    Some(format!("properties.{key}")),
+                    format!("`{key}` is given twice"),
+                ));
+            }
             values.push((i + 2, key.as_str(), sql_value));
         }
         values.sort_by_key(|v| v.0);
-        let key = (rel_index, values.iter().map(|v| v.0).collect::<Vec<_>>());
-        let sql = self
-            .edge_sql
-            .entry(key)
-            .or_insert_with(|| edge_upsert_sql(rel, &values));
-        let mut statement = self
-            .tx
-            .prepare_cached(sql)
-            .map_err(|e| sqlite_error(Some(line), e))?;
-        statement
-            .execute(rusqlite::params_from_iter(values.into_iter().map(|v| v.2)))
-            .map_err(|e| sqlite_error(Some(line), e))?;
+        let params = rusqlite::params_from_iter(values.iter().map(|v| &v.2));
+        let mask = values
+            .iter()
+            .try_fold(0u128, |mask, v| (v.0 < 128).then(|| mask | (1u128 << v.0)));
+        let result = match mask {
+            Some(mask) => {
+                let tx = self.tx;
+                let statement = match self.edge_statements.entry((rel_index, mask)) {
+                    std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
+                    std::collections::hash_map::Entry::Vacant(entry) => entry.insert(
+                        tx.prepare(&edge_upsert_sql(rel, &values))
+                            .map_err(|e| sqlite_error(Some(line), e))?,
+                    ),
+                };
+                statement.execute(params)
+            }
+            None => {
+                let sql = edge_upsert_sql(rel, &values);
+                let mut statement = self
+                    .tx
+                    .prepare_cached(&sql)
+                    .map_err(|e| sqlite_error(Some(line), e))?;
+                statement.execute(params)
+            }
+        };
+        result.map_err(|e| sqlite_error(Some(line), e))?;
         self.pending.push(PendingCheck {
             line,
             field: "from.id",
@@ -431,7 +635,12 @@ impl<'s, 't> Importer<'s, 't> {
                 from: None,
                 to: None,
                 properties: None,
-            } => self.entity_at(&entity, &data),
+            } => self.entity_at(
+                &entity,
+                data.0
+                    .iter()
+                    .map(|(k, v)| (k.as_ref(), InputRef::of_input(v))),
+            ),
             Line {
                 entity: None,
                 data: None,
@@ -480,7 +689,7 @@ impl<'s, 't> Importer<'s, 't> {
     }
 }
 
-fn edge_upsert_sql(rel: &RelationshipSpec, values: &[(usize, &str, SqlValue)]) -> String {
+fn edge_upsert_sql(rel: &RelationshipSpec, values: &[(usize, &str, Bound<'_>)]) -> String {
     let names: Vec<String> = values.iter().map(|v| quote(v.1)).collect();
     let placeholders: Vec<String> = (1..=values.len()).map(|i| format!("?{i}")).collect();
     let updates: Vec<String> = values

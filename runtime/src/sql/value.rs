@@ -37,6 +37,10 @@ pub fn describe_json(value: &Value) -> String {
 /// Accepts RFC 3339 / ISO-8601 with an offset or `Z`, a civil date-time without offset (read as
 /// UTC) and a plain date (midnight UTC).
 ///
+/// Whole seconds are written without a fraction, so stored values compare chronologically as
+/// text; the one exception is a value with a fraction against the whole second it falls in
+/// (`…:00.5Z` sorts before `…:00Z`).
+///
 /// ```
 /// use toolforge::sql::value::normalize_datetime;
 /// assert_eq!(normalize_datetime("2024-05-01T14:00:00+02:00").unwrap(), "2024-05-01T12:00:00Z");
@@ -135,6 +139,41 @@ pub fn json_to_sql(ty: FieldType, values: &[String], value: &Value) -> Result<Sq
             }
             _ => Err(wrong("an array of numbers")),
         },
+    }
+}
+
+/// A value bound to a statement parameter, borrowing text from the JSON input when it can.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Bound<'a> {
+    /// Text borrowed from the input.
+    Text(&'a str),
+    /// Any other value.
+    Value(SqlValue),
+}
+
+impl rusqlite::ToSql for Bound<'_> {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        Ok(rusqlite::types::ToSqlOutput::Borrowed(match self {
+            Bound::Text(text) => ValueRef::Text(text.as_bytes()),
+            Bound::Value(value) => value.into(),
+        }))
+    }
+}
+
+/// Like [`json_to_sql`], but borrows string and enum values instead of copying them.
+pub fn json_to_bound<'a>(
+    ty: FieldType,
+    values: &[String],
+    value: &'a Value,
+) -> Result<Bound<'a>, String> {
+    match (ty, value) {
+        (FieldType::String, Value::String(s)) => Ok(Bound::Text(s)),
+        (FieldType::Enum, Value::String(s))
+            if values.is_empty() || values.iter().any(|v| v == s) =>
+        {
+            Ok(Bound::Text(s))
+        }
+        _ => json_to_sql(ty, values, value).map(Bound::Value),
     }
 }
 
