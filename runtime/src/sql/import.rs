@@ -275,6 +275,41 @@ pub struct Importer<'s, 't> {
     stats: ImportStats,
 }
 
+/// The set of columns a statement writes, as a bit mask (`None` past 128 columns: such
+/// statements go through rusqlite's own statement cache instead).
+fn column_mask(columns: impl Iterator<Item = usize>) -> Option<u128> {
+    let mut mask = 0u128;
+    for column in columns {
+        if column >= 128 {
+            return None;
+        }
+        mask |= 1u128 << column;
+    }
+    Some(mask)
+}
+
+/// Runs an upsert through a statement prepared once per (table, column set).
+fn execute_cached<'t>(
+    tx: &'t Transaction<'t>,
+    cache: &mut HashMap<(usize, u128), rusqlite::Statement<'t>>,
+    key: Option<(usize, u128)>,
+    build_sql: impl FnOnce() -> String,
+    params: impl rusqlite::Params,
+) -> rusqlite::Result<usize> {
+    match key {
+        Some(key) => {
+            let statement = match cache.entry(key) {
+                std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
+                std::collections::hash_map::Entry::Vacant(entry) => {
+                    entry.insert(tx.prepare(&build_sql())?)
+                }
+            };
+            statement.execute(params)
+        }
+        None => tx.prepare_cached(&build_sql())?.execute(params),
+    }
+}
+
 fn at(line: usize, field: Option<String>, message: impl Into<String>) -> ImportError {
     ImportError {
         line: Some(line),
@@ -477,31 +512,10 @@ impl<'s, 't> Importer<'s, 't> {
             )
         };
         let params = rusqlite::params_from_iter(columns.iter().map(|c| &c.2));
-        let mask = columns
-            .iter()
-            .try_fold(0u128, |mask, c| (c.0 < 128).then(|| mask | (1u128 << c.0)));
-        let result = match mask {
-            Some(mask) => {
-                let tx = self.tx;
-                let statement = match self.statements.entry((index, mask)) {
-                    std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
-                    std::collections::hash_map::Entry::Vacant(entry) => entry.insert(
-                        tx.prepare(&build_sql())
-                            .map_err(|e| sqlite_error(Some(line), e))?,
-                    ),
-                };
-                statement.execute(params)
-            }
-            None => {
-                let sql = build_sql();
-                let mut statement = self
-                    .tx
-                    .prepare_cached(&sql)
-                    .map_err(|e| sqlite_error(Some(line), e))?;
-                statement.execute(params)
-            }
-        };
-        result.map_err(|e| sqlite_error(Some(line), e))?;
+        let key = column_mask(columns.iter().map(|c| c.0)).map(|mask| (index, mask));
+        let result = execute_cached(self.tx, &mut self.statements, key, build_sql, params)
+            .map_err(|e| sqlite_error(Some(line), e));
+        result?;
         self.stats.entities += 1;
         Ok(())
     }
@@ -577,31 +591,11 @@ impl<'s, 't> Importer<'s, 't> {
         }
         values.sort_by_key(|v| v.0);
         let params = rusqlite::params_from_iter(values.iter().map(|v| &v.2));
-        let mask = values
-            .iter()
-            .try_fold(0u128, |mask, v| (v.0 < 128).then(|| mask | (1u128 << v.0)));
-        let result = match mask {
-            Some(mask) => {
-                let tx = self.tx;
-                let statement = match self.edge_statements.entry((rel_index, mask)) {
-                    std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
-                    std::collections::hash_map::Entry::Vacant(entry) => entry.insert(
-                        tx.prepare(&edge_upsert_sql(rel, &values))
-                            .map_err(|e| sqlite_error(Some(line), e))?,
-                    ),
-                };
-                statement.execute(params)
-            }
-            None => {
-                let sql = edge_upsert_sql(rel, &values);
-                let mut statement = self
-                    .tx
-                    .prepare_cached(&sql)
-                    .map_err(|e| sqlite_error(Some(line), e))?;
-                statement.execute(params)
-            }
-        };
-        result.map_err(|e| sqlite_error(Some(line), e))?;
+        let key = column_mask(values.iter().map(|v| v.0)).map(|mask| (rel_index, mask));
+        let build_sql = || edge_upsert_sql(rel, &values);
+        let result = execute_cached(self.tx, &mut self.edge_statements, key, build_sql, params)
+            .map_err(|e| sqlite_error(Some(line), e));
+        result?;
         self.pending.push(PendingCheck {
             line,
             field: "from.id",
