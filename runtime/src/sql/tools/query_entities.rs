@@ -52,7 +52,12 @@ pub struct QueryEntities {
 
 impl QueryEntities {
     pub(crate) fn new(shared: Arc<Shared>) -> Self {
-        let spec = &shared.spec;
+        let definition = Self::definition_for(&shared.spec);
+        QueryEntities { shared, definition }
+    }
+
+    /// The definition, built from the spec alone.
+    pub(crate) fn definition_for(spec: &SchemaSpec) -> ToolDefinition {
         let input_schema = json!({
             "type": "object",
             "properties": {
@@ -77,15 +82,14 @@ impl QueryEntities {
             "required": ["entity_type"],
             "additionalProperties": false
         });
-        let definition = definition(
+        definition(
             spec,
             NAME,
             "Query entities",
             query_entities_description(spec),
             input_schema,
             &["query", "filter", "search", "find", "list", "sort"],
-        );
-        QueryEntities { shared, definition }
+        )
     }
 }
 
