@@ -4,7 +4,10 @@
 //! `run(args, &mut Output) -> ExitCode`-style function, then add a variant to [`Command`] and
 //! an arm to [`run`].
 
+pub mod call;
+pub mod db;
 pub mod schema;
+pub mod tools;
 pub mod validate;
 
 use std::io::Write;
@@ -34,6 +37,14 @@ pub enum Command {
     Validate(validate::Args),
     /// Print the JSON Schema (draft 2020-12) of the config format.
     Schema(schema::Args),
+    /// Create a database from a config, or load data into it.
+    #[command(subcommand)]
+    Db(db::DbCommand),
+    /// List the tools a config produces.
+    #[command(subcommand)]
+    Tools(tools::ToolsCommand),
+    /// Run one tool over a database and print its result as JSON.
+    Call(call::Args),
 }
 
 /// Where a command writes.
@@ -71,5 +82,8 @@ pub fn run(cli: Cli, out: &mut Output<'_>) -> i32 {
     match cli.command {
         Command::Validate(args) => validate::run(&args, out),
         Command::Schema(args) => schema::run(&args, out),
+        Command::Db(command) => db::run(&command, out),
+        Command::Tools(command) => tools::run(&command, out),
+        Command::Call(args) => call::run(&args, out),
     }
 }
