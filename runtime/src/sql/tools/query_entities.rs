@@ -37,7 +37,16 @@ pub(crate) fn condition_schema() -> Value {
         "properties": {
             "field": {"type": "string", "description": "A field or computed field of the entity."},
             "operator": {"type": "string", "enum": operator_names(), "description": "The comparison (see the tool description)."},
-            "value": {"description": "The value to compare with: a string, number or boolean matching the field's type, an array for IN, or null with = / != for a missing value."}
+            "value": {
+                "anyOf": [
+                    {"type": "string"},
+                    {"type": "number"},
+                    {"type": "boolean"},
+                    {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]}},
+                    {"type": "null"}
+                ],
+                "description": "The value to compare with: a string, number or boolean matching the field's type, an array for IN, or null with = / != for a missing value."
+            }
         },
         "required": ["field", "operator", "value"],
         "additionalProperties": false
