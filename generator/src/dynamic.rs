@@ -65,7 +65,17 @@ pub enum LoadError {
         /// What went wrong.
         message: String,
     },
-    /// The database's tables differ from the config (or are missing); nothing was changed.
+    /// The database has none of the config's tables yet (an empty or unrelated file).
+    NotInitialised {
+        /// The database path given.
+        db: PathBuf,
+        /// The config path given.
+        config: PathBuf,
+        /// How many tables and indexes the config needs.
+        expected: usize,
+    },
+    /// The database's tables differ from the config (or some are missing); nothing was
+    /// changed.
     SchemaMismatch {
         /// The database path given.
         db: PathBuf,
@@ -111,13 +121,34 @@ impl fmt::Display for LoadError {
                 for difference in differences {
                     writeln!(f, "  - {difference}")?;
                 }
-                write!(
-                    f,
-                    "  = hint: run `{}` on a new database file (it creates missing tables and \
-                     never changes existing ones)",
-                    init_command(config, db)
-                )
+                if differences.iter().all(|d| d.message == MISSING) {
+                    write!(
+                        f,
+                        "  = hint: create the missing ones with `{}`",
+                        init_command(config, db)
+                    )
+                } else {
+                    write!(
+                        f,
+                        "  = hint: nothing was changed; this database was made from another \
+                         config (or an older version of this one): use that config, or \
+                         initialise a new database file with `{}`",
+                        init_command(config, Path::new("NEW.db"))
+                    )
+                }
             }
+            LoadError::NotInitialised {
+                db,
+                config,
+                expected,
+            } => write!(
+                f,
+                "error: the database {} has none of the {expected} tables and indexes of the \
+                 config {}\n  = hint: create them with `{}`",
+                db.display(),
+                config.display(),
+                init_command(config, db)
+            ),
             LoadError::Registry(error) => write!(f, "error: {error}"),
         }
     }
@@ -193,10 +224,38 @@ pub fn open_ready(db: &Path, spec: &SchemaSpec, config: &Path) -> Result<Databas
         message: error.to_string(),
     };
     let database = Database::open_read_only(db).map_err(|e| database_error(&e))?;
+    check_ready(&database, db, spec, config)?;
+    Ok(database)
+}
+
+/// The message [`toolforge::sql::schema_gaps`] gives a missing table or index.
+const MISSING: &str = "does not exist";
+
+/// Checks that `database` (found at `db`) has exactly the tables and indexes of `spec`.
+/// `config` is only used in messages.
+pub fn check_ready(
+    database: &Database,
+    db: &Path,
+    spec: &SchemaSpec,
+    config: &Path,
+) -> Result<(), LoadError> {
+    let database_error = |error: &dyn fmt::Display| LoadError::Database {
+        db: db.to_path_buf(),
+        message: error.to_string(),
+    };
     let differences =
-        toolforge::sql::schema_gaps(&database, spec).map_err(|e| database_error(&e))?;
+        toolforge::sql::schema_gaps(database, spec).map_err(|e| database_error(&e))?;
+    let expected = toolforge::sql::ddl::schema_objects(spec)
+        .map_err(|e| database_error(&e))?
+        .len();
     if differences.is_empty() {
-        Ok(database)
+        Ok(())
+    } else if differences.len() == expected && differences.iter().all(|d| d.message == MISSING) {
+        Err(LoadError::NotInitialised {
+            db: db.to_path_buf(),
+            config: config.to_path_buf(),
+            expected,
+        })
     } else {
         Err(LoadError::SchemaMismatch {
             db: db.to_path_buf(),

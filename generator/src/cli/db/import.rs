@@ -10,7 +10,7 @@ use std::io::BufReader;
 use std::path::PathBuf;
 
 use super::super::{EXIT_INVALID, EXIT_OK, Output};
-use crate::dynamic::{self, LoadError};
+use crate::dynamic;
 
 /// Arguments of `toolforge db import`.
 #[derive(Debug, clap::Args)]
@@ -43,21 +43,7 @@ fn import(args: &Args, out: &mut Output<'_>) -> Result<(), String> {
     let _ = write!(out.stderr, "{}", compiled.warnings.render());
     let spec = &compiled.spec;
     let db = super::open_writable(&args.db, &args.config, false).map_err(|e| e.to_string())?;
-    let differences = toolforge::sql::schema_gaps(&db, spec).map_err(|e| {
-        LoadError::Database {
-            db: args.db.clone(),
-            message: e.to_string(),
-        }
-        .to_string()
-    })?;
-    if !differences.is_empty() {
-        return Err(LoadError::SchemaMismatch {
-            db: args.db.clone(),
-            config: args.config.clone(),
-            differences,
-        }
-        .to_string());
-    }
+    dynamic::check_ready(&db, &args.db, spec, &args.config).map_err(|e| e.to_string())?;
     let data_name = args.data.display().to_string();
     let result = if args.data.as_os_str() == "-" {
         db.import_jsonl(spec, std::io::stdin().lock())
