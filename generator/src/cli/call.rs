@@ -25,7 +25,7 @@ pub struct Args {
     /// The tool to call (see `toolforge tools list`).
     #[arg(value_name = "TOOL")]
     pub tool: String,
-    /// The arguments, as one JSON object (default `{}`).
+    /// The arguments, as one JSON object.
     #[arg(value_name = "JSON", default_value = "{}")]
     pub arguments: String,
 }

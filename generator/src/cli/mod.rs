@@ -4,11 +4,13 @@
 //! `run(args, &mut Output) -> ExitCode`-style function, then add a variant to [`Command`] and
 //! an arm to [`run`].
 
+pub mod schema;
+pub mod validate;
+
+// Databases and live tools straight from a config.
 pub mod call;
 pub mod db;
-pub mod schema;
 pub mod tools;
-pub mod validate;
 
 use std::io::Write;
 
