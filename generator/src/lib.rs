@@ -19,6 +19,8 @@ pub mod cli;
 mod compile;
 pub mod config;
 pub mod diagnostics;
+#[cfg(feature = "dynamic")]
+pub mod dynamic;
 pub mod expr;
 pub mod ir;
 mod report;

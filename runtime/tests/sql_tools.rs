@@ -127,6 +127,22 @@ async fn tool_set_and_definitions() {
     assert!(explore.description.contains("Scope -[CONSUMES]-> Scope"));
 }
 
+#[test]
+fn every_database_tool_exports_as_openai_strict() {
+    use toolforge::dialect::{Dialect, export, is_openai_strict_compatible};
+    let f = fixture();
+    for tool in &f.tools {
+        let exported = export(tool.definition(), Dialect::OpenAiChat);
+        assert_eq!(
+            exported["function"]["strict"],
+            true,
+            "{} is exported non-strict",
+            tool.definition().name
+        );
+        is_openai_strict_compatible(&exported["function"]["parameters"]).unwrap();
+    }
+}
+
 #[tokio::test]
 async fn name_prefix_and_families_are_honoured() {
     let (_dir, spec, db) = seeded();

@@ -7,6 +7,11 @@
 pub mod schema;
 pub mod validate;
 
+// Databases and live tools straight from a config.
+pub mod call;
+pub mod db;
+pub mod tools;
+
 use std::io::Write;
 
 use clap::{Parser, Subcommand};
@@ -34,6 +39,14 @@ pub enum Command {
     Validate(validate::Args),
     /// Print the JSON Schema (draft 2020-12) of the config format.
     Schema(schema::Args),
+    /// Create a database from a config, or load data into it.
+    #[command(subcommand)]
+    Db(db::DbCommand),
+    /// List the tools a config produces.
+    #[command(subcommand)]
+    Tools(tools::ToolsCommand),
+    /// Run one tool over a database and print its result as JSON.
+    Call(call::Args),
 }
 
 /// Where a command writes.
@@ -71,5 +84,8 @@ pub fn run(cli: Cli, out: &mut Output<'_>) -> i32 {
     match cli.command {
         Command::Validate(args) => validate::run(&args, out),
         Command::Schema(args) => schema::run(&args, out),
+        Command::Db(command) => db::run(&command, out),
+        Command::Tools(command) => tools::run(&command, out),
+        Command::Call(args) => call::run(&args, out),
     }
 }

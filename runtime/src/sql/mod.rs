@@ -6,6 +6,8 @@
 //! - [`import`]: loading records and relationships in one transaction.
 //! - [`query`]: conditions, ordering and limits checked against the spec, compiled to SQL with
 //!   bound parameters.
+//! - [`registry()`]: the standard live registry (database tools + `batch`), and
+//!   [`registry_definitions`] for the same definitions without a database.
 //! - [`tools`]: `get_schema`, `describe_entity`, `query_entities`, `get_entity_by_id`,
 //!   `get_entities_by_ids`, `explore_relationships`, `glob_search`.
 
@@ -24,6 +26,8 @@ pub mod names;
 #[cfg(feature = "sqlite")]
 pub mod query;
 #[cfg(feature = "sqlite")]
+mod registry;
+#[cfg(feature = "sqlite")]
 pub mod schema_diff;
 #[cfg(feature = "sqlite")]
 pub mod tools;
@@ -34,5 +38,7 @@ pub mod value;
 pub use database::{Database, DbError, InitReport};
 #[cfg(feature = "sqlite")]
 pub use import::{EndPoint, ImportError, ImportStats, Importer};
+#[cfg(feature = "sqlite")]
+pub use registry::{registry, registry_definitions, schema_gaps};
 #[cfg(feature = "sqlite")]
 pub use schema_diff::SchemaDifference;

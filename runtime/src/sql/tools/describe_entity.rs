@@ -27,7 +27,12 @@ pub struct DescribeEntity {
 
 impl DescribeEntity {
     pub(crate) fn new(shared: Arc<Shared>) -> Self {
-        let spec = &shared.spec;
+        let definition = Self::definition_for(&shared.spec);
+        DescribeEntity { shared, definition }
+    }
+
+    /// The definition, built from the spec alone.
+    pub(crate) fn definition_for(spec: &SchemaSpec) -> ToolDefinition {
         let description = "Describe one entity type: its fields with types and descriptions, the \
              unique field, computed fields and what they compute, its outgoing and incoming \
              relationships, and an example query."
@@ -40,15 +45,14 @@ impl DescribeEntity {
             "required": ["entity_name"],
             "additionalProperties": false
         });
-        let definition = definition(
+        definition(
             spec,
             NAME,
             "Describe entity",
             description,
             input_schema,
             &["describe", "entity", "fields", "schema"],
-        );
-        DescribeEntity { shared, definition }
+        )
     }
 }
 

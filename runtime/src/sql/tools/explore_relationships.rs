@@ -58,7 +58,12 @@ pub struct ExploreRelationships {
 
 impl ExploreRelationships {
     pub(crate) fn new(shared: Arc<Shared>) -> Self {
-        let spec = &shared.spec;
+        let definition = Self::definition_for(&shared.spec);
+        ExploreRelationships { shared, definition }
+    }
+
+    /// The definition, built from the spec alone.
+    pub(crate) fn definition_for(spec: &SchemaSpec) -> ToolDefinition {
         let mut description = String::from(
             "Follow a relationship from the records matching start_conditions to the related \
              records. direction: outgoing (start -[REL]-> other), incoming (other -[REL]-> start) \
@@ -112,7 +117,7 @@ impl ExploreRelationships {
             "required": ["start_entity_type", "relationship_type"],
             "additionalProperties": false
         });
-        let definition = definition(
+        definition(
             spec,
             NAME,
             "Explore relationships",
@@ -126,8 +131,7 @@ impl ExploreRelationships {
                 "related",
                 "edges",
             ],
-        );
-        ExploreRelationships { shared, definition }
+        )
     }
 }
 

@@ -37,7 +37,12 @@ pub struct GetEntitiesByIds {
 
 impl GetEntitiesByIds {
     pub(crate) fn new(shared: Arc<Shared>) -> Self {
-        let spec = &shared.spec;
+        let definition = Self::definition_for(&shared.spec);
+        GetEntitiesByIds { shared, definition }
+    }
+
+    /// The definition, built from the spec alone.
+    pub(crate) fn definition_for(spec: &SchemaSpec) -> ToolDefinition {
         let max = spec.tools.max_limit.max(1);
         let hierarchical: Vec<String> = spec
             .entities
@@ -88,15 +93,14 @@ impl GetEntitiesByIds {
             "required": ["entity_type", "ids"],
             "additionalProperties": false
         });
-        let definition = definition(
+        definition(
             spec,
             NAME,
             "Get entities by ids",
             description,
             input_schema,
             &["get", "fetch", "ids", "batch", "children", "lookup"],
-        );
-        GetEntitiesByIds { shared, definition }
+        )
     }
 }
 

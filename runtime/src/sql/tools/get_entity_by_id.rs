@@ -30,7 +30,12 @@ pub struct GetEntityById {
 
 impl GetEntityById {
     pub(crate) fn new(shared: Arc<Shared>) -> Self {
-        let spec = &shared.spec;
+        let definition = Self::definition_for(&shared.spec);
+        GetEntityById { shared, definition }
+    }
+
+    /// The definition, built from the spec alone.
+    pub(crate) fn definition_for(spec: &SchemaSpec) -> ToolDefinition {
         let ids: Vec<String> = spec
             .entities
             .iter()
@@ -56,15 +61,14 @@ impl GetEntityById {
             "required": ["entity_type", "id_value"],
             "additionalProperties": false
         });
-        let definition = definition(
+        definition(
             spec,
             NAME,
             "Get entity by id",
             description,
             input_schema,
             &["get", "fetch", "id", "lookup", "record"],
-        );
-        GetEntityById { shared, definition }
+        )
     }
 }
 

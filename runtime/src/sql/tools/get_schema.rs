@@ -32,7 +32,12 @@ pub struct GetSchema {
 
 impl GetSchema {
     pub(crate) fn new(shared: Arc<Shared>) -> Self {
-        let spec = &shared.spec;
+        let definition = Self::definition_for(&shared.spec);
+        GetSchema { shared, definition }
+    }
+
+    /// The definition, built from the spec alone.
+    pub(crate) fn definition_for(spec: &SchemaSpec) -> ToolDefinition {
         let description = format!(
             "Return the database schema: every entity ({}) with its fields, types, unique field and \
              computed fields, the relationships between entities, and the query operators. Call it \
@@ -46,15 +51,14 @@ impl GetSchema {
             },
             "additionalProperties": false
         });
-        let definition = definition(
+        definition(
             spec,
             NAME,
             "Get schema",
             description,
             input_schema,
             &["schema", "entities", "fields", "relationships", "help"],
-        );
-        GetSchema { shared, definition }
+        )
     }
 }
 

@@ -35,7 +35,12 @@ pub struct GlobSearch {
 
 impl GlobSearch {
     pub(crate) fn new(shared: Arc<Shared>) -> Self {
-        let spec = &shared.spec;
+        let definition = Self::definition_for(&shared.spec);
+        GlobSearch { shared, definition }
+    }
+
+    /// The definition, built from the spec alone.
+    pub(crate) fn definition_for(spec: &SchemaSpec) -> ToolDefinition {
         let mut text = String::from(
             "Find records whose text field matches a glob pattern (case-sensitive): `*` matches any \
              text, `?` one character, `[abc]` one of the listed characters. The answer says how many \
@@ -76,15 +81,14 @@ impl GlobSearch {
             "required": ["entity_type", "field", "pattern"],
             "additionalProperties": false
         });
-        let definition = definition(
+        definition(
             spec,
             NAME,
             "Glob search",
             text,
             input_schema,
             &["glob", "pattern", "wildcard", "search", "path"],
-        );
-        GlobSearch { shared, definition }
+        )
     }
 }
 

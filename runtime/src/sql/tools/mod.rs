@@ -16,8 +16,8 @@ mod query_entities;
 
 use std::sync::Arc;
 
-use crate::Tool;
 use crate::spec::{SchemaSpec, ToolFamily};
+use crate::{RegistryBuilder, RegistryError, Tool, ToolDefinition};
 
 use super::Database;
 
@@ -46,35 +46,115 @@ pub use common::Shared;
 /// ```
 pub fn database_tools(spec: Arc<SchemaSpec>, db: Database) -> Vec<Arc<dyn Tool>> {
     let shared = Arc::new(Shared::new(spec, db));
-    let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
-    for family in &shared.spec.tools.families {
+    plan(&shared.spec)
+        .into_iter()
+        .map(|kind| -> Arc<dyn Tool> {
+            let shared = shared.clone();
+            match kind {
+                Kind::GetSchema => Arc::new(get_schema::GetSchema::new(shared)),
+                Kind::DescribeEntity => Arc::new(describe_entity::DescribeEntity::new(shared)),
+                Kind::QueryEntities => Arc::new(query_entities::QueryEntities::new(shared)),
+                Kind::GlobSearch => Arc::new(glob_search::GlobSearch::new(shared)),
+                Kind::GetEntityById => Arc::new(get_entity_by_id::GetEntityById::new(shared)),
+                Kind::GetEntitiesByIds => {
+                    Arc::new(get_entities_by_ids::GetEntitiesByIds::new(shared))
+                }
+                Kind::ExploreRelationships => {
+                    Arc::new(explore_relationships::ExploreRelationships::new(shared))
+                }
+            }
+        })
+        .collect()
+}
+
+/// The definitions of the tools [`database_tools`] builds, in the same order and identical,
+/// computed from the spec alone (no database needed): for listing or exporting tools.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let spec: toolforge::spec::SchemaSpec = serde_json::from_value(serde_json::json!({
+/// #   "name": "books", "entities": [{"name": "Book", "table": "book", "unique_field": "isbn",
+/// #   "fields": [{"name": "isbn", "type": "string", "unique": true}]}],
+/// #   "relationships": [], "tools": {"default_limit": 20, "max_limit": 100,
+/// #   "families": ["schema", "query"]}}))?;
+/// let definitions = toolforge::sql::tools::database_tool_definitions(&spec);
+/// let names: Vec<&str> = definitions.iter().map(|d| d.name.as_str()).collect();
+/// assert_eq!(names, ["get_schema", "describe_entity", "query_entities", "glob_search"]);
+/// # Ok(()) }
+/// ```
+pub fn database_tool_definitions(spec: &SchemaSpec) -> Vec<ToolDefinition> {
+    plan(spec)
+        .into_iter()
+        .map(|kind| match kind {
+            Kind::GetSchema => get_schema::GetSchema::definition_for(spec),
+            Kind::DescribeEntity => describe_entity::DescribeEntity::definition_for(spec),
+            Kind::QueryEntities => query_entities::QueryEntities::definition_for(spec),
+            Kind::GlobSearch => glob_search::GlobSearch::definition_for(spec),
+            Kind::GetEntityById => get_entity_by_id::GetEntityById::definition_for(spec),
+            Kind::GetEntitiesByIds => get_entities_by_ids::GetEntitiesByIds::definition_for(spec),
+            Kind::ExploreRelationships => {
+                explore_relationships::ExploreRelationships::definition_for(spec)
+            }
+        })
+        .collect()
+}
+
+/// Adds the database tools ([`database_tools`]) to a registry builder; a name clash with a
+/// tool already registered is an error.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let spec: toolforge::spec::SchemaSpec = serde_json::from_value(serde_json::json!({
+/// #   "name": "books", "entities": [{"name": "Book", "table": "book", "unique_field": "isbn",
+/// #   "fields": [{"name": "isbn", "type": "string", "unique": true}]}],
+/// #   "relationships": [], "tools": {"default_limit": 20, "max_limit": 100,
+/// #   "families": ["schema"]}}))?;
+/// let dir = tempfile::tempdir()?;
+/// let db = toolforge::sql::Database::open(dir.path().join("books.db"))?;
+/// db.init(&spec)?;
+/// let builder = toolforge::ToolRegistry::standard()?;
+/// let registry = toolforge::sql::tools::register_database_tools(builder, std::sync::Arc::new(spec), db)?
+///     .build();
+/// assert_eq!(registry.names().collect::<Vec<_>>(), ["batch", "get_schema", "describe_entity"]);
+/// # Ok(()) }
+/// ```
+pub fn register_database_tools(
+    mut builder: RegistryBuilder,
+    spec: Arc<SchemaSpec>,
+    db: Database,
+) -> Result<RegistryBuilder, RegistryError> {
+    for tool in database_tools(spec, db) {
+        builder.add(tool)?;
+    }
+    Ok(builder)
+}
+
+/// One database tool.
+#[derive(Clone, Copy)]
+enum Kind {
+    GetSchema,
+    DescribeEntity,
+    QueryEntities,
+    GlobSearch,
+    GetEntityById,
+    GetEntitiesByIds,
+    ExploreRelationships,
+}
+
+/// The tools `spec.tools.families` asks for, in a stable order.
+fn plan(spec: &SchemaSpec) -> Vec<Kind> {
+    let mut kinds = Vec::new();
+    for family in &spec.tools.families {
         match family {
-            ToolFamily::Schema => {
-                tools.push(Arc::new(get_schema::GetSchema::new(shared.clone())));
-                tools.push(Arc::new(describe_entity::DescribeEntity::new(
-                    shared.clone(),
-                )));
-            }
-            ToolFamily::Query => {
-                tools.push(Arc::new(query_entities::QueryEntities::new(shared.clone())));
-                tools.push(Arc::new(glob_search::GlobSearch::new(shared.clone())));
-            }
-            ToolFamily::Lookup => {
-                tools.push(Arc::new(get_entity_by_id::GetEntityById::new(
-                    shared.clone(),
-                )));
-                tools.push(Arc::new(get_entities_by_ids::GetEntitiesByIds::new(
-                    shared.clone(),
-                )));
-            }
+            ToolFamily::Schema => kinds.extend([Kind::GetSchema, Kind::DescribeEntity]),
+            ToolFamily::Query => kinds.extend([Kind::QueryEntities, Kind::GlobSearch]),
+            ToolFamily::Lookup => kinds.extend([Kind::GetEntityById, Kind::GetEntitiesByIds]),
             ToolFamily::Relationships => {
-                if !shared.spec.relationships.is_empty() {
-                    tools.push(Arc::new(explore_relationships::ExploreRelationships::new(
-                        shared.clone(),
-                    )));
+                if !spec.relationships.is_empty() {
+                    kinds.push(Kind::ExploreRelationships);
                 }
             }
         }
     }
-    tools
+    kinds
 }

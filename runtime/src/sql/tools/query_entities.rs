@@ -37,7 +37,16 @@ pub(crate) fn condition_schema() -> Value {
         "properties": {
             "field": {"type": "string", "description": "A field or computed field of the entity."},
             "operator": {"type": "string", "enum": operator_names(), "description": "The comparison (see the tool description)."},
-            "value": {"description": "The value to compare with: a string, number or boolean matching the field's type, an array for IN, or null with = / != for a missing value."}
+            "value": {
+                "anyOf": [
+                    {"type": "string"},
+                    {"type": "number"},
+                    {"type": "boolean"},
+                    {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]}},
+                    {"type": "null"}
+                ],
+                "description": "The value to compare with: a string, number or boolean matching the field's type, an array for IN, or null with = / != for a missing value."
+            }
         },
         "required": ["field", "operator", "value"],
         "additionalProperties": false
@@ -52,7 +61,12 @@ pub struct QueryEntities {
 
 impl QueryEntities {
     pub(crate) fn new(shared: Arc<Shared>) -> Self {
-        let spec = &shared.spec;
+        let definition = Self::definition_for(&shared.spec);
+        QueryEntities { shared, definition }
+    }
+
+    /// The definition, built from the spec alone.
+    pub(crate) fn definition_for(spec: &SchemaSpec) -> ToolDefinition {
         let input_schema = json!({
             "type": "object",
             "properties": {
@@ -77,15 +91,14 @@ impl QueryEntities {
             "required": ["entity_type"],
             "additionalProperties": false
         });
-        let definition = definition(
+        definition(
             spec,
             NAME,
             "Query entities",
             query_entities_description(spec),
             input_schema,
             &["query", "filter", "search", "find", "list", "sort"],
-        );
-        QueryEntities { shared, definition }
+        )
     }
 }
 

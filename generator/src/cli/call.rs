@@ -1,0 +1,74 @@
+//! `toolforge call --config FILE --db DB TOOL ['JSON']`.
+//!
+//! Runs one tool of the config over the database. Success: the result as JSON on stdout,
+//! exit 0. A tool error (invalid arguments, not found, unknown tool with the nearest names,
+//! arguments that are not JSON): the structured error JSON on stdout, exit 1. A config or
+//! database that cannot be used: the message on stderr, exit 1.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+use toolforge::ToolError;
+
+use super::{EXIT_INVALID, EXIT_OK, Output};
+use crate::dynamic;
+
+/// Arguments of `toolforge call`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The config file (`ragforge.config.yaml`).
+    #[arg(long, short = 'c', value_name = "FILE")]
+    pub config: PathBuf,
+    /// The SQLite database file (created by `toolforge db init`).
+    #[arg(long, value_name = "DB")]
+    pub db: PathBuf,
+    /// The tool to call (see `toolforge tools list`).
+    #[arg(value_name = "TOOL")]
+    pub tool: String,
+    /// The arguments, as one JSON object.
+    #[arg(value_name = "JSON", default_value = "{}")]
+    pub arguments: String,
+}
+
+/// Runs the command.
+pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
+    let arguments: Value = match serde_json::from_str(&args.arguments) {
+        Ok(value) => value,
+        Err(error) => {
+            let error = ToolError::invalid_arguments(format!(
+                "the arguments are not valid JSON ({error}); pass one JSON object, e.g. '{{\"entity_type\": \"...\"}}'"
+            ));
+            return print(out, Err(error));
+        }
+    };
+    let live = match dynamic::load(&args.config, &args.db, &Default::default()) {
+        Ok(live) => live,
+        Err(error) => {
+            let _ = writeln!(out.stderr, "{error}");
+            return EXIT_INVALID;
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            let _ = writeln!(out.stderr, "error: cannot start the async runtime: {error}");
+            return EXIT_INVALID;
+        }
+    };
+    let result = runtime.block_on(live.registry.call(&args.tool, arguments));
+    print(out, result)
+}
+
+fn print(out: &mut Output<'_>, result: Result<Value, ToolError>) -> i32 {
+    let (value, code) = match result {
+        Ok(value) => (value, EXIT_OK),
+        Err(error) => (error.to_json(), EXIT_INVALID),
+    };
+    match serde_json::to_string_pretty(&value) {
+        Ok(text) if writeln!(out.stdout, "{text}").is_ok() => code,
+        _ => EXIT_INVALID,
+    }
+}

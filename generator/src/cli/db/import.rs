@@ -1,0 +1,74 @@
+//! `toolforge db import --config FILE --db DB DATA.jsonl`.
+//!
+//! Loads records (`{"entity": …, "data": {…}}`, upserted by the unique field) and
+//! relationships (`{"relationship": …, "from": {…}, "to": {…}}`) in one transaction. On any
+//! error nothing is committed, the error names the line and the field, and the exit code is 1.
+//! `-` reads the lines from standard input.
+
+use std::fs::File;
+use std::io::BufReader;
+use std::path::PathBuf;
+
+use super::super::{EXIT_INVALID, EXIT_OK, Output};
+use crate::dynamic;
+
+/// Arguments of `toolforge db import`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The config file (`ragforge.config.yaml`).
+    #[arg(long, short = 'c', value_name = "FILE")]
+    pub config: PathBuf,
+    /// The SQLite database file (created by `toolforge db init`).
+    #[arg(long, value_name = "DB")]
+    pub db: PathBuf,
+    /// The JSON-lines file to load (`-` for standard input).
+    #[arg(value_name = "DATA.jsonl")]
+    pub data: PathBuf,
+}
+
+/// Runs the command.
+pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
+    match import(args, out) {
+        Ok(()) => EXIT_OK,
+        Err(message) => {
+            let _ = writeln!(out.stderr, "{message}");
+            EXIT_INVALID
+        }
+    }
+}
+
+fn import(args: &Args, out: &mut Output<'_>) -> Result<(), String> {
+    let compiled =
+        dynamic::compile(&args.config, &Default::default()).map_err(|e| e.to_string())?;
+    let _ = write!(out.stderr, "{}", compiled.warnings.render());
+    let spec = &compiled.spec;
+    let db = super::open_writable(&args.db, &args.config, false).map_err(|e| e.to_string())?;
+    dynamic::check_ready(&db, &args.db, spec, &args.config).map_err(|e| e.to_string())?;
+    let data_name = args.data.display().to_string();
+    let result = if args.data.as_os_str() == "-" {
+        db.import_jsonl(spec, std::io::stdin().lock())
+    } else {
+        let file = File::open(&args.data)
+            .map_err(|e| format!("error: cannot read the data file {data_name}: {e}"))?;
+        db.import_jsonl(spec, BufReader::new(file))
+    };
+    let stats = result.map_err(|error| format!("error: {data_name}: {error}"))?;
+    let _ = writeln!(
+        out.stdout,
+        "imported {} {} and {} {} from {data_name} into {}",
+        stats.entities,
+        if stats.entities == 1 {
+            "record"
+        } else {
+            "records"
+        },
+        stats.relationships,
+        if stats.relationships == 1 {
+            "relationship"
+        } else {
+            "relationships"
+        },
+        args.db.display()
+    );
+    Ok(())
+}

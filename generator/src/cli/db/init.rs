@@ -1,0 +1,69 @@
+//! `toolforge db init --config FILE --db DB`.
+//!
+//! Creates the tables and indexes the config needs. Run again, it changes nothing and says
+//! so. If the database holds a table or index the config defines differently, it lists every
+//! difference, changes nothing and exits 1.
+
+use std::path::PathBuf;
+
+use toolforge::sql::DbError;
+
+use super::super::{EXIT_INVALID, EXIT_OK, Output};
+use crate::dynamic::{self, LoadError};
+
+/// Arguments of `toolforge db init`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The config file (`ragforge.config.yaml`).
+    #[arg(long, short = 'c', value_name = "FILE")]
+    pub config: PathBuf,
+    /// The SQLite database file (created if missing).
+    #[arg(long, value_name = "DB")]
+    pub db: PathBuf,
+}
+
+/// Runs the command.
+pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
+    match init(args, out) {
+        Ok(()) => EXIT_OK,
+        Err(error) => {
+            let _ = writeln!(out.stderr, "{error}");
+            EXIT_INVALID
+        }
+    }
+}
+
+fn init(args: &Args, out: &mut Output<'_>) -> Result<(), LoadError> {
+    let compiled = dynamic::compile(&args.config, &Default::default())?;
+    let _ = write!(out.stderr, "{}", compiled.warnings.render());
+    let db = super::open_writable(&args.db, &args.config, true)?;
+    let report = db.init(&compiled.spec).map_err(|error| match error {
+        DbError::SchemaMismatch(differences) => LoadError::SchemaMismatch {
+            db: args.db.clone(),
+            config: args.config.clone(),
+            differences,
+        },
+        other => LoadError::Database {
+            db: args.db.clone(),
+            message: other.to_string(),
+        },
+    })?;
+    let db_name = args.db.display();
+    let _ = if report.created.is_empty() {
+        writeln!(
+            out.stdout,
+            "nothing to do: {db_name} already has all {} tables and indexes of {}",
+            report.unchanged.len(),
+            args.config.display()
+        )
+    } else {
+        writeln!(
+            out.stdout,
+            "created {} of {} tables and indexes in {db_name}: {}",
+            report.created.len(),
+            report.created.len() + report.unchanged.len(),
+            report.created.join(", ")
+        )
+    };
+    Ok(())
+}

@@ -1,0 +1,41 @@
+//! `toolforge db init|import`: create a database from a config and load data into it.
+
+pub mod import;
+pub mod init;
+
+use std::path::Path;
+
+use toolforge::sql::Database;
+
+use crate::dynamic::LoadError;
+
+/// The `db` subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum DbCommand {
+    /// Create the tables and indexes a config needs (idempotent; never changes existing ones).
+    Init(init::Args),
+    /// Load JSON lines (records and relationships) in one transaction.
+    Import(import::Args),
+}
+
+/// Runs a `db` subcommand.
+pub fn run(command: &DbCommand, out: &mut super::Output<'_>) -> i32 {
+    match command {
+        DbCommand::Init(args) => init::run(args, out),
+        DbCommand::Import(args) => import::run(args, out),
+    }
+}
+
+/// Opens (creating when `create`) a database for writing, with the path in any error.
+pub(crate) fn open_writable(db: &Path, config: &Path, create: bool) -> Result<Database, LoadError> {
+    if !create && !db.is_file() {
+        return Err(LoadError::MissingDatabase {
+            db: db.to_path_buf(),
+            config: config.to_path_buf(),
+        });
+    }
+    Database::open(db).map_err(|error| LoadError::Database {
+        db: db.to_path_buf(),
+        message: error.to_string(),
+    })
+}

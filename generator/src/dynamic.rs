@@ -1,0 +1,289 @@
+//! Live tools straight from a config, with no compile step: the config is compiled to a
+//! [`SchemaSpec`] and the runtime's database tools are registered over an existing database.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use serde_json::json;
+//! use toolforge_generator::dynamic;
+//!
+//! let dir = tempfile::tempdir()?;
+//! let config = dir.path().join("books.yaml");
+//! std::fs::write(&config, "name: books\nentities:\n  - name: Book\n    unique_field: isbn\n    \
+//!     searchable_fields:\n      - name: isbn\n        type: string\n      - name: title\n        type: string\n")?;
+//! let db_path = dir.path().join("books.db");
+//!
+//! // a database that was never initialised is refused, with the command that fixes it
+//! std::fs::File::create(&db_path)?;
+//! let error = dynamic::load(&config, &db_path, &Default::default()).unwrap_err();
+//! assert!(error.to_string().contains("toolforge db init"), "{error}");
+//!
+//! // `toolforge db init` and `toolforge db import` do the same as this
+//! let compiled = dynamic::compile(&config, &Default::default())?;
+//! let db = toolforge::sql::Database::open(&db_path)?;
+//! db.init(&compiled.spec)?;
+//! db.import_jsonl(&compiled.spec, r#"{"entity":"Book","data":{"isbn":"1","title":"Dune"}}"#.as_bytes())?;
+//! drop(db);
+//!
+//! let live = dynamic::load(&config, &db_path, &Default::default())?;
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! let answer = runtime.block_on(live.registry.call(
+//!     "query_entities",
+//!     json!({"entity_type": "Book", "conditions": [{"field": "title", "operator": "STARTS WITH", "value": "Du"}]}),
+//! ))?;
+//! assert_eq!(answer["results"][0]["isbn"], "1");
+//! # Ok(()) }
+//! ```
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use toolforge::spec::SchemaSpec;
+use toolforge::sql::{Database, SchemaDifference};
+use toolforge::{RegistryError, ToolDefinition, ToolRegistry};
+
+use crate::{CompileOptions, Compiled, Diagnostics, compile_file};
+
+/// Why live tools could not be set up. `Display` is the full message for a person: config
+/// diagnostics rendered with `file:line:col` and code frames, database problems with the
+/// command that fixes them.
+#[derive(Debug)]
+pub enum LoadError {
+    /// The config is invalid (every diagnostic, with positions).
+    Config(Diagnostics),
+    /// The database file does not exist.
+    MissingDatabase {
+        /// The database path given.
+        db: PathBuf,
+        /// The config path given.
+        config: PathBuf,
+    },
+    /// SQLite could not open or read the database.
+    Database {
+        /// The database path given.
+        db: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// The database has none of the config's tables yet (an empty or unrelated file).
+    NotInitialised {
+        /// The database path given.
+        db: PathBuf,
+        /// The config path given.
+        config: PathBuf,
+        /// How many tables and indexes the config needs.
+        expected: usize,
+    },
+    /// The database's tables differ from the config (or some are missing); nothing was
+    /// changed.
+    SchemaMismatch {
+        /// The database path given.
+        db: PathBuf,
+        /// The config path given.
+        config: PathBuf,
+        /// Every table or index that is missing or different.
+        differences: Vec<SchemaDifference>,
+    },
+    /// The tools could not be registered (a name clash, for example).
+    Registry(RegistryError),
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::Config(diagnostics) => {
+                write!(f, "{}", diagnostics.render().trim_end())
+            }
+            LoadError::MissingDatabase { db, config } => write!(
+                f,
+                "error: the database {} does not exist\n  = hint: create it with `{}`",
+                db.display(),
+                init_command(config, db)
+            ),
+            LoadError::Database { db, message } => {
+                write!(
+                    f,
+                    "error: cannot open the database {}: {message}",
+                    db.display()
+                )
+            }
+            LoadError::SchemaMismatch {
+                db,
+                config,
+                differences,
+            } => {
+                writeln!(
+                    f,
+                    "error: the database {} does not match the config {}:",
+                    db.display(),
+                    config.display()
+                )?;
+                for difference in differences {
+                    writeln!(f, "  - {difference}")?;
+                }
+                if differences.iter().all(|d| d.message == MISSING) {
+                    write!(
+                        f,
+                        "  = hint: create the missing ones with `{}`",
+                        init_command(config, db)
+                    )
+                } else {
+                    write!(
+                        f,
+                        "  = hint: nothing was changed; this database was made from another \
+                         config (or an older version of this one): use that config, or \
+                         initialise a new database file with `{}`",
+                        init_command(config, Path::new("NEW.db"))
+                    )
+                }
+            }
+            LoadError::NotInitialised {
+                db,
+                config,
+                expected,
+            } => write!(
+                f,
+                "error: the database {} has none of the {expected} tables and indexes of the \
+                 config {}\n  = hint: create them with `{}`",
+                db.display(),
+                config.display(),
+                init_command(config, db)
+            ),
+            LoadError::Registry(error) => write!(f, "error: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+impl From<RegistryError> for LoadError {
+    fn from(error: RegistryError) -> Self {
+        LoadError::Registry(error)
+    }
+}
+
+fn init_command(config: &Path, db: &Path) -> String {
+    format!(
+        "toolforge db init --config {} --db {}",
+        config.display(),
+        db.display()
+    )
+}
+
+/// Live tools over a database: the compiled config and the registry.
+#[derive(Debug)]
+pub struct Live {
+    /// The config that was loaded (with its warnings).
+    pub compiled: Compiled,
+    /// The storage spec the tools answer from.
+    pub spec: Arc<SchemaSpec>,
+    /// The database tools, `batch`, and unknown names answered with the nearest names.
+    pub registry: Arc<ToolRegistry>,
+}
+
+/// Compiles a config file; errors carry every diagnostic with its position.
+pub fn compile(config: &Path, options: &CompileOptions) -> Result<Compiled, LoadError> {
+    compile_file(config, options).map_err(LoadError::Config)
+}
+
+/// The tool definitions a config produces (identical to those of [`load`]'s registry, in the
+/// same order), without any database.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = tempfile::tempdir()?;
+/// let config = dir.path().join("notes.yaml");
+/// std::fs::write(&config, "entities:\n  - name: Note\n    searchable_fields:\n      - name: title\n        type: string\n")?;
+/// let names: Vec<String> = toolforge_generator::dynamic::definitions(&config, &Default::default())?
+///     .into_iter()
+///     .map(|d| d.name)
+///     .collect();
+/// assert!(names.contains(&"query_entities".to_string()) && names.contains(&"batch".to_string()));
+/// # Ok(()) }
+/// ```
+pub fn definitions(
+    config: &Path,
+    options: &CompileOptions,
+) -> Result<Vec<ToolDefinition>, LoadError> {
+    Ok(toolforge::sql::registry_definitions(
+        &compile(config, options)?.spec,
+    ))
+}
+
+/// Opens an existing database for the tools and checks that its tables are exactly the ones
+/// the spec needs. `config` is only used in messages.
+pub fn open_ready(db: &Path, spec: &SchemaSpec, config: &Path) -> Result<Database, LoadError> {
+    if !db.is_file() {
+        return Err(LoadError::MissingDatabase {
+            db: db.to_path_buf(),
+            config: config.to_path_buf(),
+        });
+    }
+    let database_error = |error: &dyn fmt::Display| LoadError::Database {
+        db: db.to_path_buf(),
+        message: error.to_string(),
+    };
+    let database = Database::open_read_only(db).map_err(|e| database_error(&e))?;
+    check_ready(&database, db, spec, config)?;
+    Ok(database)
+}
+
+/// The message [`toolforge::sql::schema_gaps`] gives a missing table or index.
+const MISSING: &str = "does not exist";
+
+/// Checks that `database` (found at `db`) has exactly the tables and indexes of `spec`.
+/// `config` is only used in messages.
+pub fn check_ready(
+    database: &Database,
+    db: &Path,
+    spec: &SchemaSpec,
+    config: &Path,
+) -> Result<(), LoadError> {
+    let database_error = |error: &dyn fmt::Display| LoadError::Database {
+        db: db.to_path_buf(),
+        message: error.to_string(),
+    };
+    let differences =
+        toolforge::sql::schema_gaps(database, spec).map_err(|e| database_error(&e))?;
+    let expected = toolforge::sql::ddl::schema_objects(spec)
+        .map_err(|e| database_error(&e))?
+        .len();
+    if differences.is_empty() {
+        Ok(())
+    } else if differences.len() == expected && differences.iter().all(|d| d.message == MISSING) {
+        Err(LoadError::NotInitialised {
+            db: db.to_path_buf(),
+            config: config.to_path_buf(),
+            expected,
+        })
+    } else {
+        Err(LoadError::SchemaMismatch {
+            db: db.to_path_buf(),
+            config: config.to_path_buf(),
+            differences,
+        })
+    }
+}
+
+/// Compiles the config, opens the database (which must exist and match the config) and
+/// registers the tools: the one call to get a live registry.
+pub fn load(config: &Path, db: &Path, options: &CompileOptions) -> Result<Live, LoadError> {
+    let compiled = compile(config, options)?;
+    let spec = Arc::new(compiled.spec.clone());
+    let database = open_ready(db, &spec, config)?;
+    let registry = toolforge::sql::registry(spec.clone(), database)?;
+    Ok(Live {
+        compiled,
+        spec,
+        registry,
+    })
+}
+
+/// [`load`], keeping only the registry.
+pub fn load_registry(
+    config: &Path,
+    db: &Path,
+    options: &CompileOptions,
+) -> Result<Arc<ToolRegistry>, LoadError> {
+    load(config, db, options).map(|live| live.registry)
+}

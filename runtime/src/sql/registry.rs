@@ -1,0 +1,106 @@
+//! The standard live registry over a database: the database tools, `batch`, and unknown names
+//! answered by `InvalidTool`.
+
+use std::sync::Arc;
+
+use crate::builtin::{BatchConfig, BatchTool};
+use crate::spec::SchemaSpec;
+use crate::{RegistryError, Tool, ToolDefinition, ToolRegistry};
+
+use super::database::{Database, DbError};
+use super::ddl::schema_objects;
+use super::schema_diff::{SchemaDifference, plan};
+use super::tools::{database_tool_definitions, register_database_tools};
+
+/// The standard way to start: a registry with the database tools the spec asks for (see
+/// [`database_tools`](super::tools::database_tools)) followed by the built-in `batch` tool;
+/// unknown names are answered with the nearest names.
+///
+/// The database is used as it is: check it first with [`schema_gaps`] if it may not have
+/// been initialised.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use serde_json::json;
+/// # let spec: toolforge::spec::SchemaSpec = serde_json::from_value(json!({
+/// #   "name": "books", "entities": [{"name": "Book", "table": "book", "unique_field": "isbn",
+/// #   "fields": [{"name": "isbn", "type": "string", "unique": true},
+/// #              {"name": "pages", "type": "number"}]}],
+/// #   "relationships": [], "tools": {"default_limit": 20, "max_limit": 100,
+/// #   "families": ["schema", "query", "lookup", "relationships"]}}))?;
+/// let dir = tempfile::tempdir()?;
+/// let db = toolforge::sql::Database::open(dir.path().join("books.db"))?;
+/// db.init(&spec)?;
+/// db.import_jsonl(&spec, r#"{"entity":"Book","data":{"isbn":"978-0","pages":412}}"#.as_bytes())?;
+/// let registry = toolforge::sql::registry(std::sync::Arc::new(spec), db)?;
+///
+/// let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+/// runtime.block_on(async {
+///     let found = registry
+///         .call("get_entity_by_id", json!({"entity_type": "Book", "id_value": "978-0"}))
+///         .await
+///         .unwrap();
+///     assert_eq!(found["record"]["pages"], 412.0);
+///     let unknown = registry.call("get_entity_byid", json!({})).await.unwrap_err();
+///     assert_eq!(unknown.details.unwrap()["candidates"][0], "get_entity_by_id");
+/// });
+/// # Ok(()) }
+/// ```
+pub fn registry(spec: Arc<SchemaSpec>, db: Database) -> Result<Arc<ToolRegistry>, RegistryError> {
+    Ok(register_database_tools(ToolRegistry::builder(), spec, db)?
+        .with_builtins()?
+        .build())
+}
+
+/// The definitions of the tools [`registry`] holds, in the same order and identical, from the
+/// spec alone (no database is opened): for `tools list` and exports.
+///
+/// ```
+/// # let spec: toolforge::spec::SchemaSpec = serde_json::from_value(serde_json::json!({
+/// #   "name": "books", "entities": [{"name": "Book", "table": "book", "unique_field": "isbn",
+/// #   "fields": [{"name": "isbn", "type": "string", "unique": true}]}],
+/// #   "relationships": [], "tools": {"default_limit": 20, "max_limit": 100,
+/// #   "families": ["lookup"]}})).unwrap();
+/// let names: Vec<String> = toolforge::sql::registry_definitions(&spec)
+///     .into_iter()
+///     .map(|d| d.name)
+///     .collect();
+/// assert_eq!(names, ["get_entity_by_id", "get_entities_by_ids", "batch"]);
+/// ```
+pub fn registry_definitions(spec: &SchemaSpec) -> Vec<ToolDefinition> {
+    let mut definitions = database_tool_definitions(spec);
+    definitions.push(BatchTool::new(BatchConfig::default()).definition().clone());
+    definitions
+}
+
+/// Every table or index the spec needs that the database lacks (`"does not exist"`) or holds
+/// with another definition; empty when the database is ready for the tools. Changes nothing.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let spec: toolforge::spec::SchemaSpec = serde_json::from_value(serde_json::json!({
+/// #   "name": "books", "entities": [{"name": "Book", "table": "book", "unique_field": "isbn",
+/// #   "fields": [{"name": "isbn", "type": "string", "unique": true}]}],
+/// #   "relationships": [], "tools": {"default_limit": 20, "max_limit": 100, "families": []}}))?;
+/// let dir = tempfile::tempdir()?;
+/// let db = toolforge::sql::Database::open(dir.path().join("books.db"))?;
+/// let gaps = toolforge::sql::schema_gaps(&db, &spec)?;
+/// assert_eq!(gaps[0].to_string(), "table \"book\": does not exist");
+/// db.init(&spec)?;
+/// assert!(toolforge::sql::schema_gaps(&db, &spec)?.is_empty());
+/// # Ok(()) }
+/// ```
+pub fn schema_gaps(db: &Database, spec: &SchemaSpec) -> Result<Vec<SchemaDifference>, DbError> {
+    let objects = schema_objects(spec)?;
+    let plan = db.read_blocking(|conn| plan(conn, &objects))?;
+    let mut gaps: Vec<SchemaDifference> = plan
+        .missing
+        .iter()
+        .map(|object| SchemaDifference {
+            object: format!("{} \"{}\"", object.kind.as_str(), object.name),
+            message: "does not exist".into(),
+        })
+        .collect();
+    gaps.extend(plan.differences);
+    Ok(gaps)
+}

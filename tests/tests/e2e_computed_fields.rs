@@ -1,0 +1,187 @@
+//! End to end on the computed-fields test config: `line_count`, `is_large` and the
+//! materialized `char_count` in conditions, ordering and results of every tool.
+
+mod e2e_support;
+
+use serde_json::{Value, json};
+use toolforge::ErrorCode;
+
+use e2e_support::{Seeded, in_order, seeded, sorted};
+
+fn computed() -> Seeded {
+    seeded(
+        "ragforge__examples__tool-calling-agent__test-config-with-computed-fields.yaml",
+        "computed-fields.jsonl",
+    )
+}
+
+async fn query(s: &Seeded, arguments: Value) -> Value {
+    let mut arguments = arguments;
+    arguments["entity_type"] = json!("Scope");
+    s.ok("query_entities", arguments).await
+}
+
+fn cond(field: &str, operator: &str, value: Value) -> Value {
+    json!([{"field": field, "operator": operator, "value": value}])
+}
+
+#[tokio::test]
+async fn computed_fields_work_in_every_tool() {
+    let s = computed();
+
+    let large = query(
+        &s,
+        json!({"conditions": cond("line_count", ">=", json!(60)), "order_by": {"field": "line_count", "direction": "DESC"}}),
+    )
+    .await;
+    assert_eq!(in_order(&large, "uuid"), ["c-big", "c-edge", "c-mid"]);
+    assert_eq!(in_order(&large, "line_count"), ["250", "100", "60"]);
+    for (operator, value, expected) in [
+        ("=", json!(100), vec!["c-edge"]),
+        ("!=", json!(100), vec!["c-big", "c-mid", "c-small"]),
+        (">", json!(100), vec!["c-big"]),
+        ("<", json!(60), vec!["c-small"]),
+        ("<=", json!(60), vec!["c-mid", "c-small"]),
+        ("IN", json!([5, 250]), vec!["c-big", "c-small"]),
+    ] {
+        let answer = query(
+            &s,
+            json!({"conditions": cond("line_count", operator, value.clone())}),
+        )
+        .await;
+        assert_eq!(
+            sorted(&answer, "uuid"),
+            expected,
+            "line_count {operator} {value}"
+        );
+    }
+    // a boolean computed field: exactly 100 lines is not large
+    let is_large = query(
+        &s,
+        json!({"conditions": cond("is_large", "=", json!(true))}),
+    )
+    .await;
+    assert_eq!(sorted(&is_large, "uuid"), ["c-big"]);
+    let not_large = query(
+        &s,
+        json!({"conditions": cond("is_large", "IN", json!([false]))}),
+    )
+    .await;
+    assert_eq!(sorted(&not_large, "uuid"), ["c-edge", "c-mid", "c-small"]);
+    // the materialized one, as a condition and as an ordering
+    let by_chars = query(
+        &s,
+        json!({"order_by": {"field": "char_count", "direction": "ASC"}}),
+    )
+    .await;
+    assert_eq!(in_order(&by_chars, "char_count"), ["10", "15", "39", "43"]);
+    let long = query(
+        &s,
+        json!({"conditions": cond("char_count", ">", json!(20))}),
+    )
+    .await;
+    assert_eq!(sorted(&long, "uuid"), ["c-big", "c-mid"]);
+    // a computed field the config could not translate was left out, and is refused
+    let dropped = s
+        .err(
+            "query_entities",
+            json!({"entity_type": "Scope", "conditions": cond("change_count", ">", json!(0))}),
+        )
+        .await;
+    assert_eq!(dropped.code, ErrorCode::InvalidArguments);
+    assert!(
+        dropped.message.contains("change_count"),
+        "{}",
+        dropped.message
+    );
+
+    // every record carries its computed fields by their config names
+    let one = s
+        .ok(
+            "get_entity_by_id",
+            json!({"entity_type": "Scope", "id_value": "c-mid"}),
+        )
+        .await;
+    assert_eq!(one["record"]["line_count"], 60);
+    assert_eq!(one["record"]["is_large"], false);
+    assert_eq!(one["record"]["char_count"], 43);
+    let projected = s
+        .ok(
+            "get_entities_by_ids",
+            json!({"entity_type": "Scope", "ids": ["c-big"], "fields": ["line_count", "is_large"]}),
+        )
+        .await;
+    assert_eq!(
+        projected["results"],
+        json!([{"uuid": "c-big", "line_count": 250, "is_large": true}])
+    );
+    let consumed = s
+        .ok(
+            "explore_relationships",
+            json!({
+                "start_entity_type": "Scope",
+                "start_conditions": cond("is_large", "=", json!(true)),
+                "relationship_type": "CONSUMES",
+                "direction": "outgoing",
+            }),
+        )
+        .await;
+    let lines: Vec<&Value> = consumed["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["record"]["line_count"])
+        .collect();
+    assert_eq!(lines, [&json!(100), &json!(60)]);
+    let consumers = s
+        .ok(
+            "explore_relationships",
+            json!({
+                "start_entity_type": "Scope",
+                "start_conditions": cond("line_count", "<", json!(10)),
+                "relationship_type": "CONSUMES",
+                "direction": "incoming",
+            }),
+        )
+        .await;
+    assert_eq!(consumers["results"][0]["record"]["uuid"], "c-mid");
+
+    let globbed = s
+        .ok(
+            "glob_search",
+            json!({"entity_type": "Scope", "field": "file", "pattern": "src/*r*.ts"}),
+        )
+        .await;
+    assert_eq!(sorted(&globbed, "uuid"), ["c-big", "c-edge"]);
+
+    let described = s
+        .ok("describe_entity", json!({"entity_name": "Scope"}))
+        .await;
+    let text = described.to_string();
+    assert!(
+        text.contains("line_count") && text.contains("endLine - startLine + 1"),
+        "{text}"
+    );
+    let schema = s.ok("get_schema", json!({})).await;
+    assert!(schema.to_string().contains("is_large"));
+
+    let batch = s
+        .ok(
+            "batch",
+            json!({"calls": [
+                {"tool": "query_entities", "args": {"entity_type": "Scope", "conditions": cond("line_count", "CONTAINS", json!("1"))}},
+                {"tool": "query_entities", "args": {"entity_type": "Scope", "order_by": {"field": "line_count", "direction": "ASC"}, "limit": 1}},
+                {"tool": "query_entity", "args": {}},
+            ]}),
+        )
+        .await;
+    let results = batch["results"].as_array().unwrap();
+    assert_eq!(
+        results[0]["error"]["error"], "invalid_arguments",
+        "CONTAINS does not apply to numbers"
+    );
+    assert_eq!(results[1]["result"]["results"][0]["uuid"], "c-small");
+    assert_eq!(results[2]["error"]["candidates"][0], "query_entities");
+
+    assert_eq!(s.uncalled(), Vec::<String>::new());
+}

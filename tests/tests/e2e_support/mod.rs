@@ -1,0 +1,124 @@
+//! What the end-to-end tests share: a corpus config compiled by the generator, a fresh
+//! database initialised from it and seeded from a JSON-lines fixture through the importer,
+//! and the live registry built from both.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use toolforge::spec::SchemaSpec;
+use toolforge::sql::Database;
+use toolforge::{ToolError, ToolRegistry};
+use toolforge_generator::dynamic;
+use toolforge_tests::corpus_dir;
+
+/// The folder of the JSON-lines fixtures.
+pub fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+/// A seeded database and the live registry over it.
+pub struct Seeded {
+    /// Holds the database file.
+    pub dir: tempfile::TempDir,
+    /// The corpus config.
+    pub config: PathBuf,
+    /// The database file.
+    pub db: PathBuf,
+    /// The compiled spec.
+    pub spec: Arc<SchemaSpec>,
+    /// The live registry, as `toolforge call` builds it.
+    pub registry: Arc<ToolRegistry>,
+    called: Mutex<BTreeSet<String>>,
+}
+
+/// Compiles `corpus_file`, creates a database from it, imports `fixture` and loads the
+/// registry with [`dynamic::load`].
+pub fn seeded(corpus_file: &str, fixture: &str) -> Seeded {
+    let config = corpus_dir().join(corpus_file);
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let db_path = dir.path().join("e2e.db");
+    let compiled = dynamic::compile(&config, &Default::default()).unwrap_or_else(|e| panic!("{e}"));
+    {
+        let db = Database::open(&db_path).expect("open");
+        db.init(&compiled.spec).expect("init");
+        let data = std::fs::read(fixtures_dir().join(fixture)).expect("fixture");
+        db.import_jsonl(&compiled.spec, data.as_slice())
+            .unwrap_or_else(|e| panic!("{fixture}: {e}"));
+    }
+    let live =
+        dynamic::load(&config, &db_path, &Default::default()).unwrap_or_else(|e| panic!("{e}"));
+    Seeded {
+        dir,
+        config,
+        db: db_path,
+        spec: live.spec,
+        registry: live.registry,
+        called: Mutex::new(BTreeSet::new()),
+    }
+}
+
+impl Seeded {
+    /// Calls a tool through the registry, recording the name.
+    pub async fn call(&self, tool: &str, arguments: Value) -> Result<Value, ToolError> {
+        self.called.lock().unwrap().insert(tool.to_string());
+        self.registry.call(tool, arguments).await
+    }
+
+    /// A call that must succeed.
+    pub async fn ok(&self, tool: &str, arguments: Value) -> Value {
+        match self.call(tool, arguments.clone()).await {
+            Ok(value) => value,
+            Err(error) => panic!("{tool} {arguments} failed: {}", error.to_json()),
+        }
+    }
+
+    /// A call that must fail.
+    pub async fn err(&self, tool: &str, arguments: Value) -> ToolError {
+        match self.call(tool, arguments.clone()).await {
+            Ok(value) => panic!("{tool} {arguments} should fail, got {value}"),
+            Err(error) => error,
+        }
+    }
+
+    /// The tools of the registry no test call has reached yet.
+    pub fn uncalled(&self) -> Vec<String> {
+        let called = self.called.lock().unwrap();
+        self.registry
+            .names()
+            .filter(|name| !called.contains(*name))
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// The values of `key` in `answer["results"]`, sorted.
+pub fn sorted(answer: &Value, key: &str) -> Vec<String> {
+    let mut values = in_order(answer, key);
+    values.sort();
+    values
+}
+
+/// The values of `key` in `answer["results"]`, in answer order.
+pub fn in_order(answer: &Value, key: &str) -> Vec<String> {
+    answer["results"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no results in {answer}"))
+        .iter()
+        .map(|record| match &record[key] {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+/// A fresh current-thread runtime.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
