@@ -481,7 +481,8 @@ fn call_prints_the_result_or_the_structured_error() {
     assert_eq!(unknown.code, 1);
     let error = unknown.json();
     assert_eq!(error["error"], "unknown_tool");
-    assert_eq!(error["details"]["candidates"], json!(["query_entities"]));
+    assert_eq!(error["requested"], "query_entites");
+    assert_eq!(error["candidates"], json!(["query_entities"]));
 
     let not_json = call("get_schema", "{include_tips: false");
     assert_eq!(not_json.code, 1);

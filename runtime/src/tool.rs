@@ -166,13 +166,27 @@ impl ToolError {
     }
 
     /// The error as the JSON object a model sees: `{"error": code, "message": ..., "details": ...}`.
+    ///
+    /// An unknown tool is answered in the flat shape every caller (a direct call, a `batch` item,
+    /// the CLI) shares: `{"error": "unknown_tool", "requested": ..., "candidates": [...],
+    /// "message": ...}`.
     pub fn to_json(&self) -> Value {
         let mut object = serde_json::Map::new();
         object.insert("error".into(), Value::String(self.code.as_str().into()));
-        object.insert("message".into(), Value::String(self.message.clone()));
-        if let Some(details) = &self.details {
-            object.insert("details".into(), details.clone());
+        match (&self.details, self.code) {
+            (Some(Value::Object(details)), ErrorCode::UnknownTool) => {
+                object.extend(
+                    details
+                        .iter()
+                        .map(|(key, value)| (key.clone(), value.clone())),
+                );
+            }
+            (Some(details), _) => {
+                object.insert("details".into(), details.clone());
+            }
+            (None, _) => {}
         }
+        object.insert("message".into(), Value::String(self.message.clone()));
         Value::Object(object)
     }
 }
