@@ -46,198 +46,101 @@ impl<'a> FileScopes<'a> {
     }
 
     fn item(&mut self, item: &Item, parent: &Parent) {
+        use ScopeKind as K;
         match item {
             Item::Fn(f) => {
                 let calls = called_names(&f.block);
-                self.push(
-                    item,
-                    &f.attrs,
-                    ScopeKind::Function,
-                    f.sig.ident.to_string(),
-                    parent,
-                    calls,
-                );
+                self.push(item, &f.attrs, K::Function, &f.sig.ident, parent, calls);
             }
-            Item::Struct(s) => {
-                self.push(
-                    item,
-                    &s.attrs,
-                    ScopeKind::Struct,
-                    s.ident.to_string(),
-                    parent,
-                    BTreeSet::new(),
-                );
-            }
-            Item::Union(u) => {
-                self.push(
-                    item,
-                    &u.attrs,
-                    ScopeKind::Struct,
-                    u.ident.to_string(),
-                    parent,
-                    BTreeSet::new(),
-                );
-            }
-            Item::Enum(e) => {
-                self.push(
-                    item,
-                    &e.attrs,
-                    ScopeKind::Enum,
-                    e.ident.to_string(),
-                    parent,
-                    BTreeSet::new(),
-                );
-            }
-            Item::Const(c) => {
-                self.push(
-                    item,
-                    &c.attrs,
-                    ScopeKind::Const,
-                    c.ident.to_string(),
-                    parent,
-                    BTreeSet::new(),
-                );
-            }
-            Item::Static(s) => {
-                self.push(
-                    item,
-                    &s.attrs,
-                    ScopeKind::Static,
-                    s.ident.to_string(),
-                    parent,
-                    BTreeSet::new(),
-                );
-            }
-            Item::Type(t) => {
-                self.push(
-                    item,
-                    &t.attrs,
-                    ScopeKind::Type,
-                    t.ident.to_string(),
-                    parent,
-                    BTreeSet::new(),
-                );
-            }
+            Item::Struct(s) => self.leaf(item, &s.attrs, K::Struct, &s.ident, parent),
+            Item::Union(u) => self.leaf(item, &u.attrs, K::Struct, &u.ident, parent),
+            Item::Enum(e) => self.leaf(item, &e.attrs, K::Enum, &e.ident, parent),
+            Item::Const(c) => self.leaf(item, &c.attrs, K::Const, &c.ident, parent),
+            Item::Static(s) => self.leaf(item, &s.attrs, K::Static, &s.ident, parent),
+            Item::Type(t) => self.leaf(item, &t.attrs, K::Type, &t.ident, parent),
             Item::Macro(m) => {
                 if let Some(ident) = &m.ident {
-                    self.push(
-                        item,
-                        &m.attrs,
-                        ScopeKind::Macro,
-                        ident.to_string(),
-                        parent,
-                        BTreeSet::new(),
-                    );
+                    self.leaf(item, &m.attrs, K::Macro, ident, parent);
                 }
             }
             Item::Mod(m) => {
                 if let Some((_, content)) = &m.content {
-                    let me = self.push(
-                        item,
-                        &m.attrs,
-                        ScopeKind::Module,
-                        m.ident.to_string(),
-                        parent,
-                        BTreeSet::new(),
-                    );
+                    let none = BTreeSet::new();
+                    let me = self.push(item, &m.attrs, K::Module, &m.ident, parent, none);
                     self.items(content, &me);
                 }
             }
             Item::Trait(t) => {
-                let me = self.push(
-                    item,
-                    &t.attrs,
-                    ScopeKind::Trait,
-                    t.ident.to_string(),
-                    parent,
-                    BTreeSet::new(),
-                );
+                let me = self.push(item, &t.attrs, K::Trait, &t.ident, parent, BTreeSet::new());
                 for member in &t.items {
-                    match member {
-                        TraitItem::Fn(f) => {
-                            let calls = f.default.as_ref().map(called_names).unwrap_or_default();
-                            self.push(
-                                member,
-                                &f.attrs,
-                                ScopeKind::Method,
-                                f.sig.ident.to_string(),
-                                &me,
-                                calls,
-                            );
-                        }
-                        TraitItem::Const(c) => {
-                            self.push(
-                                member,
-                                &c.attrs,
-                                ScopeKind::Const,
-                                c.ident.to_string(),
-                                &me,
-                                BTreeSet::new(),
-                            );
-                        }
-                        TraitItem::Type(t) => {
-                            self.push(
-                                member,
-                                &t.attrs,
-                                ScopeKind::Type,
-                                t.ident.to_string(),
-                                &me,
-                                BTreeSet::new(),
-                            );
-                        }
-                        _ => {}
-                    }
+                    self.trait_item(member, &me);
                 }
             }
             Item::Impl(i) => {
-                let name = impl_name(i);
                 let me = self.push(
                     item,
                     &i.attrs,
-                    ScopeKind::Impl,
-                    name,
+                    K::Impl,
+                    &impl_name(i),
                     parent,
                     BTreeSet::new(),
                 );
                 for member in &i.items {
-                    match member {
-                        ImplItem::Fn(f) => {
-                            let calls = called_names(&f.block);
-                            self.push(
-                                member,
-                                &f.attrs,
-                                ScopeKind::Method,
-                                f.sig.ident.to_string(),
-                                &me,
-                                calls,
-                            );
-                        }
-                        ImplItem::Const(c) => {
-                            self.push(
-                                member,
-                                &c.attrs,
-                                ScopeKind::Const,
-                                c.ident.to_string(),
-                                &me,
-                                BTreeSet::new(),
-                            );
-                        }
-                        ImplItem::Type(t) => {
-                            self.push(
-                                member,
-                                &t.attrs,
-                                ScopeKind::Type,
-                                t.ident.to_string(),
-                                &me,
-                                BTreeSet::new(),
-                            );
-                        }
-                        _ => {}
-                    }
+                    self.impl_item(member, &me);
                 }
             }
             _ => {}
         }
+    }
+
+    fn trait_item(&mut self, member: &TraitItem, parent: &Parent) {
+        match member {
+            TraitItem::Fn(f) => {
+                let calls = f.default.as_ref().map(called_names).unwrap_or_default();
+                self.push(
+                    member,
+                    &f.attrs,
+                    ScopeKind::Method,
+                    &f.sig.ident,
+                    parent,
+                    calls,
+                );
+            }
+            TraitItem::Const(c) => self.leaf(member, &c.attrs, ScopeKind::Const, &c.ident, parent),
+            TraitItem::Type(t) => self.leaf(member, &t.attrs, ScopeKind::Type, &t.ident, parent),
+            _ => {}
+        }
+    }
+
+    fn impl_item(&mut self, member: &ImplItem, parent: &Parent) {
+        match member {
+            ImplItem::Fn(f) => {
+                let calls = called_names(&f.block);
+                self.push(
+                    member,
+                    &f.attrs,
+                    ScopeKind::Method,
+                    &f.sig.ident,
+                    parent,
+                    calls,
+                );
+            }
+            ImplItem::Const(c) => self.leaf(member, &c.attrs, ScopeKind::Const, &c.ident, parent),
+            ImplItem::Type(t) => self.leaf(member, &t.attrs, ScopeKind::Type, &t.ident, parent),
+            _ => {}
+        }
+    }
+
+    /// Records a scope that calls nothing and has no children.
+    fn leaf(
+        &mut self,
+        node: &dyn ToTokens,
+        attrs: &[Attribute],
+        kind: ScopeKind,
+        name: &dyn ToString,
+        parent: &Parent,
+    ) {
+        self.push(node, attrs, kind, name, parent, BTreeSet::new());
     }
 
     /// Records one scope and returns it as a parent for its children.
@@ -246,10 +149,11 @@ impl<'a> FileScopes<'a> {
         node: &dyn ToTokens,
         attrs: &[Attribute],
         kind: ScopeKind,
-        name: String,
+        name: &dyn ToString,
         parent: &Parent,
         called_names: BTreeSet<Call>,
     ) -> Parent {
+        let name = name.to_string();
         let tokens = node.to_token_stream();
         let extent = Extent::of(&tokens, kind.has_initializer());
         let (start, end) = match &extent {

@@ -159,16 +159,46 @@ pub struct Codebase {
 /// assert_eq!((scopes[0].start_line, scopes[0].end_line), (2, 4));
 /// assert_eq!(scopes[0].docstring.as_deref(), Some("Adds."));
 /// ```
-pub fn parse_file(file: &str, text: &str) -> Result<Vec<ScopeRecord>, syn::Error> {
-    let parsed = syn::parse_file(text);
-    let scopes = parsed.map(|syntax| {
-        let source = SourceText::new(text);
-        items::FileScopes::collect(file, &source, &syntax.items)
-    });
-    // Span locations are kept per thread for every parsed text; drop them once done.
+pub fn parse_file(file: &str, text: &str) -> Result<Vec<ScopeRecord>, ParseError> {
+    let scopes = match syn::parse_file(text) {
+        Ok(syntax) => Ok(items::FileScopes::collect(
+            file,
+            &SourceText::new(text),
+            &syntax.items,
+        )),
+        Err(error) => {
+            let at = error.span().start();
+            Err(ParseError {
+                line: at.line,
+                column: at.column + 1,
+                message: error.to_string(),
+            })
+        }
+    };
+    // Span locations are kept per thread for every parsed text; drop them once done (no span
+    // of this text may be used after this line).
     proc_macro2::extra::invalidate_current_thread_spans();
     scopes
 }
+
+/// Why a file does not parse as Rust, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+    /// syn's message.
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.column, self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
 
 /// Reads every `.rs` file under `root` (see [`rust_files`] for what is skipped).
 ///
@@ -191,11 +221,9 @@ pub fn ingest(root: &Path) -> std::io::Result<Codebase> {
         let scopes = match parse_file(&path, &text) {
             Ok(scopes) => scopes,
             Err(error) => {
-                let at = error.span().start();
                 codebase.warnings.push(format!(
-                    "{path}:{}:{}: does not parse as Rust ({error}); skipped",
-                    at.line,
-                    at.column + 1
+                    "{path}:{}:{}: does not parse as Rust ({}); skipped",
+                    error.line, error.column, error.message
                 ));
                 continue;
             }
