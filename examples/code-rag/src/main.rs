@@ -1,0 +1,225 @@
+//! `code-rag`: ingest a Rust source tree, then run the scripted session an agent would.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use serde_json::{Value, json};
+use toolforge::Dialect;
+
+use code_rag_example::session::Session;
+use code_rag_example::setup::{Prepared, prepare};
+
+/// Parse a Rust source tree into SQLite and explore it with toolforge tools.
+#[derive(Parser)]
+#[command(version)]
+struct Args {
+    /// The source tree to read (`target/` and hidden directories are skipped).
+    #[arg(long, default_value = ".")]
+    src: PathBuf,
+    /// The SQLite file to (re)create.
+    #[arg(long, default_value = "target/code-rag.db")]
+    db: PathBuf,
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = Args::parse();
+    let prepared = match prepare(&args.src, &args.db) {
+        Ok(prepared) => prepared,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    summary(&prepared, &args);
+    let mut session = Session::new(prepared.registry.clone());
+    script(&mut session, &prepared).await;
+    println!();
+    if session.failures().is_empty() {
+        println!("session finished: every step answered as expected");
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("session failed:");
+        for failure in session.failures() {
+            eprintln!("  {failure}");
+        }
+        ExitCode::FAILURE
+    }
+}
+
+fn summary(prepared: &Prepared, args: &Args) {
+    let codebase = &prepared.codebase;
+    println!(
+        "Ingested {}: {} directories, {} files, {} scopes, {} CALLS edges \
+         (parsed in {:.0?}, loaded in {:.0?} into {})",
+        args.src.display(),
+        codebase.directories.len(),
+        codebase.files.len(),
+        codebase.scopes.len(),
+        codebase.calls.len(),
+        prepared.parse_time,
+        prepared.load_time,
+        args.db.display(),
+    );
+    println!(
+        "Imported {} records and {} relationships in one transaction.",
+        prepared.stats.entities, prepared.stats.relationships
+    );
+    for warning in &codebase.warnings {
+        println!("warning: {warning}");
+    }
+}
+
+async fn script(session: &mut Session, prepared: &Prepared) {
+    let registry = &prepared.registry;
+
+    session.step("List the tool definitions");
+    println!("{} tools:", registry.len());
+    for definition in registry.definitions() {
+        println!(
+            "  {:<22} {}",
+            definition.name,
+            first_sentence(&definition.description)
+        );
+    }
+    let exported = |dialect| {
+        registry
+            .definitions_for(dialect)
+            .into_iter()
+            .find(|d| d.to_string().contains("\"scope_loc\""))
+    };
+    for (label, dialect) in [
+        ("OpenAI", Dialect::OpenAiChat),
+        ("Anthropic", Dialect::Anthropic),
+    ] {
+        match exported(dialect) {
+            Some(definition) => println!(
+                "scope_loc for {label}:\n{}",
+                serde_json::to_string_pretty(&definition).unwrap_or_default()
+            ),
+            None => session.fail(format!("scope_loc is missing from the {label} export")),
+        }
+    }
+
+    session.step("Find the ten longest functions");
+    let longest = session
+        .call(
+            "query_entities",
+            json!({
+                "entity_type": "Scope",
+                "conditions": [{"field": "kind", "operator": "IN", "value": ["function", "method"]}],
+                "order_by": {"field": "line_count", "direction": "DESC"},
+                "limit": 10
+            }),
+        )
+        .await;
+    let top = longest.as_ref().and_then(|r| r["results"].get(0)).cloned();
+    let Some(top) = top else {
+        session.fail("no function was found; is the source tree empty?");
+        return;
+    };
+    let (top_uuid, top_name, top_file) =
+        (text(&top, "uuid"), text(&top, "name"), text(&top, "file"));
+
+    session.step(&format!("Explore what `{top_name}` calls"));
+    session
+        .call(
+            "explore_relationships",
+            json!({
+                "start_entity_type": "Scope",
+                "start_conditions": [{"field": "uuid", "operator": "=", "value": top_uuid}],
+                "relationship_type": "CALLS",
+                "direction": "outgoing",
+                "limit": 20
+            }),
+        )
+        .await;
+
+    session.step("Read the largest impl block with its children");
+    let largest_impl = session
+        .call(
+            "query_entities",
+            json!({
+                "entity_type": "Scope",
+                "conditions": [{"field": "kind", "operator": "=", "value": "impl"}],
+                "order_by": {"field": "line_count", "direction": "DESC"},
+                "limit": 1
+            }),
+        )
+        .await
+        .and_then(|r| r["results"].get(0).map(|record| text(record, "uuid")));
+    match largest_impl {
+        Some(uuid) => {
+            session
+                .call(
+                    "get_entities_by_ids",
+                    json!({
+                        "entity_type": "Scope",
+                        "ids": [uuid],
+                        "fields": ["name", "kind", "signature", "line_count"],
+                        "with_children": true
+                    }),
+                )
+                .await;
+        }
+        None => session.fail("the tree has no impl block to read"),
+    }
+
+    session.step(&format!(
+        "Count the code lines of `{top_name}` (custom tool)"
+    ));
+    session
+        .call("scope_loc", json!({"name": top_name, "file": top_file}))
+        .await;
+
+    session.step("Run three calls in one batch");
+    session
+        .call(
+            "batch",
+            json!({"calls": [
+                {"tool": "glob_search", "args": {"entity_type": "File", "field": "path", "pattern": "*/lib.rs"}},
+                {"tool": "query_entities", "args": {
+                    "entity_type": "Scope",
+                    "conditions": [{"field": "kind", "operator": "=", "value": "trait"}],
+                    "limit": 5
+                }},
+                {"tool": "explore_relationships", "args": {
+                    "start_entity_type": "Scope",
+                    "start_conditions": [{"field": "uuid", "operator": "=", "value": top_uuid}],
+                    "relationship_type": "CALLS",
+                    "direction": "incoming"
+                }}
+            ]}),
+        )
+        .await;
+
+    session.step("Send a misspelled tool name");
+    let error = session
+        .call_expecting_error("query_entitys", json!({"entity_type": "Scope", "limit": 1}))
+        .await;
+    if let Some(error) = error
+        && !error.to_string().contains("query_entities")
+    {
+        session.fail("the unknown-tool error does not suggest query_entities");
+    }
+}
+
+/// The description up to its first full stop, on one line, at most 110 characters.
+fn first_sentence(description: &str) -> String {
+    let one_line = description.split_whitespace().collect::<Vec<_>>().join(" ");
+    let sentence = match one_line.find(". ") {
+        Some(end) => &one_line[..=end],
+        None => &one_line,
+    };
+    if sentence.chars().count() > 110 {
+        let cut: String = sentence.chars().take(109).collect();
+        format!("{cut}…")
+    } else {
+        sentence.to_string()
+    }
+}
+
+fn text(record: &Value, field: &str) -> String {
+    record[field].as_str().unwrap_or_default().to_string()
+}
