@@ -10,10 +10,62 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+// Lets `#[derive(Tool)]` expansions name this crate `::toolforge` from inside it too.
+extern crate self as toolforge;
+
 pub mod spec;
+pub mod sql;
 mod tool;
+mod typed;
 
 pub use tool::{
     ErrorCode, Tool, ToolAnnotations, ToolContext, ToolDefinition, ToolError, ToolFuture,
     ToolResult,
 };
+
+pub mod arguments;
+pub mod builtin;
+pub mod dialect;
+mod registry;
+
+pub use arguments::ArgumentValidator;
+pub use builtin::{BATCH_TOOL_NAME, BatchConfig, BatchTool, InvalidTool};
+pub use dialect::Dialect;
+pub use registry::{
+    MAX_TOOL_NAME_LEN, RegistryBuilder, RegistryError, ToolRegistry, validate_tool_name,
+};
+pub use typed::{
+    ToolArgs, ToolHandler, TypedTool, deserialize_arguments, input_schema_for, output_schema_for,
+};
+
+/// Derives [`ToolArgs`] for a struct of tool arguments; see [`ToolHandler`] for a complete tool
+/// and the macro's own documentation for every `#[tool(...)]` attribute.
+#[cfg(feature = "derive")]
+pub use toolforge_macros::Tool;
+
+/// Re-exported so users can name the libraries toolforge's types are built on without depending
+/// on them directly.
+pub use schemars;
+/// Re-exported so users can name the libraries toolforge's types are built on without depending
+/// on them directly.
+pub use serde;
+/// Re-exported so users can name the libraries toolforge's types are built on without depending
+/// on them directly.
+pub use serde_json;
+
+/// What `#[derive(Tool)]` expansions use. Not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::typed::DeriveSpec;
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+
+    /// The body of the placeholder impl the derive emits next to a compile error.
+    pub fn derive_failed() -> crate::ToolError {
+        crate::ToolError::new(
+            crate::ErrorCode::Unavailable,
+            "this tool's #[derive(Tool)] failed to compile",
+        )
+    }
+}

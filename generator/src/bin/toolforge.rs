@@ -1,5 +1,16 @@
 //! The `toolforge` command-line tool.
 
+use toolforge_generator::cli::{Output, run_with};
+
 fn main() {
-    std::process::exit(0);
+    let mut stdout = std::io::stdout().lock();
+    let mut stderr = std::io::stderr().lock();
+    let code = run_with(
+        std::env::args_os(),
+        &mut Output {
+            stdout: &mut stdout,
+            stderr: &mut stderr,
+        },
+    );
+    std::process::exit(code);
 }

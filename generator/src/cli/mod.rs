@@ -1,0 +1,75 @@
+//! The `toolforge` command line: one file per subcommand.
+//!
+//! Adding a subcommand: write `src/cli/<name>.rs` with an `Args` struct (clap derive) and a
+//! `run(args, &mut Output) -> ExitCode`-style function, then add a variant to [`Command`] and
+//! an arm to [`run`].
+
+pub mod schema;
+pub mod validate;
+
+use std::io::Write;
+
+use clap::{Parser, Subcommand};
+
+/// Exit code: success.
+pub const EXIT_OK: i32 = 0;
+/// Exit code: the config (or another input) is invalid.
+pub const EXIT_INVALID: i32 = 1;
+/// Exit code: the command line itself is wrong (clap's code for usage errors).
+pub const EXIT_USAGE: i32 = 2;
+
+/// Turn ragforge configs into LLM tools.
+#[derive(Debug, Parser)]
+#[command(name = "toolforge", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check a config and report every problem with file, line and column.
+    Validate(validate::Args),
+    /// Print the JSON Schema (draft 2020-12) of the config format.
+    Schema(schema::Args),
+}
+
+/// Where a command writes.
+pub struct Output<'a> {
+    /// Results.
+    pub stdout: &'a mut dyn Write,
+    /// Diagnostics and progress.
+    pub stderr: &'a mut dyn Write,
+}
+
+/// Parses `args` (including the program name) and runs the command; returns the exit code.
+/// Usage errors exit with 2, `--help` / `--version` with 0.
+pub fn run_with<I, T>(args: I, out: &mut Output<'_>) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    match Cli::try_parse_from(args) {
+        Ok(cli) => run(cli, out),
+        Err(error) => {
+            let text = error.render().to_string();
+            let stream: &mut dyn Write = if error.use_stderr() {
+                &mut *out.stderr
+            } else {
+                &mut *out.stdout
+            };
+            let _ = write!(stream, "{text}");
+            error.exit_code()
+        }
+    }
+}
+
+/// Runs a parsed command line; returns the exit code.
+pub fn run(cli: Cli, out: &mut Output<'_>) -> i32 {
+    match cli.command {
+        Command::Validate(args) => validate::run(&args, out),
+        Command::Schema(args) => schema::run(&args, out),
+    }
+}

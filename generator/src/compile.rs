@@ -1,0 +1,108 @@
+//! The front end's entry points: text or file in, validated config and storage spec out.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use toolforge::spec::SchemaSpec;
+
+use crate::config::Config;
+use crate::diagnostics::{Diagnostic, Diagnostics, Severity};
+use crate::report::Reporter;
+
+/// How to compile a config.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CompileOptions {
+    /// Treat warnings as errors (also switched on by `toolforge: { strict: true }`).
+    pub strict: bool,
+}
+
+/// A config that validated: the config as written, its storage spec, and the warnings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compiled {
+    /// The config as deserialized.
+    pub config: Config,
+    /// The storage specification lowered from it.
+    pub spec: SchemaSpec,
+    /// Warnings (never errors).
+    pub warnings: Diagnostics,
+}
+
+/// Parses, validates and lowers a config held in memory. `file_name` is only used in
+/// diagnostics and as the schema name when the config has no `name`.
+///
+/// ```
+/// use toolforge_generator::{compile_str, CompileOptions};
+/// let source = "entities:\n  - name: Scope\n    searchable_fields:\n      - name: kind\n        type: enum\n";
+/// let errors = compile_str(source, "bad.yaml", &CompileOptions::default()).unwrap_err();
+/// let error = &errors.items()[0];
+/// assert_eq!((error.line, error.column), (5, 15));
+/// assert_eq!(error.path, "entities[0].searchable_fields[0].type");
+/// ```
+pub fn compile_str(
+    source: &str,
+    file_name: &str,
+    options: &CompileOptions,
+) -> Result<Compiled, Diagnostics> {
+    let shared: Arc<str> = Arc::from(source);
+    let mut reporter = Reporter::new(file_name, shared);
+    let Some(config) = crate::config::parse::parse(source, &mut reporter) else {
+        return Err(finish(reporter.out, options.strict));
+    };
+    crate::validate::validate(&config, &mut reporter);
+    let spec = crate::ir::lower(&config, &default_name(file_name), &mut reporter);
+    let strict = options.strict
+        || config
+            .toolforge
+            .as_ref()
+            .and_then(|t| t.strict)
+            .unwrap_or(false);
+    let diagnostics = finish(reporter.out, strict);
+    if diagnostics.has_errors() {
+        Err(diagnostics)
+    } else {
+        Ok(Compiled {
+            config,
+            spec,
+            warnings: diagnostics,
+        })
+    }
+}
+
+/// Reads and compiles a config file. A file that cannot be read is reported as a diagnostic.
+pub fn compile_file(path: &Path, options: &CompileOptions) -> Result<Compiled, Diagnostics> {
+    let file_name = path.display().to_string();
+    match std::fs::read_to_string(path) {
+        Ok(source) => compile_str(&source, &file_name, options),
+        Err(error) => Err(Diagnostics(vec![
+            Diagnostic::whole_file(
+                Severity::Error,
+                &file_name,
+                format!("cannot read the config file: {error}"),
+            )
+            .with_hint("check the path given to --config"),
+        ])),
+    }
+}
+
+fn finish(out: Vec<Diagnostic>, strict: bool) -> Diagnostics {
+    let mut diagnostics = Diagnostics(out);
+    diagnostics.sort();
+    if strict {
+        diagnostics.promote_warnings();
+    }
+    diagnostics
+}
+
+/// `path/to/ragforge.config.yaml` → `ragforge`.
+fn default_name(file_name: &str) -> String {
+    let stem = Path::new(file_name)
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = stem.split('.').next().unwrap_or_default();
+    if stem.is_empty() {
+        "config".to_owned()
+    } else {
+        stem.to_owned()
+    }
+}

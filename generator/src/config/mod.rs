@@ -1,0 +1,33 @@
+//! The config front end: the ragforge config model ([`Config`] and friends), the `toolforge:`
+//! options section, parsing with positions, and the JSON Schema of the format.
+
+mod model;
+pub mod options;
+pub(crate) mod parse;
+pub mod spans;
+
+pub use model::{
+    COMPUTED_TYPES, ChangeTracking, ComputedField, Config, DEFAULT_UNIQUE_FIELD, Direction, Entity,
+    FIELD_TYPES, Field, HierarchicalContent, Opaque, Relationship, RelationshipFilter,
+    Summarization, VectorIndex,
+};
+pub use options::{ToolFamilyName, ToolforgeOptions};
+pub use parse::yaml_to_json;
+
+/// The JSON Schema (draft 2020-12) of the config format, for editors
+/// (`# yaml-language-server: $schema=...`) and for `toolforge schema`.
+///
+/// ```
+/// let schema = toolforge_generator::config::json_schema();
+/// assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
+/// assert!(schema["properties"]["entities"].is_object());
+/// ```
+pub fn json_schema() -> serde_json::Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+    let mut schema = generator.into_root_schema_for::<Config>();
+    schema.insert(
+        "title".to_owned(),
+        serde_json::Value::String("ragforge / toolforge config".to_owned()),
+    );
+    schema.to_value()
+}

@@ -1,0 +1,390 @@
+//! The serde structs mirroring the ragforge config format (`ragforge.config.yaml`).
+//!
+//! Sections toolforge does not use (`neo4j`, `reranking`, `mcp`, ...) are accepted and kept as
+//! opaque JSON values. Values that are validated with located, did-you-mean diagnostics (field
+//! types, names) are plain strings here so that one wrong value never hides the others.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer, Serialize};
+
+use super::options::ToolforgeOptions;
+
+/// An opaque section: any YAML value, kept as written and not used by toolforge.
+pub type Opaque = serde_json::Value;
+
+/// A whole `ragforge.config.yaml`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Config {
+    /// The project name; used as the schema name (defaults to the file name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The config version (`1.0.0`).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "string_or_number"
+    )]
+    #[schemars(schema_with = "string_or_number_schema")]
+    pub version: Option<String>,
+    /// What the project is about; shown in tool descriptions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The entities (node labels / tables). At least one is required.
+    #[serde(default)]
+    pub entities: Vec<Entity>,
+    /// toolforge's own generation options.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toolforge: Option<ToolforgeOptions>,
+    /// ragforge: Neo4j connection (unused by toolforge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub neo4j: Option<Opaque>,
+    /// ragforge: reranking strategies (unused by toolforge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reranking: Option<Opaque>,
+    /// ragforge: MCP server settings (unused by toolforge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<Opaque>,
+    /// ragforge: TypeScript generation settings (unused by toolforge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation: Option<Opaque>,
+    /// ragforge: embedding pipelines (unused by toolforge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embeddings: Option<Opaque>,
+    /// ragforge: summarization strategies (unused by toolforge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summarization_strategies: Option<Opaque>,
+    /// ragforge: summarization LLM (unused by toolforge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summarization_llm: Option<Opaque>,
+    /// ragforge: ingestion source (unused by toolforge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<Opaque>,
+    /// ragforge: file watching (unused by toolforge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch: Option<Opaque>,
+    /// ragforge: LLM provider (unused by toolforge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llm: Option<Opaque>,
+    /// ragforge: embedding provider (unused by toolforge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<Opaque>,
+    /// ragforge: topic extraction (unused by toolforge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic_extraction: Option<Opaque>,
+    /// ragforge: topic merging (unused by toolforge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic_merging: Option<Opaque>,
+}
+
+/// One entity: a node label in ragforge, a table in toolforge.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Entity {
+    /// The entity name, an identifier (`Scope`, `ExternalLibrary`); the table is its snake_case.
+    pub name: String,
+    /// What a record is; shown in tool descriptions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Stored fields (columns), filterable by tools.
+    #[serde(default)]
+    pub searchable_fields: Vec<Field>,
+    /// Fields computed from the others (an expression, a `cypher:` pattern or raw `sql:`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub computed_fields: Vec<ComputedField>,
+    /// Legacy single vector index (combined with `vector_indexes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vector_index: Option<VectorIndex>,
+    /// Vector indexes for semantic search.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vector_indexes: Vec<VectorIndex>,
+    /// Relationships starting or ending at this entity.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub relationships: Vec<Relationship>,
+    /// The field naming a record in results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display_name_field: Option<String>,
+    /// The field identifying a record (default `uuid`; added as a string field if not listed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unique_field: Option<String>,
+    /// The field searched by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query_field: Option<String>,
+    /// The field holding a record's main content.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_field: Option<String>,
+    /// Fields shown in examples of tool descriptions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub example_display_fields: Vec<String>,
+    /// How a record's children are found (for `with_children` lookups).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hierarchical_content: Option<HierarchicalContent>,
+    /// ragforge: record content changes (legacy switch; see `change_tracking`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub track_changes: Option<bool>,
+    /// ragforge: change tracking settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change_tracking: Option<ChangeTracking>,
+}
+
+/// The default `unique_field`.
+pub const DEFAULT_UNIQUE_FIELD: &str = "uuid";
+
+impl Entity {
+    /// The unique field's name (`unique_field`, default `uuid`).
+    pub fn unique_field(&self) -> &str {
+        self.unique_field.as_deref().unwrap_or(DEFAULT_UNIQUE_FIELD)
+    }
+
+    /// The stored field with this name.
+    pub fn field(&self, name: &str) -> Option<&Field> {
+        self.searchable_fields
+            .iter()
+            .find(|field| field.name == name)
+    }
+
+    /// Both vector index lists (legacy `vector_index` first) with their config paths'
+    /// last segment (`vector_index` or `vector_indexes[i]`).
+    pub fn all_vector_indexes(&self) -> Vec<(String, &VectorIndex)> {
+        let mut all = Vec::new();
+        if let Some(index) = &self.vector_index {
+            all.push(("vector_index".to_owned(), index));
+        }
+        for (i, index) in self.vector_indexes.iter().enumerate() {
+            all.push((format!("vector_indexes[{i}]"), index));
+        }
+        all
+    }
+}
+
+/// A stored field.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Field {
+    /// The field name, an identifier; also the column name.
+    pub name: String,
+    /// The value type.
+    #[serde(rename = "type")]
+    #[schemars(extend("enum" = FIELD_TYPES))]
+    pub ty: String,
+    /// Create an index on the column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub indexed: Option<bool>,
+    /// What the field holds; shown in tool descriptions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The allowed values of an `enum` field (required for `enum`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<String>>,
+    /// ragforge: LLM summarization of long values (unused by toolforge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summarization: Option<Summarization>,
+}
+
+/// The field types a config may use.
+pub const FIELD_TYPES: [&str; 7] = [
+    "string",
+    "number",
+    "boolean",
+    "datetime",
+    "enum",
+    "array<string>",
+    "array<number>",
+];
+
+/// The result types a computed field may declare.
+pub const COMPUTED_TYPES: [&str; 4] = ["string", "number", "boolean", "datetime"];
+
+/// ragforge's per-field summarization settings (kept, unused by toolforge).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Summarization {
+    /// Summarize this field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    /// The strategy name (`code_analysis`, `text_extraction`, or a custom one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<String>,
+    /// Only values longer than this many characters are summarized.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<u64>,
+    /// Store summaries for reuse.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<bool>,
+    /// Summarize lazily, when first needed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_demand: Option<bool>,
+    /// Summary fields to extract.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_fields: Option<Vec<String>>,
+    /// How reranking uses the summary (`prefer_summary`, `never`, `always`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rerank_use: Option<String>,
+    /// A Cypher query fetching graph context for each record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_query: Option<String>,
+    /// A Cypher query ordering records into batches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_order_query: Option<String>,
+}
+
+/// A computed field: exactly one of `expression`, `cypher` or `sql`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ComputedField {
+    /// The field name, an identifier.
+    pub name: String,
+    /// The result type.
+    #[serde(rename = "type")]
+    #[schemars(extend("enum" = COMPUTED_TYPES))]
+    pub ty: String,
+    /// What the field means; shown in tool descriptions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// An expression over the entity's fields (`endLine - startLine + 1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expression: Option<String>,
+    /// A Cypher single-hop aggregate (`OPTIONAL MATCH (n)-[:REL]->(x:Label) RETURN count(x)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cypher: Option<String>,
+    /// A trusted raw SQLite expression over the row alias `n`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sql: Option<String>,
+    /// Store the value in a generated column (needs a row-local expression and
+    /// `cache_property`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub materialized: Option<bool>,
+    /// The column holding a materialized value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_property: Option<String>,
+}
+
+/// A vector index: an embedding column for semantic search.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct VectorIndex {
+    /// The index name.
+    pub name: String,
+    /// The embedding column (default `embedding`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// The field the embedding is computed from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_field: Option<String>,
+    /// The number of dimensions (positive).
+    pub dimension: i64,
+    /// The similarity function (`cosine`, `euclidean`, `dot`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<String>,
+    /// The embedding provider (`openai`, `gemini`, `vertex`, `ollama`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// The embedding model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// An example query for tool descriptions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub example_query: Option<String>,
+}
+
+/// Which way a relationship points, seen from the entity declaring it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// `(this)-[:TYPE]->(target)`.
+    #[default]
+    Outgoing,
+    /// `(target)-[:TYPE]->(this)`.
+    Incoming,
+    /// Either way: stored once as `(this)-[:TYPE]->(target)`.
+    Both,
+}
+
+/// A relationship declared on an entity.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Relationship {
+    /// The relationship type, an identifier (`DEFINED_IN`).
+    #[serde(rename = "type")]
+    pub rel_type: String,
+    /// The direction seen from this entity (default `outgoing`).
+    #[serde(default)]
+    pub direction: Direction,
+    /// The entity at the other end.
+    pub target: String,
+    /// What the relationship means; shown in tool descriptions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Extra edge columns.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub properties: Vec<Field>,
+    /// ragforge: add the related records to results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enrich: Option<bool>,
+    /// ragforge: the result field for enriched records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enrich_field: Option<String>,
+    /// ragforge: generated query-builder filters.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub filters: Vec<RelationshipFilter>,
+    /// An example target for tool descriptions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub example_target: Option<String>,
+}
+
+/// ragforge's query-builder filter on a relationship (kept, unused by toolforge).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RelationshipFilter {
+    /// The method name (`whereFileName`).
+    pub name: String,
+    /// What it filters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The parameter name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parameter: Option<String>,
+    /// Which way the relationship is followed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<Direction>,
+}
+
+/// How a record's children are found.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct HierarchicalContent {
+    /// The relationship children use to point at their parent
+    /// (`(child)-[:HAS_PARENT]->(parent)`).
+    pub children_relationship: String,
+    /// Include children's content in the full content.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub include_children: Option<bool>,
+}
+
+/// ragforge's change tracking settings.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ChangeTracking {
+    /// The field whose changes are tracked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_field: Option<String>,
+    /// Fields recorded with each change.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metadata_fields: Vec<String>,
+    /// The field holding the content hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash_field: Option<String>,
+}
+
+fn string_or_number<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Scalar {
+        Text(String),
+        Int(i64),
+        Float(f64),
+    }
+    Ok(
+        Option::<Scalar>::deserialize(deserializer)?.map(|value| match value {
+            Scalar::Text(text) => text,
+            Scalar::Int(number) => number.to_string(),
+            Scalar::Float(number) => number.to_string(),
+        }),
+    )
+}
+
+fn string_or_number_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": ["string", "number"] })
+}

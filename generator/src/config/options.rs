@@ -1,0 +1,95 @@
+//! The `toolforge:` section: toolforge's own generation options (ragforge ignores it).
+//!
+//! ```yaml
+//! toolforge:
+//!   name_prefix: code_     # every tool name starts with this
+//!   default_limit: 20      # results when a call gives no limit
+//!   max_limit: 200         # the largest limit a call may ask for
+//!   tools: [schema, query, lookup, relationships]
+//!   strict: false          # true: warnings are errors
+//! ```
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use toolforge::spec::{ToolFamily, ToolOptions};
+
+/// toolforge's generation options. Every key is optional.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolforgeOptions {
+    /// A prefix added to every generated tool name (`code_` gives `code_query_entities`).
+    /// Letters, digits, `_` and `-` only; default none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name_prefix: Option<String>,
+    /// The number of results a tool returns when a call gives no `limit` (default 20, at
+    /// least 1, at most `max_limit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_limit: Option<u32>,
+    /// The largest `limit` a call may ask for; larger ones are refused (default 500).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_limit: Option<u32>,
+    /// The tool families to generate, in order (default: all of them).
+    /// `schema`: `get_schema`, `describe_entity`; `query`: `query_entities`, `glob_search`;
+    /// `lookup`: `get_entity_by_id`, `get_entities_by_ids`; `relationships`:
+    /// `explore_relationships`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<ToolFamilyName>>,
+    /// Treat every warning (unknown keys, untranslatable `cypher:` fields, ...) as an error,
+    /// like `toolforge validate --strict` (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strict: Option<bool>,
+}
+
+/// A family of generated tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolFamilyName {
+    /// `get_schema`, `describe_entity`.
+    Schema,
+    /// `query_entities`, `glob_search`.
+    Query,
+    /// `get_entity_by_id`, `get_entities_by_ids`.
+    Lookup,
+    /// `explore_relationships`.
+    Relationships,
+}
+
+impl From<ToolFamilyName> for ToolFamily {
+    fn from(name: ToolFamilyName) -> Self {
+        match name {
+            ToolFamilyName::Schema => ToolFamily::Schema,
+            ToolFamilyName::Query => ToolFamily::Query,
+            ToolFamilyName::Lookup => ToolFamily::Lookup,
+            ToolFamilyName::Relationships => ToolFamily::Relationships,
+        }
+    }
+}
+
+/// The longest tool name a family generates (used to check `name_prefix` against the 64
+/// character limit of tool names).
+pub const LONGEST_TOOL_NAME: &str = "explore_relationships";
+
+impl ToolforgeOptions {
+    /// The options with defaults applied (duplicate families dropped, order kept).
+    pub fn to_tool_options(&self) -> ToolOptions {
+        let defaults = ToolOptions::default();
+        let families = match &self.tools {
+            None => defaults.families,
+            Some(names) => {
+                let mut families: Vec<ToolFamily> = Vec::new();
+                for name in names {
+                    let family = ToolFamily::from(*name);
+                    if !families.contains(&family) {
+                        families.push(family);
+                    }
+                }
+                families
+            }
+        };
+        ToolOptions {
+            name_prefix: self.name_prefix.clone().unwrap_or_default(),
+            default_limit: self.default_limit.unwrap_or(defaults.default_limit),
+            max_limit: self.max_limit.unwrap_or(defaults.max_limit),
+            families,
+        }
+    }
+}

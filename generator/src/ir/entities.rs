@@ -1,0 +1,122 @@
+//! Entities → tables: stored fields (the unique field added when missing), vector columns and
+//! hierarchies.
+
+use toolforge::spec::{
+    EntitySpec, FieldSpec, FieldType, HierarchySpec, SchemaSpec, VectorIndexSpec,
+};
+
+use super::table_name;
+use crate::config::{Config, Entity, Field};
+use crate::validate::{DEFAULT_VECTOR_COLUMN, stored_field_names};
+
+/// The spec type of a config type name, if it is one.
+pub(crate) fn field_type(name: &str) -> Option<FieldType> {
+    Some(match name {
+        "string" => FieldType::String,
+        "number" => FieldType::Number,
+        "boolean" => FieldType::Boolean,
+        "datetime" => FieldType::Datetime,
+        "enum" => FieldType::Enum,
+        "array<string>" => FieldType::StringArray,
+        "array<number>" => FieldType::NumberArray,
+        _ => return None,
+    })
+}
+
+/// A stored field, or `None` when its type is unknown (already reported).
+pub(crate) fn lower_field(field: &Field, unique: bool) -> Option<FieldSpec> {
+    Some(FieldSpec {
+        name: field.name.clone(),
+        ty: field_type(&field.ty)?,
+        description: field.description.clone(),
+        indexed: field.indexed.unwrap_or(false),
+        unique,
+        values: field.values.clone().unwrap_or_default(),
+    })
+}
+
+pub(super) fn lower_entity(entity: &Entity) -> EntitySpec {
+    let unique = entity.unique_field();
+    let mut fields: Vec<FieldSpec> = entity
+        .searchable_fields
+        .iter()
+        .filter_map(|field| lower_field(field, field.name == unique))
+        .collect();
+    if entity.field(unique).is_none() {
+        fields.insert(
+            0,
+            FieldSpec {
+                name: unique.to_owned(),
+                ty: FieldType::String,
+                description: Some(format!("Unique identifier of a {}", entity.name)),
+                indexed: true,
+                unique: true,
+                values: Vec::new(),
+            },
+        );
+    }
+    let stored = stored_field_names(entity);
+    let vector_indexes = entity
+        .all_vector_indexes()
+        .into_iter()
+        .filter_map(|(_, index)| {
+            let dimension = u32::try_from(index.dimension).ok().filter(|d| *d > 0)?;
+            if let Some(source) = &index.source_field
+                && !stored.contains(&source.as_str())
+            {
+                return None;
+            }
+            Some(VectorIndexSpec {
+                name: index.name.clone(),
+                column: index
+                    .field
+                    .clone()
+                    .unwrap_or_else(|| DEFAULT_VECTOR_COLUMN.to_owned()),
+                source_field: index.source_field.clone(),
+                dimension,
+            })
+        })
+        .collect();
+    EntitySpec {
+        name: entity.name.clone(),
+        table: table_name(&entity.name),
+        description: entity.description.clone(),
+        unique_field: unique.to_owned(),
+        display_name_field: entity.display_name_field.clone(),
+        query_field: entity.query_field.clone(),
+        content_field: entity.content_field.clone(),
+        example_display_fields: entity.example_display_fields.clone(),
+        fields,
+        computed_fields: Vec::new(),
+        vector_indexes,
+        hierarchy: None,
+    }
+}
+
+/// `hierarchical_content`: children point at their parent through a relationship of the
+/// entity to itself (`(child)-[:HAS_PARENT]->(parent)`), so the child is the edge's source.
+pub(super) fn add_hierarchies(config: &Config, spec: &mut SchemaSpec) {
+    for entity in &config.entities {
+        let Some(hierarchy) = &entity.hierarchical_content else {
+            continue;
+        };
+        let Some(content_field) = &entity.content_field else {
+            continue;
+        };
+        let has_edge = spec.relationships.iter().any(|edge| {
+            edge.rel_type == hierarchy.children_relationship
+                && edge.source == entity.name
+                && edge.target == entity.name
+        });
+        if !has_edge || entity.field(content_field).is_none() {
+            continue;
+        }
+        if let Some(target) = spec.entities.iter_mut().find(|e| e.name == entity.name) {
+            target.hierarchy = Some(HierarchySpec {
+                relationship: hierarchy.children_relationship.clone(),
+                child_is_source: true,
+                content_field: content_field.clone(),
+            });
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! Lowering a validated config into the storage specification ([`SchemaSpec`]): tables,
+//! columns, edge tables, vector columns, hierarchies, tool options and compiled computed
+//! fields.
+//!
+//! Lowering is total: parts the validator rejected (unknown types, unknown targets, ...) are
+//! left out rather than guessed, so it never panics on a config with errors.
+
+mod computed;
+mod entities;
+mod relationships;
+
+use heck::ToSnakeCase;
+use toolforge::spec::SchemaSpec;
+
+use crate::config::Config;
+use crate::report::Reporter;
+
+/// The table of an entity: its name in snake_case (`ExternalLibrary` → `external_library`).
+///
+/// ```
+/// assert_eq!(toolforge_generator::ir::table_name("ExternalLibrary"), "external_library");
+/// ```
+pub fn table_name(entity: &str) -> String {
+    entity.to_snake_case()
+}
+
+/// The edge table of a relationship: `<source_table>__<type_snake>__<target_table>`.
+///
+/// ```
+/// assert_eq!(
+///     toolforge_generator::ir::edge_table_name("Scope", "DEFINED_IN", "File"),
+///     "scope__defined_in__file"
+/// );
+/// ```
+pub fn edge_table_name(source: &str, rel_type: &str, target: &str) -> String {
+    format!(
+        "{}__{}__{}",
+        table_name(source),
+        rel_type.to_snake_case(),
+        table_name(target)
+    )
+}
+
+/// Builds the spec; computed-field compile errors are reported through `reporter`.
+pub(crate) fn lower(
+    config: &Config,
+    default_name: &str,
+    reporter: &mut Reporter<'_>,
+) -> SchemaSpec {
+    let mut spec = SchemaSpec {
+        name: config
+            .name
+            .clone()
+            .unwrap_or_else(|| default_name.to_owned()),
+        description: config.description.clone(),
+        entities: config.entities.iter().map(entities::lower_entity).collect(),
+        relationships: relationships::lower_relationships(config),
+        tools: config
+            .toolforge
+            .as_ref()
+            .map(|options| options.to_tool_options())
+            .unwrap_or_default(),
+    };
+    entities::add_hierarchies(config, &mut spec);
+    computed::lower_computed_fields(config, &mut spec, reporter);
+    spec
+}

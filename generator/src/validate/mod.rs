@@ -1,0 +1,77 @@
+//! Validation rules over a deserialized [`Config`], one file per rule family. Every rule
+//! reports through the same reporter, so all problems are reported at once, each located.
+//!
+//! | file | rules |
+//! |---|---|
+//! | `names.rs` | identifiers, duplicates, snake_case / Rust identifier collisions |
+//! | `types.rs` | field types, `enum` values, computed field types |
+//! | `references.rs` | fields named by entity settings, relationship targets, hierarchies |
+//! | `vectors.rs` | vector index dimensions, source fields, similarity |
+//! | `computed.rs` | computed field bodies, `materialized` / `cache_property` |
+//! | `options.rs` | the `toolforge:` section |
+
+mod computed;
+mod names;
+mod options;
+mod references;
+mod types;
+mod vectors;
+
+pub(crate) use vectors::DEFAULT_VECTOR_COLUMN;
+
+use crate::config::Config;
+use crate::report::Reporter;
+
+/// Runs every rule on `config`.
+pub(crate) fn validate(config: &Config, reporter: &mut Reporter<'_>) {
+    if config.entities.is_empty() {
+        reporter
+            .error("entities", "the config defines no entities")
+            .hint(
+                "add an `entities:` list with at least one entity, for example\n  entities:\n    - name: Document\n      searchable_fields:\n        - name: title\n          type: string",
+            )
+            .emit();
+    }
+    names::check(config, reporter);
+    types::check(config, reporter);
+    references::check(config, reporter);
+    vectors::check(config, reporter);
+    computed::check(config, reporter);
+    options::check(config, reporter);
+}
+
+/// True for names usable as identifiers in every generated language: an ASCII letter or `_`
+/// followed by letters, digits or `_`. Keywords (`type`, `self`, `order`) are valid names.
+pub fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The names a field reference may use on an entity: stored fields and the unique field.
+pub(crate) fn stored_field_names(entity: &crate::config::Entity) -> Vec<&str> {
+    let mut names: Vec<&str> = entity
+        .searchable_fields
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect();
+    if !names.contains(&entity.unique_field()) {
+        names.insert(0, entity.unique_field());
+    }
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_identifier;
+
+    #[test]
+    fn identifiers() {
+        for ok in ["Scope", "_x", "startLine", "type", "self", "order", "a1"] {
+            assert!(is_identifier(ok), "{ok}");
+        }
+        for bad in ["", "1a", "my field", "a-b", "é", "a.b"] {
+            assert!(!is_identifier(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,73 @@
+//! The `toolforge:` section: limits and the tool-name prefix.
+
+use crate::config::Config;
+use crate::config::options::LONGEST_TOOL_NAME;
+use crate::report::Reporter;
+
+/// Tool names are at most this long (MCP / OpenAI limit).
+const MAX_TOOL_NAME: usize = 64;
+
+pub(super) fn check(config: &Config, r: &mut Reporter<'_>) {
+    let Some(options) = &config.toolforge else {
+        return;
+    };
+    let effective = options.to_tool_options();
+    if options.default_limit == Some(0) {
+        r.error("toolforge.default_limit", "`default_limit` is 0")
+            .hint("use at least 1 (default 20)")
+            .emit();
+    }
+    if options.max_limit == Some(0) {
+        r.error("toolforge.max_limit", "`max_limit` is 0")
+            .hint("use at least 1 (default 500)")
+            .emit();
+    } else if effective.default_limit > effective.max_limit {
+        let path = if options.default_limit.is_some() {
+            "toolforge.default_limit"
+        } else {
+            "toolforge.max_limit"
+        };
+        r.error(
+            path,
+            format!(
+                "default_limit {} is larger than max_limit {}",
+                effective.default_limit, effective.max_limit
+            ),
+        )
+        .hint("make `default_limit` at most `max_limit`")
+        .emit();
+    }
+    if let Some(prefix) = &options.name_prefix {
+        if !prefix
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            r.error(
+                "toolforge.name_prefix",
+                format!("name_prefix `{prefix}` may only use letters, digits, `_` and `-`"),
+            )
+            .hint("tool names must match ^[A-Za-z0-9_-]{1,64}$")
+            .emit();
+        } else if prefix.len() + LONGEST_TOOL_NAME.len() > MAX_TOOL_NAME {
+            r.error(
+                "toolforge.name_prefix",
+                format!(
+                    "name_prefix `{prefix}` is too long: `{prefix}{LONGEST_TOOL_NAME}` exceeds {MAX_TOOL_NAME} characters"
+                ),
+            )
+            .hint(format!(
+                "use at most {} characters",
+                MAX_TOOL_NAME - LONGEST_TOOL_NAME.len()
+            ))
+            .emit();
+        }
+    }
+    if options.tools.as_ref().is_some_and(Vec::is_empty) {
+        r.warning(
+            "toolforge.tools",
+            "`tools` is empty: no tools will be generated",
+        )
+        .hint("list families among `schema`, `query`, `lookup`, `relationships`, or remove the key")
+        .emit();
+    }
+}

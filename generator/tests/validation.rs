@@ -1,0 +1,564 @@
+//! One test per validation rule, asserting the line, column and config path of the
+//! diagnostic, not only its message.
+
+mod common;
+
+use common::{at, fail, fail_strict, find, hint, ok};
+use toolforge_generator::Severity;
+
+#[test]
+fn unknown_keys_are_warnings_with_the_nearest_key_and_errors_in_strict_mode() {
+    let source = "\
+name: demo
+entities:
+  - name: Scope
+    searchable_feilds:
+      - name: title
+        type: string
+";
+    let compiled = ok(source);
+    let warning = find(&compiled.warnings, "unknown key `searchable_feilds`");
+    assert_eq!(warning.severity, Severity::Warning);
+    at(warning, 4, 5, "entities[0].searchable_feilds");
+    assert!(hint(warning).contains("did you mean `searchable_fields`?"));
+
+    let strict = fail_strict(source);
+    let error = find(&strict, "unknown key");
+    assert_eq!(error.severity, Severity::Error);
+    at(error, 4, 5, "entities[0].searchable_feilds");
+}
+
+#[test]
+fn the_toolforge_section_can_switch_on_strict_mode() {
+    let source = "\
+toolforge:
+  strict: true
+entities:
+  - name: Scope
+    colour: red
+";
+    let errors = fail(source);
+    at(
+        find(&errors, "unknown key `colour`"),
+        5,
+        5,
+        "entities[0].colour",
+    );
+}
+
+#[test]
+fn names_must_be_identifiers() {
+    let source = "\
+entities:
+  - name: My Entity
+    searchable_fields:
+      - name: 2fast
+        type: string
+    relationships:
+      - type: DEFINED-IN
+        target: My Entity
+";
+    let errors = fail(source);
+    at(
+        find(&errors, "entity name `My Entity`"),
+        2,
+        11,
+        "entities[0].name",
+    );
+    at(
+        find(&errors, "field name `2fast`"),
+        4,
+        15,
+        "entities[0].searchable_fields[0].name",
+    );
+    let rel = find(&errors, "relationship type `DEFINED-IN`");
+    at(rel, 7, 15, "entities[0].relationships[0].type");
+    assert!(hint(rel).contains("letters, digits"));
+}
+
+#[test]
+fn duplicate_entities_name_both_places() {
+    let source = "\
+entities:
+  - name: Scope
+  - name: File
+  - name: Scope
+";
+    let errors = fail(source);
+    let error = find(&errors, "duplicate entity `Scope`");
+    at(error, 4, 11, "entities[2].name");
+    assert!(error.message.contains("2:11"), "{}", error.message);
+    assert_eq!(error.related[0].path, "entities[0].name");
+    assert_eq!((error.related[0].line, error.related[0].column), (2, 11));
+}
+
+#[test]
+fn entity_names_colliding_in_snake_case_are_errors() {
+    let source = "\
+entities:
+  - name: ExternalLibrary
+  - name: external_library
+";
+    let errors = fail(source);
+    let error = find(&errors, "collides with `ExternalLibrary`");
+    at(error, 3, 11, "entities[1].name");
+    assert!(error.message.contains("external_library"));
+    assert_eq!((error.related[0].line, error.related[0].column), (2, 11));
+}
+
+#[test]
+fn field_names_colliding_as_rust_identifiers_name_both_places() {
+    let source = "\
+entities:
+  - name: Scope
+    searchable_fields:
+      - name: startLine
+        type: number
+      - name: start_line
+        type: number
+";
+    let errors = fail(source);
+    let error = find(&errors, "`start_line` collides with `startLine`");
+    at(error, 6, 15, "entities[0].searchable_fields[1].name");
+    assert!(error.message.contains("4:15"), "{}", error.message);
+    assert_eq!(
+        error.related[0].path,
+        "entities[0].searchable_fields[0].name"
+    );
+    let rendered = errors.render();
+    assert!(rendered.contains("test.yaml:6:15"), "{rendered}");
+    assert!(rendered.contains("`startLine` declared here"), "{rendered}");
+}
+
+#[test]
+fn duplicate_field_names_are_errors() {
+    let source = "\
+entities:
+  - name: Scope
+    searchable_fields:
+      - name: name
+        type: string
+      - name: name
+        type: number
+";
+    let errors = fail(source);
+    let error = find(&errors, "duplicate field `name` (first declared at 4:15)");
+    at(error, 6, 15, "entities[0].searchable_fields[1].name");
+    assert_eq!(
+        error.related[0].path,
+        "entities[0].searchable_fields[0].name"
+    );
+}
+
+#[test]
+fn rust_and_sql_keywords_are_valid_names() {
+    let source = "\
+entities:
+  - name: Order
+    unique_field: self
+    searchable_fields:
+      - name: type
+        type: string
+      - name: self
+        type: string
+      - name: order
+        type: number
+      - name: match
+        type: boolean
+      - name: select
+        type: string
+      - name: where
+        type: datetime
+  - name: Group
+    relationships:
+      - type: FROM
+        target: Order
+";
+    let compiled = ok(source);
+    assert!(compiled.warnings.is_empty(), "{}", compiled.warnings);
+    let order = compiled.spec.entity("Order").unwrap();
+    let names: Vec<&str> = order.fields.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["type", "self", "order", "match", "select", "where"]);
+    assert!(order.field("self").unwrap().unique);
+    assert_eq!(compiled.spec.relationships[0].table, "group__from__order");
+}
+
+#[test]
+fn enum_without_values_is_an_error() {
+    let source = "\
+entities:
+  - name: Scope
+    searchable_fields:
+      - name: kind
+        type: enum
+      - name: state
+        type: enum
+        values: []
+";
+    let errors = fail(source);
+    at(
+        find(&errors, "enum field `kind` has no `values`"),
+        5,
+        15,
+        "entities[0].searchable_fields[0].type",
+    );
+    at(
+        find(&errors, "enum field `state` has no `values`"),
+        8,
+        17,
+        "entities[0].searchable_fields[1].values",
+    );
+}
+
+#[test]
+fn unknown_types_suggest_the_right_one() {
+    let source = "\
+entities:
+  - name: Scope
+    searchable_fields:
+      - name: size
+        type: integer
+      - name: label
+        type: strnig
+    computed_fields:
+      - name: big
+        type: bool
+";
+    let errors = fail(source);
+    let size = find(&errors, "unknown type `integer`");
+    at(size, 5, 15, "entities[0].searchable_fields[0].type");
+    assert_eq!(hint(size), "did you mean `number`?");
+    let label = find(&errors, "unknown type `strnig`");
+    at(label, 7, 15, "entities[0].searchable_fields[1].type");
+    assert_eq!(hint(label), "did you mean `string`?");
+    let big = find(&errors, "unknown result type `bool`");
+    at(big, 10, 15, "entities[0].computed_fields[0].type");
+    assert_eq!(hint(big), "did you mean `boolean`?");
+}
+
+#[test]
+fn a_misspelt_relationship_target_is_an_error_with_did_you_mean() {
+    let source = "\
+entities:
+  - name: Scope
+    relationships:
+      - type: DEFINED_IN
+        direction: outgoing
+        target: Flie
+  - name: File
+";
+    let errors = fail(source);
+    let error = find(&errors, "unknown entity `Flie`");
+    at(error, 6, 17, "entities[0].relationships[0].target");
+    assert_eq!(hint(error), "did you mean `File`?");
+}
+
+#[test]
+fn a_target_the_config_does_not_define_is_left_out_with_a_warning() {
+    let source = "\
+entities:
+  - name: Scope
+    relationships:
+      - type: USES_LIBRARY
+        target: ExternalLibrary
+";
+    let compiled = ok(source);
+    let warning = find(&compiled.warnings, "targets `ExternalLibrary`");
+    at(warning, 5, 17, "entities[0].relationships[0].target");
+    assert!(compiled.spec.relationships.is_empty());
+    let strict = fail_strict(source);
+    assert_eq!(
+        find(&strict, "targets `ExternalLibrary`").severity,
+        Severity::Error
+    );
+}
+
+#[test]
+fn entity_settings_must_name_fields() {
+    let source = "\
+entities:
+  - name: Doc
+    unique_field: pth
+    display_name_field: titel
+    query_field: body
+    content_field: conten
+    searchable_fields:
+      - name: path
+        type: string
+      - name: title
+        type: string
+      - name: content
+        type: string
+    change_tracking:
+      content_field: contnet
+";
+    let errors = fail(source);
+    let cases = [
+        (
+            "unique_field `pth`",
+            3,
+            19,
+            "entities[0].unique_field",
+            "`path`",
+        ),
+        (
+            "display_name_field `titel`",
+            4,
+            25,
+            "entities[0].display_name_field",
+            "`title`",
+        ),
+        (
+            "query_field `body`",
+            5,
+            18,
+            "entities[0].query_field",
+            "fields:",
+        ),
+        (
+            "content_field `conten`",
+            6,
+            20,
+            "entities[0].content_field",
+            "`content`",
+        ),
+        (
+            "change_tracking.content_field `contnet`",
+            15,
+            22,
+            "entities[0].change_tracking.content_field",
+            "`content`",
+        ),
+    ];
+    for (needle, line, column, path, hint_part) in cases {
+        let error = find(&errors, needle);
+        at(error, line, column, path);
+        assert!(hint(error).contains(hint_part), "{error}");
+    }
+    assert_eq!(errors.error_count(), 5, "{errors}");
+}
+
+#[test]
+fn vector_indexes_need_a_positive_dimension_and_a_known_source_field() {
+    let source = "\
+entities:
+  - name: Chunk
+    searchable_fields:
+      - name: content
+        type: string
+    vector_indexes:
+      - name: a
+        field: emb_a
+        source_field: contnt
+        dimension: 0
+      - name: b
+        field: emb_b
+        dimension: -3
+";
+    let errors = fail(source);
+    let source_field = find(&errors, "source_field `contnt`");
+    at(
+        source_field,
+        9,
+        23,
+        "entities[0].vector_indexes[0].source_field",
+    );
+    assert_eq!(hint(source_field), "did you mean `content`?");
+    at(
+        find(&errors, "dimension 0"),
+        10,
+        20,
+        "entities[0].vector_indexes[0].dimension",
+    );
+    at(
+        find(&errors, "dimension -3"),
+        13,
+        20,
+        "entities[0].vector_indexes[1].dimension",
+    );
+}
+
+#[test]
+fn a_config_without_entities_says_so() {
+    let errors = fail("name: empty\nentities: []\n");
+    let error = find(&errors, "defines no entities");
+    at(error, 2, 11, "entities");
+    assert!(hint(error).contains("entities:"));
+
+    let errors = fail("name: nothing\n");
+    at(find(&errors, "defines no entities"), 1, 1, "entities");
+
+    let errors = fail("# only a comment\n");
+    at(find(&errors, "empty"), 1, 1, "");
+}
+
+#[test]
+fn every_problem_is_reported_at_once_in_source_order() {
+    let source = "\
+entities:
+  - name: Scope
+    searchable_feilds: []
+    searchable_fields:
+      - name: kind
+        type: enum
+      - name: size
+        type: integer
+    relationships:
+      - type: IN
+        target: Flie
+  - name: File
+";
+    let errors = fail(source);
+    let positions: Vec<(usize, usize)> =
+        errors.items().iter().map(|d| (d.line, d.column)).collect();
+    assert_eq!(positions, [(3, 5), (6, 15), (8, 15), (11, 17)], "{errors}");
+    assert_eq!(errors.error_count(), 3);
+    assert_eq!(errors.warning_count(), 1);
+}
+
+#[test]
+fn type_errors_are_located_by_path() {
+    let source = "\
+entities:
+  - name: Chunk
+    vector_indexes:
+      - name: a
+        dimension: large
+";
+    let errors = fail(source);
+    let error = find(&errors, "invalid type");
+    at(error, 5, 20, "entities[0].vector_indexes[0].dimension");
+    assert!(!error.message.contains("line"), "{}", error.message);
+
+    let errors = fail(
+        "entities:\n  - name: A\n    relationships:\n      - type: X\n        target: A\n        direction: outgoin\n",
+    );
+    let error = find(&errors, "unknown variant `outgoin`");
+    at(error, 6, 20, "entities[0].relationships[0].direction");
+
+    let errors = fail("entities:\n  - description: no name\n");
+    at(find(&errors, "missing field `name`"), 2, 5, "entities[0]");
+}
+
+#[test]
+fn yaml_syntax_errors_are_located() {
+    let errors = fail("entities:\n  - name: [unclosed\n");
+    let error = &errors.items()[0];
+    assert_eq!(error.severity, Severity::Error);
+    assert!(error.line >= 2, "{error}");
+    assert!(error.column >= 1);
+}
+
+#[test]
+fn a_file_that_cannot_be_read_is_a_diagnostic() {
+    let path = std::path::Path::new("does/not/exist.yaml");
+    let errors =
+        toolforge_generator::compile_file(path, &Default::default()).expect_err("missing file");
+    let error = find(&errors, "cannot read the config file");
+    assert_eq!(error.file, "does/not/exist.yaml");
+    assert!(hint(error).contains("--config"));
+}
+
+#[test]
+fn computed_field_bodies_are_checked() {
+    let source = "\
+entities:
+  - name: Scope
+    computed_fields:
+      - name: none
+        type: number
+      - name: two
+        type: number
+        expression: 1
+        sql: '1'
+";
+    let errors = fail(source);
+    at(
+        find(&errors, "`none` has no `expression`"),
+        4,
+        9,
+        "entities[0].computed_fields[0]",
+    );
+    at(
+        find(&errors, "more than one body"),
+        9,
+        14,
+        "entities[0].computed_fields[1].sql",
+    );
+}
+
+#[test]
+fn relationship_types_colliding_in_snake_case_are_errors() {
+    let source = "\
+entities:
+  - name: A
+    relationships:
+      - type: DEFINED_IN
+        target: A
+      - type: definedIn
+        target: A
+";
+    let errors = fail(source);
+    at(
+        find(&errors, "`definedIn` collides with `DEFINED_IN`"),
+        6,
+        15,
+        "entities[0].relationships[1].type",
+    );
+}
+
+#[test]
+fn hierarchical_content_needs_a_self_relationship_and_a_content_field() {
+    let source = "\
+entities:
+  - name: Scope
+    hierarchical_content:
+      children_relationship: HAS_PARNT
+    relationships:
+      - type: HAS_PARENT
+        target: Scope
+";
+    let errors = fail(source);
+    let rel = find(&errors, "children_relationship `HAS_PARNT`");
+    at(
+        rel,
+        4,
+        30,
+        "entities[0].hierarchical_content.children_relationship",
+    );
+    assert_eq!(hint(rel), "did you mean `HAS_PARENT`?");
+    at(
+        find(&errors, "needs a `content_field`"),
+        4,
+        7,
+        "entities[0].hierarchical_content",
+    );
+}
+
+#[test]
+fn toolforge_options_are_checked() {
+    let source = "\
+toolforge:
+  name_prefix: 'my tools '
+  default_limit: 900
+entities:
+  - name: A
+";
+    let errors = fail(source);
+    at(
+        find(&errors, "default_limit 900 is larger than max_limit 500"),
+        3,
+        18,
+        "toolforge.default_limit",
+    );
+    at(
+        find(&errors, "name_prefix `my tools `"),
+        2,
+        16,
+        "toolforge.name_prefix",
+    );
+
+    let errors = fail("toolforge:\n  tools: [query, lokup]\nentities:\n  - name: A\n");
+    let error = find(&errors, "unknown variant `lokup`");
+    at(error, 2, 18, "toolforge.tools[1]");
+}

@@ -1,0 +1,9 @@
+use tf::Tool;
+
+#[derive(Tool)]
+#[tool(description = "  ")]
+struct Search {
+    query: String,
+}
+
+fn main() {}

@@ -1,0 +1,506 @@
+//! Validation of call arguments against a tool's input schema.
+//!
+//! An [`ArgumentValidator`] is compiled once, when a tool is registered, and checks every call's
+//! arguments before the handler runs. A failure becomes an [`ErrorCode::InvalidArguments`]
+//! [`ToolError`] whose `details.problems` lists one entry per problem:
+//!
+//! - `path`: the JSON pointer of the offending value (`""` is the arguments object itself, a
+//!   missing property is reported at the path it should have had),
+//! - `keyword`: the schema rule that failed (`type`, `enum`, `required`, `maximum`, ...),
+//! - `message`: one sentence the model can act on,
+//! - and, where it helps, `expected` (types or limit), `allowed` (enum values or known property
+//!   names) and `did_you_mean` (the closest known property for an unexpected one).
+
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use jsonschema::{ValidationError, Validator};
+use serde_json::{Map, Value, json};
+
+use crate::{ErrorCode, ToolError};
+
+/// At most this many problems are reported for one call (the rest are counted).
+const MAX_REPORTED_PROBLEMS: usize = 16;
+
+/// The compiled input schema of one tool.
+///
+/// ```
+/// use serde_json::json;
+/// use toolforge::ArgumentValidator;
+///
+/// let schema = json!({
+///     "type": "object",
+///     "properties": {"unit": {"type": "string", "enum": ["C", "F"]}},
+///     "required": ["unit"]
+/// });
+/// let validator = ArgumentValidator::compile(&schema).unwrap();
+/// assert!(validator.validate(&json!({"unit": "C"})).is_ok());
+/// let error = validator.validate(&json!({"unit": "K"})).unwrap_err();
+/// let problem = &error.details.unwrap()["problems"][0];
+/// assert_eq!(problem["path"], "/unit");
+/// assert_eq!(problem["allowed"], json!(["C", "F"]));
+/// ```
+pub struct ArgumentValidator {
+    /// `None` when the schema accepts every object (nothing to check beyond "is an object").
+    validator: Option<Validator>,
+    /// The schema, kept to describe problems (known property names).
+    schema: Value,
+}
+
+impl std::fmt::Debug for ArgumentValidator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArgumentValidator")
+            .field("accepts_any_object", &self.validator.is_none())
+            .finish()
+    }
+}
+
+/// Why an input schema cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SchemaError(pub String);
+
+impl ArgumentValidator {
+    /// Compiles `schema` (JSON Schema draft 2020-12 unless it names another draft in `$schema`).
+    ///
+    /// The root must describe an object: `"type": "object"`, no `type` at all, or `true`/`{}`.
+    /// Formats (`date-time`, `uuid`, `email`, ...) are checked. Remote `$ref`s are not fetched:
+    /// a schema that needs one is refused.
+    pub fn compile(schema: &Value) -> Result<Self, SchemaError> {
+        check_root_is_object(schema)?;
+        if accepts_any_object(schema) {
+            return Ok(ArgumentValidator {
+                validator: None,
+                schema: schema.clone(),
+            });
+        }
+        let validator = jsonschema::options()
+            .should_validate_formats(true)
+            .build(schema)
+            .map_err(|error| SchemaError(format!("the input schema is not valid: {error}")))?;
+        Ok(ArgumentValidator {
+            validator: Some(validator),
+            schema: schema.clone(),
+        })
+    }
+
+    /// Whether this schema accepts every arguments object (validation is skipped).
+    pub fn accepts_any_object(&self) -> bool {
+        self.validator.is_none()
+    }
+
+    /// Validates `arguments` and returns them ready for the handler.
+    ///
+    /// Clients of OpenAI strict mode send `null` for every optional property they leave out
+    /// (strict schemas make optional properties required and nullable). When the arguments
+    /// do not validate as sent, a `null` given for an optional property whose own schema does
+    /// not accept `null` is treated as absent: it is removed and the arguments are checked
+    /// again. Everything else is reported as by [`ArgumentValidator::validate`].
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolforge::ArgumentValidator;
+    ///
+    /// let schema = json!({
+    ///     "type": "object",
+    ///     "properties": {"q": {"type": "string"}, "limit": {"type": "integer"}},
+    ///     "required": ["q"]
+    /// });
+    /// let validator = ArgumentValidator::compile(&schema).unwrap();
+    /// let prepared = validator.prepare(json!({"q": "x", "limit": null})).unwrap();
+    /// assert_eq!(prepared, json!({"q": "x"}));
+    /// assert!(validator.prepare(json!({"q": null})).is_err());
+    /// ```
+    pub fn prepare(&self, arguments: Value) -> Result<Value, ToolError> {
+        let first = match self.validate(&arguments) {
+            Ok(()) => return Ok(arguments),
+            Err(error) => error,
+        };
+        let mut pruned = arguments;
+        if drop_optional_nulls(&self.schema, &self.schema, &mut pruned, 0) {
+            self.validate(&pruned).map(|()| pruned)
+        } else {
+            Err(first)
+        }
+    }
+
+    /// Checks `arguments`; on failure returns an `invalid_arguments` error listing every problem.
+    pub fn validate(&self, arguments: &Value) -> Result<(), ToolError> {
+        let Some(validator) = &self.validator else {
+            if arguments.is_object() {
+                return Ok(());
+            }
+            return Err(not_an_object(arguments));
+        };
+        if validator.is_valid(arguments) {
+            return Ok(());
+        }
+        let mut problems = Vec::new();
+        let mut total = 0usize;
+        for error in validator.iter_errors(arguments) {
+            total += 1;
+            if problems.len() < MAX_REPORTED_PROBLEMS {
+                problems.push(describe(&error, &self.schema));
+            }
+        }
+        Err(problems_error(problems, total))
+    }
+}
+
+/// How deep [`drop_optional_nulls`] follows nested schemas.
+const MAX_PRUNE_DEPTH: usize = 64;
+
+/// Removes `null`s given for optional properties whose schema rejects `null`, following
+/// `properties`, `items`, local `$ref`s, single-schema `allOf` and the object branch of an
+/// `anyOf`/`oneOf`. Returns whether anything was removed.
+fn drop_optional_nulls(root: &Value, schema: &Value, value: &mut Value, depth: usize) -> bool {
+    if depth > MAX_PRUNE_DEPTH {
+        return false;
+    }
+    let schema = resolve(root, schema);
+    let mut changed = false;
+    if let Some(Value::Array(parts)) = schema.get("allOf")
+        && let [single] = parts.as_slice()
+    {
+        changed |= drop_optional_nulls(root, single, value, depth + 1);
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = schema.get(key)
+            && let Some(branch) = branches
+                .iter()
+                .find(|branch| shape_matches(resolve(root, branch), value))
+        {
+            changed |= drop_optional_nulls(root, branch, value, depth + 1);
+        }
+    }
+    match value {
+        Value::Object(object) => {
+            let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+                return changed;
+            };
+            let required: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|names| names.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            object.retain(|name, item| {
+                let keep = !item.is_null()
+                    || required.contains(&name.as_str())
+                    || properties
+                        .get(name)
+                        .is_none_or(|property| accepts_null(root, property, 0));
+                changed |= !keep;
+                keep
+            });
+            for (name, item) in object.iter_mut() {
+                if let Some(property) = properties.get(name) {
+                    changed |= drop_optional_nulls(root, property, item, depth + 1);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = schema.get("items").filter(|items| items.is_object()) {
+                for item in items {
+                    changed |= drop_optional_nulls(root, item_schema, item, depth + 1);
+                }
+            }
+        }
+        _ => {}
+    }
+    changed
+}
+
+/// Follows a local `$ref` (`#/...`) to its target, once per level.
+fn resolve<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
+    match schema.get("$ref").and_then(Value::as_str) {
+        Some("#") => root,
+        Some(reference) => reference
+            .strip_prefix('#')
+            .and_then(|pointer| root.pointer(pointer))
+            .unwrap_or(schema),
+        None => schema,
+    }
+}
+
+/// Whether an `anyOf` branch is the one describing `value`'s shape (object or array).
+fn shape_matches(schema: &Value, value: &Value) -> bool {
+    match value {
+        Value::Object(_) => schema.get("properties").is_some(),
+        Value::Array(_) => schema.get("items").is_some(),
+        _ => false,
+    }
+}
+
+/// Whether `schema` may accept `null` (conservative: unknown shapes count as accepting).
+fn accepts_null(root: &Value, schema: &Value, depth: usize) -> bool {
+    if depth > MAX_PRUNE_DEPTH {
+        return true;
+    }
+    let schema = resolve(root, schema);
+    let Value::Object(object) = schema else {
+        return schema != &Value::Bool(false);
+    };
+    if let Some(kind) = object.get("type") {
+        return match kind {
+            Value::String(kind) => kind == "null",
+            Value::Array(kinds) => kinds.iter().any(|kind| kind == "null"),
+            _ => true,
+        };
+    }
+    if let Some(Value::Array(values)) = object.get("enum") {
+        return values.contains(&Value::Null);
+    }
+    if let Some(value) = object.get("const") {
+        return value.is_null();
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = object.get(key) {
+            return branches
+                .iter()
+                .any(|branch| accepts_null(root, branch, depth + 1));
+        }
+    }
+    if let Some(Value::Array(parts)) = object.get("allOf") {
+        return parts.iter().all(|part| accepts_null(root, part, depth + 1));
+    }
+    true
+}
+
+/// Rejects schemas whose root cannot describe an arguments object.
+fn check_root_is_object(schema: &Value) -> Result<(), SchemaError> {
+    match schema {
+        Value::Bool(true) => Ok(()),
+        Value::Bool(false) => Err(SchemaError(
+            "the input schema is `false`, which accepts no arguments at all; use \
+             `{\"type\": \"object\", \"properties\": {}}` for a tool without arguments"
+                .into(),
+        )),
+        Value::Object(object) => match object.get("type") {
+            None => Ok(()),
+            Some(Value::String(kind)) if kind == "object" => Ok(()),
+            Some(Value::Array(kinds)) if kinds.iter().any(|kind| kind == "object") => Ok(()),
+            Some(other) => Err(SchemaError(format!(
+                "the input schema must describe a JSON object (`\"type\": \"object\"`), found \
+                 `\"type\": {other}`; wrap the value in an object property"
+            ))),
+        },
+        other => Err(SchemaError(format!(
+            "the input schema must be a JSON object or `true`, found `{other}`"
+        ))),
+    }
+}
+
+/// `true`, `{}`, `{"type": "object"}` and the like, with no rule that could reject an object.
+fn accepts_any_object(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(true) => true,
+        Value::Object(object) => object.iter().all(|(key, value)| match key.as_str() {
+            "type" => value == "object",
+            "properties" => value.as_object().is_some_and(Map::is_empty),
+            "additionalProperties" => value == &Value::Bool(true),
+            "required" => value.as_array().is_some_and(Vec::is_empty),
+            "$schema" | "title" | "description" | "$comment" | "examples" | "default" => true,
+            _ => false,
+        }),
+        _ => false,
+    }
+}
+
+fn not_an_object(arguments: &Value) -> ToolError {
+    let problem = json!({
+        "path": "",
+        "keyword": "type",
+        "message": format!(
+            "the arguments must be a JSON object, got {}",
+            json_kind(arguments)
+        ),
+        "expected": "object",
+    });
+    problems_error(vec![problem], 1)
+}
+
+fn problems_error(problems: Vec<Value>, total: usize) -> ToolError {
+    let summary = problems
+        .iter()
+        .filter_map(|problem| problem["message"].as_str())
+        .collect::<Vec<_>>()
+        .join("; ");
+    let message = if total > problems.len() {
+        format!(
+            "the arguments do not match the input schema ({total} problems, first {}): {summary}",
+            problems.len()
+        )
+    } else {
+        format!("the arguments do not match the input schema: {summary}")
+    };
+    let mut details = Map::new();
+    details.insert("problems".into(), Value::Array(problems));
+    if total > MAX_REPORTED_PROBLEMS {
+        details.insert("total_problems".into(), json!(total));
+    }
+    ToolError::new(ErrorCode::InvalidArguments, message).with_details(Value::Object(details))
+}
+
+/// One problem as the JSON object described in the module documentation.
+fn describe(error: &ValidationError<'_>, schema: &Value) -> Value {
+    let path = error.instance_path().as_str().to_owned();
+    let at = if path.is_empty() {
+        "the arguments".to_owned()
+    } else {
+        format!("`{path}`")
+    };
+    let instance = error.instance();
+    let mut problem = Map::new();
+    problem.insert("keyword".into(), json!(error.kind().keyword()));
+    let message = match error.kind() {
+        ValidationErrorKind::Required { property } => {
+            let name = property.as_str().unwrap_or_default();
+            let missing = format!("{path}/{}", escape_pointer(name));
+            problem.insert("path".into(), json!(missing));
+            format!("`{missing}` is required but missing")
+        }
+        ValidationErrorKind::Type { kind } => {
+            let expected = expected_types(kind);
+            let message = format!(
+                "{at} must be {}, got {}",
+                expected.join(" or "),
+                json_kind(instance)
+            );
+            problem.insert("expected".into(), json!(expected));
+            message
+        }
+        ValidationErrorKind::Enum { options } => {
+            problem.insert("allowed".into(), options.clone());
+            format!("{at} must be one of {options}, got {instance}")
+        }
+        ValidationErrorKind::Constant { expected_value } => {
+            problem.insert("allowed".into(), json!([expected_value]));
+            format!("{at} must be exactly {expected_value}, got {instance}")
+        }
+        ValidationErrorKind::AdditionalProperties { unexpected } => {
+            let known = known_properties(schema, error.schema_path().as_str());
+            let mut hints = Vec::new();
+            for name in unexpected {
+                if let Some(best) = closest(name, &known) {
+                    hints.push(format!("`{name}` (did you mean `{best}`?)"));
+                    problem
+                        .entry("did_you_mean")
+                        .or_insert_with(|| Value::Object(Map::new()))
+                        .as_object_mut()
+                        .map(|map| map.insert(name.clone(), json!(best)));
+                } else {
+                    hints.push(format!("`{name}`"));
+                }
+            }
+            problem.insert("unexpected".into(), json!(unexpected));
+            if !known.is_empty() {
+                problem.insert("allowed".into(), json!(known));
+            }
+            format!(
+                "{at} has unknown properties {}; allowed properties are {}",
+                hints.join(", "),
+                if known.is_empty() {
+                    "none".to_owned()
+                } else {
+                    known
+                        .iter()
+                        .map(|name| format!("`{name}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            )
+        }
+        ValidationErrorKind::Maximum { limit } => {
+            problem.insert("expected".into(), json!({"maximum": limit}));
+            format!("{at} must be at most {limit}, got {instance}")
+        }
+        ValidationErrorKind::Minimum { limit } => {
+            problem.insert("expected".into(), json!({"minimum": limit}));
+            format!("{at} must be at least {limit}, got {instance}")
+        }
+        ValidationErrorKind::ExclusiveMaximum { limit } => {
+            problem.insert("expected".into(), json!({"exclusiveMaximum": limit}));
+            format!("{at} must be less than {limit}, got {instance}")
+        }
+        ValidationErrorKind::ExclusiveMinimum { limit } => {
+            problem.insert("expected".into(), json!({"exclusiveMinimum": limit}));
+            format!("{at} must be greater than {limit}, got {instance}")
+        }
+        ValidationErrorKind::MaxLength { limit } => {
+            problem.insert("expected".into(), json!({"maxLength": limit}));
+            format!("{at} must be at most {limit} characters long")
+        }
+        ValidationErrorKind::MinLength { limit } => {
+            problem.insert("expected".into(), json!({"minLength": limit}));
+            format!("{at} must be at least {limit} characters long")
+        }
+        ValidationErrorKind::MaxItems { limit } => {
+            problem.insert("expected".into(), json!({"maxItems": limit}));
+            format!("{at} must have at most {limit} items")
+        }
+        ValidationErrorKind::MinItems { limit } => {
+            problem.insert("expected".into(), json!({"minItems": limit}));
+            format!("{at} must have at least {limit} items")
+        }
+        ValidationErrorKind::Format { format } => {
+            problem.insert("expected".into(), json!({"format": format}));
+            format!("{at} must be a valid `{format}`, got {instance}")
+        }
+        ValidationErrorKind::Pattern { pattern } => {
+            problem.insert("expected".into(), json!({"pattern": pattern}));
+            format!("{at} must match the pattern `{pattern}`, got {instance}")
+        }
+        _ => format!("{at}: {error}"),
+    };
+    problem.entry("path").or_insert_with(|| json!(path));
+    problem.insert("message".into(), json!(message));
+    Value::Object(problem)
+}
+
+/// The property names declared next to the `additionalProperties` keyword that failed.
+fn known_properties(schema: &Value, schema_path: &str) -> Vec<String> {
+    let parent = schema_path
+        .strip_suffix("/additionalProperties")
+        .or_else(|| schema_path.strip_suffix("/unevaluatedProperties"))
+        .unwrap_or(schema_path);
+    schema
+        .pointer(parent)
+        .and_then(|node| node.get("properties"))
+        .and_then(Value::as_object)
+        .map(|properties| properties.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// The known name closest to `name`, if it is close enough to be a plausible typo.
+fn closest<'a>(name: &str, known: &'a [String]) -> Option<&'a str> {
+    let limit = (name.chars().count() / 3).max(2);
+    known
+        .iter()
+        .map(|candidate| (strsim::levenshtein(name, candidate), candidate))
+        .filter(|(distance, _)| *distance <= limit)
+        .min()
+        .map(|(_, candidate)| candidate.as_str())
+}
+
+fn expected_types(kind: &TypeKind) -> Vec<String> {
+    match kind {
+        TypeKind::Single(single) => vec![single.as_str().to_owned()],
+        TypeKind::Multiple(set) => set.iter().map(|kind| kind.as_str().to_owned()).collect(),
+    }
+}
+
+/// `a string`, `a number`, ... for messages.
+pub(crate) fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(number) if number.is_f64() => "a number",
+        Value::Number(_) => "an integer",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Escapes a property name for use in a JSON pointer (RFC 6901).
+fn escape_pointer(segment: &str) -> String {
+    segment.replace('~', "~0").replace('/', "~1")
+}

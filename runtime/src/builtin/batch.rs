@@ -1,0 +1,310 @@
+//! `batch`: several tool calls in one, run in parallel.
+//!
+//! Input: `{"calls": [{"tool": "get_schema", "args": {}}, {"name": "glob_search", "arguments":
+//! {...}}]}` (`tool`/`args` and `name`/`arguments` are both accepted, a missing `args` means
+//! `{}`). Output: `{"results": [...]}` in call order, each `{"tool": …, "ok": true, "result": …}`
+//! or `{"tool": …, "ok": false, "error": {…}}`. One failing call never cancels the others.
+//!
+//! Every call goes through the registry (argument validation, panic isolation, the registry's
+//! timeout) plus the batch's own per-call timeout. A call of `batch` itself is refused, and an
+//! unknown name is answered with the unknown-tool payload (see [`crate::InvalidTool`]).
+//!
+//! The tool holds only a [`Weak`] reference to its registry (set when the registry is built),
+//! so there is no reference cycle; once the registry is gone the tool answers `unavailable`.
+//! The calls are spawned as Tokio tasks, so `batch` needs a Tokio runtime.
+
+use std::sync::{Arc, OnceLock, Weak};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+use crate::registry::guard::timed_out;
+use crate::{
+    ErrorCode, Tool, ToolAnnotations, ToolContext, ToolDefinition, ToolError, ToolFuture,
+    ToolRegistry,
+};
+
+/// The name the batch tool is registered under.
+pub const BATCH_TOOL_NAME: &str = "batch";
+
+/// Limits of a [`BatchTool`].
+///
+/// ```
+/// use std::time::Duration;
+/// use toolforge::BatchConfig;
+/// let config = BatchConfig::default().max_calls(4).per_call_timeout(Duration::from_secs(5));
+/// assert_eq!(config.max_calls, 4);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchConfig {
+    /// The most calls one batch may contain (default 16); more is an `invalid_arguments` error.
+    pub max_calls: usize,
+    /// The most calls running at the same time (default 8).
+    pub max_concurrency: usize,
+    /// The deadline of each call (default 30 s); an overrun fails that call with `timeout`.
+    pub per_call_timeout: Duration,
+}
+
+impl Default for BatchConfig {
+    fn default() -> Self {
+        BatchConfig {
+            max_calls: 16,
+            max_concurrency: 8,
+            per_call_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+impl BatchConfig {
+    /// Sets [`BatchConfig::max_calls`] (at least 1).
+    pub fn max_calls(mut self, max_calls: usize) -> Self {
+        self.max_calls = max_calls.max(1);
+        self
+    }
+
+    /// Sets [`BatchConfig::max_concurrency`] (at least 1).
+    pub fn max_concurrency(mut self, max_concurrency: usize) -> Self {
+        self.max_concurrency = max_concurrency.max(1);
+        self
+    }
+
+    /// Sets [`BatchConfig::per_call_timeout`].
+    pub fn per_call_timeout(mut self, per_call_timeout: Duration) -> Self {
+        self.per_call_timeout = per_call_timeout;
+        self
+    }
+}
+
+/// The `batch` tool. Registered by [`crate::RegistryBuilder::with_builtins`] or
+/// [`crate::RegistryBuilder::with_batch`]; it is bound to the registry when that is built.
+#[derive(Debug)]
+pub struct BatchTool {
+    definition: ToolDefinition,
+    config: BatchConfig,
+    registry: OnceLock<Weak<ToolRegistry>>,
+}
+
+/// One parsed entry of `calls`.
+struct PlannedCall {
+    tool: String,
+    arguments: Value,
+}
+
+/// A malformed entry of `calls`: the tool name as far as known, and why it cannot run.
+struct BadCall {
+    tool: String,
+    error: ToolError,
+}
+
+impl BatchTool {
+    /// A batch tool with the given limits, not yet bound to a registry.
+    pub(crate) fn new(config: BatchConfig) -> Self {
+        BatchTool {
+            definition: definition(&config),
+            config,
+            registry: OnceLock::new(),
+        }
+    }
+
+    /// Binds the tool to its registry (once; later binds are ignored).
+    pub(crate) fn bind(&self, registry: Weak<ToolRegistry>) {
+        let _ = self.registry.set(registry);
+    }
+
+    /// The limits this tool applies.
+    pub fn config(&self) -> &BatchConfig {
+        &self.config
+    }
+
+    async fn run(&self, arguments: Value) -> Result<Value, ToolError> {
+        let registry = self.registry.get().and_then(Weak::upgrade).ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::Unavailable,
+                "the tool registry this batch belongs to is no longer available; \
+                     no call was run",
+            )
+        })?;
+        let calls = parse_calls(&arguments, self.config.max_calls)?;
+        let semaphore = Arc::new(Semaphore::new(self.config.max_concurrency));
+        let mut results: Vec<Option<Value>> = vec![None; calls.len()];
+        let mut names: Vec<String> = Vec::with_capacity(calls.len());
+        let mut tasks = JoinSet::new();
+        for (index, call) in calls.into_iter().enumerate() {
+            let call = match call {
+                Ok(call) => call,
+                Err(bad) => {
+                    results[index] = Some(failure(&bad.tool, bad.error.to_json()));
+                    names.push(bad.tool);
+                    continue;
+                }
+            };
+            names.push(call.tool.clone());
+            if call.tool == BATCH_TOOL_NAME {
+                let error = ToolError::new(
+                    ErrorCode::Unavailable,
+                    "a batch cannot contain another `batch` call; put those calls directly in \
+                     this batch's `calls` list",
+                );
+                results[index] = Some(failure(&call.tool, error.to_json()));
+                continue;
+            }
+            if registry.get(&call.tool).is_none() {
+                let payload = registry.invalid_tool().payload(&call.tool);
+                results[index] = Some(failure(&call.tool, payload));
+                continue;
+            }
+            let registry = Arc::clone(&registry);
+            let semaphore = Arc::clone(&semaphore);
+            let limit = self.config.per_call_timeout;
+            tasks.spawn(async move {
+                // The semaphore is never closed, so acquiring cannot fail.
+                let _permit = semaphore.acquire_owned().await;
+                let outcome =
+                    tokio::time::timeout(limit, registry.call(&call.tool, call.arguments)).await;
+                let entry = match outcome {
+                    Ok(Ok(result)) => json!({ "tool": call.tool, "ok": true, "result": result }),
+                    Ok(Err(error)) => failure(&call.tool, error.to_json()),
+                    Err(_) => failure(&call.tool, timed_out(&call.tool, limit).to_json()),
+                };
+                (index, entry)
+            });
+        }
+        drop(registry);
+        while let Some(joined) = tasks.join_next().await {
+            match joined {
+                Ok((index, entry)) => results[index] = Some(entry),
+                // Calls run with panic isolation inside the registry, so a task only fails if
+                // the runtime cancels it; the slot is filled below.
+                Err(_) => continue,
+            }
+        }
+        let results: Vec<Value> = results
+            .into_iter()
+            .zip(&names)
+            .map(|(entry, tool)| {
+                entry.unwrap_or_else(|| {
+                    failure(
+                        tool,
+                        ToolError::execution_failed("the call was cancelled before it finished")
+                            .to_json(),
+                    )
+                })
+            })
+            .collect();
+        Ok(json!({ "results": results }))
+    }
+}
+
+impl Tool for BatchTool {
+    fn definition(&self) -> &ToolDefinition {
+        &self.definition
+    }
+
+    fn call<'a>(&'a self, arguments: Value, _context: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(self.run(arguments))
+    }
+}
+
+fn failure(tool: &str, error: Value) -> Value {
+    json!({ "tool": tool, "ok": false, "error": error })
+}
+
+/// Splits `{"calls": [...]}` into calls; a malformed entry fails alone, with its own error.
+fn parse_calls(
+    arguments: &Value,
+    max_calls: usize,
+) -> Result<Vec<Result<PlannedCall, Box<BadCall>>>, ToolError> {
+    let calls = arguments
+        .get("calls")
+        .and_then(Value::as_array)
+        .ok_or_else(|| {
+            ToolError::invalid_arguments(
+                "`calls` must be an array of {\"tool\": name, \"args\": {...}} objects",
+            )
+        })?;
+    if calls.len() > max_calls {
+        return Err(ToolError::invalid_arguments(format!(
+            "a batch may contain at most {max_calls} calls, this one has {}; split it into \
+             several batches",
+            calls.len()
+        ))
+        .with_details(json!({ "path": "/calls", "expected": { "maxItems": max_calls } })));
+    }
+    Ok(calls
+        .iter()
+        .enumerate()
+        .map(|(index, call)| parse_call(index, call))
+        .collect())
+}
+
+fn parse_call(index: usize, call: &Value) -> Result<PlannedCall, Box<BadCall>> {
+    let empty = Map::new();
+    let object = call.as_object().unwrap_or(&empty);
+    let tool = object
+        .get("tool")
+        .or_else(|| object.get("name"))
+        .and_then(Value::as_str);
+    let Some(tool) = tool else {
+        return Err(Box::new(BadCall {
+            tool: String::new(),
+            error: ToolError::invalid_arguments(format!(
+                "`/calls/{index}` has no tool name; write {{\"tool\": name, \"args\": {{...}}}}"
+            ))
+            .with_details(json!({ "path": format!("/calls/{index}/tool") })),
+        }));
+    };
+    let arguments = object
+        .get("args")
+        .or_else(|| object.get("arguments"))
+        .cloned()
+        .unwrap_or_else(|| Value::Object(Map::new()));
+    Ok(PlannedCall {
+        tool: tool.to_owned(),
+        arguments,
+    })
+}
+
+fn definition(config: &BatchConfig) -> ToolDefinition {
+    let call_schema = json!({
+        "type": "object",
+        "description": "One call: the tool's exact name and its arguments.",
+        "properties": {
+            "tool": { "type": "string", "description": "Name of the tool to call." },
+            "args": { "type": "object", "description": "Arguments of the call." },
+            "name": { "type": "string", "description": "Alias of `tool`." },
+            "arguments": { "type": "object", "description": "Alias of `args`." }
+        },
+        "additionalProperties": false
+    });
+    ToolDefinition {
+        name: BATCH_TOOL_NAME.to_owned(),
+        title: Some("Batch".to_owned()),
+        description: format!(
+            "Run up to {} independent tool calls in parallel and get every result in call \
+             order. Each result is {{\"tool\", \"ok\": true, \"result\"}} or {{\"tool\", \"ok\": \
+             false, \"error\"}}; a failing call does not stop the others. `batch` cannot be \
+             nested.",
+            config.max_calls
+        ),
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "calls": {
+                    "type": "array",
+                    "items": call_schema,
+                    "minItems": 1,
+                    "maxItems": config.max_calls,
+                    "description": "The calls to run."
+                }
+            },
+            "required": ["calls"],
+            "additionalProperties": false
+        }),
+        output_schema: None,
+        annotations: ToolAnnotations::default(),
+        capabilities: vec!["batch".to_owned()],
+        keywords: vec!["parallel".to_owned(), "multiple".to_owned()],
+    }
+}

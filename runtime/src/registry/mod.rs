@@ -1,0 +1,363 @@
+//! [`ToolRegistry`]: the set of tools an agent can call, and the one place calls go through.
+//!
+//! Construction is two-phase so that the built-in `batch` tool can hold a [`Weak`] reference
+//! to the registry without a reference cycle: a [`RegistryBuilder`] collects tools, then
+//! [`RegistryBuilder::build`] freezes them into an `Arc<ToolRegistry>`.
+
+pub(crate) mod guard;
+mod name;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::arguments::ArgumentValidator;
+use crate::builtin::{BatchConfig, BatchTool, InvalidTool};
+use crate::dialect::{self, Dialect};
+use crate::{Tool, ToolContext, ToolDefinition, ToolResult};
+
+pub use name::{MAX_TOOL_NAME_LEN, validate_tool_name};
+
+/// Why a tool could not be registered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegistryError {
+    /// The name does not match `^[A-Za-z0-9_-]{1,64}$`.
+    #[error("cannot register tool `{name}`: {reason}")]
+    InvalidName {
+        /// The refused name.
+        name: String,
+        /// What is wrong and how to fix it.
+        reason: String,
+    },
+    /// A tool with this name is already registered (it is never overwritten).
+    #[error(
+        "cannot register tool `{name}`: a tool with this name is already registered (tool \
+         #{existing_position} in registration order); rename one of them"
+    )]
+    DuplicateName {
+        /// The name registered twice.
+        name: String,
+        /// Zero-based position of the tool that holds the name.
+        existing_position: usize,
+    },
+    /// The input schema cannot be compiled or does not describe an object.
+    #[error("cannot register tool `{name}`: {reason}")]
+    InvalidSchema {
+        /// The tool whose schema was refused.
+        name: String,
+        /// What is wrong with the schema.
+        reason: String,
+    },
+}
+
+struct Entry {
+    tool: Arc<dyn Tool>,
+    validator: ArgumentValidator,
+}
+
+/// Collects tools and settings; [`RegistryBuilder::build`] makes the [`ToolRegistry`].
+///
+/// Get one from [`ToolRegistry::builder`] (empty) or [`ToolRegistry::standard`] (with the
+/// built-in `batch` tool).
+#[derive(Default)]
+pub struct RegistryBuilder {
+    entries: Vec<Entry>,
+    index: HashMap<String, usize>,
+    context: ToolContext,
+    timeout: Option<Duration>,
+    batch: Option<Arc<BatchTool>>,
+}
+
+impl fmt::Debug for RegistryBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RegistryBuilder")
+            .field("tools", &self.entries.len())
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RegistryBuilder {
+    /// Adds a tool, checking its name and compiling its input schema.
+    ///
+    /// A duplicate name is an error (the first tool stays); so is a name outside
+    /// `^[A-Za-z0-9_-]{1,64}$` or an input schema that does not compile.
+    pub fn register(mut self, tool: impl Tool) -> Result<Self, RegistryError> {
+        self.add(Arc::new(tool))?;
+        Ok(self)
+    }
+
+    /// Adds an already shared tool (same checks as [`RegistryBuilder::register`]).
+    pub fn register_arc(mut self, tool: Arc<dyn Tool>) -> Result<Self, RegistryError> {
+        self.add(tool)?;
+        Ok(self)
+    }
+
+    /// Adds a tool in place, for loops (same checks as [`RegistryBuilder::register`]).
+    pub fn add(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+        let name = tool.definition().name.clone();
+        validate_tool_name(&name).map_err(|reason| RegistryError::InvalidName {
+            name: name.clone(),
+            reason,
+        })?;
+        if let Some(&existing_position) = self.index.get(&name) {
+            return Err(RegistryError::DuplicateName {
+                name,
+                existing_position,
+            });
+        }
+        let validator =
+            ArgumentValidator::compile(&tool.definition().input_schema).map_err(|error| {
+                RegistryError::InvalidSchema {
+                    name: name.clone(),
+                    reason: error.0,
+                }
+            })?;
+        self.index.insert(name, self.entries.len());
+        self.entries.push(Entry { tool, validator });
+        Ok(())
+    }
+
+    /// Registers the built-in tools with default limits: `batch` ([`BatchConfig::default`]).
+    /// Unknown names are always answered by [`InvalidTool`].
+    pub fn with_builtins(self) -> Result<Self, RegistryError> {
+        self.with_batch(BatchConfig::default())
+    }
+
+    /// Registers the `batch` tool with the given limits.
+    pub fn with_batch(mut self, config: BatchConfig) -> Result<Self, RegistryError> {
+        let batch = Arc::new(BatchTool::new(config));
+        self.add(batch.clone())?;
+        self.batch = Some(batch);
+        Ok(self)
+    }
+
+    /// The shared state handed to every call (replaces any previous context).
+    pub fn with_context(mut self, context: ToolContext) -> Self {
+        self.context = context;
+        self
+    }
+
+    /// Adds one typed extension to the shared context (see [`ToolContext::with_extension`]).
+    pub fn with_extension<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.context = self.context.with_extension(value);
+        self
+    }
+
+    /// A deadline for every call; an overrun becomes [`crate::ErrorCode::Timeout`].
+    /// Needs a Tokio runtime with timers when calls run.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Freezes the tools into a shared registry and binds the built-in tools to it.
+    pub fn build(self) -> Arc<ToolRegistry> {
+        let RegistryBuilder {
+            entries,
+            index,
+            context,
+            timeout,
+            batch,
+        } = self;
+        let invalid = InvalidTool::new(
+            entries
+                .iter()
+                .map(|entry| entry.tool.definition().name.clone()),
+        );
+        Arc::new_cyclic(|weak: &Weak<ToolRegistry>| {
+            if let Some(batch) = &batch {
+                batch.bind(weak.clone());
+            }
+            ToolRegistry {
+                entries,
+                index,
+                context,
+                timeout,
+                invalid,
+            }
+        })
+    }
+}
+
+/// The tools an agent can call: registration order, O(1) lookup by name, validated and
+/// isolated calls, and definitions for every provider.
+///
+/// ```
+/// use serde_json::{json, Value};
+/// use toolforge::{Tool, ToolContext, ToolDefinition, ToolFuture, ToolRegistry, ErrorCode};
+///
+/// struct Echo(ToolDefinition);
+/// impl Tool for Echo {
+///     fn definition(&self) -> &ToolDefinition { &self.0 }
+///     fn call<'a>(&'a self, arguments: Value, _: &'a ToolContext) -> ToolFuture<'a> {
+///         Box::pin(async move { Ok(arguments["text"].clone()) })
+///     }
+/// }
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let echo = Echo(ToolDefinition {
+///     name: "echo".into(),
+///     title: None,
+///     description: "Repeat a text.".into(),
+///     input_schema: json!({
+///         "type": "object",
+///         "properties": {"text": {"type": "string"}},
+///         "required": ["text"]
+///     }),
+///     output_schema: None,
+///     annotations: Default::default(),
+///     capabilities: vec![],
+///     keywords: vec![],
+/// });
+/// let registry = ToolRegistry::standard()?.register(echo)?.build();
+///
+/// let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+/// runtime.block_on(async {
+///     assert_eq!(registry.call("echo", json!({"text": "hi"})).await.unwrap(), json!("hi"));
+///
+///     let error = registry.call("echo", json!({"text": 3})).await.unwrap_err();
+///     assert_eq!(error.code, ErrorCode::InvalidArguments);
+///
+///     let error = registry.call("ecko", json!({})).await.unwrap_err();
+///     assert_eq!(error.code, ErrorCode::UnknownTool);
+///     assert_eq!(error.details.unwrap()["candidates"], json!(["echo"]));
+///
+///     let batch = registry
+///         .call("batch", json!({"calls": [{"tool": "echo", "args": {"text": "a"}}]}))
+///         .await
+///         .unwrap();
+///     assert_eq!(batch["results"][0]["result"], "a");
+/// });
+/// # Ok(()) }
+/// ```
+pub struct ToolRegistry {
+    entries: Vec<Entry>,
+    index: HashMap<String, usize>,
+    context: ToolContext,
+    timeout: Option<Duration>,
+    invalid: InvalidTool,
+}
+
+impl fmt::Debug for ToolRegistry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolRegistry")
+            .field("tools", &self.names().collect::<Vec<_>>())
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolRegistry {
+    /// An empty builder (no built-in tools).
+    pub fn builder() -> RegistryBuilder {
+        RegistryBuilder::default()
+    }
+
+    /// The standard way to start: a builder with the built-in `batch` tool registered.
+    ///
+    /// Fails only if called on a builder that already has a tool named `batch`, which a fresh
+    /// one never has; the `Result` keeps the signature uniform with the other builder steps.
+    pub fn standard() -> Result<RegistryBuilder, RegistryError> {
+        RegistryBuilder::default().with_builtins()
+    }
+
+    /// The number of tools.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no tool is registered.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The tool registered under exactly `name` (no fuzzy matching).
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.index
+            .get(name)
+            .map(|&position| &self.entries[position].tool)
+    }
+
+    /// Whether a tool is registered under exactly `name`.
+    pub fn contains(&self, name: &str) -> bool {
+        self.index.contains_key(name)
+    }
+
+    /// The tools in registration order.
+    pub fn tools(&self) -> impl ExactSizeIterator<Item = &Arc<dyn Tool>> {
+        self.entries.iter().map(|entry| &entry.tool)
+    }
+
+    /// The tool names in registration order.
+    pub fn names(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.entries
+            .iter()
+            .map(|entry| entry.tool.definition().name.as_str())
+    }
+
+    /// The definitions in registration order.
+    pub fn definitions(&self) -> Vec<&ToolDefinition> {
+        self.entries
+            .iter()
+            .map(|entry| entry.tool.definition())
+            .collect()
+    }
+
+    /// The definitions in registration order, in the given provider's format
+    /// (see [`crate::dialect`]).
+    pub fn definitions_for(&self, dialect: Dialect) -> Vec<Value> {
+        self.entries
+            .iter()
+            .map(|entry| dialect::export(entry.tool.definition(), dialect))
+            .collect()
+    }
+
+    /// The shared context handed to every call.
+    pub fn context(&self) -> &ToolContext {
+        &self.context
+    }
+
+    /// The per-call deadline, if one was set.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    /// The answerer for unknown names, over this registry's names.
+    pub fn invalid_tool(&self) -> &InvalidTool {
+        &self.invalid
+    }
+
+    /// Calls the tool named exactly `name`.
+    ///
+    /// `arguments` may be the arguments object, `null` (same as `{}`), or a string holding a
+    /// JSON object (as OpenAI sends them). They are validated against the input schema (a
+    /// `null` sent for an optional, non-nullable property counts as absent, see
+    /// [`ArgumentValidator::prepare`]), then
+    /// the handler runs with panic isolation and the registry's timeout. Errors:
+    /// [`crate::ErrorCode::UnknownTool`] (with the nearest names, nothing run),
+    /// `InvalidArguments` (with every problem), `Panicked`, `Timeout`, or the tool's own.
+    pub async fn call(&self, name: &str, arguments: Value) -> ToolResult {
+        let Some(&position) = self.index.get(name) else {
+            return Err(self.invalid.error(name));
+        };
+        let entry = &self.entries[position];
+        let arguments = entry.validator.prepare(normalize_arguments(arguments))?;
+        guard::run_guarded(entry.tool.as_ref(), arguments, &self.context, self.timeout).await
+    }
+}
+
+/// `null` becomes `{}`, a string holding a JSON object becomes that object.
+fn normalize_arguments(arguments: Value) -> Value {
+    match arguments {
+        Value::Null => Value::Object(Map::new()),
+        Value::String(text) => match serde_json::from_str::<Value>(&text) {
+            Ok(parsed @ Value::Object(_)) => parsed,
+            _ => Value::String(text),
+        },
+        other => other,
+    }
+}

@@ -1,0 +1,316 @@
+//! DDL from a [`SchemaSpec`]: one table per entity, one edge table per relationship, indexes.
+//!
+//! Column types: `string`, `datetime` and `enum` → `TEXT` (enum with a `CHECK` on its values),
+//! `number` → `NUMERIC`, `boolean` → `INTEGER` with `CHECK (x IN (0, 1))`, arrays → `TEXT` with
+//! `CHECK (json_valid(x))`, embeddings → `BLOB`. The unique field is `TEXT NOT NULL UNIQUE`.
+//! Materialized computed fields become `STORED` generated columns (computed once on write,
+//! indexable, read like any column).
+
+use crate::spec::{EntitySpec, FieldSpec, FieldType, RelationshipSpec, SchemaSpec, ValueType};
+
+use super::ident::{quote, strip_row_alias};
+
+/// The kind of a schema object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObjectKind {
+    /// A table.
+    Table,
+    /// An index.
+    Index,
+}
+
+impl ObjectKind {
+    /// `table` or `index`, as in `sqlite_schema.type`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ObjectKind::Table => "table",
+            ObjectKind::Index => "index",
+        }
+    }
+}
+
+/// One expected column of a table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnDef {
+    /// The column name.
+    pub name: String,
+    /// The declared type (`TEXT`, `NUMERIC`, ...).
+    pub decl_type: String,
+    /// True for generated columns.
+    pub generated: bool,
+}
+
+/// One CREATE statement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaObject {
+    /// Table or index.
+    pub kind: ObjectKind,
+    /// The object's name.
+    pub name: String,
+    /// The table an index belongs to (the table itself for tables).
+    pub table: String,
+    /// The exact CREATE statement (SQLite stores it verbatim).
+    pub sql: String,
+    /// The table's columns (empty for indexes).
+    pub columns: Vec<ColumnDef>,
+}
+
+/// A spec that cannot be turned into tables.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid schema: {0}")]
+pub struct SpecError(pub String);
+
+/// A SQL string literal: `'it''s'`.
+pub fn literal(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
+}
+
+fn field_column(field: &FieldSpec, unique: bool) -> (String, String) {
+    let column = quote(&field.name);
+    if unique {
+        return (format!("{column} TEXT NOT NULL UNIQUE"), "TEXT".into());
+    }
+    match field.ty {
+        FieldType::String | FieldType::Datetime => (format!("{column} TEXT"), "TEXT".into()),
+        FieldType::Number => (format!("{column} NUMERIC"), "NUMERIC".into()),
+        FieldType::Boolean => (
+            format!("{column} INTEGER CHECK ({column} IN (0, 1))"),
+            "INTEGER".into(),
+        ),
+        FieldType::Enum => {
+            let values: Vec<String> = field.values.iter().map(|v| literal(v)).collect();
+            if values.is_empty() {
+                (format!("{column} TEXT"), "TEXT".into())
+            } else {
+                (
+                    format!("{column} TEXT CHECK ({column} IN ({}))", values.join(", ")),
+                    "TEXT".into(),
+                )
+            }
+        }
+        FieldType::StringArray | FieldType::NumberArray => (
+            format!("{column} TEXT CHECK (json_valid({column}))"),
+            "TEXT".into(),
+        ),
+    }
+}
+
+fn value_decl_type(ty: ValueType) -> &'static str {
+    match ty {
+        ValueType::String | ValueType::Datetime => "TEXT",
+        ValueType::Number => "NUMERIC",
+        ValueType::Boolean => "INTEGER",
+    }
+}
+
+/// The CREATE TABLE statement and indexes for one entity.
+pub fn entity_objects(entity: &EntitySpec) -> Result<Vec<SchemaObject>, SpecError> {
+    let mut definitions = Vec::new();
+    let mut columns = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut add = |name: &str, def: String, decl: String, generated: bool| {
+        if !seen.insert(name.to_string()) {
+            return Err(SpecError(format!(
+                "entity `{}` has two columns named `{name}`",
+                entity.name
+            )));
+        }
+        definitions.push(def);
+        columns.push(ColumnDef {
+            name: name.to_string(),
+            decl_type: decl,
+            generated,
+        });
+        Ok(())
+    };
+    if entity.field(&entity.unique_field).is_none() {
+        let field = FieldSpec {
+            name: entity.unique_field.clone(),
+            ty: FieldType::String,
+            description: None,
+            indexed: false,
+            unique: true,
+            values: Vec::new(),
+        };
+        let (def, decl) = field_column(&field, true);
+        add(&field.name, def, decl, false)?;
+    }
+    for field in &entity.fields {
+        let (def, decl) = field_column(field, field.name == entity.unique_field);
+        add(&field.name, def, decl, false)?;
+    }
+    for vector in &entity.vector_indexes {
+        add(
+            &vector.column,
+            format!("{} BLOB", quote(&vector.column)),
+            "BLOB".into(),
+            false,
+        )?;
+    }
+    for computed in &entity.computed_fields {
+        if let Some(column) = &computed.materialized_column {
+            let expression = strip_row_alias(&computed.sql);
+            let decl = value_decl_type(computed.ty);
+            add(
+                column,
+                format!(
+                    "{} {decl} GENERATED ALWAYS AS ({expression}) STORED",
+                    quote(column)
+                ),
+                decl.into(),
+                true,
+            )?;
+        }
+    }
+    let mut objects = vec![SchemaObject {
+        kind: ObjectKind::Table,
+        name: entity.table.clone(),
+        table: entity.table.clone(),
+        sql: format!(
+            "CREATE TABLE {} (\n  {}\n)",
+            quote(&entity.table),
+            definitions.join(",\n  ")
+        ),
+        columns,
+    }];
+    for field in &entity.fields {
+        if field.indexed && field.name != entity.unique_field {
+            let name = format!("{}__{}__idx", entity.table, field.name);
+            objects.push(SchemaObject {
+                kind: ObjectKind::Index,
+                sql: format!(
+                    "CREATE INDEX {} ON {} ({})",
+                    quote(&name),
+                    quote(&entity.table),
+                    quote(&field.name)
+                ),
+                name,
+                table: entity.table.clone(),
+                columns: Vec::new(),
+            });
+        }
+    }
+    Ok(objects)
+}
+
+/// The edge table and its `target_id` index for one relationship.
+pub fn relationship_objects(
+    spec: &SchemaSpec,
+    relationship: &RelationshipSpec,
+) -> Result<Vec<SchemaObject>, SpecError> {
+    for end in [&relationship.source, &relationship.target] {
+        if spec.entity(end).is_none() {
+            return Err(SpecError(format!(
+                "relationship `{}` refers to the unknown entity `{end}`",
+                relationship.rel_type
+            )));
+        }
+    }
+    let mut definitions = vec![
+        "\"source_id\" TEXT NOT NULL".to_string(),
+        "\"target_id\" TEXT NOT NULL".to_string(),
+    ];
+    let mut columns = vec![
+        ColumnDef {
+            name: "source_id".into(),
+            decl_type: "TEXT".into(),
+            generated: false,
+        },
+        ColumnDef {
+            name: "target_id".into(),
+            decl_type: "TEXT".into(),
+            generated: false,
+        },
+    ];
+    for property in &relationship.properties {
+        if columns.iter().any(|c| c.name == property.name) {
+            return Err(SpecError(format!(
+                "relationship `{}` has a property named `{}`, which is reserved or repeated",
+                relationship.rel_type, property.name
+            )));
+        }
+        let (def, decl) = field_column(property, false);
+        definitions.push(def);
+        columns.push(ColumnDef {
+            name: property.name.clone(),
+            decl_type: decl,
+            generated: false,
+        });
+    }
+    definitions.push("PRIMARY KEY (\"source_id\", \"target_id\")".into());
+    let index = format!("{}__target_id__idx", relationship.table);
+    Ok(vec![
+        SchemaObject {
+            kind: ObjectKind::Table,
+            name: relationship.table.clone(),
+            table: relationship.table.clone(),
+            sql: format!(
+                "CREATE TABLE {} (\n  {}\n) WITHOUT ROWID",
+                quote(&relationship.table),
+                definitions.join(",\n  ")
+            ),
+            columns,
+        },
+        SchemaObject {
+            kind: ObjectKind::Index,
+            sql: format!(
+                "CREATE INDEX {} ON {} (\"target_id\", \"source_id\")",
+                quote(&index),
+                quote(&relationship.table)
+            ),
+            name: index,
+            table: relationship.table.clone(),
+            columns: Vec::new(),
+        },
+    ])
+}
+
+/// Every table and index the spec needs, in creation order.
+///
+/// ```
+/// use toolforge::spec::*;
+/// let spec = SchemaSpec {
+///     name: "books".into(),
+///     description: None,
+///     entities: vec![EntitySpec {
+///         name: "Book".into(), table: "book".into(), description: None,
+///         unique_field: "isbn".into(), display_name_field: None, query_field: None,
+///         content_field: None, example_display_fields: vec![],
+///         fields: vec![FieldSpec { name: "isbn".into(), ty: FieldType::String, description: None,
+///             indexed: false, unique: true, values: vec![] }],
+///         computed_fields: vec![], vector_indexes: vec![], hierarchy: None,
+///     }],
+///     relationships: vec![],
+///     tools: ToolOptions::default(),
+/// };
+/// let objects = toolforge::sql::ddl::schema_objects(&spec).unwrap();
+/// assert_eq!(objects[0].sql, "CREATE TABLE \"book\" (\n  \"isbn\" TEXT NOT NULL UNIQUE\n)");
+/// ```
+pub fn schema_objects(spec: &SchemaSpec) -> Result<Vec<SchemaObject>, SpecError> {
+    let mut objects = Vec::new();
+    for entity in &spec.entities {
+        objects.extend(entity_objects(entity)?);
+    }
+    for relationship in &spec.relationships {
+        objects.extend(relationship_objects(spec, relationship)?);
+    }
+    let mut names = std::collections::HashSet::new();
+    for object in &objects {
+        if !names.insert(object.name.to_lowercase()) {
+            return Err(SpecError(format!(
+                "two schema objects are named `{}`",
+                object.name
+            )));
+        }
+    }
+    Ok(objects)
+}
+
+/// The whole DDL as one script (`;`-separated), for printing.
+pub fn schema_sql(spec: &SchemaSpec) -> Result<String, SpecError> {
+    Ok(schema_objects(spec)?
+        .iter()
+        .map(|object| format!("{};\n", object.sql))
+        .collect::<Vec<_>>()
+        .join("\n"))
+}

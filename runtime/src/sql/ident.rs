@@ -1,0 +1,88 @@
+//! Quoting SQL identifiers and rewriting row references.
+
+/// Quotes an identifier for SQLite: wraps it in double quotes and doubles inner quotes.
+///
+/// ```
+/// use toolforge::sql::ident::quote;
+/// assert_eq!(quote("startLine"), "\"startLine\"");
+/// assert_eq!(quote("a\"b"), "\"a\"\"b\"");
+/// ```
+pub fn quote(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 2);
+    out.push('"');
+    for ch in name.chars() {
+        if ch == '"' {
+            out.push('"');
+        }
+        out.push(ch);
+    }
+    out.push('"');
+    out
+}
+
+/// `"alias"."column"`.
+pub fn qualified(alias: &str, column: &str) -> String {
+    format!("{}.{}", quote(alias), quote(column))
+}
+
+/// Removes the row alias `"n".` from a computed-field SQL expression, outside string literals,
+/// so the expression can be used where only bare column names are allowed (generated columns).
+///
+/// ```
+/// use toolforge::sql::ident::strip_row_alias;
+/// assert_eq!(
+///     strip_row_alias(r#"("n"."endLine" - "n"."startLine" + 1)"#),
+///     r#"("endLine" - "startLine" + 1)"#
+/// );
+/// assert_eq!(strip_row_alias(r#"'"n".' || "n"."a""#), r#"'"n".' || "a""#);
+/// ```
+pub fn strip_row_alias(sql: &str) -> String {
+    const ALIAS: &str = "\"n\".";
+    let mut out = String::with_capacity(sql.len());
+    let mut rest = sql;
+    while let Some(ch) = rest.chars().next() {
+        if ch == '\'' {
+            // Copy a string literal ('' is an escaped quote) verbatim.
+            let mut end = 1;
+            let bytes = rest.as_bytes();
+            loop {
+                match bytes.get(end) {
+                    None => break,
+                    Some(b'\'') if bytes.get(end + 1) == Some(&b'\'') => end += 2,
+                    Some(b'\'') => {
+                        end += 1;
+                        break;
+                    }
+                    Some(_) => end += 1,
+                }
+            }
+            let end = end.min(rest.len());
+            out.push_str(&rest[..end]);
+            rest = &rest[end..];
+        } else if rest.starts_with(ALIAS) {
+            rest = &rest[ALIAS.len()..];
+        } else if ch == '"' {
+            // Copy a quoted identifier verbatim.
+            let bytes = rest.as_bytes();
+            let mut end = 1;
+            loop {
+                match bytes.get(end) {
+                    None => break,
+                    Some(b'"') if bytes.get(end + 1) == Some(&b'"') => end += 2,
+                    Some(b'"') => {
+                        end += 1;
+                        break;
+                    }
+                    Some(_) => end += 1,
+                }
+            }
+            let end = end.min(rest.len());
+            out.push_str(&rest[..end]);
+            rest = &rest[end..];
+        } else {
+            out.push(ch);
+            rest = &rest[ch.len_utf8()..];
+        }
+    }
+    out
+}

@@ -1,0 +1,38 @@
+//! The SQL engine over embedded SQLite: tables from a [`SchemaSpec`](crate::spec::SchemaSpec),
+//! JSON-lines import, a query builder and the database tools.
+//!
+//! - [`Database`]: a file database with one writer and a pool of read-only connections.
+//! - [`ddl`] and [`schema_diff`]: the tables a spec needs, and how a database differs.
+//! - [`import`]: loading records and relationships in one transaction.
+//! - [`query`]: conditions, ordering and limits checked against the spec, compiled to SQL with
+//!   bound parameters.
+//! - [`tools`]: `get_schema`, `describe_entity`, `query_entities`, `get_entity_by_id`,
+//!   `get_entities_by_ids`, `explore_relationships`, `glob_search`.
+
+//!
+//! Without the `sqlite` feature only the SQL text is available ([`ddl`], [`ident`], [`names`]): the generator uses it to write `schema.sql` without linking SQLite.
+
+#[cfg(feature = "sqlite")]
+pub mod database;
+pub mod ddl;
+#[cfg(feature = "sqlite")]
+pub mod describe;
+pub mod ident;
+#[cfg(feature = "sqlite")]
+pub mod import;
+pub mod names;
+#[cfg(feature = "sqlite")]
+pub mod query;
+#[cfg(feature = "sqlite")]
+pub mod schema_diff;
+#[cfg(feature = "sqlite")]
+pub mod tools;
+#[cfg(feature = "sqlite")]
+pub mod value;
+
+#[cfg(feature = "sqlite")]
+pub use database::{Database, DbError, InitReport};
+#[cfg(feature = "sqlite")]
+pub use import::{EndPoint, ImportError, ImportStats, Importer};
+#[cfg(feature = "sqlite")]
+pub use schema_diff::SchemaDifference;

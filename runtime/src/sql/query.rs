@@ -1,0 +1,640 @@
+//! The query builder: conditions, ordering, projection and limits, checked against the spec
+//! before any SQL is built, compiled to SQL with every value a bound parameter.
+//!
+//! Semantics (all operators are case-sensitive; use `REGEX` with `(?i)` to ignore case):
+//!
+//! | operator | applies to | meaning |
+//! |---|---|---|
+//! | `=` `!=` | every type | equal / not equal; with `value: null`, `IS NULL` / `IS NOT NULL` |
+//! | `>` `>=` `<` `<=` | string, number, datetime, enum | ordering (strings by code point) |
+//! | `CONTAINS` | string, datetime, enum | substring; on arrays: the array has this element |
+//! | `STARTS WITH` `ENDS WITH` | string, datetime, enum | prefix / suffix (no wildcards) |
+//! | `IN` | string, number, boolean, datetime, enum | value is one of an array of values |
+//! | `REGEX` | string, datetime, enum | Rust `regex` syntax, matches anywhere unless anchored |
+//! | `GLOB` | string, datetime, enum | SQLite GLOB: `*`, `?`, `[abc]` |
+//!
+//! A record whose field is null matches no condition except `= null`. Datetime operands of
+//! `=`, `!=`, ordering and `IN` are normalised to UTC like stored values. Results are ordered
+//! by `order_by` and then by the unique field (ascending), so pages are deterministic.
+
+use rusqlite::Connection;
+use rusqlite::types::Value as SqlValue;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::ToolError;
+use crate::spec::{EntitySpec, FieldType};
+
+use super::ident::{qualified, quote};
+use super::names::{shorten, unknown_name_message};
+use super::value::{json_to_sql, sql_to_json, value_type_as_field_type};
+
+/// The alias of the queried entity's row (the computed-field SQL refers to it).
+pub const ROW_ALIAS: &str = "n";
+
+/// The most values an `IN` condition may list.
+pub const MAX_IN_VALUES: usize = 1000;
+
+/// The longest GLOB pattern SQLite accepts (`SQLITE_MAX_LIKE_PATTERN_LENGTH`).
+pub const MAX_GLOB_PATTERN_BYTES: usize = 50_000;
+
+/// A comparison operator of a condition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Operator {
+    /// `=`
+    #[serde(rename = "=")]
+    Eq,
+    /// `!=`
+    #[serde(rename = "!=")]
+    Ne,
+    /// `>`
+    #[serde(rename = ">")]
+    Gt,
+    /// `>=`
+    #[serde(rename = ">=")]
+    Ge,
+    /// `<`
+    #[serde(rename = "<")]
+    Lt,
+    /// `<=`
+    #[serde(rename = "<=")]
+    Le,
+    /// `CONTAINS`: substring, or array element.
+    #[serde(rename = "CONTAINS")]
+    Contains,
+    /// `STARTS WITH`
+    #[serde(rename = "STARTS WITH")]
+    StartsWith,
+    /// `ENDS WITH`
+    #[serde(rename = "ENDS WITH")]
+    EndsWith,
+    /// `IN` a list of values.
+    #[serde(rename = "IN")]
+    In,
+    /// `REGEX` (Rust regex syntax).
+    #[serde(rename = "REGEX")]
+    Regex,
+    /// `GLOB` (SQLite glob: `*`, `?`, `[...]`).
+    #[serde(rename = "GLOB")]
+    Glob,
+}
+
+impl Operator {
+    /// Every operator, in documentation order.
+    pub const ALL: [Operator; 12] = [
+        Operator::Eq,
+        Operator::Ne,
+        Operator::Gt,
+        Operator::Ge,
+        Operator::Lt,
+        Operator::Le,
+        Operator::Contains,
+        Operator::StartsWith,
+        Operator::EndsWith,
+        Operator::In,
+        Operator::Regex,
+        Operator::Glob,
+    ];
+
+    /// The operator as written in a call (`STARTS WITH`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Operator::Eq => "=",
+            Operator::Ne => "!=",
+            Operator::Gt => ">",
+            Operator::Ge => ">=",
+            Operator::Lt => "<",
+            Operator::Le => "<=",
+            Operator::Contains => "CONTAINS",
+            Operator::StartsWith => "STARTS WITH",
+            Operator::EndsWith => "ENDS WITH",
+            Operator::In => "IN",
+            Operator::Regex => "REGEX",
+            Operator::Glob => "GLOB",
+        }
+    }
+
+    /// The operators that apply to a field of type `ty`.
+    pub fn applicable(ty: FieldType) -> &'static [Operator] {
+        use Operator::*;
+        match ty {
+            FieldType::String | FieldType::Datetime | FieldType::Enum => &Operator::ALL,
+            FieldType::Number => &[Eq, Ne, Gt, Ge, Lt, Le, In],
+            FieldType::Boolean => &[Eq, Ne, In],
+            FieldType::StringArray | FieldType::NumberArray => &[Eq, Ne, Contains],
+        }
+    }
+}
+
+/// One condition: `{"field": ..., "operator": ..., "value": ...}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Condition {
+    /// A stored or computed field of the entity.
+    pub field: String,
+    /// The comparison.
+    pub operator: Operator,
+    /// The operand (an array for `IN`).
+    #[serde(default)]
+    pub value: Value,
+}
+
+/// Sort direction.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Direction {
+    /// Ascending (nulls first).
+    #[default]
+    #[serde(rename = "ASC", alias = "asc")]
+    Asc,
+    /// Descending (nulls last).
+    #[serde(rename = "DESC", alias = "desc")]
+    Desc,
+}
+
+/// `{"field": ..., "direction": "ASC" | "DESC"}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OrderBy {
+    /// A stored or computed field.
+    pub field: String,
+    /// Ascending by default.
+    #[serde(default)]
+    pub direction: Direction,
+}
+
+/// A field of an entity resolved to its SQL expression.
+#[derive(Debug, Clone)]
+pub struct FieldRef<'s> {
+    /// The config name.
+    pub name: &'s str,
+    /// The value type (computed types mapped to the stored equivalents).
+    pub ty: FieldType,
+    /// Allowed values for enums.
+    pub values: &'s [String],
+    /// The SQL expression over the row alias `n`.
+    pub sql: String,
+    /// True for computed fields.
+    pub computed: bool,
+}
+
+/// Every queryable name of an entity: stored fields, then computed fields.
+pub fn field_names(entity: &EntitySpec) -> Vec<&str> {
+    entity
+        .fields
+        .iter()
+        .map(|f| f.name.as_str())
+        .chain(entity.computed_fields.iter().map(|c| c.name.as_str()))
+        .collect()
+}
+
+/// Resolves a stored or computed field name; an unknown name is an `invalid_arguments` error
+/// naming `path`, the nearest names and every valid one.
+pub fn resolve_field<'s>(
+    entity: &'s EntitySpec,
+    name: &str,
+    path: &str,
+) -> Result<FieldRef<'s>, ToolError> {
+    if let Some(field) = entity.field(name) {
+        let ty = if field.name == entity.unique_field {
+            FieldType::String
+        } else {
+            field.ty
+        };
+        return Ok(FieldRef {
+            name: &field.name,
+            ty,
+            values: &field.values,
+            sql: qualified(ROW_ALIAS, &field.name),
+            computed: false,
+        });
+    }
+    if let Some(computed) = entity.computed_field(name) {
+        let sql = match &computed.materialized_column {
+            Some(column) => qualified(ROW_ALIAS, column),
+            None => format!("({})", computed.sql),
+        };
+        return Ok(FieldRef {
+            name: &computed.name,
+            ty: value_type_as_field_type(computed.ty),
+            values: &[],
+            sql,
+            computed: true,
+        });
+    }
+    if name == entity.unique_field {
+        return Ok(FieldRef {
+            name: &entity.unique_field,
+            ty: FieldType::String,
+            values: &[],
+            sql: qualified(ROW_ALIAS, &entity.unique_field),
+            computed: false,
+        });
+    }
+    let message = if entity.vector_indexes.iter().any(|v| v.column == name) {
+        format!(
+            "`{path}`: `{name}` is an embedding column of {}; it cannot be filtered, sorted or returned.",
+            entity.name
+        )
+    } else {
+        format!(
+            "`{path}`: {}",
+            unknown_name_message(
+                "field",
+                name,
+                &format!(" on {}", entity.name),
+                field_names(entity)
+            )
+        )
+    };
+    Err(
+        ToolError::invalid_arguments(message).with_details(serde_json::json!({
+            "path": path,
+            "valid": field_names(entity),
+        })),
+    )
+}
+
+fn operand(field: &FieldRef<'_>, value: &Value, path: &str) -> Result<SqlValue, ToolError> {
+    json_to_sql(field.ty, field.values, value).map_err(|message| {
+        ToolError::invalid_arguments(format!(
+            "`{path}`: field `{}` is {}: {message}",
+            field.name,
+            field.ty.config_name()
+        ))
+    })
+}
+
+fn text_operand(field: &FieldRef<'_>, value: &Value, path: &str) -> Result<String, ToolError> {
+    match value {
+        Value::String(s) => Ok(s.clone()),
+        other => Err(ToolError::invalid_arguments(format!(
+            "`{path}`: this operator on `{}` needs a string value, got {}",
+            field.name,
+            super::value::describe_json(other)
+        ))),
+    }
+}
+
+fn push(params: &mut Vec<SqlValue>, value: SqlValue) -> String {
+    params.push(value);
+    format!("?{}", params.len())
+}
+
+/// Compiles one condition to an SQL boolean expression, appending its parameters.
+pub fn compile_condition(
+    entity: &EntitySpec,
+    condition: &Condition,
+    path: &str,
+    params: &mut Vec<SqlValue>,
+) -> Result<String, ToolError> {
+    let field = resolve_field(entity, &condition.field, &format!("{path}.field"))?;
+    let operator = condition.operator;
+    let value_path = format!("{path}.value");
+    if !Operator::applicable(field.ty).contains(&operator) {
+        let valid: Vec<&str> = Operator::applicable(field.ty)
+            .iter()
+            .map(|o| o.as_str())
+            .collect();
+        return Err(ToolError::invalid_arguments(format!(
+            "`{path}.operator`: `{}` does not apply to `{}` ({}); use one of: {}",
+            operator.as_str(),
+            field.name,
+            field.ty.config_name(),
+            valid.join(", ")
+        )));
+    }
+    let column = &field.sql;
+    let is_array = matches!(field.ty, FieldType::StringArray | FieldType::NumberArray);
+    if condition.value.is_null() {
+        return match operator {
+            Operator::Eq => Ok(format!("{column} IS NULL")),
+            Operator::Ne => Ok(format!("{column} IS NOT NULL")),
+            _ => Err(ToolError::invalid_arguments(format!(
+                "`{value_path}`: `{}` needs a value (null is only allowed with = and !=)",
+                operator.as_str()
+            ))),
+        };
+    }
+    let sql = match operator {
+        Operator::Eq | Operator::Ne | Operator::Gt | Operator::Ge | Operator::Lt | Operator::Le => {
+            let p = push(params, operand(&field, &condition.value, &value_path)?);
+            format!("{column} {} {p}", operator.as_str())
+        }
+        Operator::Contains if is_array => {
+            let element_ty = if field.ty == FieldType::StringArray {
+                FieldType::String
+            } else {
+                FieldType::Number
+            };
+            let element = json_to_sql(element_ty, &[], &condition.value).map_err(|message| {
+                ToolError::invalid_arguments(format!(
+                    "`{value_path}`: CONTAINS on `{}` ({}) looks for one element: {message}",
+                    field.name,
+                    field.ty.config_name()
+                ))
+            })?;
+            let p = push(params, element);
+            format!("EXISTS (SELECT 1 FROM json_each({column}) WHERE json_each.value = {p})")
+        }
+        Operator::Contains => {
+            let p = push(
+                params,
+                SqlValue::Text(text_operand(&field, &condition.value, &value_path)?),
+            );
+            format!("instr({column}, {p}) > 0")
+        }
+        Operator::StartsWith => {
+            let p = push(
+                params,
+                SqlValue::Text(text_operand(&field, &condition.value, &value_path)?),
+            );
+            format!("substr({column}, 1, length({p})) = {p}")
+        }
+        Operator::EndsWith => {
+            let p = push(
+                params,
+                SqlValue::Text(text_operand(&field, &condition.value, &value_path)?),
+            );
+            format!("substr({column}, length({column}) - length({p}) + 1) = {p}")
+        }
+        Operator::Glob => {
+            let pattern = text_operand(&field, &condition.value, &value_path)?;
+            if pattern.len() > MAX_GLOB_PATTERN_BYTES {
+                return Err(ToolError::invalid_arguments(format!(
+                    "`{value_path}`: GLOB patterns are limited to {MAX_GLOB_PATTERN_BYTES} bytes, got {}",
+                    pattern.len()
+                )));
+            }
+            let p = push(params, SqlValue::Text(pattern));
+            format!("{column} GLOB {p}")
+        }
+        Operator::Regex => {
+            let pattern = text_operand(&field, &condition.value, &value_path)?;
+            regex::RegexBuilder::new(&pattern)
+                .size_limit(1 << 20)
+                .build()
+                .map_err(|e| {
+                    ToolError::invalid_arguments(format!(
+                        "`{value_path}`: invalid REGEX pattern \"{}\": {}",
+                        shorten(&pattern),
+                        shorten(&e.to_string())
+                    ))
+                })?;
+            let p = push(params, SqlValue::Text(pattern));
+            format!("regexp({p}, {column})")
+        }
+        Operator::In => {
+            let Value::Array(items) = &condition.value else {
+                return Err(ToolError::invalid_arguments(format!(
+                    "`{value_path}`: IN needs an array of values, got {}",
+                    super::value::describe_json(&condition.value)
+                )));
+            };
+            if items.len() > MAX_IN_VALUES {
+                return Err(ToolError::invalid_arguments(format!(
+                    "`{value_path}`: IN accepts at most {MAX_IN_VALUES} values, got {}",
+                    items.len()
+                )));
+            }
+            if items.is_empty() {
+                return Ok("0".into());
+            }
+            let mut placeholders = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                placeholders.push(push(
+                    params,
+                    operand(&field, item, &format!("{value_path}[{i}]"))?,
+                ));
+            }
+            format!("{column} IN ({})", placeholders.join(", "))
+        }
+    };
+    Ok(sql)
+}
+
+/// The columns a query returns: each is a config name, its type and its SQL.
+#[derive(Debug, Clone)]
+pub struct Projection<'s> {
+    columns: Vec<FieldRef<'s>>,
+}
+
+impl<'s> Projection<'s> {
+    /// Every stored field (except embeddings) and every computed field, in config order.
+    pub fn all(entity: &'s EntitySpec) -> Projection<'s> {
+        let mut columns = Vec::new();
+        for name in field_names(entity) {
+            if let Ok(field) = resolve_field(entity, name, "fields") {
+                columns.push(field);
+            }
+        }
+        if entity.field(&entity.unique_field).is_none()
+            && let Ok(field) = resolve_field(entity, &entity.unique_field, "fields")
+        {
+            columns.insert(0, field);
+        }
+        Projection { columns }
+    }
+
+    /// The unique field plus the listed fields (each checked; unknown names are errors).
+    pub fn of(entity: &'s EntitySpec, names: &[String], path: &str) -> Result<Self, ToolError> {
+        let mut columns = vec![resolve_field(entity, &entity.unique_field, path)?];
+        for (i, name) in names.iter().enumerate() {
+            let field = resolve_field(entity, name, &format!("{path}[{i}]"))?;
+            if !columns.iter().any(|c| c.name == field.name) {
+                columns.push(field);
+            }
+        }
+        Ok(Projection { columns })
+    }
+
+    /// The SELECT list.
+    pub fn select_list(&self) -> String {
+        self.columns
+            .iter()
+            .map(|c| c.sql.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The number of columns.
+    pub fn len(&self) -> usize {
+        self.columns.len()
+    }
+
+    /// True when there are no columns.
+    pub fn is_empty(&self) -> bool {
+        self.columns.is_empty()
+    }
+
+    /// Reads one record from `row`, starting at column `offset`.
+    pub fn record(
+        &self,
+        row: &rusqlite::Row<'_>,
+        offset: usize,
+    ) -> rusqlite::Result<Map<String, Value>> {
+        let mut record = Map::with_capacity(self.columns.len());
+        for (i, column) in self.columns.iter().enumerate() {
+            let value = sql_to_json(column.ty, row.get_ref(offset + i)?);
+            record.insert(column.name.to_string(), value);
+        }
+        Ok(record)
+    }
+}
+
+/// A checked query over one entity.
+#[derive(Debug, Clone)]
+pub struct EntityQuery<'s> {
+    /// The entity queried.
+    pub entity: &'s EntitySpec,
+    /// The columns returned.
+    pub projection: Projection<'s>,
+    /// The WHERE expression (`1` when there is no condition).
+    pub where_sql: String,
+    /// The ORDER BY list.
+    pub order_sql: String,
+    /// The bound parameters of `where_sql`.
+    pub params: Vec<SqlValue>,
+    /// The most records returned.
+    pub limit: u32,
+}
+
+/// A page of results.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page {
+    /// How many records match in total.
+    pub total: u64,
+    /// The records returned (at most the limit).
+    pub results: Vec<Value>,
+}
+
+impl Page {
+    /// True when more records matched than were returned.
+    pub fn truncated(&self) -> bool {
+        self.total > self.results.len() as u64
+    }
+}
+
+/// Compiles a list of conditions (joined with AND) named `path` (`conditions`).
+pub fn compile_conditions(
+    entity: &EntitySpec,
+    conditions: &[Condition],
+    path: &str,
+    params: &mut Vec<SqlValue>,
+) -> Result<String, ToolError> {
+    if conditions.is_empty() {
+        return Ok("1".into());
+    }
+    let mut parts = Vec::with_capacity(conditions.len());
+    for (i, condition) in conditions.iter().enumerate() {
+        parts.push(format!(
+            "({})",
+            compile_condition(entity, condition, &format!("{path}[{i}]"), params)?
+        ));
+    }
+    Ok(parts.join(" AND "))
+}
+
+/// The ORDER BY list for an optional `order_by`, always ending with the unique field.
+pub fn compile_order(entity: &EntitySpec, order_by: Option<&OrderBy>) -> Result<String, ToolError> {
+    let unique = qualified(ROW_ALIAS, &entity.unique_field);
+    match order_by {
+        None => Ok(format!("{unique} ASC")),
+        Some(order) => {
+            let field = resolve_field(entity, &order.field, "order_by.field")?;
+            let direction = match order.direction {
+                Direction::Asc => "ASC",
+                Direction::Desc => "DESC",
+            };
+            if field.name == entity.unique_field {
+                Ok(format!("{unique} {direction}"))
+            } else {
+                Ok(format!("{} {direction}, {unique} ASC", field.sql))
+            }
+        }
+    }
+}
+
+impl<'s> EntityQuery<'s> {
+    /// Checks and compiles a query. Nothing touches the database.
+    pub fn new(
+        entity: &'s EntitySpec,
+        conditions: &[Condition],
+        order_by: Option<&OrderBy>,
+        limit: u32,
+    ) -> Result<Self, ToolError> {
+        let mut params = Vec::new();
+        let where_sql = compile_conditions(entity, conditions, "conditions", &mut params)?;
+        let order_sql = compile_order(entity, order_by)?;
+        Ok(EntityQuery {
+            entity,
+            projection: Projection::all(entity),
+            where_sql,
+            order_sql,
+            params,
+            limit,
+        })
+    }
+
+    /// The SELECT statement (with `LIMIT limit + 1` to detect truncation).
+    pub fn select_sql(&self) -> String {
+        format!(
+            "SELECT {} FROM {} AS {} WHERE {} ORDER BY {} LIMIT {}",
+            self.projection.select_list(),
+            quote(&self.entity.table),
+            quote(ROW_ALIAS),
+            self.where_sql,
+            self.order_sql,
+            u64::from(self.limit) + 1
+        )
+    }
+
+    /// The COUNT statement.
+    pub fn count_sql(&self) -> String {
+        format!(
+            "SELECT count(*) FROM {} AS {} WHERE {}",
+            quote(&self.entity.table),
+            quote(ROW_ALIAS),
+            self.where_sql
+        )
+    }
+
+    /// Runs the query: the page of records, and the total (counted only when the page is cut).
+    pub fn run(&self, conn: &Connection) -> rusqlite::Result<Page> {
+        let mut statement = conn.prepare_cached(&self.select_sql())?;
+        let mut rows = statement.query(rusqlite::params_from_iter(self.params.iter()))?;
+        let mut results = Vec::new();
+        let mut more = false;
+        while let Some(row) = rows.next()? {
+            if results.len() as u64 >= u64::from(self.limit) {
+                more = true;
+                break;
+            }
+            results.push(Value::Object(self.projection.record(row, 0)?));
+        }
+        drop(rows);
+        let total = if more {
+            let mut count = conn.prepare_cached(&self.count_sql())?;
+            count.query_row(rusqlite::params_from_iter(self.params.iter()), |row| {
+                row.get::<_, i64>(0)
+            })? as u64
+        } else {
+            results.len() as u64
+        };
+        Ok(Page { total, results })
+    }
+}
+
+/// The structured error a model sees when SQLite fails: the SQLite error code only, never SQL
+/// text or file paths.
+pub fn execution_error(error: &rusqlite::Error) -> ToolError {
+    let code = match error {
+        rusqlite::Error::SqliteFailure(failure, _) => format!("{:?}", failure.code),
+        rusqlite::Error::UserFunctionError(_) => "FunctionError".into(),
+        rusqlite::Error::QueryReturnedNoRows => "NoRows".into(),
+        _ => "Other".into(),
+    };
+    ToolError::execution_failed(format!(
+        "The database could not answer this call (SQLite: {code}). The arguments were valid; retrying later or simplifying the conditions may help."
+    ))
+    .with_details(serde_json::json!({ "sqlite_error": code }))
+}

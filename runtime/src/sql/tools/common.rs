@@ -1,0 +1,197 @@
+//! What every database tool shares: the spec, the database, argument parsing and errors.
+
+use std::sync::Arc;
+
+use rusqlite::Connection;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use crate::spec::{EntitySpec, SchemaSpec};
+use crate::{ToolAnnotations, ToolDefinition, ToolError, ToolFuture, ToolResult};
+
+use super::super::Database;
+use super::super::names::{shorten, unknown_name_message};
+use super::super::query::{Page, execution_error};
+
+/// The spec and database the tools answer from.
+#[derive(Debug)]
+pub struct Shared {
+    /// The storage spec.
+    pub spec: Arc<SchemaSpec>,
+    /// The database.
+    pub db: Database,
+}
+
+impl Shared {
+    /// Bundles a spec and a database.
+    pub fn new(spec: Arc<SchemaSpec>, db: Database) -> Self {
+        Shared { spec, db }
+    }
+}
+
+/// The handler signature run on a read-only connection.
+pub(crate) type Handler = fn(&SchemaSpec, &Connection, Value) -> Result<Value, HandlerError>;
+
+/// A handler failure: a tool error, or an SQLite error to be reported without SQL text.
+pub(crate) enum HandlerError {
+    Tool(ToolError),
+    Sqlite(rusqlite::Error),
+}
+
+impl From<ToolError> for HandlerError {
+    fn from(error: ToolError) -> Self {
+        HandlerError::Tool(error)
+    }
+}
+
+impl From<rusqlite::Error> for HandlerError {
+    fn from(error: rusqlite::Error) -> Self {
+        HandlerError::Sqlite(error)
+    }
+}
+
+/// Runs `handler` on a read-only connection on the blocking pool.
+pub(crate) fn run(shared: &Arc<Shared>, arguments: Value, handler: Handler) -> ToolFuture<'static> {
+    let shared = shared.clone();
+    Box::pin(async move {
+        let spec = shared.spec.clone();
+        let outcome = shared
+            .db
+            .read(move |conn| handler(&spec, conn, arguments))
+            .await;
+        match outcome {
+            Some(Ok(value)) => Ok(value),
+            Some(Err(HandlerError::Tool(error))) => Err(error),
+            Some(Err(HandlerError::Sqlite(error))) => Err(execution_error(&error)),
+            None => Err(ToolError::execution_failed(
+                "The database call stopped unexpectedly; nothing was changed.",
+            )),
+        }
+    })
+}
+
+/// Runs a handler that needs no database, immediately.
+pub(crate) fn run_pure(
+    spec: &SchemaSpec,
+    arguments: Value,
+    handler: fn(&SchemaSpec, Value) -> ToolResult,
+) -> ToolFuture<'static> {
+    let result = handler(spec, arguments);
+    Box::pin(async move { result })
+}
+
+/// Deserialises the arguments object; errors become `invalid_arguments` naming the tool.
+pub(crate) fn parse<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<T, ToolError> {
+    let arguments = if arguments.is_null() {
+        json!({})
+    } else {
+        arguments
+    };
+    serde_json::from_value(arguments).map_err(|error| {
+        ToolError::invalid_arguments(format!(
+            "Invalid arguments for {tool}: {}",
+            shorten_error(&error.to_string())
+        ))
+    })
+}
+
+fn shorten_error(text: &str) -> String {
+    if text.chars().count() > 300 {
+        format!("{}…", text.chars().take(300).collect::<String>())
+    } else {
+        text.to_string()
+    }
+}
+
+/// The entity named `name`, or an `invalid_arguments` error with the nearest names.
+pub(crate) fn entity<'s>(
+    spec: &'s SchemaSpec,
+    name: &str,
+    path: &str,
+) -> Result<&'s EntitySpec, ToolError> {
+    spec.entity(name).ok_or_else(|| {
+        ToolError::invalid_arguments(format!(
+            "`{path}`: {}",
+            unknown_name_message("entity", name, "", entity_names(spec))
+        ))
+        .with_details(json!({"path": path, "valid": entity_names(spec)}))
+    })
+}
+
+/// Every entity name, in config order.
+pub(crate) fn entity_names(spec: &SchemaSpec) -> Vec<&str> {
+    spec.entities.iter().map(|e| e.name.as_str()).collect()
+}
+
+/// The limit of a call: the default when absent, an error outside `1..=max_limit`.
+pub(crate) fn limit(spec: &SchemaSpec, requested: Option<i64>) -> Result<u32, ToolError> {
+    let max = spec.tools.max_limit.max(1);
+    match requested {
+        None => Ok(spec.tools.default_limit.clamp(1, max)),
+        Some(n) if n >= 1 && n <= i64::from(max) => Ok(n as u32),
+        Some(n) => Err(ToolError::invalid_arguments(format!(
+            "`limit` must be between 1 and {max}, got {n}"
+        ))
+        .with_details(json!({"path": "limit", "minimum": 1, "maximum": max}))),
+    }
+}
+
+/// The JSON Schema of `limit`.
+pub(crate) fn limit_schema(spec: &SchemaSpec, what: &str) -> Value {
+    let max = spec.tools.max_limit.max(1);
+    json!({
+        "type": "integer",
+        "minimum": 1,
+        "maximum": max,
+        "default": spec.tools.default_limit.clamp(1, max),
+        "description": format!("The most {what} to return (1 to {max}, default {}).", spec.tools.default_limit.clamp(1, max)),
+    })
+}
+
+/// The JSON Schema of an entity-name argument.
+pub(crate) fn entity_schema(spec: &SchemaSpec, description: &str) -> Value {
+    json!({"type": "string", "enum": entity_names(spec), "description": description})
+}
+
+/// A list answer: `{"entity_type", "total", "returned", "truncated", "results"}`.
+pub(crate) fn page_json(entity: &str, page: Page) -> Value {
+    let truncated = page.truncated();
+    json!({
+        "entity_type": entity,
+        "total": page.total,
+        "returned": page.results.len(),
+        "truncated": truncated,
+        "results": page.results,
+    })
+}
+
+/// A read-only, idempotent tool definition.
+pub(crate) fn definition(
+    spec: &SchemaSpec,
+    name: &str,
+    title: &str,
+    description: String,
+    input_schema: Value,
+    keywords: &[&str],
+) -> ToolDefinition {
+    ToolDefinition {
+        name: format!("{}{name}", spec.tools.name_prefix),
+        title: Some(title.to_string()),
+        description,
+        input_schema,
+        output_schema: None,
+        annotations: ToolAnnotations {
+            read_only: Some(true),
+            destructive: Some(false),
+            idempotent: Some(true),
+            open_world: Some(false),
+        },
+        capabilities: vec!["database".into(), "read".into()],
+        keywords: keywords.iter().map(|k| k.to_string()).collect(),
+    }
+}
+
+/// `"value"` shortened for messages.
+pub(crate) fn quoted(text: &str) -> String {
+    format!("\"{}\"", shorten(text))
+}

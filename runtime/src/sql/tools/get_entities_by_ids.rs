@@ -1,0 +1,273 @@
+//! `get_entities_by_ids {entity_type, ids, fields, with_children}`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rusqlite::Connection;
+use rusqlite::types::Value as SqlValue;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::spec::{EntitySpec, SchemaSpec};
+use crate::{Tool, ToolContext, ToolDefinition, ToolError, ToolFuture};
+
+use super::super::ident::{qualified, quote};
+use super::super::query::{Projection, ROW_ALIAS, resolve_field};
+use super::super::value::sql_to_json;
+use super::common::{HandlerError, Shared, definition, entity, entity_schema, parse, run};
+
+const NAME: &str = "get_entities_by_ids";
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Arguments {
+    entity_type: String,
+    ids: Vec<String>,
+    #[serde(default)]
+    fields: Option<Vec<String>>,
+    #[serde(default)]
+    with_children: bool,
+}
+
+/// `get_entities_by_ids`.
+pub struct GetEntitiesByIds {
+    shared: Arc<Shared>,
+    definition: ToolDefinition,
+}
+
+impl GetEntitiesByIds {
+    pub(crate) fn new(shared: Arc<Shared>) -> Self {
+        let spec = &shared.spec;
+        let max = spec.tools.max_limit.max(1);
+        let hierarchical: Vec<String> = spec
+            .entities
+            .iter()
+            .filter_map(|e| {
+                e.hierarchy.as_ref().map(|h| {
+                    format!(
+                        "{} (children via {}, content: {})",
+                        e.name, h.relationship, h.content_field
+                    )
+                })
+            })
+            .collect();
+        let mut description = format!(
+            "Fetch several records by the values of their unique field, in the order given (at most \
+             {max}). `fields` limits the returned fields (the unique field is always included); \
+             missing ids are listed in `missing`."
+        );
+        if !hierarchical.is_empty() {
+            description.push_str(&format!(
+                " `with_children: true` adds each record's children and their content for: {}.",
+                hierarchical.join(", ")
+            ));
+        }
+        if let Some(entity) = spec.entities.first() {
+            let fields: Vec<&str> = entity
+                .fields
+                .iter()
+                .take(3)
+                .map(|f| f.name.as_str())
+                .collect();
+            description.push_str(&format!(
+                "\nExample call: {}",
+                json!({"entity_type": entity.name, "ids": ["<id 1>", "<id 2>"], "fields": fields})
+            ));
+        }
+        let input_schema = json!({
+            "type": "object",
+            "properties": {
+                "entity_type": entity_schema(spec, "The entity type of the records."),
+                "ids": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": max,
+                        "description": "Values of the entity's unique field."},
+                "fields": {"type": "array", "items": {"type": "string"},
+                           "description": "Fields or computed fields to return (default: all)."},
+                "with_children": {"type": "boolean", "default": false,
+                                  "description": "Also return each record's children (entities with a hierarchy only)."}
+            },
+            "required": ["entity_type", "ids"],
+            "additionalProperties": false
+        });
+        let definition = definition(
+            spec,
+            NAME,
+            "Get entities by ids",
+            description,
+            input_schema,
+            &["get", "fetch", "ids", "batch", "children", "lookup"],
+        );
+        GetEntitiesByIds { shared, definition }
+    }
+}
+
+fn children(
+    spec: &SchemaSpec,
+    conn: &Connection,
+    entity: &EntitySpec,
+    ids: &[SqlValue],
+) -> Result<HashMap<String, Vec<Value>>, HandlerError> {
+    let Some(hierarchy) = &entity.hierarchy else {
+        return Err(ToolError::invalid_arguments(format!(
+            "`with_children`: {} has no hierarchy; call again without with_children.",
+            entity.name
+        ))
+        .into());
+    };
+    let relationship = spec.relationships.iter().find(|r| {
+        r.rel_type == hierarchy.relationship
+            && if hierarchy.child_is_source {
+                r.target == entity.name
+            } else {
+                r.source == entity.name
+            }
+    });
+    let Some(relationship) = relationship else {
+        return Err(ToolError::execution_failed(format!(
+            "The hierarchy of {} names the relationship {}, which does not exist in the schema.",
+            entity.name, hierarchy.relationship
+        ))
+        .into());
+    };
+    let child_name = if hierarchy.child_is_source {
+        &relationship.source
+    } else {
+        &relationship.target
+    };
+    let Some(child) = spec.entity(child_name) else {
+        return Err(ToolError::execution_failed("The hierarchy's child entity is missing.").into());
+    };
+    let content = resolve_field(child, &hierarchy.content_field, "content_field")?;
+    let (parent_column, child_column) = if hierarchy.child_is_source {
+        ("target_id", "source_id")
+    } else {
+        ("source_id", "target_id")
+    };
+    let placeholders: Vec<String> = (1..=ids.len()).map(|i| format!("?{i}")).collect();
+    let sql = format!(
+        "SELECT \"e\".{parent}, {unique}, {content} FROM {edge} AS \"e\" JOIN {child} AS {alias} \
+         ON {unique} = \"e\".{child_column} WHERE \"e\".{parent} IN ({list}) ORDER BY 1, 2",
+        parent = quote(parent_column),
+        child_column = quote(child_column),
+        unique = qualified(ROW_ALIAS, &child.unique_field),
+        content = content.sql,
+        edge = quote(&relationship.table),
+        child = quote(&child.table),
+        alias = quote(ROW_ALIAS),
+        list = placeholders.join(", "),
+    );
+    let mut statement = conn.prepare_cached(&sql)?;
+    let mut rows = statement.query(rusqlite::params_from_iter(ids.iter()))?;
+    let mut out: HashMap<String, Vec<Value>> = HashMap::new();
+    while let Some(row) = rows.next()? {
+        let parent: String = row.get(0)?;
+        let mut record = Map::new();
+        record.insert("entity_type".into(), json!(child.name));
+        record.insert(
+            child.unique_field.clone(),
+            sql_to_json(crate::spec::FieldType::String, row.get_ref(1)?),
+        );
+        record.insert(
+            content.name.to_string(),
+            sql_to_json(content.ty, row.get_ref(2)?),
+        );
+        out.entry(parent).or_default().push(Value::Object(record));
+    }
+    Ok(out)
+}
+
+fn handle(spec: &SchemaSpec, conn: &Connection, arguments: Value) -> Result<Value, HandlerError> {
+    let arguments: Arguments = parse(NAME, arguments)?;
+    let entity = entity(spec, &arguments.entity_type, "entity_type")?;
+    let max = spec.tools.max_limit.max(1) as usize;
+    if arguments.ids.is_empty() || arguments.ids.len() > max {
+        return Err(ToolError::invalid_arguments(format!(
+            "`ids` must list 1 to {max} values, got {}",
+            arguments.ids.len()
+        ))
+        .into());
+    }
+    if arguments.with_children && entity.hierarchy.is_none() {
+        return Err(ToolError::invalid_arguments(format!(
+            "`with_children`: {} has no hierarchy; call again without with_children.",
+            entity.name
+        ))
+        .into());
+    }
+    let projection = match &arguments.fields {
+        Some(fields) => Projection::of(entity, fields, "fields")?,
+        None => Projection::all(entity),
+    };
+    let mut unique: Vec<String> = Vec::with_capacity(arguments.ids.len());
+    for id in &arguments.ids {
+        if !unique.contains(id) {
+            unique.push(id.clone());
+        }
+    }
+    let params: Vec<SqlValue> = unique.iter().cloned().map(SqlValue::Text).collect();
+    let placeholders: Vec<String> = (1..=params.len()).map(|i| format!("?{i}")).collect();
+    let unique_sql = qualified(ROW_ALIAS, &entity.unique_field);
+    let sql = format!(
+        "SELECT {unique_sql}, {} FROM {} AS {} WHERE {unique_sql} IN ({})",
+        projection.select_list(),
+        quote(&entity.table),
+        quote(ROW_ALIAS),
+        placeholders.join(", ")
+    );
+    let mut found: HashMap<String, Map<String, Value>> = HashMap::new();
+    {
+        let mut statement = conn.prepare_cached(&sql)?;
+        let mut rows = statement.query(rusqlite::params_from_iter(params.iter()))?;
+        while let Some(row) = rows.next()? {
+            let id: String = row.get(0)?;
+            found.insert(id, projection.record(row, 1)?);
+        }
+    }
+    let mut children_of = if arguments.with_children {
+        let present: Vec<SqlValue> = unique
+            .iter()
+            .filter(|id| found.contains_key(*id))
+            .cloned()
+            .map(SqlValue::Text)
+            .collect();
+        if present.is_empty() {
+            HashMap::new()
+        } else {
+            children(spec, conn, entity, &present)?
+        }
+    } else {
+        HashMap::new()
+    };
+    let mut results = Vec::new();
+    let mut missing = Vec::new();
+    for id in &unique {
+        match found.remove(id) {
+            Some(mut record) => {
+                if arguments.with_children {
+                    record.insert(
+                        "children".into(),
+                        Value::Array(children_of.remove(id).unwrap_or_default()),
+                    );
+                }
+                results.push(Value::Object(record));
+            }
+            None => missing.push(id.clone()),
+        }
+    }
+    Ok(json!({
+        "entity_type": entity.name,
+        "requested": unique.len(),
+        "returned": results.len(),
+        "missing": missing,
+        "results": results,
+    }))
+}
+
+impl Tool for GetEntitiesByIds {
+    fn definition(&self) -> &ToolDefinition {
+        &self.definition
+    }
+
+    fn call<'a>(&'a self, arguments: Value, _context: &'a ToolContext) -> ToolFuture<'a> {
+        run(&self.shared, arguments, handle)
+    }
+}

@@ -1,0 +1,232 @@
+//! Converting values between JSON and SQLite according to field types.
+//!
+//! The same rules apply when data is imported and when a tool call compares against a field:
+//! a value of the wrong type is refused with a message saying what was expected.
+
+use rusqlite::types::{Value as SqlValue, ValueRef};
+use serde_json::Value;
+
+use crate::spec::{FieldType, ValueType};
+
+use super::names::shorten;
+
+/// The stored-field type a computed field's result behaves like.
+pub fn value_type_as_field_type(ty: ValueType) -> FieldType {
+    match ty {
+        ValueType::String => FieldType::String,
+        ValueType::Number => FieldType::Number,
+        ValueType::Boolean => FieldType::Boolean,
+        ValueType::Datetime => FieldType::Datetime,
+    }
+}
+
+/// A short description of a JSON value for error messages: `a string ("abc")`, `a number (3)`.
+pub fn describe_json(value: &Value) -> String {
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(b) => format!("a boolean ({b})"),
+        Value::Number(n) => format!("a number ({n})"),
+        Value::String(s) => format!("a string (\"{}\")", shorten(s)),
+        Value::Array(_) => "an array".into(),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
+/// Normalises a datetime to UTC ISO-8601 (`2024-05-01T12:00:00Z`, fractional seconds kept).
+///
+/// Accepts RFC 3339 / ISO-8601 with an offset or `Z`, a civil date-time without offset (read as
+/// UTC) and a plain date (midnight UTC).
+///
+/// ```
+/// use toolforge::sql::value::normalize_datetime;
+/// assert_eq!(normalize_datetime("2024-05-01T14:00:00+02:00").unwrap(), "2024-05-01T12:00:00Z");
+/// assert_eq!(normalize_datetime("2024-05-01").unwrap(), "2024-05-01T00:00:00Z");
+/// assert!(normalize_datetime("yesterday").is_err());
+/// ```
+pub fn normalize_datetime(text: &str) -> Result<String, String> {
+    let trimmed = text.trim();
+    if let Ok(timestamp) = trimmed.parse::<jiff::Timestamp>() {
+        return Ok(timestamp.to_string());
+    }
+    if let Ok(datetime) = trimmed.parse::<jiff::civil::DateTime>()
+        && let Ok(zoned) = datetime.to_zoned(jiff::tz::TimeZone::UTC)
+    {
+        return Ok(zoned.timestamp().to_string());
+    }
+    if let Ok(date) = trimmed.parse::<jiff::civil::Date>()
+        && let Ok(zoned) = date.to_zoned(jiff::tz::TimeZone::UTC)
+    {
+        return Ok(zoned.timestamp().to_string());
+    }
+    Err(format!(
+        "expected a datetime such as \"2024-05-01T12:00:00Z\", \"2024-05-01T14:00:00+02:00\" or \"2024-05-01\", got \"{}\"",
+        shorten(text)
+    ))
+}
+
+/// Converts a JSON number to an SQLite integer (when integral and in range) or real.
+pub fn number_to_sql(number: &serde_json::Number) -> SqlValue {
+    if let Some(i) = number.as_i64() {
+        SqlValue::Integer(i)
+    } else {
+        let f = number.as_f64().unwrap_or(f64::NAN);
+        if f.fract() == 0.0 && f.abs() < 9.0e15 {
+            SqlValue::Integer(f as i64)
+        } else {
+            SqlValue::Real(f)
+        }
+    }
+}
+
+/// Converts a non-null JSON value to the SQLite value stored for a field of type `ty`.
+///
+/// `values` are the allowed values of an enum field. The error says what was expected.
+pub fn json_to_sql(ty: FieldType, values: &[String], value: &Value) -> Result<SqlValue, String> {
+    let wrong = |expected: &str| format!("expected {expected}, got {}", describe_json(value));
+    match ty {
+        FieldType::String => match value {
+            Value::String(s) => Ok(SqlValue::Text(s.clone())),
+            _ => Err(wrong("a string")),
+        },
+        FieldType::Number => match value {
+            Value::Number(n) => Ok(number_to_sql(n)),
+            _ => Err(wrong("a number")),
+        },
+        FieldType::Boolean => match value {
+            Value::Bool(b) => Ok(SqlValue::Integer(i64::from(*b))),
+            _ => Err(wrong("a boolean (true or false)")),
+        },
+        FieldType::Datetime => match value {
+            Value::String(s) => normalize_datetime(s).map(SqlValue::Text),
+            _ => Err(wrong("a datetime string")),
+        },
+        FieldType::Enum => match value {
+            Value::String(s) if values.is_empty() || values.iter().any(|v| v == s) => {
+                Ok(SqlValue::Text(s.clone()))
+            }
+            Value::String(s) => Err(format!(
+                "\"{}\" is not an allowed value; allowed values: {}",
+                shorten(s),
+                values.join(", ")
+            )),
+            _ => Err(wrong("one of the strings ") + &values.join(", ")),
+        },
+        FieldType::StringArray => match value {
+            Value::Array(items) => {
+                if let Some((i, bad)) = items.iter().enumerate().find(|(_, v)| !v.is_string()) {
+                    return Err(format!(
+                        "expected an array of strings, but element {i} is {}",
+                        describe_json(bad)
+                    ));
+                }
+                Ok(SqlValue::Text(value.to_string()))
+            }
+            _ => Err(wrong("an array of strings")),
+        },
+        FieldType::NumberArray => match value {
+            Value::Array(items) => {
+                if let Some((i, bad)) = items.iter().enumerate().find(|(_, v)| !v.is_number()) {
+                    return Err(format!(
+                        "expected an array of numbers, but element {i} is {}",
+                        describe_json(bad)
+                    ));
+                }
+                Ok(SqlValue::Text(value.to_string()))
+            }
+            _ => Err(wrong("an array of numbers")),
+        },
+    }
+}
+
+/// Converts a stored SQLite value back to JSON for a field of type `ty`: booleans as
+/// `true`/`false`, arrays as JSON arrays, integral numbers as integers. Blobs become `null`.
+pub fn sql_to_json(ty: FieldType, value: ValueRef<'_>) -> Value {
+    match value {
+        ValueRef::Null | ValueRef::Blob(_) => Value::Null,
+        ValueRef::Integer(i) => match ty {
+            FieldType::Boolean => Value::Bool(i != 0),
+            _ => Value::from(i),
+        },
+        ValueRef::Real(f) => {
+            if ty == FieldType::Boolean {
+                Value::Bool(f != 0.0)
+            } else if f.fract() == 0.0 && f.abs() < 9.0e15 {
+                Value::from(f as i64)
+            } else {
+                serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
+            }
+        }
+        ValueRef::Text(bytes) => {
+            let text = String::from_utf8_lossy(bytes);
+            match ty {
+                FieldType::StringArray | FieldType::NumberArray => {
+                    serde_json::from_str(&text).unwrap_or(Value::String(text.into_owned()))
+                }
+                _ => Value::String(text.into_owned()),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn converts_by_type() {
+        assert_eq!(
+            json_to_sql(FieldType::Number, &[], &json!(3)).unwrap(),
+            SqlValue::Integer(3)
+        );
+        assert_eq!(
+            json_to_sql(FieldType::Number, &[], &json!(2.5)).unwrap(),
+            SqlValue::Real(2.5)
+        );
+        let err = json_to_sql(FieldType::Number, &[], &json!("3")).unwrap_err();
+        assert_eq!(err, "expected a number, got a string (\"3\")");
+        let allowed = vec!["a".to_string(), "b".to_string()];
+        assert!(
+            json_to_sql(FieldType::Enum, &allowed, &json!("c"))
+                .unwrap_err()
+                .contains("allowed values: a, b")
+        );
+        assert_eq!(
+            json_to_sql(FieldType::StringArray, &[], &json!(["x", "y"])).unwrap(),
+            SqlValue::Text("[\"x\",\"y\"]".into())
+        );
+        assert!(json_to_sql(FieldType::StringArray, &[], &json!(["x", 1])).is_err());
+        assert_eq!(
+            json_to_sql(FieldType::Boolean, &[], &json!(true)).unwrap(),
+            SqlValue::Integer(1)
+        );
+    }
+
+    #[test]
+    fn reads_back_as_json() {
+        assert_eq!(
+            sql_to_json(FieldType::Boolean, ValueRef::Integer(1)),
+            json!(true)
+        );
+        assert_eq!(
+            sql_to_json(FieldType::Number, ValueRef::Real(4.0)),
+            json!(4)
+        );
+        assert_eq!(
+            sql_to_json(FieldType::StringArray, ValueRef::Text(b"[\"a\"]")),
+            json!(["a"])
+        );
+    }
+
+    #[test]
+    fn normalises_datetimes() {
+        assert_eq!(
+            normalize_datetime("2024-05-01T12:00:00.250-01:00").unwrap(),
+            "2024-05-01T13:00:00.25Z"
+        );
+        assert_eq!(
+            normalize_datetime("2024-05-01 08:30:00").unwrap(),
+            "2024-05-01T08:30:00Z"
+        );
+    }
+}

@@ -1,0 +1,245 @@
+//! BatchTool: parallel calls through a Weak registry, call order, isolation, limits.
+
+mod registry_support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use registry_support::*;
+use serde_json::{Value, json};
+use toolforge::{BatchConfig, ErrorCode, ToolRegistry};
+
+fn registry(config: BatchConfig) -> Arc<ToolRegistry> {
+    ToolRegistry::builder()
+        .with_batch(config)
+        .unwrap()
+        .register(Sleep::named("sleep"))
+        .unwrap()
+        .register(Echo::named("echo"))
+        .unwrap()
+        .register(forecast())
+        .unwrap()
+        .register(Panic::in_future("boom"))
+        .unwrap()
+        .register(Fail::named("fail"))
+        .unwrap()
+        .build()
+}
+
+async fn batch(registry: &ToolRegistry, calls: Value) -> Vec<Value> {
+    let output = registry
+        .call("batch", json!({ "calls": calls }))
+        .await
+        .unwrap();
+    output["results"].as_array().unwrap().clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_come_back_in_call_order() {
+    let registry = registry(BatchConfig::default());
+    // The first call finishes last.
+    let results = batch(
+        &registry,
+        json!([
+            {"tool": "sleep", "args": {"ms": 60}},
+            {"tool": "sleep", "args": {"ms": 30}},
+            {"tool": "sleep", "args": {"ms": 0}},
+        ]),
+    )
+    .await;
+    let slept: Vec<&Value> = results.iter().map(|r| &r["result"]["slept"]).collect();
+    assert_eq!(slept, [&json!(60), &json!(30), &json!(0)]);
+    for result in &results {
+        assert_eq!(result["tool"], "sleep");
+        assert_eq!(result["ok"], true);
+    }
+}
+
+#[tokio::test]
+async fn both_call_spellings_are_accepted_and_args_default_to_empty() {
+    let registry = registry(BatchConfig::default());
+    let results = batch(
+        &registry,
+        json!([
+            {"tool": "echo", "args": {"a": 1}},
+            {"name": "echo", "arguments": {"b": 2}},
+            {"tool": "echo"},
+        ]),
+    )
+    .await;
+    assert_eq!(
+        results,
+        [
+            json!({"tool": "echo", "ok": true, "result": {"a": 1}}),
+            json!({"tool": "echo", "ok": true, "result": {"b": 2}}),
+            json!({"tool": "echo", "ok": true, "result": {}}),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn one_failure_never_cancels_the_others() {
+    let registry = registry(BatchConfig::default());
+    let results = batch(
+        &registry,
+        json!([
+            {"tool": "boom"},
+            {"tool": "echo", "args": {"still": "here"}},
+            {"tool": "fail"},
+            {"tool": "get_forecast", "args": {"unit": "kelvin"}},
+            {"tool": "sleep", "args": {"ms": 10}},
+            {"args": {"no": "name"}},
+        ]),
+    )
+    .await;
+    assert_eq!(results.len(), 6);
+    assert_eq!(results[0]["ok"], false);
+    assert_eq!(results[0]["error"]["error"], "panicked");
+    assert_eq!(results[1]["result"], json!({"still": "here"}));
+    assert_eq!(results[2]["error"]["error"], "execution_failed");
+    assert_eq!(results[3]["error"]["error"], "invalid_arguments");
+    let problems = results[3]["error"]["details"]["problems"]
+        .as_array()
+        .unwrap();
+    assert!(problems.iter().any(|p| p["path"] == "/city"));
+    assert_eq!(results[4]["result"], json!({"slept": 10}));
+    assert_eq!(results[5]["ok"], false);
+    assert_eq!(results[5]["error"]["details"]["path"], "/calls/5/tool");
+}
+
+#[tokio::test]
+async fn nested_batches_are_refused_per_call() {
+    let registry = registry(BatchConfig::default());
+    let results = batch(
+        &registry,
+        json!([
+            {"tool": "batch", "args": {"calls": [{"tool": "echo"}]}},
+            {"tool": "echo", "args": {"x": 1}},
+        ]),
+    )
+    .await;
+    assert_eq!(results[0]["tool"], "batch");
+    assert_eq!(results[0]["ok"], false);
+    assert_eq!(results[0]["error"]["error"], "unavailable");
+    assert!(
+        results[0]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("cannot contain another `batch`")
+    );
+    assert_eq!(results[1]["result"], json!({"x": 1}));
+}
+
+#[tokio::test]
+async fn unknown_names_get_the_invalid_tool_payload_per_call() {
+    let registry = registry(BatchConfig::default());
+    let results = batch(
+        &registry,
+        json!([{"tool": "eco", "args": {}}, {"tool": "echo", "args": {}}]),
+    )
+    .await;
+    assert_eq!(
+        results[0],
+        json!({
+            "tool": "eco",
+            "ok": false,
+            "error": registry.invalid_tool().payload("eco"),
+        })
+    );
+    assert_eq!(results[0]["error"]["error"], "unknown_tool");
+    assert_eq!(results[0]["error"]["candidates"][0], "echo");
+    assert_eq!(results[1]["ok"], true);
+}
+
+#[tokio::test]
+async fn the_number_of_calls_is_capped() {
+    let registry = registry(BatchConfig::default().max_calls(2));
+    let calls = json!({"calls": [{"tool": "echo"}, {"tool": "echo"}, {"tool": "echo"}]});
+    let error = registry.call("batch", calls).await.unwrap_err();
+    assert_eq!(error.code, ErrorCode::InvalidArguments);
+    assert!(error.message.contains("at most 2"), "{}", error.message);
+    let error = registry
+        .call("batch", json!({"calls": []}))
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, ErrorCode::InvalidArguments);
+    let error = registry.call("batch", json!({})).await.unwrap_err();
+    assert_eq!(error.code, ErrorCode::InvalidArguments);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_really_run_at_the_same_time() {
+    // Each call waits until all three are waiting: only parallel execution can finish.
+    let gate = Arc::new(Gate::new(3));
+    let registry = ToolRegistry::standard()
+        .unwrap()
+        .register(Rendezvous::named("meet"))
+        .unwrap()
+        .with_extension(Arc::clone(&gate))
+        .build();
+    let results = tokio::time::timeout(
+        Duration::from_secs(20),
+        batch(
+            &registry,
+            json!([{"tool": "meet"}, {"tool": "meet"}, {"tool": "meet"}]),
+        ),
+    )
+    .await
+    .expect("the three calls did not run concurrently");
+    assert!(results.iter().all(|r| r["result"] == "met"), "{results:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrency_is_capped() {
+    let gate = Arc::new(Gate::new(1));
+    let registry = ToolRegistry::builder()
+        .with_batch(BatchConfig::default().max_concurrency(2))
+        .unwrap()
+        .register(Tracked::named("tracked"))
+        .unwrap()
+        .with_extension(Arc::clone(&gate))
+        .build();
+    let calls: Vec<Value> = (0..6)
+        .map(|_| json!({"tool": "tracked", "args": {"ms": 20}}))
+        .collect();
+    let results = batch(&registry, Value::Array(calls)).await;
+    assert!(results.iter().all(|r| r["ok"] == true), "{results:?}");
+    let peak = gate.peak.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(peak <= 2, "{peak} calls ran at once with a cap of 2");
+}
+
+#[tokio::test]
+async fn each_call_has_its_own_deadline() {
+    let registry = registry(BatchConfig::default().per_call_timeout(Duration::from_millis(50)));
+    let results = batch(
+        &registry,
+        json!([{"tool": "sleep", "args": {"ms": 10_000}}, {"tool": "sleep", "args": {"ms": 1}}]),
+    )
+    .await;
+    assert_eq!(results[0]["ok"], false);
+    assert_eq!(results[0]["error"]["error"], "timeout");
+    assert_eq!(results[1]["result"], json!({"slept": 1}));
+}
+
+#[tokio::test]
+async fn the_batch_tool_does_not_keep_its_registry_alive() {
+    let registry = registry(BatchConfig::default());
+    let batch_tool = Arc::clone(registry.get("batch").unwrap());
+    let weak = Arc::downgrade(&registry);
+    let context = registry.context().clone();
+    drop(registry);
+    assert!(
+        weak.upgrade().is_none(),
+        "the registry leaked through a cycle"
+    );
+    let error = batch_tool
+        .call(json!({"calls": [{"tool": "echo"}]}), &context)
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, ErrorCode::Unavailable);
+    assert!(
+        error.message.contains("no longer available"),
+        "{}",
+        error.message
+    );
+}

@@ -1,0 +1,293 @@
+//! DDL, idempotent init, schema differences and JSON-lines import.
+
+mod sql_fixtures;
+
+use serde_json::json;
+use sql_fixtures::{code_rag_spec, dump, jsonl, seed_lines, seeded};
+use toolforge::sql::{Database, DbError};
+
+#[test]
+fn init_creates_tables_and_is_idempotent() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = code_rag_spec();
+    let db = Database::open(dir.path().join("x.db")).unwrap();
+    let first = db.init(&spec).unwrap();
+    assert_eq!(
+        first.created,
+        vec![
+            "scope",
+            "scope__name__idx",
+            "file",
+            "scope__defined_in__file",
+            "scope__defined_in__file__target_id__idx",
+            "scope__consumes__scope",
+            "scope__consumes__scope__target_id__idx",
+            "scope__has_parent__scope",
+            "scope__has_parent__scope__target_id__idx",
+        ]
+    );
+    let before = db.read_blocking(|c| {
+        c.query_row(
+            "SELECT group_concat(sql, ';') FROM sqlite_schema",
+            [],
+            |r| r.get::<_, String>(0),
+        )
+        .unwrap()
+    });
+    let second = db.init(&spec).unwrap();
+    assert!(second.created.is_empty());
+    assert_eq!(second.unchanged.len(), 9);
+    let after = db.read_blocking(|c| {
+        c.query_row(
+            "SELECT group_concat(sql, ';') FROM sqlite_schema",
+            [],
+            |r| r.get::<_, String>(0),
+        )
+        .unwrap()
+    });
+    assert_eq!(before, after);
+    assert!(db.check_schema(&spec).unwrap().is_empty());
+}
+
+#[test]
+fn ddl_declares_types_checks_and_generated_columns() {
+    let sql = toolforge::sql::ddl::schema_sql(&code_rag_spec()).unwrap();
+    for expected in [
+        "\"uuid\" TEXT NOT NULL UNIQUE",
+        "\"startLine\" NUMERIC",
+        "\"tags\" TEXT CHECK (json_valid(\"tags\"))",
+        "\"kind\" TEXT CHECK (\"kind\" IN ('function', 'class', 'method'))",
+        "\"is_exported\" INTEGER CHECK (\"is_exported\" IN (0, 1))",
+        "\"embedding\" BLOB",
+        "\"cached_char_count\" NUMERIC GENERATED ALWAYS AS (length(\"source\")) STORED",
+        "PRIMARY KEY (\"source_id\", \"target_id\")",
+        "CREATE INDEX \"scope__name__idx\" ON \"scope\" (\"name\")",
+    ] {
+        assert!(sql.contains(expected), "missing {expected} in\n{sql}");
+    }
+}
+
+#[test]
+fn init_reports_differences_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path().join("x.db")).unwrap();
+    db.write_blocking(|c| {
+        c.execute_batch(
+            "CREATE TABLE \"scope\" (\"uuid\" TEXT NOT NULL UNIQUE, \"name\" INTEGER, \"extra\" TEXT);",
+        )
+    })
+    .unwrap()
+    .unwrap();
+    let spec = code_rag_spec();
+    let error = db.init(&spec).unwrap_err();
+    let DbError::SchemaMismatch(differences) = &error else {
+        panic!("expected a mismatch, got {error}");
+    };
+    let text: Vec<String> = differences.iter().map(|d| d.to_string()).collect();
+    assert!(
+        text.contains(
+            &"table \"scope\": column \"name\" has type INTEGER, expected TEXT".to_string()
+        ),
+        "{text:#?}"
+    );
+    assert!(
+        text.contains(&"table \"scope\": column \"startLine\" (NUMERIC) is missing".to_string()),
+        "{text:#?}"
+    );
+    assert!(
+        text.contains(&"table \"scope\": column \"extra\" (TEXT) is not in the config".to_string()),
+        "{text:#?}"
+    );
+    assert!(error.to_string().contains("nothing was changed"));
+    // Nothing was created: the file table does not exist.
+    let tables: i64 = db.read_blocking(|c| {
+        c.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))
+            .unwrap()
+    });
+    assert_eq!(tables, 2, "only the pre-existing table and its autoindex");
+}
+
+#[test]
+fn constraint_only_differences_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path().join("x.db")).unwrap();
+    let mut spec = code_rag_spec();
+    db.init(&spec).unwrap();
+    spec.entities[0].fields[8].values.push("interface".into());
+    let differences = db.check_schema(&spec).unwrap();
+    assert_eq!(differences.len(), 1, "{differences:#?}");
+    assert!(differences[0].message.contains("constraints differ"));
+    assert!(differences[0].message.contains("'interface'"));
+}
+
+#[test]
+fn import_normalises_and_upserts() {
+    let (_dir, spec, db) = seeded();
+    let row: (String, i64, String, i64, i64) = db.read_blocking(|c| {
+        c.query_row(
+            "SELECT created_at, is_exported, tags, cached_char_count, length(embedding) FROM scope WHERE uuid = 's1'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )
+        .unwrap()
+    });
+    assert_eq!(row.0, "2024-05-01T12:00:00Z");
+    assert_eq!(row.1, 1);
+    assert_eq!(row.2, "[\"parser\",\"config\"]");
+    assert_eq!(row.3, "function parseConfig() { return 1; }".len() as i64);
+    assert_eq!(row.4, 12);
+    // Upsert: update one field, keep the others.
+    let stats = db
+        .import_jsonl(
+            &spec,
+            jsonl(&[json!({"entity": "Scope", "data": {"uuid": "s1", "name": "parseConfig2"}})])
+                .as_bytes(),
+        )
+        .unwrap();
+    assert_eq!(stats.entities, 1);
+    let (name, file, count): (String, String, i64) = db.read_blocking(|c| {
+        c.query_row(
+            "SELECT name, file, (SELECT count(*) FROM scope) FROM scope WHERE uuid = 's1'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap()
+    });
+    assert_eq!(
+        (name.as_str(), file.as_str(), count),
+        ("parseConfig2", "src/a.ts", 5)
+    );
+    // Re-importing the seed restores it exactly: same rows, no duplicates.
+    db.import_jsonl(&spec, jsonl(&seed_lines()).as_bytes())
+        .unwrap();
+    let (_dir2, _spec2, fresh) = seeded();
+    assert_eq!(dump(&db), dump(&fresh));
+}
+
+fn import_error(lines: &[serde_json::Value]) -> (toolforge::sql::ImportError, String, String) {
+    let (_dir, spec, db) = seeded();
+    let before = dump(&db);
+    let error = db.import_jsonl(&spec, jsonl(lines).as_bytes()).unwrap_err();
+    let after = dump(&db);
+    (error, before, after)
+}
+
+#[test]
+fn import_errors_name_line_and_field_and_commit_nothing() {
+    let good = json!({"entity": "File", "data": {"path": "src/new.ts", "language": "ts"}});
+    let cases = [
+        (
+            json!({"entity": "Scope", "data": {"uuid": "x", "startLine": "ten"}}),
+            "data.startLine",
+            "expected a number, got a string (\"ten\")",
+        ),
+        (
+            json!({"entity": "Scope", "data": {"uuid": "x", "kind": "interface"}}),
+            "data.kind",
+            "allowed values: function, class, method",
+        ),
+        (
+            json!({"entity": "Scope", "data": {"uuid": "x", "created_at": "last week"}}),
+            "data.created_at",
+            "expected a datetime",
+        ),
+        (
+            json!({"entity": "Scope", "data": {"uuid": "x", "tags": [1]}}),
+            "data.tags",
+            "element 0 is a number",
+        ),
+        (
+            json!({"entity": "Scope", "data": {"uuid": "x", "nmae": "a"}}),
+            "data.nmae",
+            "Did you mean `name`?",
+        ),
+        (
+            json!({"entity": "Scope", "data": {"uuid": "x", "line_count": 3}}),
+            "data.line_count",
+            "computed field",
+        ),
+        (
+            json!({"entity": "Scope", "data": {"name": "no id"}}),
+            "data.uuid",
+            "is required",
+        ),
+        (
+            json!({"entity": "Scop", "data": {"uuid": "x"}}),
+            "entity",
+            "Did you mean `Scope`?",
+        ),
+        (
+            json!({"entity": "Scope", "data": {"uuid": "x", "embedding": [1, 2]}}),
+            "data.embedding",
+            "expected 3 numbers",
+        ),
+        (
+            json!({"relationship": "DEFINED_IN", "from": {"entity": "File", "id": "src/a.ts"}, "to": {"entity": "Scope", "id": "s1"}}),
+            "relationship",
+            "Scope -[DEFINED_IN]-> File",
+        ),
+        (
+            json!({"relationship": "DEFINED_IN", "from": {"entity": "Scope", "id": "missing"}, "to": {"entity": "File", "id": "src/a.ts"}}),
+            "from.id",
+            "no Scope has uuid \"missing\"",
+        ),
+        (
+            json!({"relationship": "CONSUMES", "from": {"entity": "Scope", "id": "s1"}, "to": {"entity": "Scope", "id": "s3"}, "properties": {"weight": "heavy"}}),
+            "properties.weight",
+            "expected a number",
+        ),
+    ];
+    for (bad, field, message) in cases {
+        let (error, before, after) = import_error(&[good.clone(), good.clone(), bad.clone()]);
+        assert_eq!(error.line, Some(3), "{error}");
+        assert_eq!(error.field.as_deref(), Some(field), "{error}");
+        assert!(
+            error.to_string().contains(message),
+            "{error} should contain {message}"
+        );
+        assert!(
+            error
+                .to_string()
+                .starts_with(&format!("line 3, field `{field}`")),
+            "{error}"
+        );
+        assert_eq!(before, after, "nothing is committed after: {error}");
+    }
+    let (error, before, after) = import_error(&[good.clone(), json!("not an object")]);
+    assert_eq!(error.line, Some(2));
+    assert_eq!(before, after);
+    let (_dir, spec, db) = seeded();
+    let error = db
+        .import_jsonl(
+            &spec,
+            "{\"entity\": \"File\", \"data\": {\"path\": \"a\"}}\n{oops\n".as_bytes(),
+        )
+        .unwrap_err();
+    assert_eq!(error.line, Some(2), "{error}");
+}
+
+#[test]
+fn relationships_may_precede_their_records() {
+    let (_dir, spec, db) = seeded();
+    let lines = [
+        json!({"relationship": "DEFINED_IN", "from": {"entity": "Scope", "id": "s9"}, "to": {"entity": "File", "id": "src/c.ts"}}),
+        json!({"entity": "Scope", "data": {"uuid": "s9"}}),
+        json!({"entity": "File", "data": {"path": "src/c.ts"}}),
+    ];
+    let stats = db.import_jsonl(&spec, jsonl(&lines).as_bytes()).unwrap();
+    assert_eq!((stats.entities, stats.relationships), (2, 1));
+}
+
+#[test]
+fn read_only_handle_refuses_writes() {
+    let (dir, spec, _db) = seeded();
+    let reader = Database::open_read_only(dir.path().join("code.db")).unwrap();
+    assert!(matches!(reader.init(&spec), Err(DbError::ReadOnly)));
+    let error = reader
+        .read_blocking(|c| c.execute("DELETE FROM scope", []))
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("readonly") || error.to_string().contains("read-only"),
+        "{error}"
+    );
+}

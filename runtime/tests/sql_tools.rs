@@ -1,0 +1,727 @@
+//! Every database tool and every operator, end to end on seeded data.
+
+mod sql_fixtures;
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use sql_fixtures::{dump, seeded};
+use toolforge::sql::tools::database_tools;
+use toolforge::{ErrorCode, Tool, ToolContext, ToolResult};
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    db: toolforge::sql::Database,
+    tools: Vec<Arc<dyn Tool>>,
+}
+
+fn fixture() -> Fixture {
+    let (dir, spec, db) = seeded();
+    let tools = database_tools(spec, db.clone());
+    Fixture {
+        _dir: dir,
+        db,
+        tools,
+    }
+}
+
+impl Fixture {
+    async fn call(&self, name: &str, arguments: Value) -> ToolResult {
+        let tool = self
+            .tools
+            .iter()
+            .find(|t| t.definition().name == name)
+            .unwrap_or_else(|| panic!("no tool {name}"));
+        tool.call(arguments, &ToolContext::new()).await
+    }
+
+    async fn ids(&self, entity: &str, conditions: Value) -> Vec<String> {
+        let answer = self
+            .call(
+                "query_entities",
+                json!({"entity_type": entity, "conditions": conditions, "limit": 100}),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{conditions}: {e}"));
+        answer["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["uuid"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    async fn error(&self, name: &str, arguments: Value) -> toolforge::ToolError {
+        self.call(name, arguments.clone())
+            .await
+            .expect_err(&format!("{name} {arguments} should fail"))
+    }
+}
+
+fn cond(field: &str, operator: &str, value: Value) -> Value {
+    json!([{"field": field, "operator": operator, "value": value}])
+}
+
+#[tokio::test]
+async fn tool_set_and_definitions() {
+    let f = fixture();
+    let names: Vec<&str> = f
+        .tools
+        .iter()
+        .map(|t| t.definition().name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "get_schema",
+            "describe_entity",
+            "query_entities",
+            "glob_search",
+            "get_entity_by_id",
+            "get_entities_by_ids",
+            "explore_relationships"
+        ]
+    );
+    for tool in &f.tools {
+        let definition = tool.definition();
+        assert_eq!(definition.annotations.read_only, Some(true));
+        assert_eq!(definition.annotations.idempotent, Some(true));
+        // Every property has a description.
+        for (name, property) in definition.input_schema["properties"].as_object().unwrap() {
+            assert!(
+                property["description"].is_string(),
+                "{}.{name} lacks a description",
+                definition.name
+            );
+        }
+        jsonschema::validator_for(&definition.input_schema).expect("valid JSON Schema");
+    }
+    let query = f.tools[2].definition();
+    assert_eq!(
+        query.input_schema["properties"]["entity_type"]["enum"],
+        json!(["Scope", "File"])
+    );
+    assert_eq!(query.input_schema["properties"]["limit"]["maximum"], 100);
+    let description = &query.description;
+    for needle in [
+        "uuid: string [unique id]",
+        "startLine: number — Starting line number",
+        "kind: enum (function | class | method)",
+        "line_count: number = endLine - startLine + 1 — Number of lines",
+        "Scope -[DEFINED_IN]-> File — The file a scope is defined in",
+        "STARTS WITH",
+        "Example call:",
+        "\"entity_type\":\"Scope\"",
+    ] {
+        assert!(
+            description.contains(needle),
+            "missing {needle} in\n{description}"
+        );
+    }
+    // The example call in the description is itself a valid call.
+    let example: Value =
+        serde_json::from_str(description.rsplit("Example call:\n").next().unwrap()).unwrap();
+    f.call("query_entities", example).await.unwrap();
+    let explore = f.tools[6].definition();
+    assert!(explore.description.contains("Scope -[CONSUMES]-> Scope"));
+}
+
+#[tokio::test]
+async fn name_prefix_and_families_are_honoured() {
+    let (_dir, spec, db) = seeded();
+    let mut spec = (*spec).clone();
+    spec.tools.name_prefix = "code_".into();
+    spec.tools.families = vec![toolforge::spec::ToolFamily::Lookup];
+    let tools = database_tools(Arc::new(spec), db);
+    let names: Vec<&str> = tools.iter().map(|t| t.definition().name.as_str()).collect();
+    assert_eq!(names, ["code_get_entity_by_id", "code_get_entities_by_ids"]);
+}
+
+#[tokio::test]
+async fn schema_tools() {
+    let f = fixture();
+    let schema = f.call("get_schema", json!({})).await.unwrap();
+    assert_eq!(schema["entities"][0]["name"], "Scope");
+    assert_eq!(
+        schema["entities"][0]["fields"][0],
+        json!({"name": "uuid", "type": "string", "unique": true, "description": "Stable id"})
+    );
+    assert_eq!(
+        schema["relationships"][0]["pattern"],
+        "Scope -[DEFINED_IN]-> File"
+    );
+    assert!(schema["tips"].is_array());
+    let no_tips = f
+        .call("get_schema", json!({"include_tips": false}))
+        .await
+        .unwrap();
+    assert!(no_tips.get("tips").is_none());
+    let scope = f
+        .call("describe_entity", json!({"entity_name": "Scope"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        scope["computed_fields"][0]["computes"],
+        "endLine - startLine + 1"
+    );
+    assert_eq!(
+        scope["relationships"]["incoming"],
+        json!(["Scope -[CONSUMES]-> Scope", "Scope -[HAS_PARENT]-> Scope"])
+    );
+    let error = f
+        .error("describe_entity", json!({"entity_name": "Scop"}))
+        .await;
+    assert_eq!(error.code, ErrorCode::InvalidArguments);
+    assert!(
+        error.message.contains("Did you mean `Scope`?"),
+        "{}",
+        error.message
+    );
+}
+
+#[tokio::test]
+async fn query_results_carry_typed_fields_and_counts() {
+    let f = fixture();
+    let answer = f
+        .call(
+            "query_entities",
+            json!({"entity_type": "Scope", "conditions": cond("uuid", "=", json!("s1"))}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer["total"], 1);
+    assert_eq!(answer["returned"], 1);
+    assert_eq!(answer["truncated"], false);
+    let record = &answer["results"][0];
+    assert_eq!(
+        *record,
+        json!({
+            "uuid": "s1", "name": "parseConfig", "type": "function", "file": "src/a.ts",
+            "startLine": 1, "endLine": 150, "source": "function parseConfig() { return 1; }",
+            "tags": ["parser", "config"], "kind": "function", "created_at": "2024-05-01T12:00:00Z",
+            "is_exported": true, "line_count": 150, "is_large": true, "char_count": 36
+        })
+    );
+    assert!(
+        record.get("embedding").is_none(),
+        "never returns vector blobs"
+    );
+    let page = f
+        .call(
+            "query_entities",
+            json!({"entity_type": "Scope", "limit": 2}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            page["total"].as_u64(),
+            page["returned"].as_u64(),
+            page["truncated"].as_bool()
+        ),
+        (Some(5), Some(2), Some(true))
+    );
+    assert_eq!(page["results"][0]["uuid"], "s1");
+    assert_eq!(page["results"][1]["uuid"], "s2");
+    let default_limit = f
+        .call("query_entities", json!({"entity_type": "Scope"}))
+        .await
+        .unwrap();
+    assert_eq!(default_limit["returned"], 5);
+}
+
+#[tokio::test]
+async fn every_operator() {
+    let f = fixture();
+    let cases: Vec<(&str, &str, Value, Vec<&str>)> = vec![
+        ("name", "=", json!("Parser"), vec!["s2"]),
+        ("name", "=", json!("parser"), vec![]),
+        ("type", "!=", json!("function"), vec!["s2", "s3"]),
+        ("type", "=", Value::Null, vec!["s5"]),
+        ("type", "!=", Value::Null, vec!["s1", "s2", "s3", "s4"]),
+        ("startLine", ">", json!(5), vec!["s2", "s3"]),
+        ("startLine", ">=", json!(5), vec!["s2", "s3", "s4"]),
+        ("startLine", "<", json!(10), vec!["s1", "s4"]),
+        ("startLine", "<=", json!(10.0), vec!["s1", "s2", "s4"]),
+        (
+            "created_at",
+            ">",
+            json!("2024-05-01T13:00:00+02:00"),
+            vec!["s1", "s2", "s3"],
+        ),
+        ("created_at", "<", json!("2024-05-01"), vec!["s4"]),
+        (
+            "created_at",
+            "=",
+            json!("2024-05-02T02:00:00+02:00"),
+            vec!["s2"],
+        ),
+        ("name", "<", json!("a"), vec!["s2"]),
+        ("name", "CONTAINS", json!("arse"), vec!["s1", "s2", "s3"]),
+        ("name", "CONTAINS", json!("ARSE"), vec![]),
+        ("tags", "CONTAINS", json!("parser"), vec!["s1", "s2"]),
+        ("tags", "CONTAINS", json!("pars"), vec![]),
+        ("tags", "=", json!(["ui"]), vec!["s4"]),
+        ("name", "STARTS WITH", json!("parse"), vec!["s1", "s3"]),
+        ("name", "STARTS WITH", json!("render%"), vec!["s4"]),
+        ("name", "STARTS WITH", json!("r%"), vec![]),
+        ("name", "STARTS WITH", json!("_"), vec![]),
+        ("name", "ENDS WITH", json!("_it"), vec!["s3"]),
+        ("name", "ENDS WITH", json!("%_*"), vec!["s4"]),
+        ("name", "ENDS WITH", json!("_*"), vec!["s4"]),
+        ("name", "ENDS WITH", json!("xparse_it"), vec![]),
+        (
+            "name",
+            "ENDS WITH",
+            json!(""),
+            vec!["s1", "s2", "s3", "s4", "s5"],
+        ),
+        ("kind", "IN", json!(["class", "method"]), vec!["s2", "s3"]),
+        ("startLine", "IN", json!([1, 12]), vec!["s1", "s3"]),
+        ("is_exported", "IN", json!([true]), vec!["s1", "s4"]),
+        ("uuid", "IN", json!([]), vec![]),
+        ("name", "REGEX", json!("^parse[A-Z]"), vec!["s1"]),
+        ("name", "REGEX", json!("(?i)^PARSER$"), vec!["s2"]),
+        ("source", "REGEX", json!("\\d+%"), vec!["s4"]),
+        (
+            "file",
+            "GLOB",
+            json!("src/?.ts"),
+            vec!["s1", "s2", "s3", "s4", "s5"],
+        ),
+        ("name", "GLOB", json!("*[A-Z]*"), vec!["s1", "s2"]),
+        ("is_exported", "=", json!(false), vec!["s2", "s3"]),
+        ("line_count", ">", json!(4), vec!["s1", "s2", "s4"]),
+        ("is_large", "=", json!(true), vec!["s1"]),
+        ("char_count", "<", json!(20), vec!["s3"]),
+        ("kind", "=", json!("method"), vec!["s3"]),
+    ];
+    for (field, operator, value, expected) in cases {
+        let got = f.ids("Scope", cond(field, operator, value.clone())).await;
+        assert_eq!(got, expected, "{field} {operator} {value}");
+    }
+    // Several conditions are ANDed.
+    let both = f
+        .ids(
+            "Scope",
+            json!([
+                {"field": "file", "operator": "=", "value": "src/a.ts"},
+                {"field": "line_count", "operator": "<", "value": 100}
+            ]),
+        )
+        .await;
+    assert_eq!(both, ["s2", "s3"]);
+}
+
+#[tokio::test]
+async fn ordering_by_fields_and_computed_fields() {
+    let f = fixture();
+    let order = |field: &str, direction: &str| json!({"entity_type": "Scope", "order_by": {"field": field, "direction": direction}});
+    let ids = |answer: Value| -> Vec<String> {
+        answer["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["uuid"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        ids(f
+            .call("query_entities", order("line_count", "DESC"))
+            .await
+            .unwrap()),
+        ["s1", "s2", "s4", "s3", "s5"]
+    );
+    assert_eq!(
+        ids(f
+            .call("query_entities", order("startLine", "ASC"))
+            .await
+            .unwrap()),
+        ["s5", "s1", "s4", "s2", "s3"]
+    );
+    assert_eq!(
+        ids(f
+            .call("query_entities", order("char_count", "DESC"))
+            .await
+            .unwrap())[0],
+        "s1"
+    );
+    assert_eq!(
+        ids(f
+            .call("query_entities", order("file", "DESC"))
+            .await
+            .unwrap()),
+        ["s4", "s5", "s1", "s2", "s3"]
+    );
+}
+
+#[tokio::test]
+async fn invalid_queries_are_explained() {
+    let f = fixture();
+    let cases: Vec<(Value, &str)> = vec![
+        (json!({"entity_type": "Scop"}), "Did you mean `Scope`?"),
+        (
+            json!({"entity_type": "Scope", "conditions": cond("nmae", "=", json!("x"))}),
+            "`conditions[0].field`: Unknown field `nmae` on Scope. Did you mean `name`?",
+        ),
+        (
+            json!({"entity_type": "Scope", "conditions": cond("startLine", "=", json!("ten"))}),
+            "field `startLine` is number: expected a number, got a string (\"ten\")",
+        ),
+        (
+            json!({"entity_type": "Scope", "conditions": cond("startLine", "CONTAINS", json!(1))}),
+            "`CONTAINS` does not apply to `startLine` (number)",
+        ),
+        (
+            json!({"entity_type": "Scope", "conditions": cond("kind", "=", json!("interface"))}),
+            "allowed values: function, class, method",
+        ),
+        (
+            json!({"entity_type": "Scope", "conditions": cond("name", "IN", json!("x"))}),
+            "IN needs an array",
+        ),
+        (
+            json!({"entity_type": "Scope", "conditions": cond("name", "REGEX", json!("(unclosed"))}),
+            "invalid REGEX pattern",
+        ),
+        (
+            json!({"entity_type": "Scope", "conditions": cond("name", "LIKE", json!("x"))}),
+            "unknown variant `LIKE`",
+        ),
+        (
+            json!({"entity_type": "Scope", "conditions": cond("created_at", ">", json!("soon"))}),
+            "expected a datetime",
+        ),
+        (
+            json!({"entity_type": "Scope", "conditions": cond("embedding", "=", json!("x"))}),
+            "embedding column",
+        ),
+        (
+            json!({"entity_type": "Scope", "conditions": cond("name", ">", Value::Null)}),
+            "needs a value",
+        ),
+        (
+            json!({"entity_type": "Scope", "conditions": cond("tags", "CONTAINS", json!(3))}),
+            "looks for one element",
+        ),
+        (
+            json!({"entity_type": "Scope", "order_by": {"field": "lines"}}),
+            "`order_by.field`",
+        ),
+        (
+            json!({"entity_type": "Scope", "limit": 0}),
+            "`limit` must be between 1 and 100",
+        ),
+        (
+            json!({"entity_type": "Scope", "limit": 101}),
+            "`limit` must be between 1 and 100",
+        ),
+        (
+            json!({"entity_type": "Scope", "bogus": 1}),
+            "unknown field `bogus`",
+        ),
+    ];
+    for (arguments, needle) in cases {
+        let error = f.error("query_entities", arguments.clone()).await;
+        assert_eq!(error.code, ErrorCode::InvalidArguments, "{arguments}");
+        assert!(
+            error.message.contains(needle),
+            "{arguments}: `{}` should contain `{needle}`",
+            error.message
+        );
+    }
+}
+
+#[tokio::test]
+async fn glob_search_tool() {
+    let f = fixture();
+    let answer = f
+        .call(
+            "glob_search",
+            json!({"entity_type": "File", "field": "path", "pattern": "src/[a]*"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer["total"], 1);
+    assert_eq!(
+        answer["results"][0],
+        json!({"path": "src/a.ts", "language": "typescript"})
+    );
+    let limited = f
+        .call(
+            "glob_search",
+            json!({"entity_type": "Scope", "field": "file", "pattern": "*.ts", "limit": 3}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            limited["total"].as_u64(),
+            limited["returned"].as_u64(),
+            limited["truncated"].as_bool()
+        ),
+        (Some(5), Some(3), Some(true))
+    );
+    let error = f
+        .error(
+            "glob_search",
+            json!({"entity_type": "Scope", "field": "startLine", "pattern": "1*"}),
+        )
+        .await;
+    assert!(
+        error.message.contains("`GLOB` does not apply"),
+        "{}",
+        error.message
+    );
+}
+
+#[tokio::test]
+async fn lookup_tools() {
+    let f = fixture();
+    let one = f
+        .call(
+            "get_entity_by_id",
+            json!({"entity_type": "File", "id_value": "src/b.ts"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        one,
+        json!({"entity_type": "File", "record": {"path": "src/b.ts", "language": "typescript"}})
+    );
+    let missing = f
+        .error(
+            "get_entity_by_id",
+            json!({"entity_type": "File", "id_value": "nope"}),
+        )
+        .await;
+    assert_eq!(missing.code, ErrorCode::NotFound);
+    assert_eq!(missing.message, "No File has path \"nope\".");
+
+    let many = f
+        .call("get_entities_by_ids", json!({"entity_type": "Scope", "ids": ["s3", "zz", "s1"], "fields": ["name", "line_count"]}))
+        .await
+        .unwrap();
+    assert_eq!(
+        many,
+        json!({"entity_type": "Scope", "requested": 3, "returned": 2, "missing": ["zz"], "results": [
+            {"uuid": "s3", "name": "parse_it", "line_count": 3},
+            {"uuid": "s1", "name": "parseConfig", "line_count": 150}
+        ]})
+    );
+    let children = f
+        .call("get_entities_by_ids", json!({"entity_type": "Scope", "ids": ["s2", "s1"], "fields": ["name"], "with_children": true}))
+        .await
+        .unwrap();
+    assert_eq!(
+        children["results"][0]["children"],
+        json!([{"entity_type": "Scope", "uuid": "s3", "source": "parse_it() {}"}])
+    );
+    assert_eq!(children["results"][1]["children"], json!([]));
+    let error = f
+        .error(
+            "get_entities_by_ids",
+            json!({"entity_type": "Scope", "ids": ["s1"], "fields": ["nam"]}),
+        )
+        .await;
+    assert!(
+        error.message.contains("`fields[0]`") && error.message.contains("Did you mean `name`?"),
+        "{}",
+        error.message
+    );
+    let error = f
+        .error(
+            "get_entities_by_ids",
+            json!({"entity_type": "File", "ids": ["src/a.ts"], "with_children": true}),
+        )
+        .await;
+    assert!(
+        error.message.contains("File has no hierarchy"),
+        "{}",
+        error.message
+    );
+    let error = f
+        .error(
+            "get_entities_by_ids",
+            json!({"entity_type": "File", "ids": []}),
+        )
+        .await;
+    assert!(error.message.contains("1 to 100"), "{}", error.message);
+}
+
+#[tokio::test]
+async fn explore_relationships_tool() {
+    let f = fixture();
+    let out = f
+        .call(
+            "explore_relationships",
+            json!({
+                "start_entity_type": "Scope",
+                "start_conditions": cond("name", "STARTS WITH", json!("parse")),
+                "relationship_type": "DEFINED_IN",
+                "direction": "outgoing",
+                "target_entity_type": "File"
+            }),
+        )
+        .await
+        .unwrap();
+    assert_eq!(out["total"], 2);
+    assert_eq!(
+        out["results"][0],
+        json!({
+            "from": "s1", "relationship": "Scope -[DEFINED_IN]-> File", "direction": "outgoing",
+            "entity_type": "File", "record": {"path": "src/a.ts", "language": "typescript"}
+        })
+    );
+    assert_eq!(out["results"][1]["from"], "s3");
+    // Incoming: which scopes are defined in src/a.ts?
+    let incoming = f
+        .call(
+            "explore_relationships",
+            json!({
+                "start_entity_type": "File",
+                "start_conditions": cond("path", "=", json!("src/a.ts")),
+                "relationship_type": "DEFINED_IN",
+                "direction": "incoming"
+            }),
+        )
+        .await
+        .unwrap();
+    let from: Vec<&str> = incoming["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["record"]["uuid"].as_str().unwrap())
+        .collect();
+    assert_eq!(from, ["s1", "s2", "s3"]);
+    // Both directions on a self-relationship, with edge properties.
+    let both = f
+        .call(
+            "explore_relationships",
+            json!({
+                "start_entity_type": "Scope",
+                "start_conditions": cond("uuid", "=", json!("s1")),
+                "relationship_type": "CONSUMES",
+                "direction": "both",
+                "limit": 1
+            }),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            both["total"].as_u64(),
+            both["returned"].as_u64(),
+            both["truncated"].as_bool()
+        ),
+        (Some(2), Some(1), Some(true))
+    );
+    assert_eq!(both["results"][0]["properties"], json!({"weight": 2}));
+    assert_eq!(both["results"][0]["record"]["uuid"], "s2");
+    let all = f
+        .call("explore_relationships", json!({"start_entity_type": "Scope", "start_conditions": cond("uuid", "=", json!("s1")), "relationship_type": "CONSUMES"}))
+        .await
+        .unwrap();
+    let directions: Vec<(&str, &str)> = all["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["direction"].as_str().unwrap(),
+                r["record"]["uuid"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(directions, [("outgoing", "s2"), ("incoming", "s4")]);
+    // Validation.
+    let error = f
+        .error(
+            "explore_relationships",
+            json!({"start_entity_type": "Scope", "relationship_type": "DEFINED"}),
+        )
+        .await;
+    assert!(
+        error.message.contains("Did you mean `DEFINED_IN`?"),
+        "{}",
+        error.message
+    );
+    let error = f.error("explore_relationships", json!({"start_entity_type": "File", "relationship_type": "DEFINED_IN", "direction": "outgoing"})).await;
+    assert!(
+        error
+            .message
+            .contains("No relationship matches File -[DEFINED_IN]-> *")
+            && error.message.contains("Scope -[DEFINED_IN]-> File"),
+        "{}",
+        error.message
+    );
+    let error = f.error("explore_relationships", json!({"start_entity_type": "Scope", "relationship_type": "DEFINED_IN", "target_entity_type": "Scope"})).await;
+    assert!(
+        error.message.contains("No relationship matches"),
+        "{}",
+        error.message
+    );
+}
+
+#[tokio::test]
+async fn sqlite_errors_are_structured_without_sql_or_paths() {
+    let (dir, spec, db) = seeded();
+    // A computed field whose SQL fails at run time (an unknown function) stands in for any
+    // SQLite failure.
+    let mut broken = (*spec).clone();
+    broken.entities[0].computed_fields[0].sql = "no_such_function(\"n\".\"startLine\")".into();
+    let tools = database_tools(Arc::new(broken), db.clone());
+    let query = tools
+        .iter()
+        .find(|t| t.definition().name == "query_entities")
+        .unwrap();
+    let error = query
+        .call(json!({"entity_type": "Scope"}), &ToolContext::new())
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, ErrorCode::ExecutionFailed);
+    let text = error.to_json().to_string();
+    for leak in [
+        "SELECT",
+        "no_such_function",
+        "\"n\"",
+        dir.path().to_str().unwrap(),
+        ".db",
+    ] {
+        assert!(!text.contains(leak), "{text} leaks {leak}");
+    }
+    assert!(text.contains("SQLite"), "{text}");
+}
+
+#[tokio::test]
+async fn tools_never_write() {
+    let f = fixture();
+    let before = dump(&f.db);
+    let _ = f.call("query_entities", json!({"entity_type": "Scope", "conditions": cond("name", "=", json!("x'); DELETE FROM scope; --"))})).await;
+    assert_eq!(before, dump(&f.db));
+    // The pool's connections refuse writes even when asked directly.
+    let refused = f.db.read_blocking(|c| c.execute("DELETE FROM file", []));
+    assert!(refused.is_err());
+    assert_eq!(before, dump(&f.db));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn calls_run_in_parallel_on_the_pool() {
+    let f = Arc::new(fixture());
+    let mut handles = Vec::new();
+    for i in 0..32 {
+        let f = f.clone();
+        handles.push(tokio::spawn(async move {
+            let n = f
+                .ids("Scope", cond("startLine", ">=", json!(i % 3)))
+                .await
+                .len();
+            (i, n)
+        }));
+    }
+    for handle in handles {
+        let (i, n) = handle.await.unwrap();
+        // startLine values: 1, 10, 12, 5 and one missing.
+        assert_eq!(n, if i % 3 == 2 { 3 } else { 4 }, "call {i}");
+    }
+}
