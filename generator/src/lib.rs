@@ -16,6 +16,7 @@
 
 #[cfg(feature = "cli")]
 pub mod cli;
+pub mod codegen;
 mod compile;
 pub mod config;
 pub mod diagnostics;

@@ -24,6 +24,8 @@ pub mod names;
 #[cfg(feature = "sqlite")]
 pub mod query;
 #[cfg(feature = "sqlite")]
+pub mod records;
+#[cfg(feature = "sqlite")]
 pub mod schema_diff;
 #[cfg(feature = "sqlite")]
 pub mod tools;
