@@ -14,6 +14,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod builder;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod codegen;
@@ -26,5 +27,6 @@ pub mod output;
 mod report;
 pub mod validate;
 
+pub use builder::{Builder, GenerateError, check_generated_folder, generate_folder, plan_files};
 pub use compile::{CompileOptions, Compiled, compile_file, compile_str};
 pub use diagnostics::{Diagnostic, Diagnostics, Severity};

@@ -4,6 +4,9 @@
 //! `run(args, &mut Output) -> ExitCode`-style function, then add a variant to [`Command`] and
 //! an arm to [`run`].
 
+pub mod check;
+pub mod generate;
+pub mod init;
 pub mod schema;
 pub mod validate;
 
@@ -34,6 +37,12 @@ pub enum Command {
     Validate(validate::Args),
     /// Print the JSON Schema (draft 2020-12) of the config format.
     Schema(schema::Args),
+    /// Write a client folder (mod.rs, schema.sql, custom_tools.rs once) from a config.
+    Generate(generate::Args),
+    /// Exit 1 with a summary and diffs when a generated client folder is stale.
+    Check(check::Args),
+    /// Scaffold a config and its client folder.
+    Init(init::Args),
 }
 
 /// Where a command writes.
@@ -71,5 +80,8 @@ pub fn run(cli: Cli, out: &mut Output<'_>) -> i32 {
     match cli.command {
         Command::Validate(args) => validate::run(&args, out),
         Command::Schema(args) => schema::run(&args, out),
+        Command::Generate(args) => generate::run(&args, out),
+        Command::Check(args) => check::run(&args, out),
+        Command::Init(args) => init::run(&args, out),
     }
 }
