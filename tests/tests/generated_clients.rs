@@ -223,3 +223,123 @@ parity_test!(
     lr_coderag,
     "corpus/ragforge__examples__generated-from-lr-coderag.yaml"
 );
+
+/// The typed record API, the user-edited custom tools and the typed tool arguments of a
+/// generated client, on a real database.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typed_records_custom_tools_and_typed_arguments() {
+    use computed_fields::records::{Scope, ScopeField};
+    use computed_fields::tools::{EntityName, FieldName, OrderBy, QueryEntitiesArgs};
+    use toolforge::sql::query::{Direction, Operator};
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path().join("db.sqlite")).unwrap();
+    computed_fields::apply_schema(&db).unwrap();
+    let scope = |uuid: &str, start: f64, end: f64| Scope {
+        uuid: uuid.into(),
+        name: Some(format!("fn_{uuid}")),
+        file: Some("lib.rs".into()),
+        r#type: Some("function".into()),
+        start_line: Some(start),
+        end_line: Some(end),
+        source: Some("x".repeat(uuid.len())),
+        line_count: None,
+        is_large: None,
+        char_count: None,
+    };
+    let big = scope("big", 1.0, 300.0);
+    let small = scope("small", 10.0, 19.0);
+    let mid = scope("mid", 1.0, 150.0);
+    Scope::upsert(&db, &[big.clone(), small.clone(), mid.clone()]).unwrap();
+    big.link_consumes_scope(&db, &small).unwrap();
+    big.link_consumes_scope(&db, &mid).unwrap();
+
+    // Filter and order on a computed field; computed values come back filled in.
+    let large = Scope::query()
+        .filter(ScopeField::LineCount, Operator::Gt, 100)
+        .order_by(ScopeField::LineCount, Direction::Desc)
+        .all(&db)
+        .await
+        .unwrap();
+    let ids: Vec<&str> = large.iter().map(|s| s.uuid.as_str()).collect();
+    assert_eq!(ids, ["big", "mid"]);
+    assert_eq!(large[0].line_count, Some(300.0));
+    assert_eq!(large[0].is_large, Some(true));
+
+    // Lookup, traversal both ways, limit.
+    let got = Scope::get(&db, "small").await.unwrap().unwrap();
+    assert_eq!(got.line_count, Some(10.0));
+    assert!(Scope::get(&db, "nope").await.unwrap().is_none());
+    let consumed = big.out_consumes_scope(&db, 10).await.unwrap();
+    assert_eq!(
+        consumed.iter().map(|s| s.uuid.as_str()).collect::<Vec<_>>(),
+        ["mid", "small"]
+    );
+    let consumers = small.in_consumes_scope(&db, 10).await.unwrap();
+    assert_eq!(consumers.len(), 1);
+    assert_eq!(consumers[0].uuid, "big");
+    assert_eq!(big.out_consumes_scope(&db, 1).await.unwrap().len(), 1);
+
+    // An upsert with None keeps stored values; re-upserting a fetched record (computed fields
+    // filled in) works.
+    let mut renamed = scope("small", 10.0, 19.0);
+    renamed.name = None;
+    renamed.source = None;
+    Scope::upsert(&db, &[renamed, large[1].clone()]).unwrap();
+    assert_eq!(
+        Scope::get(&db, "small")
+            .await
+            .unwrap()
+            .unwrap()
+            .name
+            .as_deref(),
+        Some("fn_small")
+    );
+
+    // A bad value type is the engine's error.
+    let error = Scope::query()
+        .filter(ScopeField::StartLine, Operator::Eq, "ten")
+        .all(&db)
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, toolforge::ErrorCode::InvalidArguments);
+
+    // The custom tools (one generated stub, one written by hand) run through the registry.
+    let registry = computed_fields::setup_tool_registry(db.clone()).unwrap();
+    let listed = registry
+        .call("list_scope", json!({"limit": 2}))
+        .await
+        .unwrap();
+    assert_eq!(listed[0]["uuid"], "big");
+    assert_eq!(listed.as_array().unwrap().len(), 2);
+    let large = registry
+        .call("large_scopes", json!({"min_lines": 100}))
+        .await
+        .unwrap();
+    assert_eq!(large[0]["scope"]["uuid"], "big");
+    assert_eq!(large[0]["consumes"], json!(["mid", "small"]));
+
+    // Typed arguments are the same call as the JSON a model sends.
+    let typed = QueryEntitiesArgs {
+        entity_type: EntityName::Scope,
+        conditions: vec![],
+        order_by: Some(OrderBy {
+            field: FieldName::LineCount,
+            direction: Direction::Desc,
+        }),
+        limit: Some(2),
+    };
+    let raw = json!({"entity_type": "Scope", "order_by": {"field": "line_count", "direction": "DESC"}, "limit": 2});
+    let schema = registry
+        .get("query_entities")
+        .unwrap()
+        .definition()
+        .input_schema
+        .clone();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    assert!(validator.is_valid(&serde_json::to_value(&typed).unwrap()));
+    assert_eq!(
+        typed.call(&registry).await.unwrap(),
+        registry.call("query_entities", raw).await.unwrap()
+    );
+}

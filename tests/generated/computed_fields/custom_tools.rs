@@ -40,9 +40,55 @@ impl ToolHandler for ListScope {
     }
 }
 
+// Edited by hand (the generator never touches this file): a second tool that filters on a
+// computed field and follows a relationship with the typed API.
+
+/// Large scopes (more than `min_lines` lines) and the scopes each one consumes.
+#[derive(Tool)]
+#[tool(read_only, idempotent)]
+pub struct LargeScopes {
+    /// The fewest lines a scope must have.
+    pub min_lines: u32,
+}
+
+/// A large scope and what it consumes.
+#[derive(toolforge::serde::Serialize, toolforge::schemars::JsonSchema)]
+#[serde(crate = "toolforge::serde")]
+#[schemars(crate = "toolforge::schemars")]
+pub struct LargeScope {
+    /// The scope.
+    pub scope: Scope,
+    /// The unique ids of the scopes it consumes.
+    pub consumes: Vec<String>,
+}
+
+impl ToolHandler for LargeScopes {
+    type Output = Vec<LargeScope>;
+
+    async fn run(self, context: &ToolContext) -> Result<Self::Output, ToolError> {
+        let db = database(context)?;
+        let scopes = Scope::query()
+            .filter(ScopeField::LineCount, Operator::Gt, self.min_lines)
+            .order_by(ScopeField::LineCount, Direction::Desc)
+            .all(db)
+            .await?;
+        let mut out = Vec::new();
+        for scope in scopes {
+            let consumes = scope.out_consumes_scope(db, 50).await?;
+            out.push(LargeScope {
+                consumes: consumes.into_iter().map(|s| s.uuid).collect(),
+                scope,
+            });
+        }
+        Ok(out)
+    }
+}
+
 /// Adds your tools to the registry `setup_tool_registry` builds.
 pub fn register(builder: RegistryBuilder) -> Result<RegistryBuilder, RegistryError> {
-    builder.register(ListScope::into_tool())
+    builder
+        .register(ListScope::into_tool())?
+        .register(LargeScopes::into_tool())
 }
 
 /// The database `setup_tool_registry` put in the context.
