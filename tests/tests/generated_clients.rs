@@ -229,7 +229,7 @@ parity_test!(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn typed_records_custom_tools_and_typed_arguments() {
     use computed_fields::records::{Scope, ScopeField};
-    use computed_fields::tools::{EntityName, FieldName, OrderBy, QueryEntitiesArgs};
+    use computed_fields::tool_args::{EntityName, FieldName, OrderBy, QueryEntitiesArgs};
     use toolforge::sql::query::{Direction, Operator};
 
     let dir = tempfile::tempdir().unwrap();

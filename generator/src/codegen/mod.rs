@@ -8,7 +8,7 @@
 //! - `records`: per entity a record struct (`Serialize`, `Deserialize`, `JsonSchema`; stored
 //!   fields then computed fields as read-only `Option`s), a field enum and typed helpers over
 //!   `toolforge::sql::records` (query, get, upsert, relationship traversal, links);
-//! - `tools`: per database tool a typed argument struct whose `call` runs the registered tool;
+//! - `tool_args`: per database tool a typed argument struct whose `call` runs the registered tool;
 //! - `database_tools(db)`, `registry_builder(db)`, `setup_tool_registry_with(db, custom)`, and
 //!   in a client folder `setup_tool_registry(db)` (which adds `custom_tools::register`).
 //!

@@ -49,6 +49,7 @@ pub(crate) fn module_tokens(
             /// The registry of this config's tools: `batch`, the database tools and the tools of
             /// `custom_tools::register`; unknown names are answered by `InvalidTool`. The
             /// database is also in every call's context (`context.extension::<Database>()`).
+            #[allow(dead_code)]
             pub fn setup_tool_registry(db: ::toolforge::sql::Database) -> Result<::std::sync::Arc<::toolforge::ToolRegistry>, ::toolforge::RegistryError> {
                 setup_tool_registry_with(db, custom_tools::register)
             }
@@ -59,13 +60,16 @@ pub(crate) fn module_tokens(
         #inner_attributes
 
         #[doc = #spec_doc]
+        #[allow(dead_code)]
         pub const SPEC_JSON: &str = #spec_json;
 
         /// The tables, indexes and edge tables of the config (the same statements as
         /// `schema.sql`).
+        #[allow(dead_code)]
         pub const SCHEMA_SQL: &str = #schema_sql;
 
         /// The storage spec, parsed once.
+        #[allow(dead_code)]
         pub fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
             static SPEC: ::std::sync::OnceLock<::std::sync::Arc<::toolforge::spec::SchemaSpec>> = ::std::sync::OnceLock::new();
             SPEC.get_or_init(|| ::toolforge::sql::records::parse_spec(SPEC_JSON))
@@ -73,17 +77,20 @@ pub(crate) fn module_tokens(
 
         /// Creates the missing tables and indexes of `SCHEMA_SQL` (idempotent; an existing table
         /// that differs is an error and nothing changes).
+        #[allow(dead_code)]
         pub fn apply_schema(db: &::toolforge::sql::Database) -> Result<::toolforge::sql::InitReport, ::toolforge::sql::DbError> {
             db.init(spec())
         }
 
         /// The database tools of the config: the engine's tools over the embedded spec.
+        #[allow(dead_code)]
         pub fn database_tools(db: ::toolforge::sql::Database) -> Vec<::std::sync::Arc<dyn ::toolforge::Tool>> {
             ::toolforge::sql::tools::database_tools(spec().clone(), db)
         }
 
         /// A registry builder with `batch` and the database tools, and the database in the
         /// call context; add your own tools, then `build()`.
+        #[allow(dead_code)]
         pub fn registry_builder(db: ::toolforge::sql::Database) -> Result<::toolforge::RegistryBuilder, ::toolforge::RegistryError> {
             let mut builder = ::toolforge::ToolRegistry::standard()?.with_extension(db.clone());
             for tool in database_tools(db) {
@@ -93,6 +100,7 @@ pub(crate) fn module_tokens(
         }
 
         /// The registry of this config's tools plus the ones `custom` registers.
+        #[allow(dead_code)]
         pub fn setup_tool_registry_with(
             db: ::toolforge::sql::Database,
             custom: impl FnOnce(::toolforge::RegistryBuilder) -> Result<::toolforge::RegistryBuilder, ::toolforge::RegistryError>,

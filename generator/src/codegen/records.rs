@@ -58,6 +58,7 @@ pub(crate) fn records_module(spec: &SchemaSpec) -> Result<TokenStream, CodegenEr
     }
     Ok(quote! {
         /// Typed records: one struct and one field enum per entity, with typed queries.
+        #[allow(dead_code)]
         pub mod records {
             #[allow(unused_imports)]
             use ::toolforge::sql::records::{Follow, Query, Record, RecordField};

@@ -285,7 +285,8 @@ pub(crate) fn tools_module(spec: &SchemaSpec) -> TokenStream {
         /// Typed arguments of the database tools, with entity, field and relationship names as
         /// enums. `call` runs the registered tool, so a typed call and a model's call are the
         /// same call.
-        pub mod tools {
+        #[allow(dead_code)]
+        pub mod tool_args {
             #( #items )*
         }
     }

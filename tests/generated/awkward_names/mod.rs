@@ -3,6 +3,7 @@
 
 #![cfg_attr(rustfmt, rustfmt::skip)]
 /// The storage spec of `awkward-names`, as JSON (see `toolforge::spec`).
+#[allow(dead_code)]
 pub const SPEC_JSON: &str = r#"{
   "name": "awkward-names",
   "description": "Rust and SQL keywords as field names, entity and field names in mixed case styles.",
@@ -134,6 +135,7 @@ pub const SPEC_JSON: &str = r#"{
 }"#;
 /// The tables, indexes and edge tables of the config (the same statements as
 /// `schema.sql`).
+#[allow(dead_code)]
 pub const SCHEMA_SQL: &str = r#"CREATE TABLE "http_server" (
   "apiKey" TEXT NOT NULL UNIQUE,
   "type" TEXT,
@@ -160,6 +162,7 @@ CREATE TABLE "http_server__serves__user_account" (
 
 CREATE INDEX "http_server__serves__user_account__target_id__idx" ON "http_server__serves__user_account" ("target_id", "source_id");"#;
 /// The storage spec, parsed once.
+#[allow(dead_code)]
 pub fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
     static SPEC: ::std::sync::OnceLock<
         ::std::sync::Arc<::toolforge::spec::SchemaSpec>,
@@ -168,12 +171,14 @@ pub fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
 }
 /// Creates the missing tables and indexes of `SCHEMA_SQL` (idempotent; an existing table
 /// that differs is an error and nothing changes).
+#[allow(dead_code)]
 pub fn apply_schema(
     db: &::toolforge::sql::Database,
 ) -> Result<::toolforge::sql::InitReport, ::toolforge::sql::DbError> {
     db.init(spec())
 }
 /// The database tools of the config: the engine's tools over the embedded spec.
+#[allow(dead_code)]
 pub fn database_tools(
     db: ::toolforge::sql::Database,
 ) -> Vec<::std::sync::Arc<dyn ::toolforge::Tool>> {
@@ -181,6 +186,7 @@ pub fn database_tools(
 }
 /// A registry builder with `batch` and the database tools, and the database in the
 /// call context; add your own tools, then `build()`.
+#[allow(dead_code)]
 pub fn registry_builder(
     db: ::toolforge::sql::Database,
 ) -> Result<::toolforge::RegistryBuilder, ::toolforge::RegistryError> {
@@ -191,6 +197,7 @@ pub fn registry_builder(
     Ok(builder)
 }
 /// The registry of this config's tools plus the ones `custom` registers.
+#[allow(dead_code)]
 pub fn setup_tool_registry_with(
     db: ::toolforge::sql::Database,
     custom: impl FnOnce(
@@ -203,12 +210,14 @@ pub mod custom_tools;
 /// The registry of this config's tools: `batch`, the database tools and the tools of
 /// `custom_tools::register`; unknown names are answered by `InvalidTool`. The
 /// database is also in every call's context (`context.extension::<Database>()`).
+#[allow(dead_code)]
 pub fn setup_tool_registry(
     db: ::toolforge::sql::Database,
 ) -> Result<::std::sync::Arc<::toolforge::ToolRegistry>, ::toolforge::RegistryError> {
     setup_tool_registry_with(db, custom_tools::register)
 }
 /// Typed records: one struct and one field enum per entity, with typed queries.
+#[allow(dead_code)]
 pub mod records {
     #[allow(unused_imports)]
     use ::toolforge::sql::records::{Follow, Query, Record, RecordField};
@@ -495,7 +504,8 @@ pub mod records {
 /// Typed arguments of the database tools, with entity, field and relationship names as
 /// enums. `call` runs the registered tool, so a typed call and a model's call are the
 /// same call.
-pub mod tools {
+#[allow(dead_code)]
+pub mod tool_args {
     /// The entity types of the config.
     #[derive(
         Debug,

@@ -3,6 +3,7 @@
 
 #![cfg_attr(rustfmt, rustfmt::skip)]
 /// The storage spec of `code-rag`, as JSON (see `toolforge::spec`).
+#[allow(dead_code)]
 pub const SPEC_JSON: &str = r#"{
   "name": "code-rag",
   "description": "RAG framework for code search and analysis",
@@ -190,6 +191,7 @@ pub const SPEC_JSON: &str = r#"{
 }"#;
 /// The tables, indexes and edge tables of the config (the same statements as
 /// `schema.sql`).
+#[allow(dead_code)]
 pub const SCHEMA_SQL: &str = r#"CREATE TABLE "scope" (
   "uuid" TEXT NOT NULL UNIQUE,
   "name" TEXT,
@@ -260,6 +262,7 @@ CREATE TABLE "scope__defined_in__file" (
 
 CREATE INDEX "scope__defined_in__file__target_id__idx" ON "scope__defined_in__file" ("target_id", "source_id");"#;
 /// The storage spec, parsed once.
+#[allow(dead_code)]
 pub fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
     static SPEC: ::std::sync::OnceLock<
         ::std::sync::Arc<::toolforge::spec::SchemaSpec>,
@@ -268,12 +271,14 @@ pub fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
 }
 /// Creates the missing tables and indexes of `SCHEMA_SQL` (idempotent; an existing table
 /// that differs is an error and nothing changes).
+#[allow(dead_code)]
 pub fn apply_schema(
     db: &::toolforge::sql::Database,
 ) -> Result<::toolforge::sql::InitReport, ::toolforge::sql::DbError> {
     db.init(spec())
 }
 /// The database tools of the config: the engine's tools over the embedded spec.
+#[allow(dead_code)]
 pub fn database_tools(
     db: ::toolforge::sql::Database,
 ) -> Vec<::std::sync::Arc<dyn ::toolforge::Tool>> {
@@ -281,6 +286,7 @@ pub fn database_tools(
 }
 /// A registry builder with `batch` and the database tools, and the database in the
 /// call context; add your own tools, then `build()`.
+#[allow(dead_code)]
 pub fn registry_builder(
     db: ::toolforge::sql::Database,
 ) -> Result<::toolforge::RegistryBuilder, ::toolforge::RegistryError> {
@@ -291,6 +297,7 @@ pub fn registry_builder(
     Ok(builder)
 }
 /// The registry of this config's tools plus the ones `custom` registers.
+#[allow(dead_code)]
 pub fn setup_tool_registry_with(
     db: ::toolforge::sql::Database,
     custom: impl FnOnce(
@@ -303,12 +310,14 @@ pub mod custom_tools;
 /// The registry of this config's tools: `batch`, the database tools and the tools of
 /// `custom_tools::register`; unknown names are answered by `InvalidTool`. The
 /// database is also in every call's context (`context.extension::<Database>()`).
+#[allow(dead_code)]
 pub fn setup_tool_registry(
     db: ::toolforge::sql::Database,
 ) -> Result<::std::sync::Arc<::toolforge::ToolRegistry>, ::toolforge::RegistryError> {
     setup_tool_registry_with(db, custom_tools::register)
 }
 /// Typed records: one struct and one field enum per entity, with typed queries.
+#[allow(dead_code)]
 pub mod records {
     #[allow(unused_imports)]
     use ::toolforge::sql::records::{Follow, Query, Record, RecordField};
@@ -761,7 +770,8 @@ pub mod records {
 /// Typed arguments of the database tools, with entity, field and relationship names as
 /// enums. `call` runs the registered tool, so a typed call and a model's call are the
 /// same call.
-pub mod tools {
+#[allow(dead_code)]
+pub mod tool_args {
     /// The entity types of the config.
     #[derive(
         Debug,

@@ -3,6 +3,7 @@
 
 #![cfg_attr(rustfmt, rustfmt::skip)]
 /// The storage spec of `my-documents`, as JSON (see `toolforge::spec`).
+#[allow(dead_code)]
 pub const SPEC_JSON: &str = r#"{
   "name": "my-documents",
   "description": "Document knowledge base with semantic search",
@@ -78,6 +79,7 @@ pub const SPEC_JSON: &str = r#"{
 }"#;
 /// The tables, indexes and edge tables of the config (the same statements as
 /// `schema.sql`).
+#[allow(dead_code)]
 pub const SCHEMA_SQL: &str = r#"CREATE TABLE "document" (
   "path" TEXT NOT NULL UNIQUE,
   "title" TEXT,
@@ -90,6 +92,7 @@ CREATE TABLE "chunk" (
   "embedding" BLOB
 );"#;
 /// The storage spec, parsed once.
+#[allow(dead_code)]
 pub fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
     static SPEC: ::std::sync::OnceLock<
         ::std::sync::Arc<::toolforge::spec::SchemaSpec>,
@@ -98,12 +101,14 @@ pub fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
 }
 /// Creates the missing tables and indexes of `SCHEMA_SQL` (idempotent; an existing table
 /// that differs is an error and nothing changes).
+#[allow(dead_code)]
 pub fn apply_schema(
     db: &::toolforge::sql::Database,
 ) -> Result<::toolforge::sql::InitReport, ::toolforge::sql::DbError> {
     db.init(spec())
 }
 /// The database tools of the config: the engine's tools over the embedded spec.
+#[allow(dead_code)]
 pub fn database_tools(
     db: ::toolforge::sql::Database,
 ) -> Vec<::std::sync::Arc<dyn ::toolforge::Tool>> {
@@ -111,6 +116,7 @@ pub fn database_tools(
 }
 /// A registry builder with `batch` and the database tools, and the database in the
 /// call context; add your own tools, then `build()`.
+#[allow(dead_code)]
 pub fn registry_builder(
     db: ::toolforge::sql::Database,
 ) -> Result<::toolforge::RegistryBuilder, ::toolforge::RegistryError> {
@@ -121,6 +127,7 @@ pub fn registry_builder(
     Ok(builder)
 }
 /// The registry of this config's tools plus the ones `custom` registers.
+#[allow(dead_code)]
 pub fn setup_tool_registry_with(
     db: ::toolforge::sql::Database,
     custom: impl FnOnce(
@@ -133,12 +140,14 @@ pub mod custom_tools;
 /// The registry of this config's tools: `batch`, the database tools and the tools of
 /// `custom_tools::register`; unknown names are answered by `InvalidTool`. The
 /// database is also in every call's context (`context.extension::<Database>()`).
+#[allow(dead_code)]
 pub fn setup_tool_registry(
     db: ::toolforge::sql::Database,
 ) -> Result<::std::sync::Arc<::toolforge::ToolRegistry>, ::toolforge::RegistryError> {
     setup_tool_registry_with(db, custom_tools::register)
 }
 /// Typed records: one struct and one field enum per entity, with typed queries.
+#[allow(dead_code)]
 pub mod records {
     #[allow(unused_imports)]
     use ::toolforge::sql::records::{Follow, Query, Record, RecordField};
@@ -326,7 +335,8 @@ pub mod records {
 /// Typed arguments of the database tools, with entity, field and relationship names as
 /// enums. `call` runs the registered tool, so a typed call and a model's call are the
 /// same call.
-pub mod tools {
+#[allow(dead_code)]
+pub mod tool_args {
     /// The entity types of the config.
     #[derive(
         Debug,
