@@ -14,8 +14,10 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod builder;
 #[cfg(feature = "cli")]
 pub mod cli;
+pub mod codegen;
 mod compile;
 pub mod config;
 pub mod diagnostics;
@@ -23,8 +25,10 @@ pub mod diagnostics;
 pub mod dynamic;
 pub mod expr;
 pub mod ir;
+pub mod output;
 mod report;
 pub mod validate;
 
+pub use builder::{Builder, GenerateError, check_generated_folder, generate_folder, plan_files};
 pub use compile::{CompileOptions, Compiled, compile_file, compile_str};
 pub use diagnostics::{Diagnostic, Diagnostics, Severity};

@@ -69,3 +69,18 @@ pub mod __private {
         )
     }
 }
+
+/// Includes the module a build script generated with `toolforge_generator::Builder`
+/// (`$OUT_DIR/toolforge/mod.rs`). Use it inside a module of your own:
+///
+/// ```ignore
+/// mod tools {
+///     toolforge::include_generated!();
+/// }
+/// ```
+#[macro_export]
+macro_rules! include_generated {
+    () => {
+        include!(concat!(env!("OUT_DIR"), "/toolforge/mod.rs"));
+    };
+}

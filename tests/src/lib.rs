@@ -5,3 +5,40 @@
 pub fn corpus_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus")
 }
+
+/// The client folders generated into `tests/generated/<name>/` (name, config path relative to
+/// this crate). The `generated_clients` test compiles them; `generated_fresh` regenerates them
+/// and fails when a checked-in folder is stale (`TOOLFORGE_BLESS=1` rewrites them).
+pub const GENERATED_CLIENTS: &[(&str, &str)] = &[
+    ("awkward_names", "fixtures/awkward-names.yaml"),
+    (
+        "code_rag",
+        "corpus/ragforge__examples__code-rag__ragforge.config.yaml",
+    ),
+    (
+        "computed_fields",
+        "corpus/ragforge__examples__tool-calling-agent__test-config-with-computed-fields.yaml",
+    ),
+    (
+        "document_rag",
+        "corpus/ragforge__examples__document-rag__ragforge.config.yaml",
+    ),
+    (
+        "lr_coderag",
+        "corpus/ragforge__examples__generated-from-lr-coderag.yaml",
+    ),
+];
+
+/// The files a client folder should hold for `config` (relative to this crate), generated the
+/// way `toolforge generate --config <config> --out generated/<name>` run from this crate would.
+pub fn generate_client(config: &str) -> Vec<toolforge_generator::output::OutputFile> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(config);
+    let compiled = toolforge_generator::compile_file(&path, &Default::default())
+        .unwrap_or_else(|errors| panic!("{config} does not compile:\n{}", errors.render()));
+    let options = toolforge_generator::codegen::GenerateOptions::new(
+        config,
+        toolforge_generator::codegen::Layout::ClientFolder,
+    );
+    toolforge_generator::codegen::generate_files(&compiled.spec, &options)
+        .unwrap_or_else(|error| panic!("{config}: {error}"))
+}

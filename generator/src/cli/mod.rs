@@ -4,6 +4,9 @@
 //! `run(args, &mut Output) -> ExitCode`-style function, then add a variant to [`Command`] and
 //! an arm to [`run`].
 
+pub mod check;
+pub mod generate;
+pub mod init;
 pub mod schema;
 pub mod validate;
 
@@ -47,6 +50,12 @@ pub enum Command {
     Tools(tools::ToolsCommand),
     /// Run one tool over a database and print its result as JSON.
     Call(call::Args),
+    /// Write a client folder (mod.rs, schema.sql, custom_tools.rs once) from a config.
+    Generate(generate::Args),
+    /// Exit 1 with a summary and diffs when a generated client folder is stale.
+    Check(check::Args),
+    /// Scaffold a config and its client folder.
+    Init(init::Args),
 }
 
 /// Where a command writes.
@@ -87,5 +96,8 @@ pub fn run(cli: Cli, out: &mut Output<'_>) -> i32 {
         Command::Db(command) => db::run(&command, out),
         Command::Tools(command) => tools::run(&command, out),
         Command::Call(args) => call::run(&args, out),
+        Command::Generate(args) => generate::run(&args, out),
+        Command::Check(args) => check::run(&args, out),
+        Command::Init(args) => init::run(&args, out),
     }
 }

@@ -3,9 +3,8 @@
 
 use std::collections::HashMap;
 
-use heck::ToSnakeCase;
-
 use super::is_identifier;
+use crate::codegen::names::snake;
 use crate::config::Config;
 use crate::report::Reporter;
 
@@ -48,7 +47,7 @@ impl<'c> NameSet<'c> {
             .emit();
             return;
         }
-        let snake = name.to_snake_case();
+        let snake = snake(name);
         if let Some((other, first)) = self.snake.get(&snake) {
             let at = r.line_col(first);
             r.error(
@@ -136,7 +135,7 @@ pub(super) fn check(config: &Config, r: &mut Reporter<'_>) {
                 .emit();
                 continue;
             }
-            let snake = rel.rel_type.to_snake_case();
+            let snake = snake(&rel.rel_type);
             match rel_types.get(&snake) {
                 Some((other, first)) if *other != rel.rel_type => {
                     let at = r.line_col(first);

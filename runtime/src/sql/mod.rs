@@ -26,6 +26,8 @@ pub mod names;
 #[cfg(feature = "sqlite")]
 pub mod query;
 #[cfg(feature = "sqlite")]
+pub mod records;
+#[cfg(feature = "sqlite")]
 mod registry;
 #[cfg(feature = "sqlite")]
 pub mod schema_diff;

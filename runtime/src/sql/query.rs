@@ -39,7 +39,7 @@ pub const MAX_IN_VALUES: usize = 1000;
 pub const MAX_GLOB_PATTERN_BYTES: usize = 50_000;
 
 /// A comparison operator of a condition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum Operator {
     /// `=`
     #[serde(rename = "=")]
@@ -140,7 +140,9 @@ pub struct Condition {
 }
 
 /// Sort direction.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub enum Direction {
     /// Ascending (nulls first).
     #[default]

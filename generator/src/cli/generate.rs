@@ -1,0 +1,78 @@
+//! `toolforge generate --config FILE --out DIR [--force]`.
+//!
+//! Writes the client folder (`mod.rs`, `schema.sql`, and `custom_tools.rs` once), overwriting
+//! only files that carry the generated header (others are refused unless `--force`), writing
+//! atomically and printing what changed. Exit 0 on success, 1 on a config or write error
+//! (nothing is written then).
+
+use std::path::PathBuf;
+
+use super::{EXIT_INVALID, EXIT_OK, Output};
+use crate::CompileOptions;
+use crate::builder::generate_folder;
+use crate::codegen::{GenerateOptions, Layout};
+
+/// Arguments of `toolforge generate`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The config file (`ragforge.config.yaml`).
+    #[arg(long, short = 'c', value_name = "FILE")]
+    pub config: PathBuf,
+    /// The client folder to write (a Rust module folder, e.g. `src/tools`).
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub out: PathBuf,
+    /// Overwrite files at generated paths even when they lack the generated header.
+    #[arg(long)]
+    pub force: bool,
+    /// Treat config warnings as errors.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// The options `generate` and `check` both use, so they agree byte for byte.
+pub(super) fn options(config: &std::path::Path, out: &std::path::Path) -> GenerateOptions {
+    let config_name = config.display().to_string();
+    let mut options = GenerateOptions::new(config_name.clone(), Layout::ClientFolder);
+    options.regenerate = format!(
+        "toolforge generate --config {config_name} --out {}",
+        out.display()
+    );
+    options
+}
+
+/// Runs `toolforge generate`.
+pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
+    let compile = CompileOptions {
+        strict: args.strict,
+    };
+    let options = options(&args.config, &args.out);
+    match generate_folder(&args.config, &args.out, &compile, &options, args.force) {
+        Ok((report, warnings)) => {
+            if !warnings.is_empty() {
+                let _ = write!(out.stderr, "{}", warnings.render());
+            }
+            for (path, action) in &report.files {
+                let _ = writeln!(
+                    out.stdout,
+                    "{:>9}  {}",
+                    action.to_string(),
+                    args.out.join(path).display()
+                );
+            }
+            let _ = writeln!(
+                out.stdout,
+                "{}",
+                if report.changed() {
+                    "generated"
+                } else {
+                    "up to date: nothing rewritten"
+                }
+            );
+            EXIT_OK
+        }
+        Err(error) => {
+            let _ = writeln!(out.stderr, "{error}");
+            EXIT_INVALID
+        }
+    }
+}

@@ -1,0 +1,291 @@
+//! Per entity: the typed record struct, its field enum, and thin typed helpers over
+//! `toolforge::sql::records` (query, get, upsert, relationship traversal and links).
+
+use std::collections::BTreeSet;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use toolforge::spec::{EntitySpec, FieldType, SchemaSpec, ValueType};
+
+use super::CodegenError;
+use super::names::{camel, field_ident, ident, snake, type_ident};
+
+/// The name of an entity's field enum (`Scope` → `ScopeField`).
+pub(crate) fn field_enum_name(entity: &EntitySpec) -> String {
+    format!("{}Field", camel(&entity.name))
+}
+
+fn doc(text: &str) -> TokenStream {
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| format!(" {}", line.trim_end()))
+        .collect();
+    quote! { #( #[doc = #lines] )* }
+}
+
+fn stored_type(ty: FieldType) -> TokenStream {
+    match ty {
+        FieldType::String | FieldType::Datetime | FieldType::Enum => quote!(String),
+        FieldType::Number => quote!(f64),
+        FieldType::Boolean => quote!(bool),
+        FieldType::StringArray => quote!(Vec<String>),
+        FieldType::NumberArray => quote!(Vec<f64>),
+    }
+}
+
+fn computed_type(ty: ValueType) -> TokenStream {
+    match ty {
+        ValueType::String | ValueType::Datetime => quote!(String),
+        ValueType::Number => quote!(f64),
+        ValueType::Boolean => quote!(bool),
+    }
+}
+
+/// The `records` module: one struct and one field enum per entity.
+pub(crate) fn records_module(spec: &SchemaSpec) -> Result<TokenStream, CodegenError> {
+    let mut type_names = BTreeSet::new();
+    let mut items = Vec::new();
+    for entity in &spec.entities {
+        for name in [camel(&entity.name), field_enum_name(entity)] {
+            if !type_names.insert(name.clone()) {
+                return Err(CodegenError::NameCollision(format!(
+                    "entity `{}` needs the Rust type name `{name}`, which another entity already uses; rename one of them",
+                    entity.name
+                )));
+            }
+        }
+        items.push(entity_items(spec, entity));
+    }
+    Ok(quote! {
+        /// Typed records: one struct and one field enum per entity, with typed queries.
+        #[allow(dead_code)]
+        pub mod records {
+            #[allow(unused_imports)]
+            use ::toolforge::sql::records::{Follow, Query, Record, RecordField};
+            #( #items )*
+        }
+    })
+}
+
+fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
+    let name = &entity.name;
+    let ty = type_ident(name);
+    let field_enum = ident(&field_enum_name(entity));
+    let struct_doc = doc(&format!(
+        "A `{name}` record{}",
+        entity
+            .description
+            .as_deref()
+            .map(|d| format!(": {d}"))
+            .unwrap_or_else(|| ".".into())
+    ));
+
+    let mut fields = Vec::new();
+    let mut variants = Vec::new();
+    let mut id_ident = None;
+    for field in &entity.fields {
+        let config = &field.name;
+        let rust = field_ident(config);
+        let field_ty = stored_type(field.ty);
+        let description = field.description.clone().unwrap_or_default();
+        let is_unique = field.name == entity.unique_field;
+        let field_doc = doc(&format!(
+            "`{config}` ({}{}){}{}",
+            field.ty.config_name(),
+            if is_unique { ", unique" } else { "" },
+            if field.values.is_empty() {
+                String::new()
+            } else {
+                format!(", one of: {}", field.values.join(", "))
+            },
+            if description.is_empty() {
+                String::new()
+            } else {
+                format!(": {description}")
+            }
+        ));
+        if is_unique {
+            id_ident = Some(rust.clone());
+            fields.push(quote! {
+                #field_doc
+                #[serde(rename = #config)]
+                pub #rust: String,
+            });
+        } else {
+            fields.push(quote! {
+                #field_doc
+                #[serde(rename = #config, default, skip_serializing_if = "Option::is_none")]
+                pub #rust: Option<#field_ty>,
+            });
+        }
+        variants.push((config.clone(), type_ident(config)));
+    }
+    for computed in &entity.computed_fields {
+        let config = &computed.name;
+        let rust = field_ident(config);
+        let field_ty = computed_type(computed.ty);
+        let field_doc = doc(&format!(
+            "Computed, read-only: `{}`{}",
+            computed.source,
+            computed
+                .description
+                .as_deref()
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default()
+        ));
+        fields.push(quote! {
+            #field_doc
+            #[serde(rename = #config, default, skip_serializing_if = "Option::is_none")]
+            pub #rust: Option<#field_ty>,
+        });
+        variants.push((config.clone(), type_ident(config)));
+    }
+    // The lowering always lists the unique field; fall back to a String field if not.
+    let id_ident = id_ident.unwrap_or_else(|| {
+        let rust = field_ident(&entity.unique_field);
+        let config = &entity.unique_field;
+        fields.insert(
+            0,
+            quote! {
+                #[serde(rename = #config)]
+                pub #rust: String,
+            },
+        );
+        variants.insert(0, (config.clone(), type_ident(config)));
+        rust
+    });
+
+    let variant_idents: Vec<_> = variants.iter().map(|(_, v)| v.clone()).collect();
+    let variant_names: Vec<_> = variants.iter().map(|(n, _)| n.clone()).collect();
+    let count = variants.len();
+    let enum_doc = doc(&format!(
+        "The fields of `{name}` (stored, then computed), for queries and ordering."
+    ));
+
+    let relationship_fns = relationship_methods(spec, entity);
+
+    quote! {
+        #struct_doc
+        #[derive(Debug, Clone, PartialEq, ::toolforge::serde::Serialize, ::toolforge::serde::Deserialize, ::toolforge::schemars::JsonSchema)]
+        #[serde(crate = "::toolforge::serde")]
+        #[schemars(crate = "::toolforge::schemars")]
+        pub struct #ty {
+            #( #fields )*
+        }
+
+        #enum_doc
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolforge::serde::Serialize, ::toolforge::serde::Deserialize, ::toolforge::schemars::JsonSchema)]
+        #[serde(crate = "::toolforge::serde")]
+        #[schemars(crate = "::toolforge::schemars")]
+        pub enum #field_enum {
+            #( #[serde(rename = #variant_names)] #variant_idents, )*
+        }
+
+        impl #field_enum {
+            /// Every field, in config order.
+            pub const ALL: [#field_enum; #count] = [ #( #field_enum::#variant_idents ),* ];
+
+            /// The field's name in the config.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    #( #field_enum::#variant_idents => #variant_names, )*
+                }
+            }
+        }
+
+        impl RecordField for #field_enum {
+            fn as_str(self) -> &'static str {
+                #field_enum::as_str(self)
+            }
+        }
+
+        impl Record for #ty {
+            const ENTITY: &'static str = #name;
+            type Field = #field_enum;
+
+            fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
+                super::spec()
+            }
+
+            fn id(&self) -> &str {
+                &self.#id_ident
+            }
+        }
+
+        impl #ty {
+            /// A typed query over these records.
+            pub fn query() -> Query<#ty> {
+                Query::new()
+            }
+
+            /// The record with this unique value, if any.
+            pub async fn get(db: &::toolforge::sql::Database, id: &str) -> Result<Option<#ty>, ::toolforge::ToolError> {
+                ::toolforge::sql::records::get(db, id).await
+            }
+
+            /// Inserts or updates records by their unique field, in one transaction.
+            pub fn upsert(db: &::toolforge::sql::Database, records: &[#ty]) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+                ::toolforge::sql::records::upsert(db, records)
+            }
+
+            #( #relationship_fns )*
+        }
+    }
+}
+
+/// Traversal and link methods for each edge table touching the entity.
+fn relationship_methods(spec: &SchemaSpec, entity: &EntitySpec) -> Vec<TokenStream> {
+    let mut used = BTreeSet::new();
+    let mut unique = |base: String| {
+        let mut name = base.clone();
+        let mut n = 2;
+        while !used.insert(name.clone()) {
+            name = format!("{base}_{n}");
+            n += 1;
+        }
+        ident(&name)
+    };
+    let mut out = Vec::new();
+    for rel in &spec.relationships {
+        let rel_type = &rel.rel_type;
+        if rel.source == entity.name {
+            let target = type_ident(&rel.target);
+            let method = unique(format!("out_{}_{}", snake(rel_type), snake(&rel.target)));
+            let link = unique(format!("link_{}_{}", snake(rel_type), snake(&rel.target)));
+            let docs = doc(&format!(
+                "The `{}` records this one points to: `{} -[{rel_type}]-> {}`.",
+                rel.target, rel.source, rel.target
+            ));
+            let link_docs = doc(&format!(
+                "Adds the edge `{} -[{rel_type}]-> {}` from this record to `to` (both must exist).",
+                rel.source, rel.target
+            ));
+            out.push(quote! {
+                #docs
+                pub async fn #method(&self, db: &::toolforge::sql::Database, limit: u32) -> Result<Vec<#target>, ::toolforge::ToolError> {
+                    ::toolforge::sql::records::related::<Self, #target>(db, #rel_type, Follow::Outgoing, self.id(), limit).await
+                }
+
+                #link_docs
+                pub fn #link(&self, db: &::toolforge::sql::Database, to: &#target) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+                    ::toolforge::sql::records::link(db, #rel_type, self, to)
+                }
+            });
+        }
+        if rel.target == entity.name {
+            let source = type_ident(&rel.source);
+            let method = unique(format!("in_{}_{}", snake(rel_type), snake(&rel.source)));
+            let docs = doc(&format!(
+                "The `{}` records pointing to this one: `{} -[{rel_type}]-> {}`.",
+                rel.source, rel.source, rel.target
+            ));
+            out.push(quote! {
+                #docs
+                pub async fn #method(&self, db: &::toolforge::sql::Database, limit: u32) -> Result<Vec<#source>, ::toolforge::ToolError> {
+                    ::toolforge::sql::records::related::<Self, #source>(db, #rel_type, Follow::Incoming, self.id(), limit).await
+                }
+            });
+        }
+    }
+    out
+}

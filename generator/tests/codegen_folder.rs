@@ -1,0 +1,269 @@
+//! `toolforge generate` / `check` on real folders: custom tools preserved, no torn files, no
+//! change on failure, deterministic output.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use toolforge_generator::cli::{Output, run_with};
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let mut stdout = Vec::new();
+    let mut stderr = Vec::new();
+    let code = run_with(
+        std::iter::once("toolforge").chain(args.iter().copied()),
+        &mut Output {
+            stdout: &mut stdout,
+            stderr: &mut stderr,
+        },
+    );
+    (
+        code,
+        String::from_utf8(stdout).unwrap(),
+        String::from_utf8(stderr).unwrap(),
+    )
+}
+
+const BASE: &str = "\
+name: shop
+entities:
+  - name: Product
+    unique_field: sku
+    searchable_fields:
+      - name: sku
+        type: string
+      - name: price
+        type: number
+";
+
+fn config_with(dir: &Path, extra_fields: usize) -> PathBuf {
+    let mut text = BASE.to_string();
+    for i in 0..extra_fields {
+        text.push_str(&format!("      - name: extra{i}\n        type: string\n"));
+    }
+    let path = dir.join("shop.yaml");
+    fs::write(&path, text).unwrap();
+    path
+}
+
+fn snapshot(folder: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<_> = fs::read_dir(folder)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn custom_tools_survive_fifty_regenerations_of_a_changing_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tools");
+    let config = config_with(dir.path(), 0);
+    let args = [
+        "generate",
+        "--config",
+        config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    assert_eq!(run(&args).0, 0);
+    let custom = out.join("custom_tools.rs");
+    let edited = format!("{}\n// my own edit\n", fs::read_to_string(&custom).unwrap());
+    fs::write(&custom, &edited).unwrap();
+    let mut previous = fs::read_to_string(out.join("mod.rs")).unwrap();
+    for round in 1..=50 {
+        config_with(dir.path(), round % 7);
+        let (code, stdout, stderr) = run(&args);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(stdout.contains("kept (user file)"), "{stdout}");
+        assert_eq!(
+            fs::read_to_string(&custom).unwrap(),
+            edited,
+            "round {round}"
+        );
+        let current = fs::read_to_string(out.join("mod.rs")).unwrap();
+        if round % 7 != (round - 1) % 7 {
+            assert_ne!(current, previous, "round {round}: the config changed");
+        }
+        previous = current;
+    }
+}
+
+#[test]
+fn an_unchanged_config_rewrites_nothing_and_check_agrees() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tools");
+    let config = config_with(dir.path(), 2);
+    let config = config.to_str().unwrap();
+    let out_s = out.to_str().unwrap();
+    assert_eq!(run(&["generate", "--config", config, "--out", out_s]).0, 0);
+    let modified = fs::metadata(out.join("mod.rs"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let before = snapshot(&out);
+    let (code, stdout, _) = run(&["generate", "--config", config, "--out", out_s]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("up to date: nothing rewritten"), "{stdout}");
+    assert_eq!(snapshot(&out), before, "two runs give byte-identical files");
+    assert_eq!(
+        fs::metadata(out.join("mod.rs"))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        modified
+    );
+    assert_eq!(run(&["check", "--config", config, "--out", out_s]).0, 0);
+
+    // The config changes: check fails with a summary and a diff naming the new field.
+    config_with(dir.path(), 3);
+    let (code, stdout, _) = run(&["check", "--config", config, "--out", out_s]);
+    assert_eq!(code, 1);
+    assert!(stdout.contains("is stale: 2 file(s) differ"), "{stdout}");
+    assert!(
+        stdout.contains("+") && stdout.contains("extra2"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_file_without_the_header_is_refused_unless_forced() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tools");
+    fs::create_dir_all(&out).unwrap();
+    fs::write(out.join("mod.rs"), "// my module\n").unwrap();
+    let config = config_with(dir.path(), 0);
+    let args = [
+        "generate",
+        "--config",
+        config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let (code, _, stderr) = run(&args);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("refusing to overwrite") && stderr.contains("--force"),
+        "{stderr}"
+    );
+    assert_eq!(
+        fs::read_to_string(out.join("mod.rs")).unwrap(),
+        "// my module\n"
+    );
+    assert!(!out.join("schema.sql").exists(), "a refusal writes nothing");
+    let mut forced = args.to_vec();
+    forced.push("--force");
+    assert_eq!(run(&forced).0, 0);
+    assert!(
+        fs::read_to_string(out.join("mod.rs"))
+            .unwrap()
+            .starts_with("// @generated by toolforge")
+    );
+}
+
+#[test]
+fn a_bad_config_changes_no_file_and_says_where() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tools");
+    let config = config_with(dir.path(), 1);
+    let args = [
+        "generate",
+        "--config",
+        config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    assert_eq!(run(&args).0, 0);
+    let before = snapshot(&out);
+    fs::write(&config, BASE.replace("type: number", "type: nubmer")).unwrap();
+    let (code, _, stderr) = run(&args);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("shop.yaml:9:15"), "{stderr}");
+    assert_eq!(snapshot(&out), before);
+}
+
+#[cfg(unix)]
+#[test]
+fn an_unwritable_folder_changes_no_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tools");
+    let config = config_with(dir.path(), 1);
+    let args = [
+        "generate",
+        "--config",
+        config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    assert_eq!(run(&args).0, 0);
+    let before = snapshot(&out);
+    config_with(dir.path(), 2);
+    fs::set_permissions(&out, fs::Permissions::from_mode(0o555)).unwrap();
+    let (code, _, stderr) = run(&args);
+    fs::set_permissions(&out, fs::Permissions::from_mode(0o755)).unwrap();
+    if code == 0 {
+        // Running as root: permissions are not enforced, nothing to prove here.
+        return;
+    }
+    assert_eq!(code, 1);
+    assert!(stderr.contains("error:"), "{stderr}");
+    assert_eq!(snapshot(&out), before, "no torn or partial file");
+}
+
+#[test]
+fn concurrent_generations_leave_no_torn_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tools");
+    let config = config_with(dir.path(), 4);
+    let config = config.to_str().unwrap().to_string();
+    let out_s = out.to_str().unwrap().to_string();
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                for _ in 0..5 {
+                    let (code, _, stderr) =
+                        run(&["generate", "--config", &config, "--out", &out_s]);
+                    assert_eq!(code, 0, "{stderr}");
+                }
+            });
+        }
+    });
+    // Every file is complete: exactly what one sequential run writes.
+    let (code, stdout, _) = run(&["check", "--config", &config, "--out", &out_s]);
+    assert_eq!(code, 0, "{stdout}");
+    let names: Vec<String> = snapshot(&out).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(
+        names,
+        ["custom_tools.rs", "mod.rs", "schema.sql"],
+        "no temporary file left"
+    );
+}
+
+#[test]
+fn init_scaffolds_a_valid_config_and_its_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let (code, stdout, stderr) = run(&["init", "--dir", d]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("ragforge.config.yaml"));
+    let mod_rs = fs::read_to_string(dir.path().join("src/tools/mod.rs")).unwrap();
+    assert!(
+        mod_rs.contains("from `ragforge.config.yaml`"),
+        "header names the relative config"
+    );
+    assert!(mod_rs.contains("pub struct Note {"));
+    // A second init keeps the (possibly edited) config.
+    fs::write(dir.path().join("ragforge.config.yaml"), "name: mine\n").unwrap();
+    run(&["init", "--dir", d]);
+    assert_eq!(
+        fs::read_to_string(dir.path().join("ragforge.config.yaml")).unwrap(),
+        "name: mine\n"
+    );
+}

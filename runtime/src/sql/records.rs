@@ -1,0 +1,407 @@
+//! Typed records over the SQL engine: what generated code builds on.
+//!
+//! The generator writes, per entity, a record struct implementing [`Record`] and a field enum
+//! implementing [`RecordField`]. Everything else lives here, once:
+//! - [`Query`]: conditions, ordering by stored or computed fields, a limit, run through the
+//!   engine's own query builder ([`EntityQuery`]), so a typed query and a `query_entities` call
+//!   compile to the same SQL;
+//! - [`get`] and [`related`]: one record by its unique field, and relationship traversal;
+//! - [`upsert`] and [`link`]: typed inserts/upserts through the engine's [`Importer`](super::Importer).
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::sync::{Arc, OnceLock};
+//! use toolforge::spec::SchemaSpec;
+//! use toolforge::sql::query::{Direction, Operator};
+//! use toolforge::sql::records::{self, Query, Record, RecordField};
+//!
+//! #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+//! struct Book { isbn: String, #[serde(skip_serializing_if = "Option::is_none")] pages: Option<f64> }
+//!
+//! #[derive(Clone, Copy)]
+//! enum BookField { Isbn, Pages }
+//! impl RecordField for BookField {
+//!     fn as_str(self) -> &'static str { match self { BookField::Isbn => "isbn", BookField::Pages => "pages" } }
+//! }
+//!
+//! impl Record for Book {
+//!     const ENTITY: &'static str = "Book";
+//!     type Field = BookField;
+//!     fn spec() -> &'static Arc<SchemaSpec> {
+//!         static SPEC: OnceLock<Arc<SchemaSpec>> = OnceLock::new();
+//!         SPEC.get_or_init(|| records::parse_spec(r#"{"name": "books", "entities": [{"name": "Book",
+//!             "table": "book", "unique_field": "isbn", "fields": [{"name": "isbn", "type": "string",
+//!             "unique": true}, {"name": "pages", "type": "number"}]}], "relationships": [],
+//!             "tools": {"default_limit": 20, "max_limit": 100, "families": []}}"#))
+//!     }
+//!     fn id(&self) -> &str { &self.isbn }
+//! }
+//!
+//! let dir = tempfile::tempdir()?;
+//! let db = toolforge::sql::Database::open(dir.path().join("books.db"))?;
+//! db.init(Book::spec())?;
+//! records::upsert(&db, &[
+//!     Book { isbn: "1".into(), pages: Some(120.0) },
+//!     Book { isbn: "2".into(), pages: Some(480.0) },
+//! ])?;
+//! let long = Query::<Book>::new()
+//!     .filter(BookField::Pages, Operator::Gt, 200)
+//!     .order_by(BookField::Pages, Direction::Desc)
+//!     .all(&db)
+//!     .await?;
+//! assert_eq!(long, [Book { isbn: "2".into(), pages: Some(480.0) }]);
+//! assert_eq!(records::get::<Book>(&db, "1").await?.unwrap().pages, Some(120.0));
+//! # Ok(()) }
+//! ```
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::spec::{EntitySpec, SchemaSpec};
+use crate::{ErrorCode, ToolError};
+
+use super::ident::quote;
+use super::import::{EndPoint, ImportError, ImportStats};
+use super::query::{
+    Condition, Direction, EntityQuery, OrderBy, Projection, ROW_ALIAS, execution_error,
+};
+use super::{Database, query::Operator};
+
+/// A field of a record: a stored or computed field, named as in the config.
+pub trait RecordField: Copy + Send + Sync + 'static {
+    /// The field's name in the config (and in tool arguments and results).
+    fn as_str(self) -> &'static str;
+}
+
+/// A typed record of one entity. Generated code implements it; see the [module docs](self).
+pub trait Record: Serialize + DeserializeOwned + Send + 'static {
+    /// The entity's name in the config.
+    const ENTITY: &'static str;
+    /// The entity's field enum.
+    type Field: RecordField;
+    /// The storage spec the record belongs to.
+    fn spec() -> &'static Arc<SchemaSpec>;
+    /// The value of the record's unique field.
+    fn id(&self) -> &str;
+}
+
+/// Parses a storage spec embedded as JSON by the generator.
+///
+/// # Panics
+///
+/// When `json` is not a spec: embedded specs are written by the generator and checked by its
+/// tests, so this only happens if generated code was edited by hand.
+pub fn parse_spec(json: &str) -> Arc<SchemaSpec> {
+    match serde_json::from_str(json) {
+        Ok(spec) => Arc::new(spec),
+        Err(error) => panic!("the embedded toolforge spec is invalid ({error}); regenerate it"),
+    }
+}
+
+/// The entity of `R` in its spec.
+fn entity_of<R: Record>() -> Result<&'static EntitySpec, ToolError> {
+    R::spec().entity(R::ENTITY).ok_or_else(|| {
+        ToolError::new(
+            ErrorCode::ExecutionFailed,
+            format!("entity `{}` is not in the embedded spec", R::ENTITY),
+        )
+    })
+}
+
+/// A typed query over the records of `R`: built like a `query_entities` call and compiled by the
+/// same query builder.
+pub struct Query<R> {
+    conditions: Vec<Condition>,
+    order_by: Option<OrderBy>,
+    limit: Option<u32>,
+    record: PhantomData<fn() -> R>,
+}
+
+impl<R> fmt::Debug for Query<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Query")
+            .field("conditions", &self.conditions)
+            .field("order_by", &self.order_by)
+            .field("limit", &self.limit)
+            .finish()
+    }
+}
+
+impl<R> Clone for Query<R> {
+    fn clone(&self) -> Self {
+        Query {
+            conditions: self.conditions.clone(),
+            order_by: self.order_by.clone(),
+            limit: self.limit,
+            record: PhantomData,
+        }
+    }
+}
+
+impl<R: Record> Default for Query<R> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A page of typed records.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordPage<R> {
+    /// How many records match in total.
+    pub total: u64,
+    /// The records returned (at most the limit).
+    pub records: Vec<R>,
+}
+
+impl<R: Record> Query<R> {
+    /// Every record, in unique-field order, up to the spec's default limit.
+    pub fn new() -> Self {
+        Query {
+            conditions: Vec::new(),
+            order_by: None,
+            limit: None,
+            record: PhantomData,
+        }
+    }
+
+    /// Adds a condition (all conditions must hold). `value` is checked against the field's type
+    /// when the query runs, exactly as in `query_entities`.
+    pub fn filter(mut self, field: R::Field, operator: Operator, value: impl Into<Value>) -> Self {
+        self.conditions.push(Condition {
+            field: field.as_str().to_string(),
+            operator,
+            value: value.into(),
+        });
+        self
+    }
+
+    /// Adds `field = value`.
+    pub fn eq(self, field: R::Field, value: impl Into<Value>) -> Self {
+        self.filter(field, Operator::Eq, value)
+    }
+
+    /// Sorts by a stored or computed field (ties by the unique field, ascending).
+    pub fn order_by(mut self, field: R::Field, direction: Direction) -> Self {
+        self.order_by = Some(OrderBy {
+            field: field.as_str().to_string(),
+            direction,
+        });
+        self
+    }
+
+    /// Returns at most `limit` records (default: the spec's `default_limit`).
+    pub fn limit(mut self, limit: u32) -> Self {
+        self.limit = Some(limit);
+        self
+    }
+
+    /// The conditions so far, as a `query_entities` call would pass them.
+    pub fn conditions(&self) -> &[Condition] {
+        &self.conditions
+    }
+
+    /// Runs the query: one page of records and the total count.
+    pub async fn fetch(self, db: &Database) -> Result<RecordPage<R>, ToolError> {
+        let entity = entity_of::<R>()?;
+        let limit = self.limit.unwrap_or(R::spec().tools.default_limit).max(1);
+        let query = EntityQuery::new(entity, &self.conditions, self.order_by.as_ref(), limit)?;
+        let page = db
+            .read(move |conn| query.run(conn).map_err(|e| execution_error(&e)))
+            .await
+            .ok_or_else(stopped)??;
+        Ok(RecordPage {
+            total: page.total,
+            records: page
+                .results
+                .into_iter()
+                .map(decode::<R>)
+                .collect::<Result<_, _>>()?,
+        })
+    }
+
+    /// Runs the query and returns the records.
+    pub async fn all(self, db: &Database) -> Result<Vec<R>, ToolError> {
+        Ok(self.fetch(db).await?.records)
+    }
+
+    /// Runs the query with limit 1 and returns the record, if any.
+    pub async fn first(self, db: &Database) -> Result<Option<R>, ToolError> {
+        Ok(self.limit(1).fetch(db).await?.records.into_iter().next())
+    }
+}
+
+fn stopped() -> ToolError {
+    ToolError::execution_failed("The database call stopped unexpectedly; nothing was changed.")
+}
+
+fn decode<R: Record>(value: Value) -> Result<R, ToolError> {
+    serde_json::from_value(value).map_err(|error| {
+        ToolError::new(
+            ErrorCode::ExecutionFailed,
+            format!(
+                "a `{}` record does not fit its generated struct ({error}); regenerate the code",
+                R::ENTITY
+            ),
+        )
+    })
+}
+
+/// The record of `R` whose unique field is `id`, if any.
+pub async fn get<R: Record>(db: &Database, id: &str) -> Result<Option<R>, ToolError> {
+    let entity = entity_of::<R>()?;
+    let query = EntityQuery::new(
+        entity,
+        &[Condition {
+            field: entity.unique_field.clone(),
+            operator: Operator::Eq,
+            value: Value::String(id.to_string()),
+        }],
+        None,
+        1,
+    )?;
+    let page = db
+        .read(move |conn| query.run(conn).map_err(|e| execution_error(&e)))
+        .await
+        .ok_or_else(stopped)??;
+    page.results.into_iter().next().map(decode::<R>).transpose()
+}
+
+/// Which way a relationship is followed from a record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Follow {
+    /// From the edge's source to its target.
+    Outgoing,
+    /// From the edge's target to its source.
+    Incoming,
+}
+
+/// The records of `T` linked to the record `id` of `S` by `relationship`, in `T`'s unique-field
+/// order, at most `limit`.
+pub async fn related<S: Record, T: Record>(
+    db: &Database,
+    relationship: &str,
+    follow: Follow,
+    id: &str,
+    limit: u32,
+) -> Result<Vec<T>, ToolError> {
+    let spec = S::spec();
+    let target = entity_of::<T>()?;
+    let (source_name, target_name) = match follow {
+        Follow::Outgoing => (S::ENTITY, T::ENTITY),
+        Follow::Incoming => (T::ENTITY, S::ENTITY),
+    };
+    let Some(edge) = spec
+        .relationships
+        .iter()
+        .find(|r| r.rel_type == relationship && r.source == source_name && r.target == target_name)
+    else {
+        return Err(ToolError::invalid_arguments(format!(
+            "there is no relationship {source_name} -[{relationship}]-> {target_name}"
+        )));
+    };
+    let (near, far) = match follow {
+        Follow::Outgoing => ("source_id", "target_id"),
+        Follow::Incoming => ("target_id", "source_id"),
+    };
+    let projection = Projection::all(target);
+    let sql = format!(
+        "SELECT {} FROM {} AS {alias} JOIN {} AS e ON e.{far} = {alias}.{unique} \
+         WHERE e.{near} = ?1 ORDER BY {alias}.{unique} ASC LIMIT ?2",
+        projection.select_list(),
+        quote(&target.table),
+        quote(&edge.table),
+        alias = quote(ROW_ALIAS),
+        unique = quote(&target.unique_field),
+    );
+    let id = id.to_string();
+    let rows = db
+        .read(move |conn| -> rusqlite::Result<Vec<Value>> {
+            let mut statement = conn.prepare_cached(&sql)?;
+            let mut rows = statement.query(rusqlite::params![id, i64::from(limit)])?;
+            let mut out = Vec::new();
+            while let Some(row) = rows.next()? {
+                out.push(Value::Object(projection.record(row, 0)?));
+            }
+            Ok(out)
+        })
+        .await
+        .ok_or_else(stopped)?
+        .map_err(|e| execution_error(&e))?;
+    rows.into_iter().map(decode::<T>).collect()
+}
+
+/// The record as import data: computed fields and nulls left out (they are never written).
+fn data_of<R: Record>(entity: &EntitySpec, record: &R) -> Result<Map<String, Value>, ImportError> {
+    let value = serde_json::to_value(record).map_err(|error| ImportError {
+        line: None,
+        field: None,
+        message: format!("a `{}` record cannot be serialised: {error}", R::ENTITY),
+    })?;
+    let Value::Object(mut data) = value else {
+        return Err(ImportError {
+            line: None,
+            field: None,
+            message: format!("a `{}` record is not a JSON object", R::ENTITY),
+        });
+    };
+    data.retain(|key, value| !value.is_null() && entity.computed_field(key).is_none());
+    Ok(data)
+}
+
+/// Inserts or updates `records` by their unique field, in one transaction. Fields that are
+/// `None` keep their stored value; computed fields are ignored.
+pub fn upsert<R: Record>(db: &Database, records: &[R]) -> Result<ImportStats, ImportError> {
+    let spec = R::spec();
+    let entity = entity_of::<R>().map_err(|error| ImportError {
+        line: None,
+        field: None,
+        message: error.message,
+    })?;
+    db.import(spec, |import| {
+        for record in records {
+            import.entity(R::ENTITY, &data_of(entity, record)?)?;
+        }
+        Ok(())
+    })
+}
+
+/// Inserts or updates the edge `from -[relationship]-> to` (both records must exist).
+pub fn link<S: Record, T: Record>(
+    db: &Database,
+    relationship: &str,
+    from: &S,
+    to: &T,
+) -> Result<ImportStats, ImportError> {
+    let from = EndPoint {
+        entity: S::ENTITY.to_string(),
+        id: from.id().to_string(),
+    };
+    let to = EndPoint {
+        entity: T::ENTITY.to_string(),
+        id: to.id().to_string(),
+    };
+    db.import(S::spec(), |import| {
+        import.relationship(relationship, &from, &to, &Map::new())
+    })
+}
+
+/// Calls the tool `name` of `registry` with typed arguments (serialised to JSON first), exactly
+/// as a model's call would run.
+pub async fn call_tool<A: Serialize>(
+    registry: &crate::ToolRegistry,
+    name: &str,
+    arguments: &A,
+) -> crate::ToolResult {
+    let arguments = serde_json::to_value(arguments).map_err(|error| {
+        ToolError::invalid_arguments(format!(
+            "the arguments of `{name}` cannot be serialised: {error}"
+        ))
+    })?;
+    registry.call(name, arguments).await
+}

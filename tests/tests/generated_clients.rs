@@ -1,0 +1,345 @@
+//! The checked-in generated clients compile, and behave like the run-time registry.
+//!
+//! Parity: for each client, the generated registry and a registry built at run time from the
+//! config (`toolforge::sql::tools::database_tools` over the spec the generator compiles now)
+//! expose identical definitions and give identical results for the same calls on the same
+//! database.
+
+#![allow(dead_code)]
+
+#[path = "../generated/awkward_names/mod.rs"]
+mod awkward_names;
+#[path = "../generated/code_rag/mod.rs"]
+mod code_rag;
+#[path = "../generated/computed_fields/mod.rs"]
+mod computed_fields;
+#[path = "../generated/document_rag/mod.rs"]
+mod document_rag;
+#[path = "../generated/lr_coderag/mod.rs"]
+mod lr_coderag;
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use toolforge::sql::Database;
+use toolforge::{Dialect, ToolRegistry};
+
+fn runtime_registry(config: &str, db: Database) -> Arc<ToolRegistry> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(config);
+    let compiled = toolforge_generator::compile_file(&path, &Default::default()).unwrap();
+    let mut builder = ToolRegistry::standard().unwrap();
+    for tool in toolforge::sql::tools::database_tools(Arc::new(compiled.spec), db) {
+        builder.add(tool).unwrap();
+    }
+    builder.build()
+}
+
+/// Sample calls: every tool, valid and invalid arguments, every entity.
+fn calls(spec: &toolforge::spec::SchemaSpec) -> Vec<(String, Value)> {
+    let mut calls = vec![
+        ("get_schema".to_string(), json!({})),
+        ("get_schema".to_string(), json!({"include_tips": false})),
+        (
+            "query_entities".to_string(),
+            json!({"entity_type": "NoSuchEntity"}),
+        ),
+        ("query_entities".to_string(), json!({"entity_type": 3})),
+    ];
+    for entity in &spec.entities {
+        let name = &entity.name;
+        let first = &entity.fields[0].name;
+        calls.push(("describe_entity".into(), json!({"entity_name": name})));
+        calls.push((
+            "query_entities".into(),
+            json!({"entity_type": name, "limit": 2}),
+        ));
+        calls.push((
+            "query_entities".into(),
+            json!({"entity_type": name, "order_by": {"field": first, "direction": "DESC"}}),
+        ));
+        calls.push((
+            "query_entities".into(),
+            json!({"entity_type": name, "conditions": [{"field": "nope", "operator": "=", "value": 1}]}),
+        ));
+        for computed in &entity.computed_fields {
+            calls.push((
+                "query_entities".into(),
+                json!({"entity_type": name, "order_by": {"field": computed.name}}),
+            ));
+        }
+        calls.push((
+            "get_entity_by_id".into(),
+            json!({"entity_type": name, "id_value": format!("{name}-1")}),
+        ));
+        calls.push((
+            "get_entities_by_ids".into(),
+            json!({"entity_type": name, "ids": [format!("{name}-1"), format!("{name}-2"), "missing"]}),
+        ));
+        calls.push((
+            "glob_search".into(),
+            json!({"entity_type": name, "field": entity.unique_field, "pattern": "*-1"}),
+        ));
+    }
+    for rel in &spec.relationships {
+        calls.push((
+            "explore_relationships".into(),
+            json!({"start_entity_type": rel.source, "relationship_type": rel.rel_type, "direction": "outgoing"}),
+        ));
+        calls.push((
+            "explore_relationships".into(),
+            json!({"start_entity_type": rel.target, "relationship_type": rel.rel_type, "direction": "both"}),
+        ));
+    }
+    calls
+}
+
+/// Two records per entity (unique field only, plus strings), one edge per relationship.
+fn load(db: &Database, spec: &toolforge::spec::SchemaSpec) {
+    db.import(spec, |import| {
+        for entity in &spec.entities {
+            for i in 1..=2 {
+                let mut data = serde_json::Map::new();
+                for field in &entity.fields {
+                    let value = match field.ty {
+                        toolforge::spec::FieldType::String
+                        | toolforge::spec::FieldType::Datetime => {
+                            if field.name == entity.unique_field {
+                                json!(format!("{}-{i}", entity.name))
+                            } else {
+                                json!(format!("{} {i}", field.name))
+                            }
+                        }
+                        toolforge::spec::FieldType::Number => json!(i * 10),
+                        toolforge::spec::FieldType::Boolean => json!(i == 1),
+                        toolforge::spec::FieldType::Enum => json!(field.values[0]),
+                        toolforge::spec::FieldType::StringArray => json!(["a", "b"]),
+                        toolforge::spec::FieldType::NumberArray => json!([1, 2]),
+                    };
+                    data.insert(field.name.clone(), value);
+                }
+                import.entity(&entity.name, &data)?;
+            }
+        }
+        for rel in &spec.relationships {
+            let from = toolforge::sql::EndPoint {
+                entity: rel.source.clone(),
+                id: format!("{}-1", rel.source),
+            };
+            let to = toolforge::sql::EndPoint {
+                entity: rel.target.clone(),
+                id: format!("{}-2", rel.target),
+            };
+            import.relationship(&rel.rel_type, &from, &to, &serde_json::Map::new())?;
+        }
+        Ok(())
+    })
+    .unwrap();
+}
+
+macro_rules! parity_test {
+    ($test:ident, $module:ident, $config:literal) => {
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn $test() {
+            let dir = tempfile::tempdir().unwrap();
+            let db = Database::open(dir.path().join("db.sqlite")).unwrap();
+            $module::apply_schema(&db).unwrap();
+            let spec = $module::spec();
+            load(&db, spec);
+
+            let generated = $module::setup_tool_registry(db.clone()).unwrap();
+            let runtime = runtime_registry($config, db.clone());
+
+            // The generated spec is the spec the generator compiles today.
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join($config);
+            let compiled = toolforge_generator::compile_file(&path, &Default::default()).unwrap();
+            assert_eq!(**spec, compiled.spec);
+
+            // Identical definitions for every runtime tool, in every dialect.
+            for tool in runtime.tools() {
+                let name = &tool.definition().name;
+                let ours = generated
+                    .get(name)
+                    .unwrap_or_else(|| panic!("generated registry lacks {name}"));
+                assert_eq!(ours.definition(), tool.definition(), "definition of {name}");
+            }
+            for dialect in [
+                Dialect::Mcp,
+                Dialect::OpenAiChat,
+                Dialect::OpenAiResponses,
+                Dialect::Anthropic,
+            ] {
+                let ours: Vec<Value> = generated
+                    .definitions_for(dialect)
+                    .into_iter()
+                    .filter(|d| runtime.definitions_for(dialect).contains(d))
+                    .collect();
+                assert_eq!(
+                    ours,
+                    runtime.definitions_for(dialect),
+                    "{dialect:?} definitions"
+                );
+            }
+
+            // Identical results (or errors) for the same calls.
+            let calls = calls(spec);
+            assert!(calls.len() > 10);
+            for (tool, arguments) in calls {
+                let a = generated
+                    .call(&tool, arguments.clone())
+                    .await
+                    .map_err(|e| e.to_json());
+                let b = runtime
+                    .call(&tool, arguments.clone())
+                    .await
+                    .map_err(|e| e.to_json());
+                assert_eq!(a, b, "{tool} {arguments}");
+            }
+        }
+    };
+}
+
+parity_test!(
+    parity_awkward_names,
+    awkward_names,
+    "fixtures/awkward-names.yaml"
+);
+parity_test!(
+    parity_code_rag,
+    code_rag,
+    "corpus/ragforge__examples__code-rag__ragforge.config.yaml"
+);
+parity_test!(
+    parity_computed_fields,
+    computed_fields,
+    "corpus/ragforge__examples__tool-calling-agent__test-config-with-computed-fields.yaml"
+);
+parity_test!(
+    parity_document_rag,
+    document_rag,
+    "corpus/ragforge__examples__document-rag__ragforge.config.yaml"
+);
+parity_test!(
+    parity_lr_coderag,
+    lr_coderag,
+    "corpus/ragforge__examples__generated-from-lr-coderag.yaml"
+);
+
+/// The typed record API, the user-edited custom tools and the typed tool arguments of a
+/// generated client, on a real database.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typed_records_custom_tools_and_typed_arguments() {
+    use computed_fields::records::{Scope, ScopeField};
+    use computed_fields::tool_args::{EntityName, FieldName, OrderBy, QueryEntitiesArgs};
+    use toolforge::sql::query::{Direction, Operator};
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path().join("db.sqlite")).unwrap();
+    computed_fields::apply_schema(&db).unwrap();
+    let scope = |uuid: &str, start: f64, end: f64| Scope {
+        uuid: uuid.into(),
+        name: Some(format!("fn_{uuid}")),
+        file: Some("lib.rs".into()),
+        r#type: Some("function".into()),
+        start_line: Some(start),
+        end_line: Some(end),
+        source: Some("x".repeat(uuid.len())),
+        line_count: None,
+        is_large: None,
+        char_count: None,
+    };
+    let big = scope("big", 1.0, 300.0);
+    let small = scope("small", 10.0, 19.0);
+    let mid = scope("mid", 1.0, 150.0);
+    Scope::upsert(&db, &[big.clone(), small.clone(), mid.clone()]).unwrap();
+    big.link_consumes_scope(&db, &small).unwrap();
+    big.link_consumes_scope(&db, &mid).unwrap();
+
+    // Filter and order on a computed field; computed values come back filled in.
+    let large = Scope::query()
+        .filter(ScopeField::LineCount, Operator::Gt, 100)
+        .order_by(ScopeField::LineCount, Direction::Desc)
+        .all(&db)
+        .await
+        .unwrap();
+    let ids: Vec<&str> = large.iter().map(|s| s.uuid.as_str()).collect();
+    assert_eq!(ids, ["big", "mid"]);
+    assert_eq!(large[0].line_count, Some(300.0));
+    assert_eq!(large[0].is_large, Some(true));
+
+    // Lookup, traversal both ways, limit.
+    let got = Scope::get(&db, "small").await.unwrap().unwrap();
+    assert_eq!(got.line_count, Some(10.0));
+    assert!(Scope::get(&db, "nope").await.unwrap().is_none());
+    let consumed = big.out_consumes_scope(&db, 10).await.unwrap();
+    assert_eq!(
+        consumed.iter().map(|s| s.uuid.as_str()).collect::<Vec<_>>(),
+        ["mid", "small"]
+    );
+    let consumers = small.in_consumes_scope(&db, 10).await.unwrap();
+    assert_eq!(consumers.len(), 1);
+    assert_eq!(consumers[0].uuid, "big");
+    assert_eq!(big.out_consumes_scope(&db, 1).await.unwrap().len(), 1);
+
+    // An upsert with None keeps stored values; re-upserting a fetched record (computed fields
+    // filled in) works.
+    let mut renamed = scope("small", 10.0, 19.0);
+    renamed.name = None;
+    renamed.source = None;
+    Scope::upsert(&db, &[renamed, large[1].clone()]).unwrap();
+    assert_eq!(
+        Scope::get(&db, "small")
+            .await
+            .unwrap()
+            .unwrap()
+            .name
+            .as_deref(),
+        Some("fn_small")
+    );
+
+    // A bad value type is the engine's error.
+    let error = Scope::query()
+        .filter(ScopeField::StartLine, Operator::Eq, "ten")
+        .all(&db)
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, toolforge::ErrorCode::InvalidArguments);
+
+    // The custom tools (one generated stub, one written by hand) run through the registry.
+    let registry = computed_fields::setup_tool_registry(db.clone()).unwrap();
+    let listed = registry
+        .call("list_scope", json!({"limit": 2}))
+        .await
+        .unwrap();
+    assert_eq!(listed[0]["uuid"], "big");
+    assert_eq!(listed.as_array().unwrap().len(), 2);
+    let large = registry
+        .call("large_scopes", json!({"min_lines": 100}))
+        .await
+        .unwrap();
+    assert_eq!(large[0]["scope"]["uuid"], "big");
+    assert_eq!(large[0]["consumes"], json!(["mid", "small"]));
+
+    // Typed arguments are the same call as the JSON a model sends.
+    let typed = QueryEntitiesArgs {
+        entity_type: EntityName::Scope,
+        conditions: vec![],
+        order_by: Some(OrderBy {
+            field: FieldName::LineCount,
+            direction: Direction::Desc,
+        }),
+        limit: Some(2),
+    };
+    let raw = json!({"entity_type": "Scope", "order_by": {"field": "line_count", "direction": "DESC"}, "limit": 2});
+    let schema = registry
+        .get("query_entities")
+        .unwrap()
+        .definition()
+        .input_schema
+        .clone();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    assert!(validator.is_valid(&serde_json::to_value(&typed).unwrap()));
+    assert_eq!(
+        typed.call(&registry).await.unwrap(),
+        registry.call("query_entities", raw).await.unwrap()
+    );
+}
