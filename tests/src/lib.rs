@@ -42,3 +42,7 @@ pub fn generate_client(config: &str) -> Vec<toolforge_generator::output::OutputF
     toolforge_generator::codegen::generate_files(&compiled.spec, &options)
         .unwrap_or_else(|error| panic!("{config}: {error}"))
 }
+
+/// The README's Rust examples, compiled and run as doc tests so they stay true.
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeExamples;
