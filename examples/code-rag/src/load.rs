@@ -1,6 +1,6 @@
 //! Putting the ingested records into the database through the generated typed API.
 //!
-//! Each ingested record becomes its generated record struct ([`tools::records`]); one typed
+//! Each ingested record becomes its generated record struct ([`crate::tools::records`]); one typed
 //! upsert per entity loads them (one transaction each), then the generated `link_*` methods
 //! add the edges. A field name or type that the config no longer has is a compile error here,
 //! not a run-time one.
