@@ -1,24 +1,17 @@
-//! Tools written by hand next to the generated ones.
-
-use std::sync::Arc;
+//! Tools written by hand next to the generated ones: they read the database through the
+//! generated typed records and queries (no SQL, no JSON field names).
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use toolforge::spec::SchemaSpec;
 use toolforge::sql::Database;
-use toolforge::{Tool, ToolContext, ToolError, ToolHandler};
+use toolforge::sql::query::Direction;
+use toolforge::{RegistryBuilder, RegistryError, Tool, ToolContext, ToolError, ToolHandler};
 
 use crate::loc::code_lines;
-use crate::queries::scopes_named;
+use crate::tools::records::{Scope, ScopeField};
 
-/// What custom tools read: the spec and the database (a registry context extension).
-#[derive(Clone)]
-pub struct CodeStore {
-    /// The storage specification of the config.
-    pub spec: Arc<SchemaSpec>,
-    /// The loaded database.
-    pub db: Database,
-}
+/// The most scopes one name may match in `scope_loc`'s answer.
+pub const MAX_MATCHES: u32 = 50;
 
 /// Counts the lines of code of every scope with this exact name, leaving out blank lines and
 /// comments (line, doc and block comments). Use it to compare real code size with the raw
@@ -62,16 +55,17 @@ impl ToolHandler for ScopeLoc {
     type Output = ScopeLocOutput;
 
     async fn run(self, context: &ToolContext) -> Result<ScopeLocOutput, ToolError> {
-        let store = context.extension::<CodeStore>().ok_or_else(|| {
-            ToolError::execution_failed("scope_loc needs a CodeStore in the registry context")
+        let db = context.extension::<Database>().ok_or_else(|| {
+            ToolError::execution_failed("scope_loc needs the database in the registry context")
         })?;
-        let page = scopes_named(
-            store.spec.clone(),
-            &store.db,
-            &self.name,
-            self.file.as_deref(),
-        )
-        .await?;
+        let mut query = Scope::query()
+            .eq(ScopeField::Name, self.name.as_str())
+            .order_by(ScopeField::Uuid, Direction::Asc)
+            .limit(MAX_MATCHES);
+        if let Some(file) = &self.file {
+            query = query.eq(ScopeField::File, file.as_str());
+        }
+        let page = query.fetch(db).await?;
         if page.total == 0 {
             let place = self
                 .file
@@ -83,18 +77,15 @@ impl ToolHandler for ScopeLoc {
                 self.name
             )));
         }
-        let text = |record: &serde_json::Value, field: &str| {
-            record[field].as_str().unwrap_or_default().to_string()
-        };
         let scopes = page
-            .results
-            .iter()
-            .map(|record| ScopeLines {
-                uuid: text(record, "uuid"),
-                kind: text(record, "kind"),
-                file: text(record, "file"),
-                line_count: record["line_count"].as_f64().unwrap_or(0.0) as u64,
-                code_lines: code_lines(record["source"].as_str().unwrap_or_default()) as u64,
+            .records
+            .into_iter()
+            .map(|scope| ScopeLines {
+                code_lines: code_lines(scope.source.as_deref().unwrap_or_default()) as u64,
+                line_count: scope.line_count.unwrap_or(0.0) as u64,
+                kind: scope.kind.unwrap_or_default(),
+                file: scope.file.unwrap_or_default(),
+                uuid: scope.uuid,
             })
             .collect();
         Ok(ScopeLocOutput {
@@ -105,7 +96,7 @@ impl ToolHandler for ScopeLoc {
     }
 }
 
-/// The custom tools, ready to register.
-pub fn custom_tools() -> Vec<Arc<dyn Tool>> {
-    vec![Arc::new(ScopeLoc::into_tool())]
+/// Adds the custom tools to the registry the generated module builds.
+pub fn register(builder: RegistryBuilder) -> Result<RegistryBuilder, RegistryError> {
+    builder.register(ScopeLoc::into_tool())
 }

@@ -2,6 +2,7 @@
 //!
 //! - [`ingest`]: parse the tree with syn into directories, files, scopes and their links.
 //! - [`load`]: put those records into the SQLite database the config describes.
+//! - [`tools`]: the module generated from the config at build time.
 //! - [`registry`]: the config's database tools plus [`custom_tools`], in one registry.
 //! - [`loc`]: counting lines of code (without blanks and comments).
 
@@ -12,7 +13,14 @@ pub mod custom_tools;
 pub mod ingest;
 pub mod load;
 pub mod loc;
-pub mod queries;
 pub mod registry;
 pub mod session;
 pub mod setup;
+
+/// The module generated from `ragforge.config.yaml` by `build.rs`: the storage spec, typed
+/// records with typed queries, upserts and links, and the registry of database tools.
+// The generated field enums have undocumented variants (their names are the config's fields).
+#[allow(missing_docs)]
+pub mod tools {
+    toolforge::include_generated!();
+}

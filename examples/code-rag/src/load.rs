@@ -1,107 +1,112 @@
-//! Putting the ingested records into the database, in one transaction.
+//! Putting the ingested records into the database through the generated typed API.
 //!
-//! This is the one place that knows the entity and field names of the config; once the
-//! generated typed inserts exist, they replace the JSON maps built here.
+//! Each ingested record becomes its generated record struct ([`crate::tools::records`]); one typed
+//! upsert per entity loads them (one transaction each), then the generated `link_*` methods
+//! add the edges. A field name or type that the config no longer has is a compile error here,
+//! not a run-time one.
 
-use serde_json::{Map, Value, json};
-use toolforge::spec::SchemaSpec;
-use toolforge::sql::{Database, EndPoint, ImportError, ImportStats, Importer};
+use std::collections::HashMap;
 
-use crate::ingest::{Codebase, ScopeRecord};
+use toolforge::sql::{Database, ImportError, ImportStats};
+
+use crate::ingest::{Codebase, DirectoryRecord, FileRecord, ScopeRecord};
+use crate::tools::records::{Directory, File, Scope};
 
 /// Loads every directory, file, scope and relationship of `codebase` into `db` (whose tables
-/// `spec` describes). Nothing is loaded if any record is refused.
-pub fn load(
-    db: &Database,
-    spec: &SchemaSpec,
-    codebase: &Codebase,
-) -> Result<ImportStats, ImportError> {
-    db.import(spec, |import| load_into(import, codebase))
-}
+/// the generated `apply_schema` created), and returns how much was written. Stops at the first
+/// refused record or edge; the records loaded before it stay (the example recreates the
+/// database on every run).
+pub fn load(db: &Database, codebase: &Codebase) -> Result<ImportStats, ImportError> {
+    let directories: Vec<Directory> = codebase.directories.iter().map(directory).collect();
+    let files: Vec<File> = codebase.files.iter().map(file).collect();
+    let scopes: Vec<Scope> = codebase.scopes.iter().map(scope).collect();
 
-fn load_into(import: &mut Importer<'_, '_>, codebase: &Codebase) -> Result<(), ImportError> {
-    for directory in &codebase.directories {
-        import.entity(
-            "Directory",
-            &object(json!({
-                "path": directory.path,
-                "name": directory.name,
-                "depth": directory.depth,
-            })),
-        )?;
+    let mut stats = ImportStats::default();
+    add(&mut stats, Directory::upsert(db, &directories)?);
+    add(&mut stats, File::upsert(db, &files)?);
+    add(&mut stats, Scope::upsert(db, &scopes)?);
+
+    let directory_by_path = index(&directories, |d| &d.path);
+    let file_by_path = index(&files, |f| &f.path);
+    let scope_by_uuid = index(&scopes, |s| &s.uuid);
+
+    for (record, ingested) in files.iter().zip(&codebase.files) {
+        let directory = find(&directory_by_path, &ingested.directory, "Directory")?;
+        add(
+            &mut stats,
+            record.link_in_directory_directory(db, directory)?,
+        );
     }
-    for file in &codebase.files {
-        import.entity(
-            "File",
-            &object(json!({
-                "path": file.path,
-                "name": file.name,
-                "extension": file.extension,
-                "lineCount": file.line_count,
-            })),
-        )?;
-        edge(
-            import,
-            "IN_DIRECTORY",
-            ("File", &file.path),
-            ("Directory", &file.directory),
-        )?;
-    }
-    for scope in &codebase.scopes {
-        import.entity("Scope", &scope_data(scope))?;
-    }
-    for scope in &codebase.scopes {
-        edge(
-            import,
-            "DEFINED_IN",
-            ("Scope", &scope.uuid),
-            ("File", &scope.file),
-        )?;
-        if let Some(parent) = &scope.parent {
-            edge(
-                import,
-                "HAS_PARENT",
-                ("Scope", &scope.uuid),
-                ("Scope", parent),
-            )?;
+    for (record, ingested) in scopes.iter().zip(&codebase.scopes) {
+        let defined_in = find(&file_by_path, &ingested.file, "File")?;
+        add(&mut stats, record.link_defined_in_file(db, defined_in)?);
+        if let Some(parent) = &ingested.parent {
+            let parent = find(&scope_by_uuid, parent, "Scope")?;
+            add(&mut stats, record.link_has_parent_scope(db, parent)?);
         }
     }
     for (caller, callee) in &codebase.calls {
-        edge(import, "CALLS", ("Scope", caller), ("Scope", callee))?;
+        let caller = find(&scope_by_uuid, caller, "Scope")?;
+        let callee = find(&scope_by_uuid, callee, "Scope")?;
+        add(&mut stats, caller.link_calls_scope(db, callee)?);
     }
-    Ok(())
+    Ok(stats)
 }
 
-fn scope_data(scope: &ScopeRecord) -> Map<String, Value> {
-    object(json!({
-        "uuid": scope.uuid,
-        "name": scope.name,
-        "kind": scope.kind.as_str(),
-        "file": scope.file,
-        "startLine": scope.start_line,
-        "endLine": scope.end_line,
-        "signature": scope.signature,
-        "docstring": scope.docstring,
-        "source": scope.source,
-    }))
-}
-
-fn edge(
-    import: &mut Importer<'_, '_>,
-    relationship: &str,
-    from: (&str, &str),
-    to: (&str, &str),
-) -> Result<(), ImportError> {
-    let end = |(entity, id): (&str, &str)| EndPoint {
-        entity: entity.to_string(),
-        id: id.to_string(),
-    };
-    import.relationship(relationship, &end(from), &end(to), &Map::new())
-}
-
-fn object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
+fn directory(directory: &DirectoryRecord) -> Directory {
+    Directory {
+        path: directory.path.clone(),
+        name: Some(directory.name.clone()),
+        depth: Some(directory.depth as f64),
     }
+}
+
+fn file(file: &FileRecord) -> File {
+    File {
+        path: file.path.clone(),
+        name: Some(file.name.clone()),
+        extension: Some(file.extension.clone()),
+        line_count: Some(file.line_count as f64),
+    }
+}
+
+fn scope(scope: &ScopeRecord) -> Scope {
+    Scope {
+        uuid: scope.uuid.clone(),
+        name: Some(scope.name.clone()),
+        kind: Some(scope.kind.as_str().to_string()),
+        file: Some(scope.file.clone()),
+        start_line: Some(scope.start_line as f64),
+        end_line: Some(scope.end_line as f64),
+        signature: Some(scope.signature.clone()),
+        docstring: scope.docstring.clone(),
+        source: Some(scope.source.clone()),
+        // Computed by the database from the fields above; never written.
+        line_count: None,
+        is_large: None,
+        has_docstring: None,
+    }
+}
+
+fn add(total: &mut ImportStats, stats: ImportStats) {
+    total.entities += stats.entities;
+    total.relationships += stats.relationships;
+}
+
+fn index<'r, R>(records: &'r [R], key: impl Fn(&'r R) -> &'r String) -> HashMap<&'r str, &'r R> {
+    records.iter().map(|r| (key(r).as_str(), r)).collect()
+}
+
+fn find<'r, R>(
+    records: &HashMap<&str, &'r R>,
+    id: &str,
+    entity: &str,
+) -> Result<&'r R, ImportError> {
+    records.get(id).copied().ok_or_else(|| ImportError {
+        line: None,
+        field: None,
+        message: format!(
+            "an edge points to the {entity} `{id}`, which the ingester did not produce"
+        ),
+    })
 }

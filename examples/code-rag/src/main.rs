@@ -63,7 +63,7 @@ fn summary(prepared: &Prepared, args: &Args) {
         args.db.display(),
     );
     println!(
-        "Imported {} records and {} relationships in one transaction.",
+        "Loaded {} records (one typed upsert per entity) and {} relationships (typed links).",
         prepared.stats.entities, prepared.stats.relationships
     );
     for warning in &codebase.warnings {

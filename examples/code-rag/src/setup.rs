@@ -8,7 +8,7 @@ use toolforge::ToolRegistry;
 use toolforge::sql::{Database, ImportStats};
 
 use crate::ingest::{Codebase, ingest};
-use crate::{load, registry};
+use crate::{load, registry, tools};
 
 /// Any failure of [`prepare`], with a message that says what to fix.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -30,22 +30,21 @@ pub struct Prepared {
 }
 
 /// Reads the Rust tree at `src`, recreates the SQLite file `db_path` (and its parent
-/// directory) from the config, loads the records in one transaction and builds the registry.
+/// directory) with the generated schema, loads the records with the typed upserts and links, and builds the registry.
 pub fn prepare(src: &Path, db_path: &Path) -> Result<Prepared, Error> {
     let started = Instant::now();
     let codebase = ingest(src).map_err(|e| format!("cannot read the source tree: {e}"))?;
     let parse_time = started.elapsed();
 
     let started = Instant::now();
-    let spec = Arc::new(registry::spec()?);
     recreate(db_path)?;
     let db = Database::open(db_path)
         .map_err(|e| format!("cannot open the database {}: {e}", db_path.display()))?;
-    db.init(&spec)?;
-    let stats = load::load(&db, &spec, &codebase)?;
+    tools::apply_schema(&db)?;
+    let stats = load::load(&db, &codebase)?;
     let load_time = started.elapsed();
 
-    let registry = registry::build_registry(spec, db.clone())?;
+    let registry = registry::build_registry(db.clone())?;
     Ok(Prepared {
         registry,
         db,

@@ -32,7 +32,7 @@ pub enum Call {
     Method(String),
 }
 
-/// The calls made from inside a function body (the module docs give the rule).
+/// The calls made from inside a function body (see [`resolve`] for how a call is linked to a scope).
 pub fn called_names(block: &syn::Block) -> BTreeSet<Call> {
     let mut collector = Collector::default();
     collector.visit_block(block);
