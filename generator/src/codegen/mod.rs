@@ -1,8 +1,17 @@
 //! Static code generation: a config's storage spec turned into Rust (and SQL) a crate compiles.
 //!
-//! One generated module holds everything, so it works the same as a checked-in client folder,
-//! included from `$OUT_DIR` by `toolforge::include_generated!()`, or expanded by the config
-//! macro:
+//! One generated module holds everything, so it works the same in the three ways in:
+//! - a checked-in client folder (`toolforge generate --config FILE --out DIR`,
+//!   [`Layout::ClientFolder`]);
+//! - a build script ([`crate::Builder`] writes `$OUT_DIR/toolforge/`, then
+//!   `mod tools { toolforge::include_generated!(); }`, [`Layout::Embedded`]);
+//! - the config macro of the `toolforge-config-macro` crate, which compiles the config while
+//!   the crate compiles and expands to [`module_tokens`] with [`Layout::Embedded`]
+//!   (`mod tools { toolforge_config_macro::include_config!("ragforge.config.yaml"); }`, the
+//!   path relative to the crate's root; config errors are compile errors quoting
+//!   `file:line:col`, and editing the config rebuilds the crate).
+//!
+//! The module holds:
 //! - `spec()`: the storage spec, embedded as JSON, parsed once;
 //! - `SCHEMA_SQL` and `apply_schema(&Database)`: the tables (the `toolforge::sql::ddl` output);
 //! - `records`: per entity a record struct (`Serialize`, `Deserialize`, `JsonSchema`; stored
