@@ -52,6 +52,27 @@ pub(crate) fn expand_with(
             "`title` must not be empty; leave it out instead",
         ));
     }
+    if let Some(definition) = attributes.definition.clone() {
+        for (key, span) in attributes.definition_conflicts() {
+            errors.push(syn::Error::new(
+                span,
+                format!(
+                    "`{key}` cannot be combined with `definition`: the definition function \
+                     gives the whole definition; set `{key}` there, or remove `definition`"
+                ),
+            ));
+        }
+        errors.finish()?;
+        let Some(fields) = fields else {
+            // Unreachable in practice: `None` only after an error was recorded.
+            return Err(syn::Error::new(
+                input.ident.span(),
+                "#[derive(Tool)] failed",
+            ));
+        };
+        let runtime = runtime(attributes.krate.clone());
+        return Ok(expand_with_definition(input, fields, &runtime, &definition));
+    }
     let name = tool_name(input, &attributes, &mut errors);
     let description = description(input, &attributes, &mut errors);
     errors.finish()?;
@@ -129,6 +150,73 @@ pub(crate) fn expand_with(
             };
         };
     })
+}
+
+/// `#[tool(definition = path)]`: the definition is what `path()` returns, kept as it is
+/// (`COMPLETE_DEFINITION`); the arguments are read with serde only (no schemars schema).
+fn expand_with_definition(
+    input: &DeriveInput,
+    fields: &FieldsNamed,
+    runtime: &Path,
+    definition: &Path,
+) -> TokenStream {
+    let ident = &input.ident;
+    let serde_crate = path_string(runtime, "::__private::serde");
+    let container_attrs = input
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("serde"));
+    let mirror_fields = fields.named.iter().map(|field| {
+        let attrs = field
+            .attrs
+            .iter()
+            .filter(|attr| attr.path().is_ident("serde"));
+        let field_ident = &field.ident;
+        let ty = &field.ty;
+        quote!(#(#attrs)* #field_ident: #ty)
+    });
+    let field_idents: Vec<_> = fields.named.iter().map(|field| &field.ident).collect();
+    quote! {
+        const _: () = {
+            type __ToolforgeArguments = #ident;
+
+            const _: () = {
+                #[derive(#runtime::__private::serde::Deserialize)]
+                #[serde(crate = #serde_crate)]
+                #(#container_attrs)*
+                struct #ident {
+                    #(#mirror_fields,)*
+                }
+
+                #[automatically_derived]
+                impl ::core::convert::From<#ident> for __ToolforgeArguments {
+                    fn from(arguments: #ident) -> Self {
+                        Self {
+                            #(#field_idents: arguments.#field_idents,)*
+                        }
+                    }
+                }
+
+                #[automatically_derived]
+                impl #runtime::ToolArgs for __ToolforgeArguments {
+                    const COMPLETE_DEFINITION: bool = true;
+
+                    fn definition() -> #runtime::ToolDefinition {
+                        #definition()
+                    }
+
+                    fn from_arguments(
+                        arguments: #runtime::__private::serde_json::Value,
+                    ) -> ::core::result::Result<Self, #runtime::ToolError> {
+                        ::core::result::Result::map(
+                            #runtime::deserialize_arguments::<#ident>(arguments),
+                            <Self as ::core::convert::From<#ident>>::from,
+                        )
+                    }
+                }
+            };
+        };
+    }
 }
 
 /// The `DeriveSpec` literal.

@@ -95,3 +95,20 @@ fn placeholder_after_an_error() {
         pretty(placeholder_with(&input, &parse_quote!(::toolforge)))
     );
 }
+
+#[test]
+fn definition_from_a_function() {
+    assert_expansion!(
+        "definition_from_a_function",
+        expanded(parse_quote! {
+            /// Not the description: the definition function gives it.
+            #[tool(definition = crate::definitions::search)]
+            #[serde(deny_unknown_fields)]
+            struct Search {
+                /// Not in a schema either.
+                #[serde(default)]
+                query: Option<String>,
+            }
+        })
+    );
+}
