@@ -88,10 +88,9 @@ pub(crate) fn expand_with(
     let ident = &input.ident;
     let serde_crate = path_string(&runtime, "::__private::serde");
     let schemars_crate = path_string(&runtime, "::__private::schemars");
-    let container_attrs = input
-        .attrs
-        .iter()
-        .filter(|attr| attr.path().is_ident("serde") || attr.path().is_ident("schemars"));
+    let container_attrs = input.attrs.iter().filter(|attr| {
+        (attr.path().is_ident("serde") || attr.path().is_ident("schemars")) && !is_crate_only(attr)
+    });
     let mirror_fields = fields.named.iter().map(|field| {
         let attrs = field.attrs.iter().filter(|attr| {
             let path = attr.path();
@@ -165,7 +164,7 @@ fn expand_with_definition(
     let container_attrs = input
         .attrs
         .iter()
-        .filter(|attr| attr.path().is_ident("serde"));
+        .filter(|attr| attr.path().is_ident("serde") && !is_crate_only(attr));
     let mirror_fields = fields.named.iter().map(|field| {
         let attrs = field
             .attrs
@@ -176,6 +175,15 @@ fn expand_with_definition(
         quote!(#(#attrs)* #field_ident: #ty)
     });
     let field_idents: Vec<_> = fields.named.iter().map(|field| &field.ident).collect();
+    // Inside the block the mirror shadows the struct's name: `Struct::f` must name the user's
+    // struct (`Self::f` does already, in the impl).
+    let mut definition = definition.clone();
+    if definition.leading_colon.is_none()
+        && definition.segments.len() > 1
+        && definition.segments[0].ident == *ident
+    {
+        definition.segments[0].ident = syn::Ident::new("__ToolforgeArguments", ident.span());
+    }
     quote! {
         const _: () = {
             type __ToolforgeArguments = #ident;
@@ -217,6 +225,17 @@ fn expand_with_definition(
             };
         };
     }
+}
+
+/// `#[serde(crate = "...")]` (or `#[schemars(crate = "...")]`) alone: meant for the user's own
+/// serde derives; the mirror names its own crate paths, and a second `crate` would clash.
+fn is_crate_only(attr: &syn::Attribute) -> bool {
+    attr.parse_args_with(|input: syn::parse::ParseStream<'_>| {
+        input.parse::<syn::Token![crate]>()?;
+        input.parse::<syn::Token![=]>()?;
+        input.parse::<LitStr>()
+    })
+    .is_ok()
 }
 
 /// The `DeriveSpec` literal.

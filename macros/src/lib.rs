@@ -40,7 +40,7 @@ use proc_macro::TokenStream;
 /// | `keywords = ["...", ...]` | keywords for tool search (same forms) |
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | MCP annotations; each also takes `= true` / `= false` |
 /// | `crate = "path"` | where the `toolforge` crate is, when it cannot be found in `Cargo.toml` |
-/// | `definition = path::to_fn` | the whole definition from a `fn() -> toolforge::ToolDefinition`, kept exactly as returned (no schemars schema, no output schema added); then no other key but `crate` is allowed |
+/// | `definition = path::to_fn` | the whole definition from a `fn() -> toolforge::ToolDefinition`, kept exactly as returned (no schemars schema, no output schema added); then no other key but `crate` is allowed; `Self::f` or `MyStruct::f` names an associated function |
 ///
 /// With `definition`, the fields still read the arguments (through serde, so `#[serde(...)]`
 /// attributes work) but their types need no `JsonSchema`: the input schema is the function's.

@@ -17,13 +17,18 @@
 //! - `records`: per entity a record struct (`Serialize`, `Deserialize`, `JsonSchema`; stored
 //!   fields then computed fields as read-only `Option`s), a field enum and typed helpers over
 //!   `toolforge::sql::records` (query, get, upsert, relationship traversal, links);
-//! - `tool_args`: per database tool a typed argument struct whose `call` runs the registered tool;
-//! - `database_tools(db)`, `registry_builder(db)`, `setup_tool_registry_with(db, custom)`, and
-//!   in a client folder `setup_tool_registry(db)` (which adds `custom_tools::register`).
+//! - `tool_args`: per database tool a typed argument struct deriving `Tool` with
+//!   `#[tool(definition = ...)]` (the engine's definition for the embedded spec, entity and
+//!   relationship names as enums), whose `ToolHandler` runs the engine's tool
+//!   (`toolforge::sql::tools::DatabaseTool`) on the `Database` of the call context;
+//! - `database_tools()` (those typed tools), `registry_builder(db)`,
+//!   `setup_tool_registry_with(db, custom)`, and in a client folder `setup_tool_registry(db)`
+//!   (which adds `custom_tools::register`).
 //!
-//! The registered database tools ARE the engine's tools (`toolforge::sql::tools::database_tools`)
-//! over the embedded spec, so the generated registry and the run-time registry expose the same
-//! definitions and answer every call the same way by construction.
+//! The typed tools take their definitions from the engine and hand their (re-serialised)
+//! arguments to the engine's handlers, and their fields accept every value the engine's schema
+//! allows, so the generated registry and the run-time registry expose the same definitions and
+//! answer every call the same way by construction.
 //!
 //! ```
 //! use toolforge_generator::codegen::{GenerateOptions, Layout, generate_files};

@@ -42,7 +42,7 @@ struct Arguments {
     direction: Direction,
     #[serde(default)]
     target_entity_type: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::common::optional_integer")]
     limit: Option<i64>,
 }
 

@@ -23,7 +23,7 @@ struct Arguments {
     entity_type: String,
     field: String,
     pattern: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::common::optional_integer")]
     limit: Option<i64>,
 }
 

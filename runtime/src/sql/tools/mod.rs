@@ -23,7 +23,7 @@ use crate::{RegistryBuilder, RegistryError, Tool, ToolDefinition, ToolFuture};
 
 use super::Database;
 
-pub use common::Shared;
+pub use common::{Shared, optional_integer};
 
 /// The tools the spec asks for (`spec.tools.families`, named with `spec.tools.name_prefix`),
 /// in a stable order: `get_schema`, `describe_entity`, `query_entities`, `glob_search`,

@@ -26,7 +26,7 @@ struct Arguments {
     conditions: Vec<Condition>,
     #[serde(default)]
     order_by: Option<OrderBy>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::common::optional_integer")]
     limit: Option<i64>,
 }
 
