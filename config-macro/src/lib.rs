@@ -2,14 +2,30 @@
 //! compile time, the third way in next to `build.rs` (`toolforge_generator::Builder`) and the
 //! checked-in client folder (`toolforge generate`).
 //!
-//! ```ignore
+//! ```
 //! mod tools {
-//!     toolforge_config_macro::include_config!("ragforge.config.yaml");
+//!     // in your crate: include_config!("ragforge.config.yaml")
+//!     toolforge_config_macro::include_config!("tests/fixtures/notes.yaml");
 //! }
 //!
-//! let db = toolforge::sql::Database::open("app.sqlite")?;
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let dir = std::env::temp_dir().join(format!("include-config-doc-{}", std::process::id()));
+//! # std::fs::create_dir_all(&dir)?;
+//! let db = toolforge::sql::Database::open(dir.join("notes.sqlite"))?;
 //! tools::apply_schema(&db)?;
-//! let registry = tools::setup_tool_registry_with(db, |builder| Ok(builder))?;
+//! let note = tools::records::Note { slug: "hello".into(), title: Some("Hello".into()) };
+//! tools::records::Note::upsert(&db, &[note])?;
+//!
+//! // `batch`, the database tools, and your own tools (none here).
+//! let registry = tools::setup_tool_registry_with(db, Ok)?;
+//! let found = tokio::runtime::Runtime::new()?.block_on(registry.call(
+//!     "get_entity_by_id",
+//!     serde_json::json!({"entity_type": "Note", "id_value": "hello"}),
+//! ))?;
+//! assert_eq!(found["record"]["title"], "Hello");
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok(())
+//! # }
 //! ```
 //!
 //! The path is relative to the calling crate's root (`CARGO_MANIFEST_DIR`). The expansion is
