@@ -98,7 +98,7 @@ pub trait ToolHandler: Sized + Send + 'static {
 pub trait ToolArgs: Sized + Send + 'static {
     /// The tool's name, title, description, input schema, annotations, capabilities and
     /// keywords. The output schema is left empty: [`TypedTool`] fills it from
-    /// [`ToolHandler::Output`].
+    /// [`ToolHandler::Output`] (unless [`COMPLETE_DEFINITION`](ToolArgs::COMPLETE_DEFINITION)).
     fn definition() -> ToolDefinition;
 
     /// True when [`definition`](ToolArgs::definition) is the tool's whole definition, output
