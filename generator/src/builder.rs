@@ -15,6 +15,9 @@
 //! and in the crate: `mod tools { toolforge::include_generated!(); }`. The embedded module has
 //! no custom-tools file: register your own tools with
 //! `tools::setup_tool_registry_with(db, my_tools::register)`.
+//!
+//! Without a build script, `toolforge_config_macro::include_config!("ragforge.config.yaml")`
+//! (crate `toolforge-config-macro`) expands to the same module at compile time.
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -18,6 +18,7 @@ pub(crate) const KEYS: &[&str] = &[
     "idempotent",
     "open_world",
     "crate",
+    "definition",
 ];
 
 /// What the `#[tool(...)]` attributes say (keys not given are `None` / empty).
@@ -33,11 +34,47 @@ pub(crate) struct ToolAttributes {
     pub(crate) idempotent: Option<bool>,
     pub(crate) open_world: Option<bool>,
     pub(crate) krate: Option<Path>,
+    /// `definition = path::to_fn`: the whole definition comes from that function.
+    pub(crate) definition: Option<Path>,
     /// A `crate` key was written but could not be read.
     pub(crate) krate_unreadable: bool,
 }
 
 impl ToolAttributes {
+    /// The keys given that `definition` replaces, with the span of each.
+    pub(crate) fn definition_conflicts(&self) -> Vec<(&'static str, proc_macro2::Span)> {
+        let mut conflicts = Vec::new();
+        let mut literal = |key: &'static str, lit: &Option<LitStr>| {
+            if let Some(lit) = lit {
+                conflicts.push((key, lit.span()));
+            }
+        };
+        literal("name", &self.name);
+        literal("description", &self.description);
+        literal("title", &self.title);
+        if let Some(first) = self.capabilities.first() {
+            conflicts.push(("capabilities", first.span()));
+        }
+        if let Some(first) = self.keywords.first() {
+            conflicts.push(("keywords", first.span()));
+        }
+        let flags = [
+            ("read_only", self.read_only),
+            ("destructive", self.destructive),
+            ("idempotent", self.idempotent),
+            ("open_world", self.open_world),
+        ];
+        if let Some(path) = &self.definition {
+            let span = syn::spanned::Spanned::span(path);
+            for (key, value) in flags {
+                if value.is_some() {
+                    conflicts.push((key, span));
+                }
+            }
+        }
+        conflicts
+    }
+
     /// Parses every `#[tool(...)]` attribute in `attrs`, recording each problem in `errors` and
     /// keeping what could be read.
     pub(crate) fn parse(attrs: &[Attribute], errors: &mut Errors) -> ToolAttributes {
@@ -63,6 +100,10 @@ impl ToolAttributes {
             "destructive" => set_once(&mut self.destructive, &meta, errors, flag(&meta)?),
             "idempotent" => set_once(&mut self.idempotent, &meta, errors, flag(&meta)?),
             "open_world" => set_once(&mut self.open_world, &meta, errors, flag(&meta)?),
+            "definition" => {
+                let path = meta.value()?.parse::<Path>()?;
+                set_once(&mut self.definition, &meta, errors, path)
+            }
             "crate" => {
                 let path = meta
                     .value()

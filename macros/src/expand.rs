@@ -52,6 +52,27 @@ pub(crate) fn expand_with(
             "`title` must not be empty; leave it out instead",
         ));
     }
+    if let Some(definition) = attributes.definition.clone() {
+        for (key, span) in attributes.definition_conflicts() {
+            errors.push(syn::Error::new(
+                span,
+                format!(
+                    "`{key}` cannot be combined with `definition`: the definition function \
+                     gives the whole definition; set `{key}` there, or remove `definition`"
+                ),
+            ));
+        }
+        errors.finish()?;
+        let Some(fields) = fields else {
+            // Unreachable in practice: `None` only after an error was recorded.
+            return Err(syn::Error::new(
+                input.ident.span(),
+                "#[derive(Tool)] failed",
+            ));
+        };
+        let runtime = runtime(attributes.krate.clone());
+        return Ok(expand_with_definition(input, fields, &runtime, &definition));
+    }
     let name = tool_name(input, &attributes, &mut errors);
     let description = description(input, &attributes, &mut errors);
     errors.finish()?;
@@ -67,10 +88,9 @@ pub(crate) fn expand_with(
     let ident = &input.ident;
     let serde_crate = path_string(&runtime, "::__private::serde");
     let schemars_crate = path_string(&runtime, "::__private::schemars");
-    let container_attrs = input
-        .attrs
-        .iter()
-        .filter(|attr| attr.path().is_ident("serde") || attr.path().is_ident("schemars"));
+    let container_attrs = input.attrs.iter().filter(|attr| {
+        (attr.path().is_ident("serde") || attr.path().is_ident("schemars")) && !is_crate_only(attr)
+    });
     let mirror_fields = fields.named.iter().map(|field| {
         let attrs = field.attrs.iter().filter(|attr| {
             let path = attr.path();
@@ -129,6 +149,93 @@ pub(crate) fn expand_with(
             };
         };
     })
+}
+
+/// `#[tool(definition = path)]`: the definition is what `path()` returns, kept as it is
+/// (`COMPLETE_DEFINITION`); the arguments are read with serde only (no schemars schema).
+fn expand_with_definition(
+    input: &DeriveInput,
+    fields: &FieldsNamed,
+    runtime: &Path,
+    definition: &Path,
+) -> TokenStream {
+    let ident = &input.ident;
+    let serde_crate = path_string(runtime, "::__private::serde");
+    let container_attrs = input
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("serde") && !is_crate_only(attr));
+    let mirror_fields = fields.named.iter().map(|field| {
+        let attrs = field
+            .attrs
+            .iter()
+            .filter(|attr| attr.path().is_ident("serde"));
+        let field_ident = &field.ident;
+        let ty = &field.ty;
+        quote!(#(#attrs)* #field_ident: #ty)
+    });
+    let field_idents: Vec<_> = fields.named.iter().map(|field| &field.ident).collect();
+    // Inside the block the mirror shadows the struct's name: `Struct::f` must name the user's
+    // struct (`Self::f` does already, in the impl).
+    let mut definition = definition.clone();
+    if definition.leading_colon.is_none()
+        && definition.segments.len() > 1
+        && definition.segments[0].ident == *ident
+    {
+        definition.segments[0].ident = syn::Ident::new("__ToolforgeArguments", ident.span());
+    }
+    quote! {
+        const _: () = {
+            type __ToolforgeArguments = #ident;
+
+            const _: () = {
+                #[derive(#runtime::__private::serde::Deserialize)]
+                #[serde(crate = #serde_crate)]
+                #(#container_attrs)*
+                struct #ident {
+                    #(#mirror_fields,)*
+                }
+
+                #[automatically_derived]
+                impl ::core::convert::From<#ident> for __ToolforgeArguments {
+                    fn from(arguments: #ident) -> Self {
+                        Self {
+                            #(#field_idents: arguments.#field_idents,)*
+                        }
+                    }
+                }
+
+                #[automatically_derived]
+                impl #runtime::ToolArgs for __ToolforgeArguments {
+                    const COMPLETE_DEFINITION: bool = true;
+
+                    fn definition() -> #runtime::ToolDefinition {
+                        #definition()
+                    }
+
+                    fn from_arguments(
+                        arguments: #runtime::__private::serde_json::Value,
+                    ) -> ::core::result::Result<Self, #runtime::ToolError> {
+                        ::core::result::Result::map(
+                            #runtime::deserialize_arguments::<#ident>(arguments),
+                            <Self as ::core::convert::From<#ident>>::from,
+                        )
+                    }
+                }
+            };
+        };
+    }
+}
+
+/// `#[serde(crate = "...")]` (or `#[schemars(crate = "...")]`) alone: meant for the user's own
+/// serde derives; the mirror names its own crate paths, and a second `crate` would clash.
+fn is_crate_only(attr: &syn::Attribute) -> bool {
+    attr.parse_args_with(|input: syn::parse::ParseStream<'_>| {
+        input.parse::<syn::Token![crate]>()?;
+        input.parse::<syn::Token![=]>()?;
+        input.parse::<LitStr>()
+    })
+    .is_ok()
 }
 
 /// The `DeriveSpec` literal.

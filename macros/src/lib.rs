@@ -40,6 +40,12 @@ use proc_macro::TokenStream;
 /// | `keywords = ["...", ...]` | keywords for tool search (same forms) |
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | MCP annotations; each also takes `= true` / `= false` |
 /// | `crate = "path"` | where the `toolforge` crate is, when it cannot be found in `Cargo.toml` |
+/// | `definition = path::to_fn` | the whole definition from a `fn() -> toolforge::ToolDefinition`, kept exactly as returned (no schemars schema, no output schema added); then no other key but `crate` is allowed; `Self::f` or `MyStruct::f` names an associated function |
+///
+/// With `definition`, the fields still read the arguments (through serde, so `#[serde(...)]`
+/// attributes work) but their types need no `JsonSchema`: the input schema is the function's.
+/// Make sure the fields accept every value that schema allows. This is how generated code
+/// registers typed tools whose definitions are the SQL engine's.
 ///
 /// The `toolforge` dependency is found in the user's `Cargo.toml`, under whatever name it was
 /// given (`tf = { package = "toolforge", ... }` works without `crate`).
@@ -47,7 +53,8 @@ use proc_macro::TokenStream;
 /// # Errors
 ///
 /// Enums, unions, tuple and unit structs and generic structs are refused, as are invalid or
-/// too long names, a missing description and unknown keys (with a did-you-mean); every error
+/// too long names, a missing description, unknown keys (with a did-you-mean) and keys combined
+/// with `definition`; every error
 /// points at the offending code.
 #[proc_macro_derive(Tool, attributes(tool, serde, schemars))]
 pub fn derive_tool(input: TokenStream) -> TokenStream {

@@ -95,3 +95,58 @@ fn placeholder_after_an_error() {
         pretty(placeholder_with(&input, &parse_quote!(::toolforge)))
     );
 }
+
+#[test]
+fn definition_from_a_function() {
+    assert_expansion!(
+        "definition_from_a_function",
+        expanded(parse_quote! {
+            /// Not the description: the definition function gives it.
+            #[tool(definition = crate::definitions::search)]
+            #[serde(deny_unknown_fields)]
+            struct Search {
+                /// Not in a schema either.
+                #[serde(default)]
+                query: Option<String>,
+            }
+        })
+    );
+}
+
+#[test]
+fn a_serde_crate_attribute_of_the_user_is_not_copied_to_the_mirror() {
+    // A struct that also derives serde itself names serde's crate for its own derive; the
+    // mirror names its own, and a second `crate` key would not compile.
+    for input in [
+        parse_quote! {
+            /// Searches.
+            #[derive(Serialize)]
+            #[serde(crate = "::toolforge::serde")]
+            #[serde(deny_unknown_fields)]
+            struct Search { query: String }
+        },
+        parse_quote! {
+            #[tool(definition = Search::definition)]
+            #[serde(crate = "::toolforge::serde")]
+            #[serde(deny_unknown_fields)]
+            struct Search { query: String }
+        },
+    ] {
+        let expansion = expanded(input);
+        assert_eq!(expansion.matches("#[serde(crate").count(), 1, "{expansion}");
+        assert!(expansion.contains("#[serde(crate = \"::toolforge::__private::serde\")]"));
+        assert!(expansion.contains("#[serde(deny_unknown_fields)]"));
+    }
+}
+
+#[test]
+fn a_definition_path_through_the_struct_name_names_the_users_struct() {
+    let expansion = expanded(parse_quote! {
+        #[tool(definition = Search::definition)]
+        struct Search { query: String }
+    });
+    assert!(
+        expansion.contains("__ToolforgeArguments::definition()"),
+        "{expansion}"
+    );
+}

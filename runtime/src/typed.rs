@@ -98,8 +98,13 @@ pub trait ToolHandler: Sized + Send + 'static {
 pub trait ToolArgs: Sized + Send + 'static {
     /// The tool's name, title, description, input schema, annotations, capabilities and
     /// keywords. The output schema is left empty: [`TypedTool`] fills it from
-    /// [`ToolHandler::Output`].
+    /// [`ToolHandler::Output`] (unless [`COMPLETE_DEFINITION`](ToolArgs::COMPLETE_DEFINITION)).
     fn definition() -> ToolDefinition;
+
+    /// True when [`definition`](ToolArgs::definition) is the tool's whole definition, output
+    /// schema included, to be kept exactly as returned: [`TypedTool`] then adds no output
+    /// schema. `#[derive(Tool)]` sets it with `#[tool(definition = path::to_fn)]`.
+    const COMPLETE_DEFINITION: bool = false;
 
     /// Reads the arguments of a call; an argument that does not fit is an
     /// [`ErrorCode::InvalidArguments`](crate::ErrorCode::InvalidArguments) error whose details
@@ -117,10 +122,13 @@ pub struct TypedTool<T> {
 }
 
 impl<T: ToolArgs + ToolHandler> TypedTool<T> {
-    /// Builds the tool, generating its input and output schemas.
+    /// Builds the tool, generating its input and output schemas (or keeping a complete
+    /// definition as it is, see [`ToolArgs::COMPLETE_DEFINITION`]).
     pub fn new() -> Self {
         let mut definition = T::definition();
-        definition.output_schema = Some(output_schema_for::<T::Output>());
+        if !T::COMPLETE_DEFINITION {
+            definition.output_schema = Some(output_schema_for::<T::Output>());
+        }
         TypedTool {
             definition,
             arguments: PhantomData,

@@ -44,6 +44,11 @@ fn calls(spec: &toolforge::spec::SchemaSpec) -> Vec<(String, Value)> {
             json!({"entity_type": "NoSuchEntity"}),
         ),
         ("query_entities".to_string(), json!({"entity_type": 3})),
+        // Odd arguments: the typed tools must accept or refuse them exactly as the engine.
+        ("get_schema".to_string(), Value::Null),
+        ("get_schema".to_string(), json!([1])),
+        ("get_schema".to_string(), json!({"include_tips": null})),
+        ("get_schema".to_string(), json!({"bogus": true})),
     ];
     for entity in &spec.entities {
         let name = &entity.name;
@@ -60,6 +65,56 @@ fn calls(spec: &toolforge::spec::SchemaSpec) -> Vec<(String, Value)> {
         calls.push((
             "query_entities".into(),
             json!({"entity_type": name, "conditions": [{"field": "nope", "operator": "=", "value": 1}]}),
+        ));
+        let odd = [
+            json!({"entity_type": name, "limit": 2.0}),
+            json!({"entity_type": name, "limit": 0}),
+            json!({"entity_type": name, "limit": 1_000_000}),
+            json!({"entity_type": name, "limit": "3"}),
+            json!({"entity_type": name, "limit": null}),
+            json!({"entity_type": name, "bogus": 1}),
+            json!({"entity_type": name.to_lowercase()}),
+            json!({"entity_type": name, "conditions": [{"field": first, "operator": "="}]}),
+            json!({"entity_type": name, "conditions": [{"field": first, "operator": "=", "value": null}]}),
+            json!({"entity_type": name, "conditions": [{"field": first, "operator": "IN", "value": [format!("{name}-1"), 10, true]}]}),
+            json!({"entity_type": name, "conditions": [{"field": first, "operator": "LIKE", "value": {"a": 1}}]}),
+            json!({"entity_type": name, "conditions": [{"field": first, "operator": "=", "value": 1, "extra": 2}]}),
+            json!({"entity_type": name, "conditions": {"field": first}}),
+            json!({"entity_type": name, "order_by": {"field": first, "direction": "desc"}}),
+            json!({"entity_type": name, "order_by": {"field": "nope"}}),
+            json!({"entity_type": name, "order_by": null}),
+        ];
+        for arguments in odd {
+            calls.push(("query_entities".into(), arguments));
+        }
+        calls.push(("describe_entity".into(), json!({})));
+        calls.push((
+            "describe_entity".into(),
+            json!({"entity_name": name.to_uppercase()}),
+        ));
+        calls.push((
+            "get_entities_by_ids".into(),
+            json!({"entity_type": name, "ids": [format!("{name}-1")], "fields": ["nope", first], "with_children": true}),
+        ));
+        calls.push((
+            "get_entities_by_ids".into(),
+            json!({"entity_type": name, "ids": []}),
+        ));
+        calls.push((
+            "get_entities_by_ids".into(),
+            json!({"entity_type": name, "ids": [1, 2]}),
+        ));
+        calls.push((
+            "get_entity_by_id".into(),
+            json!({"entity_type": name, "id_value": 1}),
+        ));
+        calls.push((
+            "glob_search".into(),
+            json!({"entity_type": name, "field": "nope", "pattern": "*", "limit": 1}),
+        ));
+        calls.push((
+            "glob_search".into(),
+            json!({"entity_type": name, "field": first, "pattern": ""}),
         ));
         for computed in &entity.computed_fields {
             calls.push((
@@ -88,6 +143,19 @@ fn calls(spec: &toolforge::spec::SchemaSpec) -> Vec<(String, Value)> {
         calls.push((
             "explore_relationships".into(),
             json!({"start_entity_type": rel.target, "relationship_type": rel.rel_type, "direction": "both"}),
+        ));
+        calls.push((
+            "explore_relationships".into(),
+            json!({"start_entity_type": rel.source, "relationship_type": rel.rel_type, "target_entity_type": rel.target, "limit": 1,
+                   "start_conditions": [{"field": "nope", "operator": "=", "value": 1}]}),
+        ));
+        calls.push((
+            "explore_relationships".into(),
+            json!({"start_entity_type": rel.source, "relationship_type": rel.rel_type, "direction": "sideways"}),
+        ));
+        calls.push((
+            "explore_relationships".into(),
+            json!({"start_entity_type": rel.source, "relationship_type": rel.rel_type, "direction": null, "limit": 3.0}),
         ));
     }
     calls
@@ -324,7 +392,7 @@ async fn typed_records_custom_tools_and_typed_arguments() {
         entity_type: EntityName::Scope,
         conditions: vec![],
         order_by: Some(OrderBy {
-            field: FieldName::LineCount,
+            field: FieldName::LineCount.into(),
             direction: Direction::Desc,
         }),
         limit: Some(2),
@@ -342,4 +410,64 @@ async fn typed_records_custom_tools_and_typed_arguments() {
         typed.call(&registry).await.unwrap(),
         registry.call("query_entities", raw).await.unwrap()
     );
+}
+
+/// The registered database tools are the generated typed tools (`tool_args`): their
+/// definitions are the engine's, they run on the database of the call context, and a call
+/// without one is refused with a clear error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_registered_database_tools_are_the_typed_structs() {
+    use computed_fields::tool_args::{EntityName, GetEntityByIdArgs, QueryEntitiesArgs};
+    use toolforge::{Tool, ToolContext, ToolHandler};
+
+    let spec = computed_fields::spec();
+    let typed: Vec<_> = computed_fields::database_tools()
+        .iter()
+        .map(|tool| tool.definition().clone())
+        .collect();
+    assert_eq!(
+        typed,
+        toolforge::sql::tools::database_tool_definitions(spec)
+    );
+    assert_eq!(QueryEntitiesArgs::TOOL, "query_entities");
+    assert_eq!(
+        QueryEntitiesArgs::into_tool().definition(),
+        &toolforge::sql::tools::DatabaseTool::QueryEntities.definition(spec)
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path().join("db.sqlite")).unwrap();
+    computed_fields::apply_schema(&db).unwrap();
+    load(&db, spec);
+    let tool = GetEntityByIdArgs::into_tool();
+    let arguments = json!({"entity_type": "Scope", "id_value": "Scope-1"});
+
+    let without_db = tool
+        .call(arguments.clone(), &ToolContext::new())
+        .await
+        .unwrap_err();
+    assert_eq!(without_db.code, toolforge::ErrorCode::Unavailable);
+    assert!(without_db.message.contains("registry_builder"));
+
+    let context = ToolContext::new().with_extension(db.clone());
+    let found = tool.call(arguments.clone(), &context).await.unwrap();
+    let registry = runtime_registry(
+        "corpus/ragforge__examples__tool-calling-agent__test-config-with-computed-fields.yaml",
+        db.clone(),
+    );
+    assert_eq!(
+        found,
+        registry.call("get_entity_by_id", arguments).await.unwrap()
+    );
+    assert_eq!(found["record"]["uuid"], "Scope-1");
+
+    // A typed value runs the same way.
+    let direct = GetEntityByIdArgs {
+        entity_type: EntityName::Scope,
+        id_value: "Scope-2".into(),
+    }
+    .run(&context)
+    .await
+    .unwrap();
+    assert_eq!(direct["record"]["uuid"], "Scope-2");
 }

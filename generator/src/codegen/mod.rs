@@ -1,20 +1,34 @@
 //! Static code generation: a config's storage spec turned into Rust (and SQL) a crate compiles.
 //!
-//! One generated module holds everything, so it works the same as a checked-in client folder,
-//! included from `$OUT_DIR` by `toolforge::include_generated!()`, or expanded by the config
-//! macro:
+//! One generated module holds everything, so it works the same in the three ways in:
+//! - a checked-in client folder (`toolforge generate --config FILE --out DIR`,
+//!   [`Layout::ClientFolder`]);
+//! - a build script ([`crate::Builder`] writes `$OUT_DIR/toolforge/`, then
+//!   `mod tools { toolforge::include_generated!(); }`, [`Layout::Embedded`]);
+//! - the config macro of the `toolforge-config-macro` crate, which compiles the config while
+//!   the crate compiles and expands to [`module_tokens`] with [`Layout::Embedded`]
+//!   (`mod tools { toolforge_config_macro::include_config!("ragforge.config.yaml"); }`, the
+//!   path relative to the crate's root; config errors are compile errors quoting
+//!   `file:line:col`, and editing the config rebuilds the crate).
+//!
+//! The module holds:
 //! - `spec()`: the storage spec, embedded as JSON, parsed once;
 //! - `SCHEMA_SQL` and `apply_schema(&Database)`: the tables (the `toolforge::sql::ddl` output);
 //! - `records`: per entity a record struct (`Serialize`, `Deserialize`, `JsonSchema`; stored
 //!   fields then computed fields as read-only `Option`s), a field enum and typed helpers over
 //!   `toolforge::sql::records` (query, get, upsert, relationship traversal, links);
-//! - `tool_args`: per database tool a typed argument struct whose `call` runs the registered tool;
-//! - `database_tools(db)`, `registry_builder(db)`, `setup_tool_registry_with(db, custom)`, and
-//!   in a client folder `setup_tool_registry(db)` (which adds `custom_tools::register`).
+//! - `tool_args`: per database tool a typed argument struct deriving `Tool` with
+//!   `#[tool(definition = ...)]` (the engine's definition for the embedded spec, entity and
+//!   relationship names as enums), whose `ToolHandler` runs the engine's tool
+//!   (`toolforge::sql::tools::DatabaseTool`) on the `Database` of the call context;
+//! - `database_tools()` (those typed tools), `registry_builder(db)`,
+//!   `setup_tool_registry_with(db, custom)`, and in a client folder `setup_tool_registry(db)`
+//!   (which adds `custom_tools::register`).
 //!
-//! The registered database tools ARE the engine's tools (`toolforge::sql::tools::database_tools`)
-//! over the embedded spec, so the generated registry and the run-time registry expose the same
-//! definitions and answer every call the same way by construction.
+//! The typed tools take their definitions from the engine and hand their (re-serialised)
+//! arguments to the engine's handlers, and their fields accept every value the engine's schema
+//! allows, so the generated registry and the run-time registry expose the same definitions and
+//! answer every call the same way by construction.
 //!
 //! ```
 //! use toolforge_generator::codegen::{GenerateOptions, Layout, generate_files};

@@ -34,6 +34,8 @@ pub(crate) fn module_tokens(
     let schema_sql = raw_string(ddl.trim_end())?;
     let records = records::records_module(spec)?;
     let tools = tool_args::tools_module(spec);
+    let tool_types = tool_args::tool_types(spec);
+    let tool_count = proc_macro2::Literal::usize_unsuffixed(tool_types.len());
     let name = &spec.name;
     let spec_doc = format!(" The storage spec of `{name}`, as JSON (see `toolforge::spec`).");
     // A client folder is a real module file: keep rustfmt from reformatting it (and `toolforge
@@ -82,18 +84,23 @@ pub(crate) fn module_tokens(
             db.init(spec())
         }
 
-        /// The database tools of the config: the engine's tools over the embedded spec.
+        /// The database tools of the config, typed (`tool_args`): the engine's definitions, and
+        /// calls that run the engine's tools on the `Database` of the call context.
         #[allow(dead_code)]
-        pub fn database_tools(db: ::toolforge::sql::Database) -> Vec<::std::sync::Arc<dyn ::toolforge::Tool>> {
-            ::toolforge::sql::tools::database_tools(spec().clone(), db)
+        pub fn database_tools() -> Vec<::std::sync::Arc<dyn ::toolforge::Tool>> {
+            use ::toolforge::ToolHandler as _;
+            let tools: [::std::sync::Arc<dyn ::toolforge::Tool>; #tool_count] = [
+                #( ::std::sync::Arc::new(tool_args::#tool_types::into_tool()), )*
+            ];
+            Vec::from(tools)
         }
 
         /// A registry builder with `batch` and the database tools, and the database in the
         /// call context; add your own tools, then `build()`.
         #[allow(dead_code)]
         pub fn registry_builder(db: ::toolforge::sql::Database) -> Result<::toolforge::RegistryBuilder, ::toolforge::RegistryError> {
-            let mut builder = ::toolforge::ToolRegistry::standard()?.with_extension(db.clone());
-            for tool in database_tools(db) {
+            let mut builder = ::toolforge::ToolRegistry::standard()?.with_extension(db);
+            for tool in database_tools() {
                 builder.add(tool)?;
             }
             Ok(builder)

@@ -45,32 +45,84 @@ fn name_enum(name: &str, doc: &str, names: &[String]) -> TokenStream {
                 }
             }
         }
+
+        impl ::core::convert::From<#ty> for String {
+            fn from(name: #ty) -> String {
+                name.as_str().to_owned()
+            }
+        }
     }
 }
 
+/// A typed database tool: the arguments struct, deriving `Tool` with the engine's definition,
+/// and a handler that runs the engine's tool.
 fn args_struct(ty: &str, tool: &str, doc: &str, fields: TokenStream, prefix: &str) -> TokenStream {
+    let kind = super::names::ident(&super::names::camel(tool));
     let ty = super::names::ident(ty);
     let name = format!("{prefix}{tool}");
-    let doc = format!(" Typed arguments of `{name}`: {doc}");
+    let doc = format!(" The `{name}` tool, typed: {doc}");
+    let doc_more = " Its definition is the engine's; a call runs the engine's tool over the \
+                    embedded spec and the `Database` of the call context.";
     quote! {
         #[doc = #doc]
-        #[derive(Debug, Clone, PartialEq, ::toolforge::serde::Serialize, ::toolforge::serde::Deserialize, ::toolforge::schemars::JsonSchema)]
-        #[serde(crate = "::toolforge::serde", deny_unknown_fields)]
-        #[schemars(crate = "::toolforge::schemars")]
+        #[doc = #doc_more]
+        #[derive(Debug, Clone, PartialEq, ::toolforge::serde::Serialize, ::toolforge::Tool)]
+        #[serde(crate = "::toolforge::serde")]
+        #[serde(deny_unknown_fields)]
+        #[tool(definition = Self::engine_definition, crate = "::toolforge")]
         pub struct #ty {
             #fields
         }
 
         impl #ty {
-            /// The registered tool these arguments are for.
+            /// The registered name of this tool.
             pub const TOOL: &'static str = #name;
+
+            /// The engine tool this one runs.
+            pub const ENGINE_TOOL: ::toolforge::sql::tools::DatabaseTool = ::toolforge::sql::tools::DatabaseTool::#kind;
+
+            /// The engine's definition of the tool for the embedded spec.
+            pub fn engine_definition() -> ::toolforge::ToolDefinition {
+                Self::ENGINE_TOOL.definition(super::spec())
+            }
 
             /// Runs the tool through `registry`, exactly as a model's call would.
             pub async fn call(&self, registry: &::toolforge::ToolRegistry) -> ::toolforge::ToolResult {
                 ::toolforge::sql::records::call_tool(registry, Self::TOOL, self).await
             }
         }
+
+        impl ::toolforge::ToolHandler for #ty {
+            type Output = ::toolforge::serde_json::Value;
+
+            async fn run(self, context: &::toolforge::ToolContext) -> ::toolforge::ToolResult {
+                ::toolforge::sql::records::run_database_tool(super::spec(), Self::ENGINE_TOOL, &self, context).await
+            }
+        }
     }
+}
+
+/// The names of the typed tool structs the spec's families ask for, in the engine's order.
+pub(crate) fn tool_types(spec: &SchemaSpec) -> Vec<Ident> {
+    let mut types = Vec::new();
+    let mut seen = Vec::new();
+    for family in &spec.tools.families {
+        if seen.contains(family) {
+            continue;
+        }
+        seen.push(*family);
+        let names: &[&str] = match family {
+            ToolFamily::Schema => &["GetSchemaArgs", "DescribeEntityArgs"],
+            ToolFamily::Query => &["QueryEntitiesArgs", "GlobSearchArgs"],
+            ToolFamily::Lookup => &["GetEntityByIdArgs", "GetEntitiesByIdsArgs"],
+            ToolFamily::Relationships if !spec.relationships.is_empty() => {
+                &["ExploreRelationshipsArgs"]
+            }
+            ToolFamily::Relationships => &[],
+        };
+        types.extend(names.iter().map(|name| super::names::ident(name)));
+    }
+    types
 }
 
 /// The `tools` module.
@@ -113,25 +165,25 @@ pub(crate) fn tools_module(spec: &SchemaSpec) -> TokenStream {
     }
     items.push(quote! {
         /// One condition of `query_entities` / `explore_relationships`.
-        #[derive(Debug, Clone, PartialEq, ::toolforge::serde::Serialize, ::toolforge::serde::Deserialize, ::toolforge::schemars::JsonSchema)]
+        #[derive(Debug, Clone, PartialEq, ::toolforge::serde::Serialize, ::toolforge::serde::Deserialize)]
         #[serde(crate = "::toolforge::serde", deny_unknown_fields)]
-        #[schemars(crate = "::toolforge::schemars")]
         pub struct Condition {
-            /// A field or computed field of the entity.
-            pub field: FieldName,
+            /// A field or computed field of the entity (`FieldName::X.into()`). A string, as in
+            /// the engine's schema, so that a wrong name gets the engine's did-you-mean answer.
+            pub field: String,
             /// The comparison.
             pub operator: ::toolforge::sql::query::Operator,
-            /// The value to compare with (an array for `IN`).
+            /// The value to compare with (an array for `IN`; absent reads as `null`).
+            #[serde(default)]
             pub value: ::toolforge::serde_json::Value,
         }
 
         /// The sort order of `query_entities`.
-        #[derive(Debug, Clone, PartialEq, ::toolforge::serde::Serialize, ::toolforge::serde::Deserialize, ::toolforge::schemars::JsonSchema)]
+        #[derive(Debug, Clone, PartialEq, ::toolforge::serde::Serialize, ::toolforge::serde::Deserialize)]
         #[serde(crate = "::toolforge::serde", deny_unknown_fields)]
-        #[schemars(crate = "::toolforge::schemars")]
         pub struct OrderBy {
-            /// A field or computed field to sort by.
-            pub field: FieldName,
+            /// A field or computed field to sort by (`FieldName::X.into()`).
+            pub field: String,
             /// ASC (default) or DESC.
             #[serde(default)]
             pub direction: ::toolforge::sql::query::Direction,
@@ -182,8 +234,8 @@ pub(crate) fn tools_module(spec: &SchemaSpec) -> TokenStream {
                         #[serde(default, skip_serializing_if = "Option::is_none")]
                         pub order_by: Option<OrderBy>,
                         /// The most records to return.
-                        #[serde(default, skip_serializing_if = "Option::is_none")]
-                        pub limit: Option<u32>,
+                        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "::toolforge::sql::tools::optional_integer")]
+                        pub limit: Option<i64>,
                     },
                     prefix,
                 ));
@@ -194,13 +246,13 @@ pub(crate) fn tools_module(spec: &SchemaSpec) -> TokenStream {
                     quote! {
                         /// The entity type to search.
                         pub entity_type: EntityName,
-                        /// The field matched against the pattern.
-                        pub field: FieldName,
+                        /// The field matched against the pattern (`FieldName::X.into()`).
+                        pub field: String,
                         /// The glob pattern (`*`, `?`, `[...]`).
                         pub pattern: String,
                         /// The most records to return.
-                        #[serde(default, skip_serializing_if = "Option::is_none")]
-                        pub limit: Option<u32>,
+                        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "::toolforge::sql::tools::optional_integer")]
+                        pub limit: Option<i64>,
                     },
                     prefix,
                 ));
@@ -227,9 +279,9 @@ pub(crate) fn tools_module(spec: &SchemaSpec) -> TokenStream {
                         pub entity_type: EntityName,
                         /// The unique-field values.
                         pub ids: Vec<String>,
-                        /// The fields to return (default: all).
+                        /// The fields to return (default: all; `FieldName::X.into()`).
                         #[serde(default, skip_serializing_if = "Option::is_none")]
-                        pub fields: Option<Vec<FieldName>>,
+                        pub fields: Option<Vec<String>>,
                         /// Also return each record's children (hierarchical entities).
                         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
                         pub with_children: bool,
@@ -240,9 +292,8 @@ pub(crate) fn tools_module(spec: &SchemaSpec) -> TokenStream {
             ToolFamily::Relationships if !relationships.is_empty() => {
                 items.push(quote! {
                     /// Which edges `explore_relationships` follows.
-                    #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ::toolforge::serde::Serialize, ::toolforge::serde::Deserialize, ::toolforge::schemars::JsonSchema)]
+                    #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ::toolforge::serde::Serialize, ::toolforge::serde::Deserialize)]
                     #[serde(crate = "::toolforge::serde", rename_all = "lowercase")]
-                    #[schemars(crate = "::toolforge::schemars")]
                     pub enum TraversalDirection {
                         /// From the start records along outgoing edges.
                         Outgoing,
@@ -272,8 +323,8 @@ pub(crate) fn tools_module(spec: &SchemaSpec) -> TokenStream {
                         #[serde(default, skip_serializing_if = "Option::is_none")]
                         pub target_entity_type: Option<EntityName>,
                         /// The most records to return.
-                        #[serde(default, skip_serializing_if = "Option::is_none")]
-                        pub limit: Option<u32>,
+                        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "::toolforge::sql::tools::optional_integer")]
+                        pub limit: Option<i64>,
                     },
                     prefix,
                 ));
@@ -282,9 +333,11 @@ pub(crate) fn tools_module(spec: &SchemaSpec) -> TokenStream {
         }
     }
     quote! {
-        /// Typed arguments of the database tools, with entity, field and relationship names as
-        /// enums. `call` runs the registered tool, so a typed call and a model's call are the
-        /// same call.
+        /// The database tools, typed: per tool an arguments struct deriving `Tool` with the
+        /// engine's definition (entity and relationship names are enums there) and a handler
+        /// that runs the engine's tool, so the registered tools answer exactly as the engine's.
+        /// Entity, field and relationship names are enums here too; `call` runs a tool through
+        /// a registry, the same call as a model's.
         #[allow(dead_code)]
         pub mod tool_args {
             #( #items )*

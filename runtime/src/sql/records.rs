@@ -405,3 +405,32 @@ pub async fn call_tool<A: Serialize>(
     })?;
     registry.call(name, arguments).await
 }
+
+/// Runs the engine's `tool` over `spec` and the [`Database`] of the call context with typed
+/// arguments (serialised to JSON first): the body of the generated typed database tools, so
+/// they answer exactly as the engine's tools do.
+pub fn run_database_tool<A: Serialize>(
+    spec: &Arc<SchemaSpec>,
+    tool: super::tools::DatabaseTool,
+    arguments: &A,
+    context: &crate::ToolContext,
+) -> crate::ToolFuture<'static> {
+    let prepared = serde_json::to_value(arguments)
+        .map_err(|error| {
+            ToolError::invalid_arguments(format!("the arguments cannot be serialised: {error}"))
+        })
+        .and_then(|arguments| {
+            let db = context.extension::<Database>().cloned().ok_or_else(|| {
+                ToolError::new(
+                    crate::ErrorCode::Unavailable,
+                    "no database in the call context: build the registry with the generated \
+                     `registry_builder(db)` (or add one with `with_extension(db)`)",
+                )
+            })?;
+            Ok((arguments, db))
+        });
+    match prepared {
+        Ok((arguments, db)) => tool.call(spec.clone(), db, arguments),
+        Err(error) => Box::pin(async move { Err(error) }),
+    }
+}

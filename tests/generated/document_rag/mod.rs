@@ -107,12 +107,20 @@ pub fn apply_schema(
 ) -> Result<::toolforge::sql::InitReport, ::toolforge::sql::DbError> {
     db.init(spec())
 }
-/// The database tools of the config: the engine's tools over the embedded spec.
+/// The database tools of the config, typed (`tool_args`): the engine's definitions, and
+/// calls that run the engine's tools on the `Database` of the call context.
 #[allow(dead_code)]
-pub fn database_tools(
-    db: ::toolforge::sql::Database,
-) -> Vec<::std::sync::Arc<dyn ::toolforge::Tool>> {
-    ::toolforge::sql::tools::database_tools(spec().clone(), db)
+pub fn database_tools() -> Vec<::std::sync::Arc<dyn ::toolforge::Tool>> {
+    use ::toolforge::ToolHandler as _;
+    let tools: [::std::sync::Arc<dyn ::toolforge::Tool>; 6] = [
+        ::std::sync::Arc::new(tool_args::GetSchemaArgs::into_tool()),
+        ::std::sync::Arc::new(tool_args::DescribeEntityArgs::into_tool()),
+        ::std::sync::Arc::new(tool_args::QueryEntitiesArgs::into_tool()),
+        ::std::sync::Arc::new(tool_args::GlobSearchArgs::into_tool()),
+        ::std::sync::Arc::new(tool_args::GetEntityByIdArgs::into_tool()),
+        ::std::sync::Arc::new(tool_args::GetEntitiesByIdsArgs::into_tool()),
+    ];
+    Vec::from(tools)
 }
 /// A registry builder with `batch` and the database tools, and the database in the
 /// call context; add your own tools, then `build()`.
@@ -120,8 +128,8 @@ pub fn database_tools(
 pub fn registry_builder(
     db: ::toolforge::sql::Database,
 ) -> Result<::toolforge::RegistryBuilder, ::toolforge::RegistryError> {
-    let mut builder = ::toolforge::ToolRegistry::standard()?.with_extension(db.clone());
-    for tool in database_tools(db) {
+    let mut builder = ::toolforge::ToolRegistry::standard()?.with_extension(db);
+    for tool in database_tools() {
         builder.add(tool)?;
     }
     Ok(builder)
@@ -332,9 +340,11 @@ pub mod records {
         }
     }
 }
-/// Typed arguments of the database tools, with entity, field and relationship names as
-/// enums. `call` runs the registered tool, so a typed call and a model's call are the
-/// same call.
+/// The database tools, typed: per tool an arguments struct deriving `Tool` with the
+/// engine's definition (entity and relationship names are enums there) and a handler
+/// that runs the engine's tool, so the registered tools answer exactly as the engine's.
+/// Entity, field and relationship names are enums here too; `call` runs a tool through
+/// a registry, the same call as a model's.
 #[allow(dead_code)]
 pub mod tool_args {
     /// The entity types of the config.
@@ -366,6 +376,11 @@ pub mod tool_args {
                 EntityName::Document => "Document",
                 EntityName::Chunk => "Chunk",
             }
+        }
+    }
+    impl ::core::convert::From<EntityName> for String {
+        fn from(name: EntityName) -> String {
+            name.as_str().to_owned()
         }
     }
     /// Every stored and computed field name of every entity.
@@ -414,23 +429,28 @@ pub mod tool_args {
             }
         }
     }
+    impl ::core::convert::From<FieldName> for String {
+        fn from(name: FieldName) -> String {
+            name.as_str().to_owned()
+        }
+    }
     /// One condition of `query_entities` / `explore_relationships`.
     #[derive(
         Debug,
         Clone,
         PartialEq,
         ::toolforge::serde::Serialize,
-        ::toolforge::serde::Deserialize,
-        ::toolforge::schemars::JsonSchema
+        ::toolforge::serde::Deserialize
     )]
     #[serde(crate = "::toolforge::serde", deny_unknown_fields)]
-    #[schemars(crate = "::toolforge::schemars")]
     pub struct Condition {
-        /// A field or computed field of the entity.
-        pub field: FieldName,
+        /// A field or computed field of the entity (`FieldName::X.into()`). A string, as in
+        /// the engine's schema, so that a wrong name gets the engine's did-you-mean answer.
+        pub field: String,
         /// The comparison.
         pub operator: ::toolforge::sql::query::Operator,
-        /// The value to compare with (an array for `IN`).
+        /// The value to compare with (an array for `IN`; absent reads as `null`).
+        #[serde(default)]
         pub value: ::toolforge::serde_json::Value,
     }
     /// The sort order of `query_entities`.
@@ -439,37 +459,36 @@ pub mod tool_args {
         Clone,
         PartialEq,
         ::toolforge::serde::Serialize,
-        ::toolforge::serde::Deserialize,
-        ::toolforge::schemars::JsonSchema
+        ::toolforge::serde::Deserialize
     )]
     #[serde(crate = "::toolforge::serde", deny_unknown_fields)]
-    #[schemars(crate = "::toolforge::schemars")]
     pub struct OrderBy {
-        /// A field or computed field to sort by.
-        pub field: FieldName,
+        /// A field or computed field to sort by (`FieldName::X.into()`).
+        pub field: String,
         /// ASC (default) or DESC.
         #[serde(default)]
         pub direction: ::toolforge::sql::query::Direction,
     }
-    /// Typed arguments of `get_schema`: the whole schema.
-    #[derive(
-        Debug,
-        Clone,
-        PartialEq,
-        ::toolforge::serde::Serialize,
-        ::toolforge::serde::Deserialize,
-        ::toolforge::schemars::JsonSchema
-    )]
-    #[serde(crate = "::toolforge::serde", deny_unknown_fields)]
-    #[schemars(crate = "::toolforge::schemars")]
+    /// The `get_schema` tool, typed: the whole schema.
+    /// Its definition is the engine's; a call runs the engine's tool over the embedded spec and the `Database` of the call context.
+    #[derive(Debug, Clone, PartialEq, ::toolforge::serde::Serialize, ::toolforge::Tool)]
+    #[serde(crate = "::toolforge::serde")]
+    #[serde(deny_unknown_fields)]
+    #[tool(definition = Self::engine_definition, crate = "::toolforge")]
     pub struct GetSchemaArgs {
         /// Include usage tips (default true).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub include_tips: Option<bool>,
     }
     impl GetSchemaArgs {
-        /// The registered tool these arguments are for.
+        /// The registered name of this tool.
         pub const TOOL: &'static str = "get_schema";
+        /// The engine tool this one runs.
+        pub const ENGINE_TOOL: ::toolforge::sql::tools::DatabaseTool = ::toolforge::sql::tools::DatabaseTool::GetSchema;
+        /// The engine's definition of the tool for the embedded spec.
+        pub fn engine_definition() -> ::toolforge::ToolDefinition {
+            Self::ENGINE_TOOL.definition(super::spec())
+        }
         /// Runs the tool through `registry`, exactly as a model's call would.
         pub async fn call(
             &self,
@@ -478,24 +497,40 @@ pub mod tool_args {
             ::toolforge::sql::records::call_tool(registry, Self::TOOL, self).await
         }
     }
-    /// Typed arguments of `describe_entity`: one entity type in detail.
-    #[derive(
-        Debug,
-        Clone,
-        PartialEq,
-        ::toolforge::serde::Serialize,
-        ::toolforge::serde::Deserialize,
-        ::toolforge::schemars::JsonSchema
-    )]
-    #[serde(crate = "::toolforge::serde", deny_unknown_fields)]
-    #[schemars(crate = "::toolforge::schemars")]
+    impl ::toolforge::ToolHandler for GetSchemaArgs {
+        type Output = ::toolforge::serde_json::Value;
+        async fn run(
+            self,
+            context: &::toolforge::ToolContext,
+        ) -> ::toolforge::ToolResult {
+            ::toolforge::sql::records::run_database_tool(
+                    super::spec(),
+                    Self::ENGINE_TOOL,
+                    &self,
+                    context,
+                )
+                .await
+        }
+    }
+    /// The `describe_entity` tool, typed: one entity type in detail.
+    /// Its definition is the engine's; a call runs the engine's tool over the embedded spec and the `Database` of the call context.
+    #[derive(Debug, Clone, PartialEq, ::toolforge::serde::Serialize, ::toolforge::Tool)]
+    #[serde(crate = "::toolforge::serde")]
+    #[serde(deny_unknown_fields)]
+    #[tool(definition = Self::engine_definition, crate = "::toolforge")]
     pub struct DescribeEntityArgs {
         /// The entity type to describe.
         pub entity_name: EntityName,
     }
     impl DescribeEntityArgs {
-        /// The registered tool these arguments are for.
+        /// The registered name of this tool.
         pub const TOOL: &'static str = "describe_entity";
+        /// The engine tool this one runs.
+        pub const ENGINE_TOOL: ::toolforge::sql::tools::DatabaseTool = ::toolforge::sql::tools::DatabaseTool::DescribeEntity;
+        /// The engine's definition of the tool for the embedded spec.
+        pub fn engine_definition() -> ::toolforge::ToolDefinition {
+            Self::ENGINE_TOOL.definition(super::spec())
+        }
         /// Runs the tool through `registry`, exactly as a model's call would.
         pub async fn call(
             &self,
@@ -504,17 +539,27 @@ pub mod tool_args {
             ::toolforge::sql::records::call_tool(registry, Self::TOOL, self).await
         }
     }
-    /// Typed arguments of `query_entities`: records matching conditions.
-    #[derive(
-        Debug,
-        Clone,
-        PartialEq,
-        ::toolforge::serde::Serialize,
-        ::toolforge::serde::Deserialize,
-        ::toolforge::schemars::JsonSchema
-    )]
-    #[serde(crate = "::toolforge::serde", deny_unknown_fields)]
-    #[schemars(crate = "::toolforge::schemars")]
+    impl ::toolforge::ToolHandler for DescribeEntityArgs {
+        type Output = ::toolforge::serde_json::Value;
+        async fn run(
+            self,
+            context: &::toolforge::ToolContext,
+        ) -> ::toolforge::ToolResult {
+            ::toolforge::sql::records::run_database_tool(
+                    super::spec(),
+                    Self::ENGINE_TOOL,
+                    &self,
+                    context,
+                )
+                .await
+        }
+    }
+    /// The `query_entities` tool, typed: records matching conditions.
+    /// Its definition is the engine's; a call runs the engine's tool over the embedded spec and the `Database` of the call context.
+    #[derive(Debug, Clone, PartialEq, ::toolforge::serde::Serialize, ::toolforge::Tool)]
+    #[serde(crate = "::toolforge::serde")]
+    #[serde(deny_unknown_fields)]
+    #[tool(definition = Self::engine_definition, crate = "::toolforge")]
     pub struct QueryEntitiesArgs {
         /// The entity type to query.
         pub entity_type: EntityName,
@@ -525,12 +570,22 @@ pub mod tool_args {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub order_by: Option<OrderBy>,
         /// The most records to return.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub limit: Option<u32>,
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "::toolforge::sql::tools::optional_integer"
+        )]
+        pub limit: Option<i64>,
     }
     impl QueryEntitiesArgs {
-        /// The registered tool these arguments are for.
+        /// The registered name of this tool.
         pub const TOOL: &'static str = "query_entities";
+        /// The engine tool this one runs.
+        pub const ENGINE_TOOL: ::toolforge::sql::tools::DatabaseTool = ::toolforge::sql::tools::DatabaseTool::QueryEntities;
+        /// The engine's definition of the tool for the embedded spec.
+        pub fn engine_definition() -> ::toolforge::ToolDefinition {
+            Self::ENGINE_TOOL.definition(super::spec())
+        }
         /// Runs the tool through `registry`, exactly as a model's call would.
         pub async fn call(
             &self,
@@ -539,31 +594,51 @@ pub mod tool_args {
             ::toolforge::sql::records::call_tool(registry, Self::TOOL, self).await
         }
     }
-    /// Typed arguments of `glob_search`: records whose field matches a glob pattern.
-    #[derive(
-        Debug,
-        Clone,
-        PartialEq,
-        ::toolforge::serde::Serialize,
-        ::toolforge::serde::Deserialize,
-        ::toolforge::schemars::JsonSchema
-    )]
-    #[serde(crate = "::toolforge::serde", deny_unknown_fields)]
-    #[schemars(crate = "::toolforge::schemars")]
+    impl ::toolforge::ToolHandler for QueryEntitiesArgs {
+        type Output = ::toolforge::serde_json::Value;
+        async fn run(
+            self,
+            context: &::toolforge::ToolContext,
+        ) -> ::toolforge::ToolResult {
+            ::toolforge::sql::records::run_database_tool(
+                    super::spec(),
+                    Self::ENGINE_TOOL,
+                    &self,
+                    context,
+                )
+                .await
+        }
+    }
+    /// The `glob_search` tool, typed: records whose field matches a glob pattern.
+    /// Its definition is the engine's; a call runs the engine's tool over the embedded spec and the `Database` of the call context.
+    #[derive(Debug, Clone, PartialEq, ::toolforge::serde::Serialize, ::toolforge::Tool)]
+    #[serde(crate = "::toolforge::serde")]
+    #[serde(deny_unknown_fields)]
+    #[tool(definition = Self::engine_definition, crate = "::toolforge")]
     pub struct GlobSearchArgs {
         /// The entity type to search.
         pub entity_type: EntityName,
-        /// The field matched against the pattern.
-        pub field: FieldName,
+        /// The field matched against the pattern (`FieldName::X.into()`).
+        pub field: String,
         /// The glob pattern (`*`, `?`, `[...]`).
         pub pattern: String,
         /// The most records to return.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub limit: Option<u32>,
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "::toolforge::sql::tools::optional_integer"
+        )]
+        pub limit: Option<i64>,
     }
     impl GlobSearchArgs {
-        /// The registered tool these arguments are for.
+        /// The registered name of this tool.
         pub const TOOL: &'static str = "glob_search";
+        /// The engine tool this one runs.
+        pub const ENGINE_TOOL: ::toolforge::sql::tools::DatabaseTool = ::toolforge::sql::tools::DatabaseTool::GlobSearch;
+        /// The engine's definition of the tool for the embedded spec.
+        pub fn engine_definition() -> ::toolforge::ToolDefinition {
+            Self::ENGINE_TOOL.definition(super::spec())
+        }
         /// Runs the tool through `registry`, exactly as a model's call would.
         pub async fn call(
             &self,
@@ -572,17 +647,27 @@ pub mod tool_args {
             ::toolforge::sql::records::call_tool(registry, Self::TOOL, self).await
         }
     }
-    /// Typed arguments of `get_entity_by_id`: one record by its unique field.
-    #[derive(
-        Debug,
-        Clone,
-        PartialEq,
-        ::toolforge::serde::Serialize,
-        ::toolforge::serde::Deserialize,
-        ::toolforge::schemars::JsonSchema
-    )]
-    #[serde(crate = "::toolforge::serde", deny_unknown_fields)]
-    #[schemars(crate = "::toolforge::schemars")]
+    impl ::toolforge::ToolHandler for GlobSearchArgs {
+        type Output = ::toolforge::serde_json::Value;
+        async fn run(
+            self,
+            context: &::toolforge::ToolContext,
+        ) -> ::toolforge::ToolResult {
+            ::toolforge::sql::records::run_database_tool(
+                    super::spec(),
+                    Self::ENGINE_TOOL,
+                    &self,
+                    context,
+                )
+                .await
+        }
+    }
+    /// The `get_entity_by_id` tool, typed: one record by its unique field.
+    /// Its definition is the engine's; a call runs the engine's tool over the embedded spec and the `Database` of the call context.
+    #[derive(Debug, Clone, PartialEq, ::toolforge::serde::Serialize, ::toolforge::Tool)]
+    #[serde(crate = "::toolforge::serde")]
+    #[serde(deny_unknown_fields)]
+    #[tool(definition = Self::engine_definition, crate = "::toolforge")]
     pub struct GetEntityByIdArgs {
         /// The entity type.
         pub entity_type: EntityName,
@@ -590,8 +675,14 @@ pub mod tool_args {
         pub id_value: String,
     }
     impl GetEntityByIdArgs {
-        /// The registered tool these arguments are for.
+        /// The registered name of this tool.
         pub const TOOL: &'static str = "get_entity_by_id";
+        /// The engine tool this one runs.
+        pub const ENGINE_TOOL: ::toolforge::sql::tools::DatabaseTool = ::toolforge::sql::tools::DatabaseTool::GetEntityById;
+        /// The engine's definition of the tool for the embedded spec.
+        pub fn engine_definition() -> ::toolforge::ToolDefinition {
+            Self::ENGINE_TOOL.definition(super::spec())
+        }
         /// Runs the tool through `registry`, exactly as a model's call would.
         pub async fn call(
             &self,
@@ -600,38 +691,69 @@ pub mod tool_args {
             ::toolforge::sql::records::call_tool(registry, Self::TOOL, self).await
         }
     }
-    /// Typed arguments of `get_entities_by_ids`: several records by their unique field.
-    #[derive(
-        Debug,
-        Clone,
-        PartialEq,
-        ::toolforge::serde::Serialize,
-        ::toolforge::serde::Deserialize,
-        ::toolforge::schemars::JsonSchema
-    )]
-    #[serde(crate = "::toolforge::serde", deny_unknown_fields)]
-    #[schemars(crate = "::toolforge::schemars")]
+    impl ::toolforge::ToolHandler for GetEntityByIdArgs {
+        type Output = ::toolforge::serde_json::Value;
+        async fn run(
+            self,
+            context: &::toolforge::ToolContext,
+        ) -> ::toolforge::ToolResult {
+            ::toolforge::sql::records::run_database_tool(
+                    super::spec(),
+                    Self::ENGINE_TOOL,
+                    &self,
+                    context,
+                )
+                .await
+        }
+    }
+    /// The `get_entities_by_ids` tool, typed: several records by their unique field.
+    /// Its definition is the engine's; a call runs the engine's tool over the embedded spec and the `Database` of the call context.
+    #[derive(Debug, Clone, PartialEq, ::toolforge::serde::Serialize, ::toolforge::Tool)]
+    #[serde(crate = "::toolforge::serde")]
+    #[serde(deny_unknown_fields)]
+    #[tool(definition = Self::engine_definition, crate = "::toolforge")]
     pub struct GetEntitiesByIdsArgs {
         /// The entity type.
         pub entity_type: EntityName,
         /// The unique-field values.
         pub ids: Vec<String>,
-        /// The fields to return (default: all).
+        /// The fields to return (default: all; `FieldName::X.into()`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub fields: Option<Vec<FieldName>>,
+        pub fields: Option<Vec<String>>,
         /// Also return each record's children (hierarchical entities).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         pub with_children: bool,
     }
     impl GetEntitiesByIdsArgs {
-        /// The registered tool these arguments are for.
+        /// The registered name of this tool.
         pub const TOOL: &'static str = "get_entities_by_ids";
+        /// The engine tool this one runs.
+        pub const ENGINE_TOOL: ::toolforge::sql::tools::DatabaseTool = ::toolforge::sql::tools::DatabaseTool::GetEntitiesByIds;
+        /// The engine's definition of the tool for the embedded spec.
+        pub fn engine_definition() -> ::toolforge::ToolDefinition {
+            Self::ENGINE_TOOL.definition(super::spec())
+        }
         /// Runs the tool through `registry`, exactly as a model's call would.
         pub async fn call(
             &self,
             registry: &::toolforge::ToolRegistry,
         ) -> ::toolforge::ToolResult {
             ::toolforge::sql::records::call_tool(registry, Self::TOOL, self).await
+        }
+    }
+    impl ::toolforge::ToolHandler for GetEntitiesByIdsArgs {
+        type Output = ::toolforge::serde_json::Value;
+        async fn run(
+            self,
+            context: &::toolforge::ToolContext,
+        ) -> ::toolforge::ToolResult {
+            ::toolforge::sql::records::run_database_tool(
+                    super::spec(),
+                    Self::ENGINE_TOOL,
+                    &self,
+                    context,
+                )
+                .await
         }
     }
 }

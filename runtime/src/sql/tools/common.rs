@@ -195,3 +195,43 @@ pub(crate) fn definition(
 pub(crate) fn quoted(text: &str) -> String {
     format!("\"{}\"", shorten(text))
 }
+
+/// Reads an optional integer argument (`limit`) as its JSON Schema (`"type": "integer"`)
+/// defines one: a number with no fractional part, so `2.0` is `2` (as JSON Schema validators
+/// accept it); `null` or absent is `None`. Used by the engine's tools and the generated typed
+/// tools alike, so both read every schema-valid value the same way.
+///
+/// ```
+/// #[derive(serde::Deserialize)]
+/// struct Page {
+///     #[serde(default, deserialize_with = "toolforge::sql::tools::optional_integer")]
+///     limit: Option<i64>,
+/// }
+/// let page: Page = serde_json::from_value(serde_json::json!({"limit": 2.0})).unwrap();
+/// assert_eq!(page.limit, Some(2));
+/// let page: Page = serde_json::from_value(serde_json::json!({"limit": null})).unwrap();
+/// assert_eq!(page.limit, None);
+/// assert!(serde_json::from_value::<Page>(serde_json::json!({"limit": 2.5})).is_err());
+/// ```
+pub fn optional_integer<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<i64>, D::Error> {
+    use serde::de::Error;
+    let Some(number) =
+        <Option<serde_json::Number> as serde::Deserialize>::deserialize(deserializer)?
+    else {
+        return Ok(None);
+    };
+    if let Some(n) = number.as_i64() {
+        return Ok(Some(n));
+    }
+    match number.as_f64() {
+        // The exclusive upper bound is 2^63: i64::MAX as f64 rounds up to it.
+        Some(x) if x.fract() == 0.0 && x >= i64::MIN as f64 && x < 9_223_372_036_854_775_808.0 => {
+            Ok(Some(x as i64))
+        }
+        _ => Err(D::Error::custom(format!(
+            "invalid value: {number}, expected an integer"
+        ))),
+    }
+}

@@ -56,7 +56,7 @@ impl DescribeEntity {
     }
 }
 
-fn handle(spec: &SchemaSpec, arguments: Value) -> ToolResult {
+pub(crate) fn handle(spec: &SchemaSpec, arguments: Value) -> ToolResult {
     let arguments: Arguments = parse(NAME, arguments)?;
     let entity = entity(spec, &arguments.entity_name, "entity_name")?;
     Ok(entity_json(spec, entity))

@@ -42,7 +42,7 @@ struct Arguments {
     direction: Direction,
     #[serde(default)]
     target_entity_type: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::common::optional_integer")]
     limit: Option<i64>,
 }
 
@@ -224,7 +224,11 @@ fn legs<'s>(
     Ok(legs)
 }
 
-fn handle(spec: &SchemaSpec, conn: &Connection, arguments: Value) -> Result<Value, HandlerError> {
+pub(crate) fn handle(
+    spec: &SchemaSpec,
+    conn: &Connection,
+    arguments: Value,
+) -> Result<Value, HandlerError> {
     let arguments: Arguments = parse(NAME, arguments)?;
     let start = entity(spec, &arguments.start_entity_type, "start_entity_type")?;
     let target = match &arguments.target_entity_type {

@@ -179,7 +179,11 @@ fn children(
     Ok(out)
 }
 
-fn handle(spec: &SchemaSpec, conn: &Connection, arguments: Value) -> Result<Value, HandlerError> {
+pub(crate) fn handle(
+    spec: &SchemaSpec,
+    conn: &Connection,
+    arguments: Value,
+) -> Result<Value, HandlerError> {
     let arguments: Arguments = parse(NAME, arguments)?;
     let entity = entity(spec, &arguments.entity_type, "entity_type")?;
     let max = spec.tools.max_limit.max(1) as usize;

@@ -72,7 +72,11 @@ impl GetEntityById {
     }
 }
 
-fn handle(spec: &SchemaSpec, conn: &Connection, arguments: Value) -> Result<Value, HandlerError> {
+pub(crate) fn handle(
+    spec: &SchemaSpec,
+    conn: &Connection,
+    arguments: Value,
+) -> Result<Value, HandlerError> {
     let arguments: Arguments = parse(NAME, arguments)?;
     let entity = entity(spec, &arguments.entity_type, "entity_type")?;
     let projection = Projection::all(entity);

@@ -62,7 +62,7 @@ impl GetSchema {
     }
 }
 
-fn handle(spec: &SchemaSpec, arguments: Value) -> ToolResult {
+pub(crate) fn handle(spec: &SchemaSpec, arguments: Value) -> ToolResult {
     let arguments: Arguments = parse(NAME, arguments)?;
     Ok(schema_json(spec, arguments.include_tips))
 }

@@ -23,7 +23,7 @@ struct Arguments {
     entity_type: String,
     field: String,
     pattern: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::common::optional_integer")]
     limit: Option<i64>,
 }
 
@@ -92,7 +92,11 @@ impl GlobSearch {
     }
 }
 
-fn handle(spec: &SchemaSpec, conn: &Connection, arguments: Value) -> Result<Value, HandlerError> {
+pub(crate) fn handle(
+    spec: &SchemaSpec,
+    conn: &Connection,
+    arguments: Value,
+) -> Result<Value, HandlerError> {
     let arguments: Arguments = parse(NAME, arguments)?;
     let entity = entity(spec, &arguments.entity_type, "entity_type")?;
     let limit = limit(spec, arguments.limit)?;

@@ -17,11 +17,13 @@ mod query_entities;
 use std::sync::Arc;
 
 use crate::spec::{SchemaSpec, ToolFamily};
-use crate::{RegistryBuilder, RegistryError, Tool, ToolDefinition};
+use serde_json::Value;
+
+use crate::{RegistryBuilder, RegistryError, Tool, ToolDefinition, ToolFuture};
 
 use super::Database;
 
-pub use common::Shared;
+pub use common::{Shared, optional_integer};
 
 /// The tools the spec asks for (`spec.tools.families`, named with `spec.tools.name_prefix`),
 /// in a stable order: `get_schema`, `describe_entity`, `query_entities`, `glob_search`,
@@ -51,15 +53,19 @@ pub fn database_tools(spec: Arc<SchemaSpec>, db: Database) -> Vec<Arc<dyn Tool>>
         .map(|kind| -> Arc<dyn Tool> {
             let shared = shared.clone();
             match kind {
-                Kind::GetSchema => Arc::new(get_schema::GetSchema::new(shared)),
-                Kind::DescribeEntity => Arc::new(describe_entity::DescribeEntity::new(shared)),
-                Kind::QueryEntities => Arc::new(query_entities::QueryEntities::new(shared)),
-                Kind::GlobSearch => Arc::new(glob_search::GlobSearch::new(shared)),
-                Kind::GetEntityById => Arc::new(get_entity_by_id::GetEntityById::new(shared)),
-                Kind::GetEntitiesByIds => {
+                DatabaseTool::GetSchema => Arc::new(get_schema::GetSchema::new(shared)),
+                DatabaseTool::DescribeEntity => {
+                    Arc::new(describe_entity::DescribeEntity::new(shared))
+                }
+                DatabaseTool::QueryEntities => Arc::new(query_entities::QueryEntities::new(shared)),
+                DatabaseTool::GlobSearch => Arc::new(glob_search::GlobSearch::new(shared)),
+                DatabaseTool::GetEntityById => {
+                    Arc::new(get_entity_by_id::GetEntityById::new(shared))
+                }
+                DatabaseTool::GetEntitiesByIds => {
                     Arc::new(get_entities_by_ids::GetEntitiesByIds::new(shared))
                 }
-                Kind::ExploreRelationships => {
+                DatabaseTool::ExploreRelationships => {
                     Arc::new(explore_relationships::ExploreRelationships::new(shared))
                 }
             }
@@ -85,17 +91,7 @@ pub fn database_tools(spec: Arc<SchemaSpec>, db: Database) -> Vec<Arc<dyn Tool>>
 pub fn database_tool_definitions(spec: &SchemaSpec) -> Vec<ToolDefinition> {
     plan(spec)
         .into_iter()
-        .map(|kind| match kind {
-            Kind::GetSchema => get_schema::GetSchema::definition_for(spec),
-            Kind::DescribeEntity => describe_entity::DescribeEntity::definition_for(spec),
-            Kind::QueryEntities => query_entities::QueryEntities::definition_for(spec),
-            Kind::GlobSearch => glob_search::GlobSearch::definition_for(spec),
-            Kind::GetEntityById => get_entity_by_id::GetEntityById::definition_for(spec),
-            Kind::GetEntitiesByIds => get_entities_by_ids::GetEntitiesByIds::definition_for(spec),
-            Kind::ExploreRelationships => {
-                explore_relationships::ExploreRelationships::definition_for(spec)
-            }
-        })
+        .map(|tool| tool.definition(spec))
         .collect()
 }
 
@@ -129,29 +125,116 @@ pub fn register_database_tools(
     Ok(builder)
 }
 
-/// One database tool.
-#[derive(Clone, Copy)]
-enum Kind {
+/// One database tool of the engine, for code that needs one tool without the others (the
+/// generated typed tools): its definition and its call, the same as the tool
+/// [`database_tools`] builds.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let spec: toolforge::spec::SchemaSpec = serde_json::from_value(serde_json::json!({
+/// #   "name": "books", "entities": [{"name": "Book", "table": "book", "unique_field": "isbn",
+/// #   "fields": [{"name": "isbn", "type": "string", "unique": true}]}],
+/// #   "relationships": [], "tools": {"default_limit": 20, "max_limit": 100,
+/// #   "families": ["lookup"]}}))?;
+/// use toolforge::sql::tools::{DatabaseTool, database_tool_definitions};
+/// let definition = DatabaseTool::GetEntityById.definition(&spec);
+/// assert_eq!(definition, database_tool_definitions(&spec)[0]);
+/// let dir = tempfile::tempdir()?;
+/// let db = toolforge::sql::Database::open(dir.path().join("books.db"))?;
+/// db.init(&spec)?;
+/// let call = DatabaseTool::GetEntityById.call(
+///     std::sync::Arc::new(spec),
+///     db,
+///     serde_json::json!({"entity_type": "Book", "id_value": "978-0"}),
+/// );
+/// let error = tokio::runtime::Runtime::new()?.block_on(call).unwrap_err();
+/// assert_eq!(error.code, toolforge::ErrorCode::NotFound);
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DatabaseTool {
+    /// `get_schema`.
     GetSchema,
+    /// `describe_entity`.
     DescribeEntity,
+    /// `query_entities`.
     QueryEntities,
+    /// `glob_search`.
     GlobSearch,
+    /// `get_entity_by_id`.
     GetEntityById,
+    /// `get_entities_by_ids`.
     GetEntitiesByIds,
+    /// `explore_relationships`.
     ExploreRelationships,
 }
 
+impl DatabaseTool {
+    /// The tool's definition for `spec` (identical to the one [`database_tools`] registers).
+    pub fn definition(self, spec: &SchemaSpec) -> ToolDefinition {
+        match self {
+            DatabaseTool::GetSchema => get_schema::GetSchema::definition_for(spec),
+            DatabaseTool::DescribeEntity => describe_entity::DescribeEntity::definition_for(spec),
+            DatabaseTool::QueryEntities => query_entities::QueryEntities::definition_for(spec),
+            DatabaseTool::GlobSearch => glob_search::GlobSearch::definition_for(spec),
+            DatabaseTool::GetEntityById => get_entity_by_id::GetEntityById::definition_for(spec),
+            DatabaseTool::GetEntitiesByIds => {
+                get_entities_by_ids::GetEntitiesByIds::definition_for(spec)
+            }
+            DatabaseTool::ExploreRelationships => {
+                explore_relationships::ExploreRelationships::definition_for(spec)
+            }
+        }
+    }
+
+    /// Runs the tool on `arguments` over `spec` and `db`: the same answer, or the same error,
+    /// as a call of the tool [`database_tools`] builds.
+    pub fn call(
+        self,
+        spec: Arc<SchemaSpec>,
+        db: Database,
+        arguments: Value,
+    ) -> ToolFuture<'static> {
+        let shared = Arc::new(Shared::new(spec, db));
+        match self {
+            DatabaseTool::GetSchema => {
+                common::run_pure(&shared.spec, arguments, get_schema::handle)
+            }
+            DatabaseTool::DescribeEntity => {
+                common::run_pure(&shared.spec, arguments, describe_entity::handle)
+            }
+            DatabaseTool::QueryEntities => common::run(&shared, arguments, query_entities::handle),
+            DatabaseTool::GlobSearch => common::run(&shared, arguments, glob_search::handle),
+            DatabaseTool::GetEntityById => {
+                common::run(&shared, arguments, get_entity_by_id::handle)
+            }
+            DatabaseTool::GetEntitiesByIds => {
+                common::run(&shared, arguments, get_entities_by_ids::handle)
+            }
+            DatabaseTool::ExploreRelationships => {
+                common::run(&shared, arguments, explore_relationships::handle)
+            }
+        }
+    }
+}
+
 /// The tools `spec.tools.families` asks for, in a stable order.
-fn plan(spec: &SchemaSpec) -> Vec<Kind> {
+fn plan(spec: &SchemaSpec) -> Vec<DatabaseTool> {
     let mut kinds = Vec::new();
     for family in &spec.tools.families {
         match family {
-            ToolFamily::Schema => kinds.extend([Kind::GetSchema, Kind::DescribeEntity]),
-            ToolFamily::Query => kinds.extend([Kind::QueryEntities, Kind::GlobSearch]),
-            ToolFamily::Lookup => kinds.extend([Kind::GetEntityById, Kind::GetEntitiesByIds]),
+            ToolFamily::Schema => {
+                kinds.extend([DatabaseTool::GetSchema, DatabaseTool::DescribeEntity])
+            }
+            ToolFamily::Query => {
+                kinds.extend([DatabaseTool::QueryEntities, DatabaseTool::GlobSearch])
+            }
+            ToolFamily::Lookup => {
+                kinds.extend([DatabaseTool::GetEntityById, DatabaseTool::GetEntitiesByIds])
+            }
             ToolFamily::Relationships => {
                 if !spec.relationships.is_empty() {
-                    kinds.push(Kind::ExploreRelationships);
+                    kinds.push(DatabaseTool::ExploreRelationships);
                 }
             }
         }

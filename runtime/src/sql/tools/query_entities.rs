@@ -26,7 +26,7 @@ struct Arguments {
     conditions: Vec<Condition>,
     #[serde(default)]
     order_by: Option<OrderBy>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::common::optional_integer")]
     limit: Option<i64>,
 }
 
@@ -102,7 +102,11 @@ impl QueryEntities {
     }
 }
 
-fn handle(spec: &SchemaSpec, conn: &Connection, arguments: Value) -> Result<Value, HandlerError> {
+pub(crate) fn handle(
+    spec: &SchemaSpec,
+    conn: &Connection,
+    arguments: Value,
+) -> Result<Value, HandlerError> {
     let arguments: Arguments = parse(NAME, arguments)?;
     let entity = entity(spec, &arguments.entity_type, "entity_type")?;
     let limit = limit(spec, arguments.limit)?;
