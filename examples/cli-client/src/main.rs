@@ -47,12 +47,12 @@ async fn run() -> Result<(), Error> {
     let long_books = QueryEntitiesArgs {
         entity_type: EntityName::Book,
         conditions: vec![Condition {
-            field: FieldName::IsLong,
+            field: FieldName::IsLong.into(),
             operator: Operator::Eq,
             value: json!(true),
         }],
         order_by: Some(OrderBy {
-            field: FieldName::Pages,
+            field: FieldName::Pages.into(),
             direction: Direction::Desc,
         }),
         limit: Some(5),
