@@ -61,7 +61,17 @@ pub(crate) fn records_module(spec: &SchemaSpec) -> Result<TokenStream, CodegenEr
         #[allow(dead_code)]
         pub mod records {
             #[allow(unused_imports)]
-            use ::toolforge::sql::records::{Follow, Query, Record, RecordField};
+            use ::toolforge::sql::records::{Follow, Query, Record, RecordField, Writer};
+
+            /// Runs `f` in one write transaction: every upsert and link it makes through the
+            /// writer is committed together, or none is. Returns `f`'s value and how much was written.
+            pub fn write<T>(
+                db: &::toolforge::sql::Database,
+                f: impl FnOnce(&mut Writer<'_, '_, '_>) -> Result<T, ::toolforge::sql::ImportError>,
+            ) -> Result<(T, ::toolforge::sql::ImportStats), ::toolforge::sql::ImportError> {
+                ::toolforge::sql::records::write(db, super::spec(), f)
+            }
+
             #( #items )*
         }
     })
@@ -223,7 +233,8 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
                 ::toolforge::sql::records::get(db, id).await
             }
 
-            /// Inserts or updates records by their unique field, in one transaction.
+            /// Inserts or updates records by their unique field, in one transaction (to write
+            /// several entities and edges in one, use `records::write`).
             pub fn upsert(db: &::toolforge::sql::Database, records: &[#ty]) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
                 ::toolforge::sql::records::upsert(db, records)
             }
@@ -252,12 +263,18 @@ fn relationship_methods(spec: &SchemaSpec, entity: &EntitySpec) -> Vec<TokenStre
             let target = type_ident(&rel.target);
             let method = unique(format!("out_{}_{}", snake(rel_type), snake(&rel.target)));
             let link = unique(format!("link_{}_{}", snake(rel_type), snake(&rel.target)));
+            let link_in = unique(format!("{link}_in"));
             let docs = doc(&format!(
                 "The `{}` records this one points to: `{} -[{rel_type}]-> {}`.",
                 rel.target, rel.source, rel.target
             ));
             let link_docs = doc(&format!(
-                "Adds the edge `{} -[{rel_type}]-> {}` from this record to `to` (both must exist).",
+                "Adds the edge `{} -[{rel_type}]-> {}` from this record to `to` (both must exist), in its own transaction.",
+                rel.source, rel.target
+            ));
+            let link_in_docs = doc(&format!(
+                "Adds the edge `{} -[{rel_type}]-> {}` from this record to `to` in the writer's transaction \
+                 (see `records::write`; both records must exist when it ends).",
                 rel.source, rel.target
             ));
             out.push(quote! {
@@ -269,6 +286,11 @@ fn relationship_methods(spec: &SchemaSpec, entity: &EntitySpec) -> Vec<TokenStre
                 #link_docs
                 pub fn #link(&self, db: &::toolforge::sql::Database, to: &#target) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
                     ::toolforge::sql::records::link(db, #rel_type, self, to)
+                }
+
+                #link_in_docs
+                pub fn #link_in(&self, writer: &mut Writer<'_, '_, '_>, to: &#target) -> Result<(), ::toolforge::sql::ImportError> {
+                    writer.link(#rel_type, self, to)
                 }
             });
         }

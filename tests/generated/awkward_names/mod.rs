@@ -229,7 +229,17 @@ pub fn setup_tool_registry(
 #[allow(dead_code)]
 pub mod records {
     #[allow(unused_imports)]
-    use ::toolforge::sql::records::{Follow, Query, Record, RecordField};
+    use ::toolforge::sql::records::{Follow, Query, Record, RecordField, Writer};
+    /// Runs `f` in one write transaction: every upsert and link it makes through the
+    /// writer is committed together, or none is. Returns `f`'s value and how much was written.
+    pub fn write<T>(
+        db: &::toolforge::sql::Database,
+        f: impl FnOnce(
+            &mut Writer<'_, '_, '_>,
+        ) -> Result<T, ::toolforge::sql::ImportError>,
+    ) -> Result<(T, ::toolforge::sql::ImportStats), ::toolforge::sql::ImportError> {
+        ::toolforge::sql::records::write(db, super::spec(), f)
+    }
     /// A `HTTPServer` record: A server, named with an acronym.
     #[derive(
         Debug,
@@ -363,7 +373,8 @@ pub mod records {
         ) -> Result<Option<HttpServer>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[HttpServer],
@@ -382,13 +393,21 @@ pub mod records {
             >(db, "SERVES", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `HTTPServer -[SERVES]-> user_account` from this record to `to` (both must exist).
+        /// Adds the edge `HTTPServer -[SERVES]-> user_account` from this record to `to` (both must exist), in its own transaction.
         pub fn link_serves_user_account(
             &self,
             db: &::toolforge::sql::Database,
             to: &UserAccount,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "SERVES", self, to)
+        }
+        /// Adds the edge `HTTPServer -[SERVES]-> user_account` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_serves_user_account_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &UserAccount,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("SERVES", self, to)
         }
     }
     /// A `user_account` record.
@@ -489,7 +508,8 @@ pub mod records {
         ) -> Result<Option<UserAccount>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[UserAccount],

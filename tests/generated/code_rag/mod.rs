@@ -329,7 +329,17 @@ pub fn setup_tool_registry(
 #[allow(dead_code)]
 pub mod records {
     #[allow(unused_imports)]
-    use ::toolforge::sql::records::{Follow, Query, Record, RecordField};
+    use ::toolforge::sql::records::{Follow, Query, Record, RecordField, Writer};
+    /// Runs `f` in one write transaction: every upsert and link it makes through the
+    /// writer is committed together, or none is. Returns `f`'s value and how much was written.
+    pub fn write<T>(
+        db: &::toolforge::sql::Database,
+        f: impl FnOnce(
+            &mut Writer<'_, '_, '_>,
+        ) -> Result<T, ::toolforge::sql::ImportError>,
+    ) -> Result<(T, ::toolforge::sql::ImportStats), ::toolforge::sql::ImportError> {
+        ::toolforge::sql::records::write(db, super::spec(), f)
+    }
     /// A `Scope` record: Code scope (function, class, method, etc.)
     #[derive(
         Debug,
@@ -452,7 +462,8 @@ pub mod records {
         ) -> Result<Option<Scope>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[Scope],
@@ -471,13 +482,21 @@ pub mod records {
             >(db, "CONSUMES", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `Scope -[CONSUMES]-> Scope` from this record to `to` (both must exist).
+        /// Adds the edge `Scope -[CONSUMES]-> Scope` from this record to `to` (both must exist), in its own transaction.
         pub fn link_consumes_scope(
             &self,
             db: &::toolforge::sql::Database,
             to: &Scope,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "CONSUMES", self, to)
+        }
+        /// Adds the edge `Scope -[CONSUMES]-> Scope` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_consumes_scope_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &Scope,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("CONSUMES", self, to)
         }
         /// The `Scope` records pointing to this one: `Scope -[CONSUMES]-> Scope`.
         pub async fn in_consumes_scope(
@@ -503,13 +522,21 @@ pub mod records {
             >(db, "CONSUMED_BY", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `Scope -[CONSUMED_BY]-> Scope` from this record to `to` (both must exist).
+        /// Adds the edge `Scope -[CONSUMED_BY]-> Scope` from this record to `to` (both must exist), in its own transaction.
         pub fn link_consumed_by_scope(
             &self,
             db: &::toolforge::sql::Database,
             to: &Scope,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "CONSUMED_BY", self, to)
+        }
+        /// Adds the edge `Scope -[CONSUMED_BY]-> Scope` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_consumed_by_scope_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &Scope,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("CONSUMED_BY", self, to)
         }
         /// The `Scope` records pointing to this one: `Scope -[CONSUMED_BY]-> Scope`.
         pub async fn in_consumed_by_scope(
@@ -535,13 +562,21 @@ pub mod records {
             >(db, "BELONGS_TO", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `Scope -[BELONGS_TO]-> Project` from this record to `to` (both must exist).
+        /// Adds the edge `Scope -[BELONGS_TO]-> Project` from this record to `to` (both must exist), in its own transaction.
         pub fn link_belongs_to_project(
             &self,
             db: &::toolforge::sql::Database,
             to: &Project,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "BELONGS_TO", self, to)
+        }
+        /// Adds the edge `Scope -[BELONGS_TO]-> Project` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_belongs_to_project_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &Project,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("BELONGS_TO", self, to)
         }
         /// The `File` records this one points to: `Scope -[DEFINED_IN]-> File`.
         pub async fn out_defined_in_file(
@@ -555,13 +590,21 @@ pub mod records {
             >(db, "DEFINED_IN", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `Scope -[DEFINED_IN]-> File` from this record to `to` (both must exist).
+        /// Adds the edge `Scope -[DEFINED_IN]-> File` from this record to `to` (both must exist), in its own transaction.
         pub fn link_defined_in_file(
             &self,
             db: &::toolforge::sql::Database,
             to: &File,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "DEFINED_IN", self, to)
+        }
+        /// Adds the edge `Scope -[DEFINED_IN]-> File` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_defined_in_file_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &File,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("DEFINED_IN", self, to)
         }
     }
     /// A `File` record: Source code file
@@ -658,7 +701,8 @@ pub mod records {
         ) -> Result<Option<File>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[File],
@@ -755,7 +799,8 @@ pub mod records {
         ) -> Result<Option<Project>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[Project],

@@ -315,7 +315,17 @@ pub fn setup_tool_registry(
 #[allow(dead_code)]
 pub mod records {
     #[allow(unused_imports)]
-    use ::toolforge::sql::records::{Follow, Query, Record, RecordField};
+    use ::toolforge::sql::records::{Follow, Query, Record, RecordField, Writer};
+    /// Runs `f` in one write transaction: every upsert and link it makes through the
+    /// writer is committed together, or none is. Returns `f`'s value and how much was written.
+    pub fn write<T>(
+        db: &::toolforge::sql::Database,
+        f: impl FnOnce(
+            &mut Writer<'_, '_, '_>,
+        ) -> Result<T, ::toolforge::sql::ImportError>,
+    ) -> Result<(T, ::toolforge::sql::ImportStats), ::toolforge::sql::ImportError> {
+        ::toolforge::sql::records::write(db, super::spec(), f)
+    }
     /// A `Scope` record: Scope entity (516 nodes)
     #[derive(
         Debug,
@@ -417,7 +427,8 @@ pub mod records {
         ) -> Result<Option<Scope>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[Scope],
@@ -436,13 +447,21 @@ pub mod records {
             >(db, "DEFINED_IN", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `Scope -[DEFINED_IN]-> File` from this record to `to` (both must exist).
+        /// Adds the edge `Scope -[DEFINED_IN]-> File` from this record to `to` (both must exist), in its own transaction.
         pub fn link_defined_in_file(
             &self,
             db: &::toolforge::sql::Database,
             to: &File,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "DEFINED_IN", self, to)
+        }
+        /// Adds the edge `Scope -[DEFINED_IN]-> File` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_defined_in_file_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &File,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("DEFINED_IN", self, to)
         }
         /// The `Scope` records this one points to: `Scope -[CONSUMES]-> Scope`.
         pub async fn out_consumes_scope(
@@ -456,13 +475,21 @@ pub mod records {
             >(db, "CONSUMES", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `Scope -[CONSUMES]-> Scope` from this record to `to` (both must exist).
+        /// Adds the edge `Scope -[CONSUMES]-> Scope` from this record to `to` (both must exist), in its own transaction.
         pub fn link_consumes_scope(
             &self,
             db: &::toolforge::sql::Database,
             to: &Scope,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "CONSUMES", self, to)
+        }
+        /// Adds the edge `Scope -[CONSUMES]-> Scope` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_consumes_scope_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &Scope,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("CONSUMES", self, to)
         }
         /// The `Scope` records pointing to this one: `Scope -[CONSUMES]-> Scope`.
         pub async fn in_consumes_scope(
@@ -488,13 +515,21 @@ pub mod records {
             >(db, "CONSUMED_BY", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `Scope -[CONSUMED_BY]-> Scope` from this record to `to` (both must exist).
+        /// Adds the edge `Scope -[CONSUMED_BY]-> Scope` from this record to `to` (both must exist), in its own transaction.
         pub fn link_consumed_by_scope(
             &self,
             db: &::toolforge::sql::Database,
             to: &Scope,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "CONSUMED_BY", self, to)
+        }
+        /// Adds the edge `Scope -[CONSUMED_BY]-> Scope` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_consumed_by_scope_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &Scope,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("CONSUMED_BY", self, to)
         }
         /// The `Scope` records pointing to this one: `Scope -[CONSUMED_BY]-> Scope`.
         pub async fn in_consumed_by_scope(
@@ -520,13 +555,21 @@ pub mod records {
             >(db, "USES_LIBRARY", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `Scope -[USES_LIBRARY]-> ExternalLibrary` from this record to `to` (both must exist).
+        /// Adds the edge `Scope -[USES_LIBRARY]-> ExternalLibrary` from this record to `to` (both must exist), in its own transaction.
         pub fn link_uses_library_external_library(
             &self,
             db: &::toolforge::sql::Database,
             to: &ExternalLibrary,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "USES_LIBRARY", self, to)
+        }
+        /// Adds the edge `Scope -[USES_LIBRARY]-> ExternalLibrary` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_uses_library_external_library_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &ExternalLibrary,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("USES_LIBRARY", self, to)
         }
     }
     /// A `File` record: File entity (49 nodes)
@@ -606,7 +649,8 @@ pub mod records {
         ) -> Result<Option<File>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[File],
@@ -637,13 +681,21 @@ pub mod records {
             >(db, "IN_DIRECTORY", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `File -[IN_DIRECTORY]-> Directory` from this record to `to` (both must exist).
+        /// Adds the edge `File -[IN_DIRECTORY]-> Directory` from this record to `to` (both must exist), in its own transaction.
         pub fn link_in_directory_directory(
             &self,
             db: &::toolforge::sql::Database,
             to: &Directory,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "IN_DIRECTORY", self, to)
+        }
+        /// Adds the edge `File -[IN_DIRECTORY]-> Directory` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_in_directory_directory_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &Directory,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("IN_DIRECTORY", self, to)
         }
     }
     /// A `ExternalLibrary` record: ExternalLibrary entity (24 nodes)
@@ -726,7 +778,8 @@ pub mod records {
         ) -> Result<Option<ExternalLibrary>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[ExternalLibrary],
@@ -817,7 +870,8 @@ pub mod records {
         ) -> Result<Option<Directory>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[Directory],
@@ -848,13 +902,21 @@ pub mod records {
             >(db, "PARENT_OF", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `Directory -[PARENT_OF]-> Directory` from this record to `to` (both must exist).
+        /// Adds the edge `Directory -[PARENT_OF]-> Directory` from this record to `to` (both must exist), in its own transaction.
         pub fn link_parent_of_directory(
             &self,
             db: &::toolforge::sql::Database,
             to: &Directory,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "PARENT_OF", self, to)
+        }
+        /// Adds the edge `Directory -[PARENT_OF]-> Directory` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_parent_of_directory_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &Directory,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("PARENT_OF", self, to)
         }
         /// The `Directory` records pointing to this one: `Directory -[PARENT_OF]-> Directory`.
         pub async fn in_parent_of_directory(

@@ -220,7 +220,17 @@ pub fn setup_tool_registry(
 #[allow(dead_code)]
 pub mod records {
     #[allow(unused_imports)]
-    use ::toolforge::sql::records::{Follow, Query, Record, RecordField};
+    use ::toolforge::sql::records::{Follow, Query, Record, RecordField, Writer};
+    /// Runs `f` in one write transaction: every upsert and link it makes through the
+    /// writer is committed together, or none is. Returns `f`'s value and how much was written.
+    pub fn write<T>(
+        db: &::toolforge::sql::Database,
+        f: impl FnOnce(
+            &mut Writer<'_, '_, '_>,
+        ) -> Result<T, ::toolforge::sql::ImportError>,
+    ) -> Result<(T, ::toolforge::sql::ImportStats), ::toolforge::sql::ImportError> {
+        ::toolforge::sql::records::write(db, super::spec(), f)
+    }
     /// A `Book` record: A book of the library
     #[derive(
         Debug,
@@ -329,7 +339,8 @@ pub mod records {
         ) -> Result<Option<Book>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[Book],
@@ -348,13 +359,21 @@ pub mod records {
             >(db, "WRITTEN_BY", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `Book -[WRITTEN_BY]-> Author` from this record to `to` (both must exist).
+        /// Adds the edge `Book -[WRITTEN_BY]-> Author` from this record to `to` (both must exist), in its own transaction.
         pub fn link_written_by_author(
             &self,
             db: &::toolforge::sql::Database,
             to: &Author,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "WRITTEN_BY", self, to)
+        }
+        /// Adds the edge `Book -[WRITTEN_BY]-> Author` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_written_by_author_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &Author,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("WRITTEN_BY", self, to)
         }
     }
     /// A `Author` record: A person who wrote at least one book of the library
@@ -444,7 +463,8 @@ pub mod records {
         ) -> Result<Option<Author>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[Author],
