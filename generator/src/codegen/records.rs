@@ -33,6 +33,21 @@ fn stored_type(ty: FieldType) -> TokenStream {
     }
 }
 
+/// The serde attributes of an optional record field; number fields go through
+/// `records::number::serialize` so whole values are written as JSON integers.
+fn optional_serde(config: &str, number: bool) -> TokenStream {
+    if number {
+        quote! {
+            #[serde(rename = #config, default, skip_serializing_if = "Option::is_none",
+                serialize_with = "::toolforge::sql::records::number::serialize")]
+        }
+    } else {
+        quote! {
+            #[serde(rename = #config, default, skip_serializing_if = "Option::is_none")]
+        }
+    }
+}
+
 fn computed_type(ty: ValueType) -> TokenStream {
     match ty {
         ValueType::String | ValueType::Datetime => quote!(String),
@@ -122,9 +137,13 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
                 pub #rust: String,
             });
         } else {
+            let serde = optional_serde(
+                config,
+                matches!(field.ty, FieldType::Number | FieldType::NumberArray),
+            );
             fields.push(quote! {
                 #field_doc
-                #[serde(rename = #config, default, skip_serializing_if = "Option::is_none")]
+                #serde
                 pub #rust: Option<#field_ty>,
             });
         }
@@ -143,9 +162,10 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
                 .map(|d| format!(" ({d})"))
                 .unwrap_or_default()
         ));
+        let serde = optional_serde(config, computed.ty == ValueType::Number);
         fields.push(quote! {
             #field_doc
-            #[serde(rename = #config, default, skip_serializing_if = "Option::is_none")]
+            #serde
             pub #rust: Option<#field_ty>,
         });
         variants.push((config.clone(), type_ident(config)));

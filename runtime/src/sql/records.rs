@@ -56,6 +56,8 @@
 //! # Ok(()) }
 //! ```
 
+pub mod number;
+
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;

@@ -262,7 +262,12 @@ pub mod records {
         #[serde(rename = "self", default, skip_serializing_if = "Option::is_none")]
         pub self_: Option<String>,
         /// `order` (number): An SQL keyword.
-        #[serde(rename = "order", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "order",
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
+        )]
         pub order: Option<f64>,
         /// `match` (boolean)
         #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
@@ -280,7 +285,8 @@ pub mod records {
         #[serde(
             rename = "orderPlusOne",
             default,
-            skip_serializing_if = "Option::is_none"
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
         )]
         pub order_plus_one: Option<f64>,
     }
@@ -436,7 +442,12 @@ pub mod records {
         #[serde(rename = "Self", default, skip_serializing_if = "Option::is_none")]
         pub self_: Option<String>,
         /// `fn` (number)
-        #[serde(rename = "fn", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "fn",
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
+        )]
         pub r#fn: Option<f64>,
     }
     /// The fields of `user_account` (stored, then computed), for queries and ordering.

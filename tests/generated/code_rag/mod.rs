@@ -371,10 +371,20 @@ pub mod records {
         #[serde(rename = "language", default, skip_serializing_if = "Option::is_none")]
         pub language: Option<String>,
         /// `startLine` (number): Start line number
-        #[serde(rename = "startLine", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "startLine",
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
+        )]
         pub start_line: Option<f64>,
         /// `endLine` (number): End line number
-        #[serde(rename = "endLine", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "endLine",
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
+        )]
         pub end_line: Option<f64>,
     }
     /// The fields of `Scope` (stored, then computed), for queries and ordering.

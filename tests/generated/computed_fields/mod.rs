@@ -233,22 +233,42 @@ pub mod records {
         #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
         pub r#type: Option<String>,
         /// `startLine` (number): Starting line number
-        #[serde(rename = "startLine", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "startLine",
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
+        )]
         pub start_line: Option<f64>,
         /// `endLine` (number): Ending line number
-        #[serde(rename = "endLine", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "endLine",
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
+        )]
         pub end_line: Option<f64>,
         /// `source` (string): Full source code
         #[serde(rename = "source", default, skip_serializing_if = "Option::is_none")]
         pub source: Option<String>,
         /// Computed, read-only: `endLine - startLine + 1` (Number of lines in this scope)
-        #[serde(rename = "line_count", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "line_count",
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
+        )]
         pub line_count: Option<f64>,
         /// Computed, read-only: `(endLine - startLine + 1) > 100` (Whether this scope is large (>100 lines))
         #[serde(rename = "is_large", default, skip_serializing_if = "Option::is_none")]
         pub is_large: Option<bool>,
         /// Computed, read-only: `source.length` (Number of characters in source code)
-        #[serde(rename = "char_count", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "char_count",
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
+        )]
         pub char_count: Option<f64>,
     }
     /// The fields of `Scope` (stored, then computed), for queries and ordering.

@@ -253,10 +253,20 @@ pub mod records {
         #[serde(rename = "genre", default, skip_serializing_if = "Option::is_none")]
         pub genre: Option<String>,
         /// `year` (number): Year of first publication
-        #[serde(rename = "year", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "year",
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
+        )]
         pub year: Option<f64>,
         /// `pages` (number): Number of pages of the library's edition
-        #[serde(rename = "pages", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "pages",
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
+        )]
         pub pages: Option<f64>,
         /// Computed, read-only: `pages > 400` (Whether the book has more than 400 pages)
         #[serde(rename = "is_long", default, skip_serializing_if = "Option::is_none")]
@@ -395,7 +405,12 @@ pub mod records {
         #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
         /// `born` (number): Year of birth
-        #[serde(rename = "born", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "born",
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
+        )]
         pub born: Option<f64>,
     }
     /// The fields of `Author` (stored, then computed), for queries and ordering.
