@@ -48,6 +48,15 @@ fn optional_serde(config: &str, number: bool) -> TokenStream {
     }
 }
 
+fn value_type_name(ty: ValueType) -> &'static str {
+    match ty {
+        ValueType::String => "string",
+        ValueType::Datetime => "datetime",
+        ValueType::Number => "number",
+        ValueType::Boolean => "boolean",
+    }
+}
+
 fn computed_type(ty: ValueType) -> TokenStream {
     match ty {
         ValueType::String | ValueType::Datetime => quote!(String),
@@ -129,6 +138,7 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
                 format!(": {description}")
             }
         ));
+        variants.push((config.clone(), type_ident(config), field_doc.clone()));
         if is_unique {
             id_ident = Some(rust.clone());
             fields.push(quote! {
@@ -147,7 +157,6 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
                 pub #rust: Option<#field_ty>,
             });
         }
-        variants.push((config.clone(), type_ident(config)));
     }
     for computed in &entity.computed_fields {
         let config = &computed.name;
@@ -168,25 +177,38 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
             #serde
             pub #rust: Option<#field_ty>,
         });
-        variants.push((config.clone(), type_ident(config)));
+        let variant_doc = doc(&format!(
+            "`{config}` (computed, {}): `{}`{}",
+            value_type_name(computed.ty),
+            computed.source,
+            computed
+                .description
+                .as_deref()
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default()
+        ));
+        variants.push((config.clone(), type_ident(config), variant_doc));
     }
     // The lowering always lists the unique field; fall back to a String field if not.
     let id_ident = id_ident.unwrap_or_else(|| {
         let rust = field_ident(&entity.unique_field);
         let config = &entity.unique_field;
+        let field_doc = doc(&format!("`{config}` (string, unique)"));
         fields.insert(
             0,
             quote! {
+                #field_doc
                 #[serde(rename = #config)]
                 pub #rust: String,
             },
         );
-        variants.insert(0, (config.clone(), type_ident(config)));
+        variants.insert(0, (config.clone(), type_ident(config), field_doc));
         rust
     });
 
-    let variant_idents: Vec<_> = variants.iter().map(|(_, v)| v.clone()).collect();
-    let variant_names: Vec<_> = variants.iter().map(|(n, _)| n.clone()).collect();
+    let variant_idents: Vec<_> = variants.iter().map(|(_, v, _)| v.clone()).collect();
+    let variant_names: Vec<_> = variants.iter().map(|(n, _, _)| n.clone()).collect();
+    let variant_docs: Vec<_> = variants.iter().map(|(_, _, d)| d.clone()).collect();
     let count = variants.len();
     let enum_doc = doc(&format!(
         "The fields of `{name}` (stored, then computed), for queries and ordering."
@@ -208,7 +230,7 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
         #[serde(crate = "::toolforge::serde")]
         #[schemars(crate = "::toolforge::schemars")]
         pub enum #field_enum {
-            #( #[serde(rename = #variant_names)] #variant_idents, )*
+            #( #variant_docs #[serde(rename = #variant_names)] #variant_idents, )*
         }
 
         impl #field_enum {

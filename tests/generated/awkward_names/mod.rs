@@ -305,22 +305,31 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum HttpServerField {
+        /// `apiKey` (string, unique)
         #[serde(rename = "apiKey")]
         ApiKey,
+        /// `type` (string): A Rust keyword.
         #[serde(rename = "type")]
         Type,
+        /// `self` (string): Cannot even be a raw identifier.
         #[serde(rename = "self")]
         Self_,
+        /// `order` (number): An SQL keyword.
         #[serde(rename = "order")]
         Order,
+        /// `match` (boolean)
         #[serde(rename = "match")]
         Match,
+        /// `select` (string)
         #[serde(rename = "select")]
         Select,
+        /// `where` (enum), one of: here, there
         #[serde(rename = "where")]
         Where,
+        /// `tags` (array<string>)
         #[serde(rename = "tags")]
         Tags,
+        /// `orderPlusOne` (computed, number): `order + 1`
         #[serde(rename = "orderPlusOne")]
         OrderPlusOne,
     }
@@ -465,12 +474,16 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum UserAccountField {
+        /// `uuid` (string, unique): Unique identifier of a user_account
         #[serde(rename = "uuid")]
         Uuid,
+        /// `user_account` (string)
         #[serde(rename = "user_account")]
         UserAccount,
+        /// `Self` (string)
         #[serde(rename = "Self")]
         Self_,
+        /// `fn` (number)
         #[serde(rename = "fn")]
         Fn,
     }
@@ -563,8 +576,10 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum EntityName {
+        /// `HTTPServer`: A server, named with an acronym.
         #[serde(rename = "HTTPServer")]
         HttpServer,
+        /// The entity `user_account`.
         #[serde(rename = "user_account")]
         UserAccount,
     }
@@ -602,30 +617,43 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum FieldName {
+        /// The field `apiKey` (of HTTPServer).
         #[serde(rename = "apiKey")]
         ApiKey,
+        /// The field `type` (of HTTPServer).
         #[serde(rename = "type")]
         Type,
+        /// The field `self` (of HTTPServer).
         #[serde(rename = "self")]
         Self_,
+        /// The field `order` (of HTTPServer).
         #[serde(rename = "order")]
         Order,
+        /// The field `match` (of HTTPServer).
         #[serde(rename = "match")]
         Match,
+        /// The field `select` (of HTTPServer).
         #[serde(rename = "select")]
         Select,
+        /// The field `where` (of HTTPServer).
         #[serde(rename = "where")]
         Where,
+        /// The field `tags` (of HTTPServer).
         #[serde(rename = "tags")]
         Tags,
+        /// The field `orderPlusOne` (of HTTPServer).
         #[serde(rename = "orderPlusOne")]
         OrderPlusOne,
+        /// The field `uuid` (of user_account).
         #[serde(rename = "uuid")]
         Uuid,
+        /// The field `user_account` (of user_account).
         #[serde(rename = "user_account")]
         UserAccount,
+        /// The field `Self` (of user_account).
         #[serde(rename = "Self")]
         Self2,
+        /// The field `fn` (of user_account).
         #[serde(rename = "fn")]
         Fn,
     }
@@ -685,6 +713,7 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum RelationshipName {
+        /// The relationship `HTTPServer -[SERVES]-> user_account`.
         #[serde(rename = "SERVES")]
         Serves,
     }

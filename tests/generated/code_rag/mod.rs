@@ -402,20 +402,28 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum ScopeField {
+        /// `uuid` (string, unique): Unique identifier of a Scope
         #[serde(rename = "uuid")]
         Uuid,
+        /// `name` (string): Scope name (e.g., "handleLogin")
         #[serde(rename = "name")]
         Name,
+        /// `type` (enum), one of: function, class, method, variable, interface, type: Type of code scope
         #[serde(rename = "type")]
         Type,
+        /// `file` (string): File path relative to project root
         #[serde(rename = "file")]
         File,
+        /// `signature` (string): Function/method signature
         #[serde(rename = "signature")]
         Signature,
+        /// `language` (enum), one of: typescript, python, javascript: Programming language
         #[serde(rename = "language")]
         Language,
+        /// `startLine` (number): Start line number
         #[serde(rename = "startLine")]
         StartLine,
+        /// `endLine` (number): End line number
         #[serde(rename = "endLine")]
         EndLine,
     }
@@ -657,12 +665,16 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum FileField {
+        /// `uuid` (string, unique): Unique identifier of a File
         #[serde(rename = "uuid")]
         Uuid,
+        /// `path` (string)
         #[serde(rename = "path")]
         Path,
+        /// `extension` (string)
         #[serde(rename = "extension")]
         Extension,
+        /// `directory` (string)
         #[serde(rename = "directory")]
         Directory,
     }
@@ -766,8 +778,10 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum ProjectField {
+        /// `uuid` (string, unique): Unique identifier of a Project
         #[serde(rename = "uuid")]
         Uuid,
+        /// `name` (string)
         #[serde(rename = "name")]
         Name,
     }
@@ -853,10 +867,13 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum EntityName {
+        /// `Scope`: Code scope (function, class, method, etc.)
         #[serde(rename = "Scope")]
         Scope,
+        /// `File`: Source code file
         #[serde(rename = "File")]
         File,
+        /// `Project`: Code project
         #[serde(rename = "Project")]
         Project,
     }
@@ -896,26 +913,37 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum FieldName {
+        /// The field `uuid` (of Scope, File, Project).
         #[serde(rename = "uuid")]
         Uuid,
+        /// The field `name` (of Scope, Project).
         #[serde(rename = "name")]
         Name,
+        /// The field `type` (of Scope).
         #[serde(rename = "type")]
         Type,
+        /// The field `file` (of Scope).
         #[serde(rename = "file")]
         File,
+        /// The field `signature` (of Scope).
         #[serde(rename = "signature")]
         Signature,
+        /// The field `language` (of Scope).
         #[serde(rename = "language")]
         Language,
+        /// The field `startLine` (of Scope).
         #[serde(rename = "startLine")]
         StartLine,
+        /// The field `endLine` (of Scope).
         #[serde(rename = "endLine")]
         EndLine,
+        /// The field `path` (of File).
         #[serde(rename = "path")]
         Path,
+        /// The field `extension` (of File).
         #[serde(rename = "extension")]
         Extension,
+        /// The field `directory` (of File).
         #[serde(rename = "directory")]
         Directory,
     }
@@ -971,12 +999,16 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum RelationshipName {
+        /// The relationship `Scope -[CONSUMES]-> Scope`.
         #[serde(rename = "CONSUMES")]
         Consumes,
+        /// The relationship `Scope -[CONSUMED_BY]-> Scope`.
         #[serde(rename = "CONSUMED_BY")]
         ConsumedBy,
+        /// The relationship `Scope -[BELONGS_TO]-> Project`.
         #[serde(rename = "BELONGS_TO")]
         BelongsTo,
+        /// The relationship `Scope -[DEFINED_IN]-> File`.
         #[serde(rename = "DEFINED_IN")]
         DefinedIn,
     }

@@ -286,24 +286,34 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum ScopeField {
+        /// `uuid` (string, unique): Unique identifier of a Scope
         #[serde(rename = "uuid")]
         Uuid,
+        /// `name` (string): Scope name (function/class/method)
         #[serde(rename = "name")]
         Name,
+        /// `file` (string): File path
         #[serde(rename = "file")]
         File,
+        /// `type` (string): Scope type (function, class, method)
         #[serde(rename = "type")]
         Type,
+        /// `startLine` (number): Starting line number
         #[serde(rename = "startLine")]
         StartLine,
+        /// `endLine` (number): Ending line number
         #[serde(rename = "endLine")]
         EndLine,
+        /// `source` (string): Full source code
         #[serde(rename = "source")]
         Source,
+        /// `line_count` (computed, number): `endLine - startLine + 1` (Number of lines in this scope)
         #[serde(rename = "line_count")]
         LineCount,
+        /// `is_large` (computed, boolean): `(endLine - startLine + 1) > 100` (Whether this scope is large (>100 lines))
         #[serde(rename = "is_large")]
         IsLarge,
+        /// `char_count` (computed, number): `source.length` (Number of characters in source code)
         #[serde(rename = "char_count")]
         CharCount,
     }
@@ -436,6 +446,7 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum EntityName {
+        /// The entity `Scope`.
         #[serde(rename = "Scope")]
         Scope,
     }
@@ -469,24 +480,34 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum FieldName {
+        /// The field `uuid` (of Scope).
         #[serde(rename = "uuid")]
         Uuid,
+        /// The field `name` (of Scope).
         #[serde(rename = "name")]
         Name,
+        /// The field `file` (of Scope).
         #[serde(rename = "file")]
         File,
+        /// The field `type` (of Scope).
         #[serde(rename = "type")]
         Type,
+        /// The field `startLine` (of Scope).
         #[serde(rename = "startLine")]
         StartLine,
+        /// The field `endLine` (of Scope).
         #[serde(rename = "endLine")]
         EndLine,
+        /// The field `source` (of Scope).
         #[serde(rename = "source")]
         Source,
+        /// The field `line_count` (of Scope).
         #[serde(rename = "line_count")]
         LineCount,
+        /// The field `is_large` (of Scope).
         #[serde(rename = "is_large")]
         IsLarge,
+        /// The field `char_count` (of Scope).
         #[serde(rename = "char_count")]
         CharCount,
     }
@@ -540,6 +561,7 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum RelationshipName {
+        /// The relationship `Scope -[CONSUMES]-> Scope`.
         #[serde(rename = "CONSUMES")]
         Consumes,
     }

@@ -206,10 +206,13 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum DocumentField {
+        /// `path` (string, unique): Unique identifier of a Document
         #[serde(rename = "path")]
         Path,
+        /// `title` (string)
         #[serde(rename = "title")]
         Title,
+        /// `author` (string)
         #[serde(rename = "author")]
         Author,
     }
@@ -299,8 +302,10 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum ChunkField {
+        /// `uuid` (string, unique): Unique identifier of a Chunk
         #[serde(rename = "uuid")]
         Uuid,
+        /// `content` (string)
         #[serde(rename = "content")]
         Content,
     }
@@ -374,8 +379,10 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum EntityName {
+        /// The entity `Document`.
         #[serde(rename = "Document")]
         Document,
+        /// The entity `Chunk`.
         #[serde(rename = "Chunk")]
         Chunk,
     }
@@ -410,14 +417,19 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum FieldName {
+        /// The field `path` (of Document).
         #[serde(rename = "path")]
         Path,
+        /// The field `title` (of Document).
         #[serde(rename = "title")]
         Title,
+        /// The field `author` (of Document).
         #[serde(rename = "author")]
         Author,
+        /// The field `uuid` (of Chunk).
         #[serde(rename = "uuid")]
         Uuid,
+        /// The field `content` (of Chunk).
         #[serde(rename = "content")]
         Content,
     }

@@ -369,14 +369,19 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum ScopeField {
+        /// `signature` (string): signature of Scope
         #[serde(rename = "signature")]
         Signature,
+        /// `type` (string): type of Scope
         #[serde(rename = "type")]
         Type,
+        /// `file` (string): file of Scope
         #[serde(rename = "file")]
         File,
+        /// `uuid` (string, unique): uuid of Scope
         #[serde(rename = "uuid")]
         Uuid,
+        /// `name` (string): name of Scope
         #[serde(rename = "name")]
         Name,
     }
@@ -606,8 +611,10 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum FileField {
+        /// `uuid` (string, unique): Unique identifier of a File
         #[serde(rename = "uuid")]
         Uuid,
+        /// `name` (string): name of File
         #[serde(rename = "name")]
         Name,
     }
@@ -732,8 +739,10 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum ExternalLibraryField {
+        /// `uuid` (string, unique): Unique identifier of a ExternalLibrary
         #[serde(rename = "uuid")]
         Uuid,
+        /// `name` (string): name of ExternalLibrary
         #[serde(rename = "name")]
         Name,
     }
@@ -830,6 +839,7 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum DirectoryField {
+        /// `uuid` (string, unique): Unique identifier of a Directory
         #[serde(rename = "uuid")]
         Uuid,
     }
@@ -954,12 +964,16 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum EntityName {
+        /// `Scope`: Scope entity (516 nodes)
         #[serde(rename = "Scope")]
         Scope,
+        /// `File`: File entity (49 nodes)
         #[serde(rename = "File")]
         File,
+        /// `ExternalLibrary`: ExternalLibrary entity (24 nodes)
         #[serde(rename = "ExternalLibrary")]
         ExternalLibrary,
+        /// `Directory`: Directory entity (15 nodes)
         #[serde(rename = "Directory")]
         Directory,
     }
@@ -1001,14 +1015,19 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum FieldName {
+        /// The field `signature` (of Scope).
         #[serde(rename = "signature")]
         Signature,
+        /// The field `type` (of Scope).
         #[serde(rename = "type")]
         Type,
+        /// The field `file` (of Scope).
         #[serde(rename = "file")]
         File,
+        /// The field `uuid` (of Scope, File, ExternalLibrary, Directory).
         #[serde(rename = "uuid")]
         Uuid,
+        /// The field `name` (of Scope, File, ExternalLibrary).
         #[serde(rename = "name")]
         Name,
     }
@@ -1052,16 +1071,22 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum RelationshipName {
+        /// The relationship `Scope -[DEFINED_IN]-> File`.
         #[serde(rename = "DEFINED_IN")]
         DefinedIn,
+        /// The relationship `Scope -[CONSUMES]-> Scope`.
         #[serde(rename = "CONSUMES")]
         Consumes,
+        /// The relationship `Scope -[CONSUMED_BY]-> Scope`.
         #[serde(rename = "CONSUMED_BY")]
         ConsumedBy,
+        /// The relationship `Scope -[USES_LIBRARY]-> ExternalLibrary`.
         #[serde(rename = "USES_LIBRARY")]
         UsesLibrary,
+        /// The relationship `File -[IN_DIRECTORY]-> Directory`.
         #[serde(rename = "IN_DIRECTORY")]
         InDirectory,
+        /// The relationship `Directory -[PARENT_OF]-> Directory`.
         #[serde(rename = "PARENT_OF")]
         ParentOf,
     }

@@ -287,16 +287,22 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum BookField {
+        /// `isbn` (string, unique): The ISBN-13, digits only (`9780441013593`)
         #[serde(rename = "isbn")]
         Isbn,
+        /// `title` (string): The title (`Dune`)
         #[serde(rename = "title")]
         Title,
+        /// `genre` (enum), one of: novel, science-fiction, fantasy, essay, poetry: The genre
         #[serde(rename = "genre")]
         Genre,
+        /// `year` (number): Year of first publication
         #[serde(rename = "year")]
         Year,
+        /// `pages` (number): Number of pages of the library's edition
         #[serde(rename = "pages")]
         Pages,
+        /// `is_long` (computed, boolean): `pages > 400` (Whether the book has more than 400 pages)
         #[serde(rename = "is_long")]
         IsLong,
     }
@@ -428,10 +434,13 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum AuthorField {
+        /// `slug` (string, unique): Lower-case id (`frank-herbert`)
         #[serde(rename = "slug")]
         Slug,
+        /// `name` (string): Full name (`Frank Herbert`)
         #[serde(rename = "name")]
         Name,
+        /// `born` (number): Year of birth
         #[serde(rename = "born")]
         Born,
     }
@@ -522,8 +531,10 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum EntityName {
+        /// `Book`: A book of the library
         #[serde(rename = "Book")]
         Book,
+        /// `Author`: A person who wrote at least one book of the library
         #[serde(rename = "Author")]
         Author,
     }
@@ -558,22 +569,31 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum FieldName {
+        /// The field `isbn` (of Book).
         #[serde(rename = "isbn")]
         Isbn,
+        /// The field `title` (of Book).
         #[serde(rename = "title")]
         Title,
+        /// The field `genre` (of Book).
         #[serde(rename = "genre")]
         Genre,
+        /// The field `year` (of Book).
         #[serde(rename = "year")]
         Year,
+        /// The field `pages` (of Book).
         #[serde(rename = "pages")]
         Pages,
+        /// The field `is_long` (of Book).
         #[serde(rename = "is_long")]
         IsLong,
+        /// The field `slug` (of Author).
         #[serde(rename = "slug")]
         Slug,
+        /// The field `name` (of Author).
         #[serde(rename = "name")]
         Name,
+        /// The field `born` (of Author).
         #[serde(rename = "born")]
         Born,
     }
@@ -625,6 +645,7 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum RelationshipName {
+        /// The relationship `Book -[WRITTEN_BY]-> Author`.
         #[serde(rename = "WRITTEN_BY")]
         WrittenBy,
     }
