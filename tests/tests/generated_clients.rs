@@ -337,6 +337,19 @@ async fn typed_records_custom_tools_and_typed_arguments() {
     // Lookup, traversal both ways, limit.
     let got = Scope::get(&db, "small").await.unwrap().unwrap();
     assert_eq!(got.line_count, Some(10.0));
+    // Whole numbers (stored and computed) serialise as JSON integers, and read back the same.
+    let json = serde_json::to_value(&got).unwrap();
+    assert_eq!(json["startLine"].to_string(), "10");
+    assert_eq!(json["line_count"].to_string(), "10");
+    let half = Scope {
+        start_line: Some(2.5),
+        ..got.clone()
+    };
+    assert_eq!(
+        serde_json::to_value(&half).unwrap()["startLine"].to_string(),
+        "2.5"
+    );
+    assert_eq!(serde_json::from_value::<Scope>(json).unwrap(), got);
     assert!(Scope::get(&db, "nope").await.unwrap().is_none());
     let consumed = big.out_consumes_scope(&db, 10).await.unwrap();
     assert_eq!(

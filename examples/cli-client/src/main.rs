@@ -31,7 +31,7 @@ async fn run() -> Result<(), Error> {
     let db = Database::open(dir.path().join("library.db"))?;
     let stats = sample::load(&db)?;
     println!(
-        "Loaded {} records and {} WRITTEN_BY edges with the typed upserts and links.",
+        "Loaded {} records and {} WRITTEN_BY edges in one typed write.",
         stats.entities, stats.relationships
     );
 

@@ -2,7 +2,7 @@
 
 use toolforge::sql::{Database, ImportError, ImportStats};
 
-use crate::library::records::{Author, Book};
+use crate::library::records::{self, Author, Book};
 
 /// The sample authors.
 pub fn authors() -> Vec<Author> {
@@ -86,27 +86,32 @@ pub fn books() -> Vec<(Book, &'static [&'static str])> {
     ]
 }
 
-/// Creates the tables (if missing) and loads the sample: one typed upsert per entity, then one
-/// `link_written_by_author` per (book, author) pair. Returns how much was written.
+/// Creates the tables (if missing) and loads the sample in one transaction: one typed upsert
+/// per entity, then one `link_written_by_author_in` per (book, author) pair. Returns how much
+/// was written.
 pub fn load(db: &Database) -> Result<ImportStats, ImportError> {
     crate::library::apply_schema(db)?;
     let authors = authors();
     let books = books();
-    let records: Vec<Book> = books.iter().map(|(book, _)| book.clone()).collect();
-    let mut stats = Author::upsert(db, &authors)?;
-    stats.entities += Book::upsert(db, &records)?.entities;
-    for (book, slugs) in &books {
-        for slug in *slugs {
-            let author = authors
-                .iter()
-                .find(|a| a.slug == *slug)
-                .ok_or_else(|| ImportError {
-                    line: None,
-                    field: None,
-                    message: format!("`{}` names the unknown author `{slug}`", book.isbn),
-                })?;
-            stats.relationships += book.link_written_by_author(db, author)?.relationships;
+    let book_records: Vec<Book> = books.iter().map(|(book, _)| book.clone()).collect();
+    let ((), stats) = records::write(db, |w| {
+        w.upsert(&authors)?;
+        w.upsert(&book_records)?;
+        for (book, slugs) in &books {
+            for slug in *slugs {
+                let author =
+                    authors
+                        .iter()
+                        .find(|a| a.slug == *slug)
+                        .ok_or_else(|| ImportError {
+                            line: None,
+                            field: None,
+                            message: format!("`{}` names the unknown author `{slug}`", book.isbn),
+                        })?;
+                book.link_written_by_author_in(w, author)?;
+            }
         }
-    }
+        Ok(())
+    })?;
     Ok(stats)
 }

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use toolforge_generator::codegen::{GenerateOptions, Layout};
+use toolforge_generator::codegen::GenerateOptions;
 use toolforge_generator::output::Drift;
 use toolforge_generator::{CompileOptions, check_generated_folder};
 
@@ -20,8 +20,7 @@ const OUT: &str = "examples/cli-client/src/library";
 fn the_generated_client_folder_is_up_to_date() {
     let package = Path::new(env!("CARGO_MANIFEST_DIR"));
     // The options `toolforge generate` and `toolforge check` use for these arguments.
-    let mut options = GenerateOptions::new(CONFIG, Layout::ClientFolder);
-    options.regenerate = format!("toolforge generate --config {CONFIG} --out {OUT}");
+    let options = GenerateOptions::cli_generate(Path::new(CONFIG), Path::new(OUT));
     let compile = CompileOptions { strict: true };
     let drift = check_generated_folder(
         &package.join("ragforge.config.yaml"),

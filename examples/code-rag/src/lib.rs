@@ -19,8 +19,6 @@ pub mod setup;
 
 /// The module generated from `ragforge.config.yaml` by `build.rs`: the storage spec, typed
 /// records with typed queries, upserts and links, and the registry of database tools.
-// The generated field enums have undocumented variants (their names are the config's fields).
-#[allow(missing_docs)]
 pub mod tools {
     toolforge::include_generated!();
 }

@@ -1,8 +1,8 @@
 //! Putting the ingested records into the database through the generated typed API.
 //!
-//! Each ingested record becomes its generated record struct ([`crate::tools::records`]); one typed
-//! upsert per entity loads them (one transaction each), then the generated `link_*` methods
-//! add the edges. A field name or type that the config no longer has is a compile error here,
+//! Each ingested record becomes its generated record struct ([`crate::tools::records`]); one
+//! typed write loads them all in one transaction: an upsert per entity, then the generated
+//! `link_*_in` methods add the edges. A field name or type that the config no longer has is a compile error here,
 //! not a run-time one.
 
 use std::collections::HashMap;
@@ -10,46 +10,43 @@ use std::collections::HashMap;
 use toolforge::sql::{Database, ImportError, ImportStats};
 
 use crate::ingest::{Codebase, DirectoryRecord, FileRecord, ScopeRecord};
-use crate::tools::records::{Directory, File, Scope};
+use crate::tools::records::{self, Directory, File, Scope};
 
 /// Loads every directory, file, scope and relationship of `codebase` into `db` (whose tables
-/// the generated `apply_schema` created), and returns how much was written. Stops at the first
-/// refused record or edge; the records loaded before it stay (the example recreates the
-/// database on every run).
+/// the generated `apply_schema` created) in one transaction, and returns how much was written.
+/// A refused record or edge stops the load and leaves the database as it was.
 pub fn load(db: &Database, codebase: &Codebase) -> Result<ImportStats, ImportError> {
     let directories: Vec<Directory> = codebase.directories.iter().map(directory).collect();
     let files: Vec<File> = codebase.files.iter().map(file).collect();
     let scopes: Vec<Scope> = codebase.scopes.iter().map(scope).collect();
 
-    let mut stats = ImportStats::default();
-    add(&mut stats, Directory::upsert(db, &directories)?);
-    add(&mut stats, File::upsert(db, &files)?);
-    add(&mut stats, Scope::upsert(db, &scopes)?);
-
     let directory_by_path = index(&directories, |d| &d.path);
     let file_by_path = index(&files, |f| &f.path);
     let scope_by_uuid = index(&scopes, |s| &s.uuid);
 
-    for (record, ingested) in files.iter().zip(&codebase.files) {
-        let directory = find(&directory_by_path, &ingested.directory, "Directory")?;
-        add(
-            &mut stats,
-            record.link_in_directory_directory(db, directory)?,
-        );
-    }
-    for (record, ingested) in scopes.iter().zip(&codebase.scopes) {
-        let defined_in = find(&file_by_path, &ingested.file, "File")?;
-        add(&mut stats, record.link_defined_in_file(db, defined_in)?);
-        if let Some(parent) = &ingested.parent {
-            let parent = find(&scope_by_uuid, parent, "Scope")?;
-            add(&mut stats, record.link_has_parent_scope(db, parent)?);
+    let ((), stats) = records::write(db, |w| {
+        w.upsert(&directories)?;
+        w.upsert(&files)?;
+        w.upsert(&scopes)?;
+        for (record, ingested) in files.iter().zip(&codebase.files) {
+            let directory = find(&directory_by_path, &ingested.directory, "Directory")?;
+            record.link_in_directory_directory_in(w, directory)?;
         }
-    }
-    for (caller, callee) in &codebase.calls {
-        let caller = find(&scope_by_uuid, caller, "Scope")?;
-        let callee = find(&scope_by_uuid, callee, "Scope")?;
-        add(&mut stats, caller.link_calls_scope(db, callee)?);
-    }
+        for (record, ingested) in scopes.iter().zip(&codebase.scopes) {
+            let defined_in = find(&file_by_path, &ingested.file, "File")?;
+            record.link_defined_in_file_in(w, defined_in)?;
+            if let Some(parent) = &ingested.parent {
+                let parent = find(&scope_by_uuid, parent, "Scope")?;
+                record.link_has_parent_scope_in(w, parent)?;
+            }
+        }
+        for (caller, callee) in &codebase.calls {
+            let caller = find(&scope_by_uuid, caller, "Scope")?;
+            let callee = find(&scope_by_uuid, callee, "Scope")?;
+            caller.link_calls_scope_in(w, callee)?;
+        }
+        Ok(())
+    })?;
     Ok(stats)
 }
 
@@ -86,11 +83,6 @@ fn scope(scope: &ScopeRecord) -> Scope {
         is_large: None,
         has_docstring: None,
     }
-}
-
-fn add(total: &mut ImportStats, stats: ImportStats) {
-    total.entities += stats.entities;
-    total.relationships += stats.relationships;
 }
 
 fn index<'r, R>(records: &'r [R], key: impl Fn(&'r R) -> &'r String) -> HashMap<&'r str, &'r R> {

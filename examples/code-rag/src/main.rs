@@ -63,7 +63,7 @@ fn summary(prepared: &Prepared, args: &Args) {
         args.db.display(),
     );
     println!(
-        "Loaded {} records (one typed upsert per entity) and {} relationships (typed links).",
+        "Loaded {} records and {} relationships in one typed write.",
         prepared.stats.entities, prepared.stats.relationships
     );
     for warning in &codebase.warnings {

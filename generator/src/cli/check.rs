@@ -27,7 +27,7 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
     let compile = CompileOptions {
         strict: args.strict,
     };
-    let options = super::generate::options(&args.config, &args.out);
+    let options = crate::codegen::GenerateOptions::cli_generate(&args.config, &args.out);
     match check_generated_folder(&args.config, &args.out, &compile, &options) {
         Ok(drift) if drift.is_empty() => {
             let _ = writeln!(out.stdout, "{} is up to date", args.out.display());

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use super::{EXIT_INVALID, EXIT_OK, Output};
 use crate::CompileOptions;
 use crate::builder::generate_folder;
-use crate::codegen::{GenerateOptions, Layout};
+use crate::codegen::GenerateOptions;
 
 /// Arguments of `toolforge generate`.
 #[derive(Debug, clap::Args)]
@@ -29,23 +29,12 @@ pub struct Args {
     pub strict: bool,
 }
 
-/// The options `generate` and `check` both use, so they agree byte for byte.
-pub(super) fn options(config: &std::path::Path, out: &std::path::Path) -> GenerateOptions {
-    let config_name = config.display().to_string();
-    let mut options = GenerateOptions::new(config_name.clone(), Layout::ClientFolder);
-    options.regenerate = format!(
-        "toolforge generate --config {config_name} --out {}",
-        out.display()
-    );
-    options
-}
-
 /// Runs `toolforge generate`.
 pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
     let compile = CompileOptions {
         strict: args.strict,
     };
-    let options = options(&args.config, &args.out);
+    let options = GenerateOptions::cli_generate(&args.config, &args.out);
     match generate_folder(&args.config, &args.out, &compile, &options, args.force) {
         Ok((report, warnings)) => {
             if !warnings.is_empty() {

@@ -41,7 +41,7 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
         );
     }
     // Headers name the paths relative to the project folder, as the user will run the command.
-    let options = super::generate::options(&config_name, &args.out);
+    let options = crate::codegen::GenerateOptions::cli_generate(&config_name, &args.out);
     match generate_folder(
         &args.dir.join(&config_name),
         &args.dir.join(&args.out),

@@ -95,6 +95,30 @@ impl GenerateOptions {
             layout,
         }
     }
+
+    /// The options `toolforge generate --config <config> --out <out>` (and `toolforge check`
+    /// with the same arguments) use: a client folder whose headers name `config` and the exact
+    /// command, with the paths as given. A test that checks a folder is fresh uses these so it
+    /// agrees with the CLI byte for byte.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use toolforge_generator::codegen::{GenerateOptions, Layout};
+    ///
+    /// let options = GenerateOptions::cli_generate(Path::new("ragforge.config.yaml"), Path::new("src/tools"));
+    /// assert_eq!(options.layout, Layout::ClientFolder);
+    /// assert_eq!(options.config_name, "ragforge.config.yaml");
+    /// assert_eq!(options.regenerate, "toolforge generate --config ragforge.config.yaml --out src/tools");
+    /// ```
+    pub fn cli_generate(config: &std::path::Path, out: &std::path::Path) -> Self {
+        let config_name = config.display().to_string();
+        let mut options = GenerateOptions::new(config_name.clone(), Layout::ClientFolder);
+        options.regenerate = format!(
+            "toolforge generate --config {config_name} --out {}",
+            out.display()
+        );
+        options
+    }
 }
 
 /// Why code generation failed. The config itself was valid; these are limits of code

@@ -33,6 +33,30 @@ fn stored_type(ty: FieldType) -> TokenStream {
     }
 }
 
+/// The serde attributes of an optional record field; number fields go through
+/// `records::number::serialize` so whole values are written as JSON integers.
+fn optional_serde(config: &str, number: bool) -> TokenStream {
+    if number {
+        quote! {
+            #[serde(rename = #config, default, skip_serializing_if = "Option::is_none",
+                serialize_with = "::toolforge::sql::records::number::serialize")]
+        }
+    } else {
+        quote! {
+            #[serde(rename = #config, default, skip_serializing_if = "Option::is_none")]
+        }
+    }
+}
+
+fn value_type_name(ty: ValueType) -> &'static str {
+    match ty {
+        ValueType::String => "string",
+        ValueType::Datetime => "datetime",
+        ValueType::Number => "number",
+        ValueType::Boolean => "boolean",
+    }
+}
+
 fn computed_type(ty: ValueType) -> TokenStream {
     match ty {
         ValueType::String | ValueType::Datetime => quote!(String),
@@ -61,7 +85,17 @@ pub(crate) fn records_module(spec: &SchemaSpec) -> Result<TokenStream, CodegenEr
         #[allow(dead_code)]
         pub mod records {
             #[allow(unused_imports)]
-            use ::toolforge::sql::records::{Follow, Query, Record, RecordField};
+            use ::toolforge::sql::records::{Follow, Query, Record, RecordField, Writer};
+
+            /// Runs `f` in one write transaction: every upsert and link it makes through the
+            /// writer is committed together, or none is. Returns `f`'s value and how much was written.
+            pub fn write<T>(
+                db: &::toolforge::sql::Database,
+                f: impl FnOnce(&mut Writer<'_, '_, '_>) -> Result<T, ::toolforge::sql::ImportError>,
+            ) -> Result<(T, ::toolforge::sql::ImportStats), ::toolforge::sql::ImportError> {
+                ::toolforge::sql::records::write(db, super::spec(), f)
+            }
+
             #( #items )*
         }
     })
@@ -104,6 +138,7 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
                 format!(": {description}")
             }
         ));
+        variants.push((config.clone(), type_ident(config), field_doc.clone()));
         if is_unique {
             id_ident = Some(rust.clone());
             fields.push(quote! {
@@ -112,13 +147,16 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
                 pub #rust: String,
             });
         } else {
+            let serde = optional_serde(
+                config,
+                matches!(field.ty, FieldType::Number | FieldType::NumberArray),
+            );
             fields.push(quote! {
                 #field_doc
-                #[serde(rename = #config, default, skip_serializing_if = "Option::is_none")]
+                #serde
                 pub #rust: Option<#field_ty>,
             });
         }
-        variants.push((config.clone(), type_ident(config)));
     }
     for computed in &entity.computed_fields {
         let config = &computed.name;
@@ -133,30 +171,44 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
                 .map(|d| format!(" ({d})"))
                 .unwrap_or_default()
         ));
+        let serde = optional_serde(config, computed.ty == ValueType::Number);
         fields.push(quote! {
             #field_doc
-            #[serde(rename = #config, default, skip_serializing_if = "Option::is_none")]
+            #serde
             pub #rust: Option<#field_ty>,
         });
-        variants.push((config.clone(), type_ident(config)));
+        let variant_doc = doc(&format!(
+            "`{config}` (computed, {}): `{}`{}",
+            value_type_name(computed.ty),
+            computed.source,
+            computed
+                .description
+                .as_deref()
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default()
+        ));
+        variants.push((config.clone(), type_ident(config), variant_doc));
     }
     // The lowering always lists the unique field; fall back to a String field if not.
     let id_ident = id_ident.unwrap_or_else(|| {
         let rust = field_ident(&entity.unique_field);
         let config = &entity.unique_field;
+        let field_doc = doc(&format!("`{config}` (string, unique)"));
         fields.insert(
             0,
             quote! {
+                #field_doc
                 #[serde(rename = #config)]
                 pub #rust: String,
             },
         );
-        variants.insert(0, (config.clone(), type_ident(config)));
+        variants.insert(0, (config.clone(), type_ident(config), field_doc));
         rust
     });
 
-    let variant_idents: Vec<_> = variants.iter().map(|(_, v)| v.clone()).collect();
-    let variant_names: Vec<_> = variants.iter().map(|(n, _)| n.clone()).collect();
+    let variant_idents: Vec<_> = variants.iter().map(|(_, v, _)| v.clone()).collect();
+    let variant_names: Vec<_> = variants.iter().map(|(n, _, _)| n.clone()).collect();
+    let variant_docs: Vec<_> = variants.iter().map(|(_, _, d)| d.clone()).collect();
     let count = variants.len();
     let enum_doc = doc(&format!(
         "The fields of `{name}` (stored, then computed), for queries and ordering."
@@ -178,7 +230,7 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
         #[serde(crate = "::toolforge::serde")]
         #[schemars(crate = "::toolforge::schemars")]
         pub enum #field_enum {
-            #( #[serde(rename = #variant_names)] #variant_idents, )*
+            #( #variant_docs #[serde(rename = #variant_names)] #variant_idents, )*
         }
 
         impl #field_enum {
@@ -223,7 +275,8 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
                 ::toolforge::sql::records::get(db, id).await
             }
 
-            /// Inserts or updates records by their unique field, in one transaction.
+            /// Inserts or updates records by their unique field, in one transaction (to write
+            /// several entities and edges in one, use `records::write`).
             pub fn upsert(db: &::toolforge::sql::Database, records: &[#ty]) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
                 ::toolforge::sql::records::upsert(db, records)
             }
@@ -252,12 +305,18 @@ fn relationship_methods(spec: &SchemaSpec, entity: &EntitySpec) -> Vec<TokenStre
             let target = type_ident(&rel.target);
             let method = unique(format!("out_{}_{}", snake(rel_type), snake(&rel.target)));
             let link = unique(format!("link_{}_{}", snake(rel_type), snake(&rel.target)));
+            let link_in = unique(format!("{link}_in"));
             let docs = doc(&format!(
                 "The `{}` records this one points to: `{} -[{rel_type}]-> {}`.",
                 rel.target, rel.source, rel.target
             ));
             let link_docs = doc(&format!(
-                "Adds the edge `{} -[{rel_type}]-> {}` from this record to `to` (both must exist).",
+                "Adds the edge `{} -[{rel_type}]-> {}` from this record to `to` (both must exist), in its own transaction.",
+                rel.source, rel.target
+            ));
+            let link_in_docs = doc(&format!(
+                "Adds the edge `{} -[{rel_type}]-> {}` from this record to `to` in the writer's transaction \
+                 (see `records::write`; both records must exist when it ends).",
                 rel.source, rel.target
             ));
             out.push(quote! {
@@ -269,6 +328,11 @@ fn relationship_methods(spec: &SchemaSpec, entity: &EntitySpec) -> Vec<TokenStre
                 #link_docs
                 pub fn #link(&self, db: &::toolforge::sql::Database, to: &#target) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
                     ::toolforge::sql::records::link(db, #rel_type, self, to)
+                }
+
+                #link_in_docs
+                pub fn #link_in(&self, writer: &mut Writer<'_, '_, '_>, to: &#target) -> Result<(), ::toolforge::sql::ImportError> {
+                    writer.link(#rel_type, self, to)
                 }
             });
         }

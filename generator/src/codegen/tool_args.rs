@@ -7,9 +7,12 @@ use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 use toolforge::spec::{SchemaSpec, ToolFamily};
 
-/// A string enum: config names as serde renames, `as_str`, `ALL`.
-fn name_enum(name: &str, doc: &str, names: &[String]) -> TokenStream {
+/// A string enum: config names as serde renames, `as_str`, `ALL`. `names` pairs each config
+/// name with its variant's doc text.
+fn name_enum(name: &str, doc: &str, named: &[(String, String)]) -> TokenStream {
     let ty = super::names::ident(name);
+    let names: Vec<&String> = named.iter().map(|(name, _)| name).collect();
+    let docs: Vec<String> = named.iter().map(|(_, doc)| format!(" {doc}")).collect();
     let mut used = BTreeSet::new();
     let variants: Vec<Ident> = names
         .iter()
@@ -31,7 +34,7 @@ fn name_enum(name: &str, doc: &str, names: &[String]) -> TokenStream {
         #[serde(crate = "::toolforge::serde")]
         #[schemars(crate = "::toolforge::schemars")]
         pub enum #ty {
-            #( #[serde(rename = #names)] #variants, )*
+            #( #[doc = #docs] #[serde(rename = #names)] #variants, )*
         }
 
         impl #ty {
@@ -127,8 +130,19 @@ pub(crate) fn tool_types(spec: &SchemaSpec) -> Vec<Ident> {
 
 /// The `tools` module.
 pub(crate) fn tools_module(spec: &SchemaSpec) -> TokenStream {
-    let entities: Vec<String> = spec.entities.iter().map(|e| e.name.clone()).collect();
-    let mut fields: Vec<String> = Vec::new();
+    let entities: Vec<(String, String)> = spec
+        .entities
+        .iter()
+        .map(|e| {
+            let doc = match &e.description {
+                Some(description) => format!("`{}`: {description}", e.name),
+                None => format!("The entity `{}`.", e.name),
+            };
+            (e.name.clone(), doc)
+        })
+        .collect();
+    // Each field name once, with the entities that have it.
+    let mut fields: Vec<(String, Vec<&str>)> = Vec::new();
     for entity in &spec.entities {
         let names = entity
             .fields
@@ -136,17 +150,37 @@ pub(crate) fn tools_module(spec: &SchemaSpec) -> TokenStream {
             .map(|f| &f.name)
             .chain(entity.computed_fields.iter().map(|c| &c.name));
         for name in names {
-            if !fields.contains(name) {
-                fields.push(name.clone());
+            match fields.iter_mut().find(|(known, _)| known == name) {
+                Some((_, owners)) => owners.push(&entity.name),
+                None => fields.push((name.clone(), vec![&entity.name])),
             }
         }
     }
-    let mut relationships: Vec<String> = Vec::new();
+    let fields: Vec<(String, String)> = fields
+        .into_iter()
+        .map(|(name, owners)| {
+            let doc = format!("The field `{name}` (of {}).", owners.join(", "));
+            (name, doc)
+        })
+        .collect();
+    let mut relationships: Vec<(String, Vec<String>)> = Vec::new();
     for rel in &spec.relationships {
-        if !relationships.contains(&rel.rel_type) {
-            relationships.push(rel.rel_type.clone());
+        let arrow = format!("`{} -[{}]-> {}`", rel.source, rel.rel_type, rel.target);
+        match relationships
+            .iter_mut()
+            .find(|(known, _)| *known == rel.rel_type)
+        {
+            Some((_, arrows)) => arrows.push(arrow),
+            None => relationships.push((rel.rel_type.clone(), vec![arrow])),
         }
     }
+    let relationships: Vec<(String, String)> = relationships
+        .into_iter()
+        .map(|(name, arrows)| {
+            let doc = format!("The relationship {}.", arrows.join(", "));
+            (name, doc)
+        })
+        .collect();
     let prefix = spec.tools.name_prefix.as_str();
     let mut items = vec![
         name_enum("EntityName", " The entity types of the config.", &entities),

@@ -397,6 +397,11 @@ impl<'s, 't> Importer<'s, 't> {
         })
     }
 
+    /// The spec this import writes to.
+    pub fn spec(&self) -> &'s SchemaSpec {
+        self.spec
+    }
+
     /// Upserts one record of `entity` by its unique field. Fields not given keep their
     /// current value when the record exists.
     pub fn entity(&mut self, entity: &str, data: &Map<String, Value>) -> Result<(), ImportError> {

@@ -6,7 +6,8 @@
 //!   engine's own query builder ([`EntityQuery`]), so a typed query and a `query_entities` call
 //!   compile to the same SQL;
 //! - [`get`] and [`related`]: one record by its unique field, and relationship traversal;
-//! - [`upsert`] and [`link`]: typed inserts/upserts through the engine's [`Importer`](super::Importer).
+//! - [`upsert`] and [`link`]: typed inserts/upserts through the engine's [`Importer`], each in
+//!   its own transaction; [`write`] runs many of them in one.
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
@@ -55,6 +56,8 @@
 //! # Ok(()) }
 //! ```
 
+pub mod number;
+
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -67,7 +70,7 @@ use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{ErrorCode, ToolError};
 
 use super::ident::quote;
-use super::import::{EndPoint, ImportError, ImportStats};
+use super::import::{EndPoint, ImportError, ImportStats, Importer};
 use super::query::{
     Condition, Direction, EntityQuery, OrderBy, Projection, ROW_ALIAS, execution_error,
 };
@@ -354,41 +357,141 @@ fn data_of<R: Record>(entity: &EntitySpec, record: &R) -> Result<Map<String, Val
     Ok(data)
 }
 
-/// Inserts or updates `records` by their unique field, in one transaction. Fields that are
-/// `None` keep their stored value; computed fields are ignored.
-pub fn upsert<R: Record>(db: &Database, records: &[R]) -> Result<ImportStats, ImportError> {
-    let spec = R::spec();
-    let entity = entity_of::<R>().map_err(|error| ImportError {
-        line: None,
-        field: None,
-        message: error.message,
-    })?;
-    db.import(spec, |import| {
-        for record in records {
-            import.entity(R::ENTITY, &data_of(entity, record)?)?;
-        }
+/// Runs `f` in one write transaction over `spec`: everything `f` writes through the [`Writer`]
+/// is committed together when it returns `Ok`, and nothing is when it (or a deferred check,
+/// such as an edge whose end record does not exist) fails. Returns `f`'s value and how much
+/// was written.
+///
+/// ```
+/// # use std::sync::{Arc, OnceLock};
+/// # use toolforge::spec::SchemaSpec;
+/// # use toolforge::sql::records::{self, Record, RecordField};
+/// # #[derive(serde::Serialize, serde::Deserialize)]
+/// # struct Author { slug: String }
+/// # #[derive(serde::Serialize, serde::Deserialize)]
+/// # struct Book { isbn: String }
+/// # #[derive(Clone, Copy)] enum F { Id }
+/// # impl RecordField for F { fn as_str(self) -> &'static str { "id" } }
+/// # fn spec() -> &'static Arc<SchemaSpec> {
+/// #     static SPEC: OnceLock<Arc<SchemaSpec>> = OnceLock::new();
+/// #     SPEC.get_or_init(|| records::parse_spec(r#"{"name": "books", "entities": [
+/// #         {"name": "Author", "table": "author", "unique_field": "slug",
+/// #          "fields": [{"name": "slug", "type": "string", "unique": true}]},
+/// #         {"name": "Book", "table": "book", "unique_field": "isbn",
+/// #          "fields": [{"name": "isbn", "type": "string", "unique": true}]}],
+/// #       "relationships": [{"type": "WRITTEN_BY", "source": "Book", "target": "Author",
+/// #          "table": "book_written_by_author"}],
+/// #       "tools": {"default_limit": 20, "max_limit": 100, "families": []}}"#))
+/// # }
+/// # impl Record for Author { const ENTITY: &'static str = "Author"; type Field = F;
+/// #     fn spec() -> &'static Arc<SchemaSpec> { spec() } fn id(&self) -> &str { &self.slug } }
+/// # impl Record for Book { const ENTITY: &'static str = "Book"; type Field = F;
+/// #     fn spec() -> &'static Arc<SchemaSpec> { spec() } fn id(&self) -> &str { &self.isbn } }
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = tempfile::tempdir()?;
+/// let db = toolforge::sql::Database::open(dir.path().join("books.db"))?;
+/// db.init(spec())?;
+/// let author = Author { slug: "le-guin".into() };
+/// let book = Book { isbn: "978-0".into() };
+/// let ((), stats) = records::write(&db, spec(), |w| {
+///     w.upsert(std::slice::from_ref(&author))?;
+///     w.upsert(std::slice::from_ref(&book))?;
+///     w.link("WRITTEN_BY", &book, &author)
+/// })?;
+/// assert_eq!((stats.entities, stats.relationships), (2, 1));
+/// # Ok(()) }
+/// ```
+pub fn write<T>(
+    db: &Database,
+    spec: &SchemaSpec,
+    f: impl FnOnce(&mut Writer<'_, '_, '_>) -> Result<T, ImportError>,
+) -> Result<(T, ImportStats), ImportError> {
+    let mut output = None;
+    let stats = db.import(spec, |importer| {
+        let mut writer = Writer { importer };
+        output = Some(f(&mut writer)?);
         Ok(())
-    })
+    })?;
+    // `import` returns `Ok` only after the closure did, which set `output`.
+    output
+        .map(|output| (output, stats))
+        .ok_or_else(|| ImportError {
+            line: None,
+            field: None,
+            message: "the write stopped before its closure returned; nothing was changed".into(),
+        })
 }
 
-/// Inserts or updates the edge `from -[relationship]-> to` (both records must exist).
+/// Typed writes inside one transaction: see [`write`].
+pub struct Writer<'w, 's, 't> {
+    importer: &'w mut Importer<'s, 't>,
+}
+
+impl fmt::Debug for Writer<'_, '_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Writer")
+            .field("spec", &self.importer.spec().name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Writer<'_, '_, '_> {
+    /// Inserts or updates `records` by their unique field. Fields that are `None` keep their
+    /// stored value; computed fields are ignored.
+    pub fn upsert<R: Record>(&mut self, records: &[R]) -> Result<(), ImportError> {
+        let spec = self.importer.spec();
+        let entity = spec.entity(R::ENTITY).ok_or_else(|| ImportError {
+            line: None,
+            field: None,
+            message: format!(
+                "entity `{}` is not in the spec `{}` this write runs on; write it with its own spec",
+                R::ENTITY,
+                spec.name
+            ),
+        })?;
+        for record in records {
+            self.importer.entity(R::ENTITY, &data_of(entity, record)?)?;
+        }
+        Ok(())
+    }
+
+    /// Inserts or updates the edge `from -[relationship]-> to`. Both records must exist when the
+    /// transaction ends (they may be written later in the same [`write`]).
+    pub fn link<S: Record, T: Record>(
+        &mut self,
+        relationship: &str,
+        from: &S,
+        to: &T,
+    ) -> Result<(), ImportError> {
+        let from = EndPoint {
+            entity: S::ENTITY.to_string(),
+            id: from.id().to_string(),
+        };
+        let to = EndPoint {
+            entity: T::ENTITY.to_string(),
+            id: to.id().to_string(),
+        };
+        self.importer
+            .relationship(relationship, &from, &to, &Map::new())
+    }
+}
+
+/// Inserts or updates `records` by their unique field, in one transaction. Fields that are
+/// `None` keep their stored value; computed fields are ignored. To write several entities and
+/// edges in one transaction, use [`write`].
+pub fn upsert<R: Record>(db: &Database, records: &[R]) -> Result<ImportStats, ImportError> {
+    Ok(write(db, R::spec(), |writer| writer.upsert(records))?.1)
+}
+
+/// Inserts or updates the edge `from -[relationship]-> to` (both records must exist), in its own
+/// transaction. To write several edges in one transaction, use [`write`].
 pub fn link<S: Record, T: Record>(
     db: &Database,
     relationship: &str,
     from: &S,
     to: &T,
 ) -> Result<ImportStats, ImportError> {
-    let from = EndPoint {
-        entity: S::ENTITY.to_string(),
-        id: from.id().to_string(),
-    };
-    let to = EndPoint {
-        entity: T::ENTITY.to_string(),
-        id: to.id().to_string(),
-    };
-    db.import(S::spec(), |import| {
-        import.relationship(relationship, &from, &to, &Map::new())
-    })
+    Ok(write(db, S::spec(), |writer| writer.link(relationship, from, to))?.1)
 }
 
 /// Calls the tool `name` of `registry` with typed arguments (serialised to JSON first), exactly

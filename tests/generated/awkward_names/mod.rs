@@ -229,7 +229,17 @@ pub fn setup_tool_registry(
 #[allow(dead_code)]
 pub mod records {
     #[allow(unused_imports)]
-    use ::toolforge::sql::records::{Follow, Query, Record, RecordField};
+    use ::toolforge::sql::records::{Follow, Query, Record, RecordField, Writer};
+    /// Runs `f` in one write transaction: every upsert and link it makes through the
+    /// writer is committed together, or none is. Returns `f`'s value and how much was written.
+    pub fn write<T>(
+        db: &::toolforge::sql::Database,
+        f: impl FnOnce(
+            &mut Writer<'_, '_, '_>,
+        ) -> Result<T, ::toolforge::sql::ImportError>,
+    ) -> Result<(T, ::toolforge::sql::ImportStats), ::toolforge::sql::ImportError> {
+        ::toolforge::sql::records::write(db, super::spec(), f)
+    }
     /// A `HTTPServer` record: A server, named with an acronym.
     #[derive(
         Debug,
@@ -252,7 +262,12 @@ pub mod records {
         #[serde(rename = "self", default, skip_serializing_if = "Option::is_none")]
         pub self_: Option<String>,
         /// `order` (number): An SQL keyword.
-        #[serde(rename = "order", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "order",
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
+        )]
         pub order: Option<f64>,
         /// `match` (boolean)
         #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
@@ -270,7 +285,8 @@ pub mod records {
         #[serde(
             rename = "orderPlusOne",
             default,
-            skip_serializing_if = "Option::is_none"
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
         )]
         pub order_plus_one: Option<f64>,
     }
@@ -289,22 +305,31 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum HttpServerField {
+        /// `apiKey` (string, unique)
         #[serde(rename = "apiKey")]
         ApiKey,
+        /// `type` (string): A Rust keyword.
         #[serde(rename = "type")]
         Type,
+        /// `self` (string): Cannot even be a raw identifier.
         #[serde(rename = "self")]
         Self_,
+        /// `order` (number): An SQL keyword.
         #[serde(rename = "order")]
         Order,
+        /// `match` (boolean)
         #[serde(rename = "match")]
         Match,
+        /// `select` (string)
         #[serde(rename = "select")]
         Select,
+        /// `where` (enum), one of: here, there
         #[serde(rename = "where")]
         Where,
+        /// `tags` (array<string>)
         #[serde(rename = "tags")]
         Tags,
+        /// `orderPlusOne` (computed, number): `order + 1`
         #[serde(rename = "orderPlusOne")]
         OrderPlusOne,
     }
@@ -363,7 +388,8 @@ pub mod records {
         ) -> Result<Option<HttpServer>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[HttpServer],
@@ -382,13 +408,21 @@ pub mod records {
             >(db, "SERVES", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `HTTPServer -[SERVES]-> user_account` from this record to `to` (both must exist).
+        /// Adds the edge `HTTPServer -[SERVES]-> user_account` from this record to `to` (both must exist), in its own transaction.
         pub fn link_serves_user_account(
             &self,
             db: &::toolforge::sql::Database,
             to: &UserAccount,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "SERVES", self, to)
+        }
+        /// Adds the edge `HTTPServer -[SERVES]-> user_account` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_serves_user_account_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &UserAccount,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("SERVES", self, to)
         }
     }
     /// A `user_account` record.
@@ -417,7 +451,12 @@ pub mod records {
         #[serde(rename = "Self", default, skip_serializing_if = "Option::is_none")]
         pub self_: Option<String>,
         /// `fn` (number)
-        #[serde(rename = "fn", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "fn",
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
+        )]
         pub r#fn: Option<f64>,
     }
     /// The fields of `user_account` (stored, then computed), for queries and ordering.
@@ -435,12 +474,16 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum UserAccountField {
+        /// `uuid` (string, unique): Unique identifier of a user_account
         #[serde(rename = "uuid")]
         Uuid,
+        /// `user_account` (string)
         #[serde(rename = "user_account")]
         UserAccount,
+        /// `Self` (string)
         #[serde(rename = "Self")]
         Self_,
+        /// `fn` (number)
         #[serde(rename = "fn")]
         Fn,
     }
@@ -489,7 +532,8 @@ pub mod records {
         ) -> Result<Option<UserAccount>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[UserAccount],
@@ -532,8 +576,10 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum EntityName {
+        /// `HTTPServer`: A server, named with an acronym.
         #[serde(rename = "HTTPServer")]
         HttpServer,
+        /// The entity `user_account`.
         #[serde(rename = "user_account")]
         UserAccount,
     }
@@ -571,30 +617,43 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum FieldName {
+        /// The field `apiKey` (of HTTPServer).
         #[serde(rename = "apiKey")]
         ApiKey,
+        /// The field `type` (of HTTPServer).
         #[serde(rename = "type")]
         Type,
+        /// The field `self` (of HTTPServer).
         #[serde(rename = "self")]
         Self_,
+        /// The field `order` (of HTTPServer).
         #[serde(rename = "order")]
         Order,
+        /// The field `match` (of HTTPServer).
         #[serde(rename = "match")]
         Match,
+        /// The field `select` (of HTTPServer).
         #[serde(rename = "select")]
         Select,
+        /// The field `where` (of HTTPServer).
         #[serde(rename = "where")]
         Where,
+        /// The field `tags` (of HTTPServer).
         #[serde(rename = "tags")]
         Tags,
+        /// The field `orderPlusOne` (of HTTPServer).
         #[serde(rename = "orderPlusOne")]
         OrderPlusOne,
+        /// The field `uuid` (of user_account).
         #[serde(rename = "uuid")]
         Uuid,
+        /// The field `user_account` (of user_account).
         #[serde(rename = "user_account")]
         UserAccount,
+        /// The field `Self` (of user_account).
         #[serde(rename = "Self")]
         Self2,
+        /// The field `fn` (of user_account).
         #[serde(rename = "fn")]
         Fn,
     }
@@ -654,6 +713,7 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum RelationshipName {
+        /// The relationship `HTTPServer -[SERVES]-> user_account`.
         #[serde(rename = "SERVES")]
         Serves,
     }

@@ -329,7 +329,17 @@ pub fn setup_tool_registry(
 #[allow(dead_code)]
 pub mod records {
     #[allow(unused_imports)]
-    use ::toolforge::sql::records::{Follow, Query, Record, RecordField};
+    use ::toolforge::sql::records::{Follow, Query, Record, RecordField, Writer};
+    /// Runs `f` in one write transaction: every upsert and link it makes through the
+    /// writer is committed together, or none is. Returns `f`'s value and how much was written.
+    pub fn write<T>(
+        db: &::toolforge::sql::Database,
+        f: impl FnOnce(
+            &mut Writer<'_, '_, '_>,
+        ) -> Result<T, ::toolforge::sql::ImportError>,
+    ) -> Result<(T, ::toolforge::sql::ImportStats), ::toolforge::sql::ImportError> {
+        ::toolforge::sql::records::write(db, super::spec(), f)
+    }
     /// A `Scope` record: Code scope (function, class, method, etc.)
     #[derive(
         Debug,
@@ -361,10 +371,20 @@ pub mod records {
         #[serde(rename = "language", default, skip_serializing_if = "Option::is_none")]
         pub language: Option<String>,
         /// `startLine` (number): Start line number
-        #[serde(rename = "startLine", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "startLine",
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
+        )]
         pub start_line: Option<f64>,
         /// `endLine` (number): End line number
-        #[serde(rename = "endLine", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "endLine",
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
+        )]
         pub end_line: Option<f64>,
     }
     /// The fields of `Scope` (stored, then computed), for queries and ordering.
@@ -382,20 +402,28 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum ScopeField {
+        /// `uuid` (string, unique): Unique identifier of a Scope
         #[serde(rename = "uuid")]
         Uuid,
+        /// `name` (string): Scope name (e.g., "handleLogin")
         #[serde(rename = "name")]
         Name,
+        /// `type` (enum), one of: function, class, method, variable, interface, type: Type of code scope
         #[serde(rename = "type")]
         Type,
+        /// `file` (string): File path relative to project root
         #[serde(rename = "file")]
         File,
+        /// `signature` (string): Function/method signature
         #[serde(rename = "signature")]
         Signature,
+        /// `language` (enum), one of: typescript, python, javascript: Programming language
         #[serde(rename = "language")]
         Language,
+        /// `startLine` (number): Start line number
         #[serde(rename = "startLine")]
         StartLine,
+        /// `endLine` (number): End line number
         #[serde(rename = "endLine")]
         EndLine,
     }
@@ -452,7 +480,8 @@ pub mod records {
         ) -> Result<Option<Scope>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[Scope],
@@ -471,13 +500,21 @@ pub mod records {
             >(db, "CONSUMES", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `Scope -[CONSUMES]-> Scope` from this record to `to` (both must exist).
+        /// Adds the edge `Scope -[CONSUMES]-> Scope` from this record to `to` (both must exist), in its own transaction.
         pub fn link_consumes_scope(
             &self,
             db: &::toolforge::sql::Database,
             to: &Scope,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "CONSUMES", self, to)
+        }
+        /// Adds the edge `Scope -[CONSUMES]-> Scope` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_consumes_scope_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &Scope,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("CONSUMES", self, to)
         }
         /// The `Scope` records pointing to this one: `Scope -[CONSUMES]-> Scope`.
         pub async fn in_consumes_scope(
@@ -503,13 +540,21 @@ pub mod records {
             >(db, "CONSUMED_BY", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `Scope -[CONSUMED_BY]-> Scope` from this record to `to` (both must exist).
+        /// Adds the edge `Scope -[CONSUMED_BY]-> Scope` from this record to `to` (both must exist), in its own transaction.
         pub fn link_consumed_by_scope(
             &self,
             db: &::toolforge::sql::Database,
             to: &Scope,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "CONSUMED_BY", self, to)
+        }
+        /// Adds the edge `Scope -[CONSUMED_BY]-> Scope` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_consumed_by_scope_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &Scope,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("CONSUMED_BY", self, to)
         }
         /// The `Scope` records pointing to this one: `Scope -[CONSUMED_BY]-> Scope`.
         pub async fn in_consumed_by_scope(
@@ -535,13 +580,21 @@ pub mod records {
             >(db, "BELONGS_TO", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `Scope -[BELONGS_TO]-> Project` from this record to `to` (both must exist).
+        /// Adds the edge `Scope -[BELONGS_TO]-> Project` from this record to `to` (both must exist), in its own transaction.
         pub fn link_belongs_to_project(
             &self,
             db: &::toolforge::sql::Database,
             to: &Project,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "BELONGS_TO", self, to)
+        }
+        /// Adds the edge `Scope -[BELONGS_TO]-> Project` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_belongs_to_project_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &Project,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("BELONGS_TO", self, to)
         }
         /// The `File` records this one points to: `Scope -[DEFINED_IN]-> File`.
         pub async fn out_defined_in_file(
@@ -555,13 +608,21 @@ pub mod records {
             >(db, "DEFINED_IN", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `Scope -[DEFINED_IN]-> File` from this record to `to` (both must exist).
+        /// Adds the edge `Scope -[DEFINED_IN]-> File` from this record to `to` (both must exist), in its own transaction.
         pub fn link_defined_in_file(
             &self,
             db: &::toolforge::sql::Database,
             to: &File,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "DEFINED_IN", self, to)
+        }
+        /// Adds the edge `Scope -[DEFINED_IN]-> File` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_defined_in_file_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &File,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("DEFINED_IN", self, to)
         }
     }
     /// A `File` record: Source code file
@@ -604,12 +665,16 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum FileField {
+        /// `uuid` (string, unique): Unique identifier of a File
         #[serde(rename = "uuid")]
         Uuid,
+        /// `path` (string)
         #[serde(rename = "path")]
         Path,
+        /// `extension` (string)
         #[serde(rename = "extension")]
         Extension,
+        /// `directory` (string)
         #[serde(rename = "directory")]
         Directory,
     }
@@ -658,7 +723,8 @@ pub mod records {
         ) -> Result<Option<File>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[File],
@@ -712,8 +778,10 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum ProjectField {
+        /// `uuid` (string, unique): Unique identifier of a Project
         #[serde(rename = "uuid")]
         Uuid,
+        /// `name` (string)
         #[serde(rename = "name")]
         Name,
     }
@@ -755,7 +823,8 @@ pub mod records {
         ) -> Result<Option<Project>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[Project],
@@ -798,10 +867,13 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum EntityName {
+        /// `Scope`: Code scope (function, class, method, etc.)
         #[serde(rename = "Scope")]
         Scope,
+        /// `File`: Source code file
         #[serde(rename = "File")]
         File,
+        /// `Project`: Code project
         #[serde(rename = "Project")]
         Project,
     }
@@ -841,26 +913,37 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum FieldName {
+        /// The field `uuid` (of Scope, File, Project).
         #[serde(rename = "uuid")]
         Uuid,
+        /// The field `name` (of Scope, Project).
         #[serde(rename = "name")]
         Name,
+        /// The field `type` (of Scope).
         #[serde(rename = "type")]
         Type,
+        /// The field `file` (of Scope).
         #[serde(rename = "file")]
         File,
+        /// The field `signature` (of Scope).
         #[serde(rename = "signature")]
         Signature,
+        /// The field `language` (of Scope).
         #[serde(rename = "language")]
         Language,
+        /// The field `startLine` (of Scope).
         #[serde(rename = "startLine")]
         StartLine,
+        /// The field `endLine` (of Scope).
         #[serde(rename = "endLine")]
         EndLine,
+        /// The field `path` (of File).
         #[serde(rename = "path")]
         Path,
+        /// The field `extension` (of File).
         #[serde(rename = "extension")]
         Extension,
+        /// The field `directory` (of File).
         #[serde(rename = "directory")]
         Directory,
     }
@@ -916,12 +999,16 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum RelationshipName {
+        /// The relationship `Scope -[CONSUMES]-> Scope`.
         #[serde(rename = "CONSUMES")]
         Consumes,
+        /// The relationship `Scope -[CONSUMED_BY]-> Scope`.
         #[serde(rename = "CONSUMED_BY")]
         ConsumedBy,
+        /// The relationship `Scope -[BELONGS_TO]-> Project`.
         #[serde(rename = "BELONGS_TO")]
         BelongsTo,
+        /// The relationship `Scope -[DEFINED_IN]-> File`.
         #[serde(rename = "DEFINED_IN")]
         DefinedIn,
     }

@@ -197,7 +197,17 @@ pub fn setup_tool_registry(
 #[allow(dead_code)]
 pub mod records {
     #[allow(unused_imports)]
-    use ::toolforge::sql::records::{Follow, Query, Record, RecordField};
+    use ::toolforge::sql::records::{Follow, Query, Record, RecordField, Writer};
+    /// Runs `f` in one write transaction: every upsert and link it makes through the
+    /// writer is committed together, or none is. Returns `f`'s value and how much was written.
+    pub fn write<T>(
+        db: &::toolforge::sql::Database,
+        f: impl FnOnce(
+            &mut Writer<'_, '_, '_>,
+        ) -> Result<T, ::toolforge::sql::ImportError>,
+    ) -> Result<(T, ::toolforge::sql::ImportStats), ::toolforge::sql::ImportError> {
+        ::toolforge::sql::records::write(db, super::spec(), f)
+    }
     /// A `Scope` record.
     #[derive(
         Debug,
@@ -223,22 +233,42 @@ pub mod records {
         #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
         pub r#type: Option<String>,
         /// `startLine` (number): Starting line number
-        #[serde(rename = "startLine", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "startLine",
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
+        )]
         pub start_line: Option<f64>,
         /// `endLine` (number): Ending line number
-        #[serde(rename = "endLine", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "endLine",
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
+        )]
         pub end_line: Option<f64>,
         /// `source` (string): Full source code
         #[serde(rename = "source", default, skip_serializing_if = "Option::is_none")]
         pub source: Option<String>,
         /// Computed, read-only: `endLine - startLine + 1` (Number of lines in this scope)
-        #[serde(rename = "line_count", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "line_count",
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
+        )]
         pub line_count: Option<f64>,
         /// Computed, read-only: `(endLine - startLine + 1) > 100` (Whether this scope is large (>100 lines))
         #[serde(rename = "is_large", default, skip_serializing_if = "Option::is_none")]
         pub is_large: Option<bool>,
         /// Computed, read-only: `source.length` (Number of characters in source code)
-        #[serde(rename = "char_count", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "char_count",
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
+        )]
         pub char_count: Option<f64>,
     }
     /// The fields of `Scope` (stored, then computed), for queries and ordering.
@@ -256,24 +286,34 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum ScopeField {
+        /// `uuid` (string, unique): Unique identifier of a Scope
         #[serde(rename = "uuid")]
         Uuid,
+        /// `name` (string): Scope name (function/class/method)
         #[serde(rename = "name")]
         Name,
+        /// `file` (string): File path
         #[serde(rename = "file")]
         File,
+        /// `type` (string): Scope type (function, class, method)
         #[serde(rename = "type")]
         Type,
+        /// `startLine` (number): Starting line number
         #[serde(rename = "startLine")]
         StartLine,
+        /// `endLine` (number): Ending line number
         #[serde(rename = "endLine")]
         EndLine,
+        /// `source` (string): Full source code
         #[serde(rename = "source")]
         Source,
+        /// `line_count` (computed, number): `endLine - startLine + 1` (Number of lines in this scope)
         #[serde(rename = "line_count")]
         LineCount,
+        /// `is_large` (computed, boolean): `(endLine - startLine + 1) > 100` (Whether this scope is large (>100 lines))
         #[serde(rename = "is_large")]
         IsLarge,
+        /// `char_count` (computed, number): `source.length` (Number of characters in source code)
         #[serde(rename = "char_count")]
         CharCount,
     }
@@ -334,7 +374,8 @@ pub mod records {
         ) -> Result<Option<Scope>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[Scope],
@@ -353,13 +394,21 @@ pub mod records {
             >(db, "CONSUMES", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `Scope -[CONSUMES]-> Scope` from this record to `to` (both must exist).
+        /// Adds the edge `Scope -[CONSUMES]-> Scope` from this record to `to` (both must exist), in its own transaction.
         pub fn link_consumes_scope(
             &self,
             db: &::toolforge::sql::Database,
             to: &Scope,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "CONSUMES", self, to)
+        }
+        /// Adds the edge `Scope -[CONSUMES]-> Scope` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_consumes_scope_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &Scope,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("CONSUMES", self, to)
         }
         /// The `Scope` records pointing to this one: `Scope -[CONSUMES]-> Scope`.
         pub async fn in_consumes_scope(
@@ -397,6 +446,7 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum EntityName {
+        /// The entity `Scope`.
         #[serde(rename = "Scope")]
         Scope,
     }
@@ -430,24 +480,34 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum FieldName {
+        /// The field `uuid` (of Scope).
         #[serde(rename = "uuid")]
         Uuid,
+        /// The field `name` (of Scope).
         #[serde(rename = "name")]
         Name,
+        /// The field `file` (of Scope).
         #[serde(rename = "file")]
         File,
+        /// The field `type` (of Scope).
         #[serde(rename = "type")]
         Type,
+        /// The field `startLine` (of Scope).
         #[serde(rename = "startLine")]
         StartLine,
+        /// The field `endLine` (of Scope).
         #[serde(rename = "endLine")]
         EndLine,
+        /// The field `source` (of Scope).
         #[serde(rename = "source")]
         Source,
+        /// The field `line_count` (of Scope).
         #[serde(rename = "line_count")]
         LineCount,
+        /// The field `is_large` (of Scope).
         #[serde(rename = "is_large")]
         IsLarge,
+        /// The field `char_count` (of Scope).
         #[serde(rename = "char_count")]
         CharCount,
     }
@@ -501,6 +561,7 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum RelationshipName {
+        /// The relationship `Scope -[CONSUMES]-> Scope`.
         #[serde(rename = "CONSUMES")]
         Consumes,
     }

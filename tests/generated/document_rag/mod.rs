@@ -158,7 +158,17 @@ pub fn setup_tool_registry(
 #[allow(dead_code)]
 pub mod records {
     #[allow(unused_imports)]
-    use ::toolforge::sql::records::{Follow, Query, Record, RecordField};
+    use ::toolforge::sql::records::{Follow, Query, Record, RecordField, Writer};
+    /// Runs `f` in one write transaction: every upsert and link it makes through the
+    /// writer is committed together, or none is. Returns `f`'s value and how much was written.
+    pub fn write<T>(
+        db: &::toolforge::sql::Database,
+        f: impl FnOnce(
+            &mut Writer<'_, '_, '_>,
+        ) -> Result<T, ::toolforge::sql::ImportError>,
+    ) -> Result<(T, ::toolforge::sql::ImportStats), ::toolforge::sql::ImportError> {
+        ::toolforge::sql::records::write(db, super::spec(), f)
+    }
     /// A `Document` record.
     #[derive(
         Debug,
@@ -196,10 +206,13 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum DocumentField {
+        /// `path` (string, unique): Unique identifier of a Document
         #[serde(rename = "path")]
         Path,
+        /// `title` (string)
         #[serde(rename = "title")]
         Title,
+        /// `author` (string)
         #[serde(rename = "author")]
         Author,
     }
@@ -246,7 +259,8 @@ pub mod records {
         ) -> Result<Option<Document>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[Document],
@@ -288,8 +302,10 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum ChunkField {
+        /// `uuid` (string, unique): Unique identifier of a Chunk
         #[serde(rename = "uuid")]
         Uuid,
+        /// `content` (string)
         #[serde(rename = "content")]
         Content,
     }
@@ -331,7 +347,8 @@ pub mod records {
         ) -> Result<Option<Chunk>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[Chunk],
@@ -362,8 +379,10 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum EntityName {
+        /// The entity `Document`.
         #[serde(rename = "Document")]
         Document,
+        /// The entity `Chunk`.
         #[serde(rename = "Chunk")]
         Chunk,
     }
@@ -398,14 +417,19 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum FieldName {
+        /// The field `path` (of Document).
         #[serde(rename = "path")]
         Path,
+        /// The field `title` (of Document).
         #[serde(rename = "title")]
         Title,
+        /// The field `author` (of Document).
         #[serde(rename = "author")]
         Author,
+        /// The field `uuid` (of Chunk).
         #[serde(rename = "uuid")]
         Uuid,
+        /// The field `content` (of Chunk).
         #[serde(rename = "content")]
         Content,
     }

@@ -315,7 +315,17 @@ pub fn setup_tool_registry(
 #[allow(dead_code)]
 pub mod records {
     #[allow(unused_imports)]
-    use ::toolforge::sql::records::{Follow, Query, Record, RecordField};
+    use ::toolforge::sql::records::{Follow, Query, Record, RecordField, Writer};
+    /// Runs `f` in one write transaction: every upsert and link it makes through the
+    /// writer is committed together, or none is. Returns `f`'s value and how much was written.
+    pub fn write<T>(
+        db: &::toolforge::sql::Database,
+        f: impl FnOnce(
+            &mut Writer<'_, '_, '_>,
+        ) -> Result<T, ::toolforge::sql::ImportError>,
+    ) -> Result<(T, ::toolforge::sql::ImportStats), ::toolforge::sql::ImportError> {
+        ::toolforge::sql::records::write(db, super::spec(), f)
+    }
     /// A `Scope` record: Scope entity (516 nodes)
     #[derive(
         Debug,
@@ -359,14 +369,19 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum ScopeField {
+        /// `signature` (string): signature of Scope
         #[serde(rename = "signature")]
         Signature,
+        /// `type` (string): type of Scope
         #[serde(rename = "type")]
         Type,
+        /// `file` (string): file of Scope
         #[serde(rename = "file")]
         File,
+        /// `uuid` (string, unique): uuid of Scope
         #[serde(rename = "uuid")]
         Uuid,
+        /// `name` (string): name of Scope
         #[serde(rename = "name")]
         Name,
     }
@@ -417,7 +432,8 @@ pub mod records {
         ) -> Result<Option<Scope>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[Scope],
@@ -436,13 +452,21 @@ pub mod records {
             >(db, "DEFINED_IN", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `Scope -[DEFINED_IN]-> File` from this record to `to` (both must exist).
+        /// Adds the edge `Scope -[DEFINED_IN]-> File` from this record to `to` (both must exist), in its own transaction.
         pub fn link_defined_in_file(
             &self,
             db: &::toolforge::sql::Database,
             to: &File,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "DEFINED_IN", self, to)
+        }
+        /// Adds the edge `Scope -[DEFINED_IN]-> File` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_defined_in_file_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &File,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("DEFINED_IN", self, to)
         }
         /// The `Scope` records this one points to: `Scope -[CONSUMES]-> Scope`.
         pub async fn out_consumes_scope(
@@ -456,13 +480,21 @@ pub mod records {
             >(db, "CONSUMES", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `Scope -[CONSUMES]-> Scope` from this record to `to` (both must exist).
+        /// Adds the edge `Scope -[CONSUMES]-> Scope` from this record to `to` (both must exist), in its own transaction.
         pub fn link_consumes_scope(
             &self,
             db: &::toolforge::sql::Database,
             to: &Scope,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "CONSUMES", self, to)
+        }
+        /// Adds the edge `Scope -[CONSUMES]-> Scope` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_consumes_scope_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &Scope,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("CONSUMES", self, to)
         }
         /// The `Scope` records pointing to this one: `Scope -[CONSUMES]-> Scope`.
         pub async fn in_consumes_scope(
@@ -488,13 +520,21 @@ pub mod records {
             >(db, "CONSUMED_BY", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `Scope -[CONSUMED_BY]-> Scope` from this record to `to` (both must exist).
+        /// Adds the edge `Scope -[CONSUMED_BY]-> Scope` from this record to `to` (both must exist), in its own transaction.
         pub fn link_consumed_by_scope(
             &self,
             db: &::toolforge::sql::Database,
             to: &Scope,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "CONSUMED_BY", self, to)
+        }
+        /// Adds the edge `Scope -[CONSUMED_BY]-> Scope` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_consumed_by_scope_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &Scope,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("CONSUMED_BY", self, to)
         }
         /// The `Scope` records pointing to this one: `Scope -[CONSUMED_BY]-> Scope`.
         pub async fn in_consumed_by_scope(
@@ -520,13 +560,21 @@ pub mod records {
             >(db, "USES_LIBRARY", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `Scope -[USES_LIBRARY]-> ExternalLibrary` from this record to `to` (both must exist).
+        /// Adds the edge `Scope -[USES_LIBRARY]-> ExternalLibrary` from this record to `to` (both must exist), in its own transaction.
         pub fn link_uses_library_external_library(
             &self,
             db: &::toolforge::sql::Database,
             to: &ExternalLibrary,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "USES_LIBRARY", self, to)
+        }
+        /// Adds the edge `Scope -[USES_LIBRARY]-> ExternalLibrary` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_uses_library_external_library_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &ExternalLibrary,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("USES_LIBRARY", self, to)
         }
     }
     /// A `File` record: File entity (49 nodes)
@@ -563,8 +611,10 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum FileField {
+        /// `uuid` (string, unique): Unique identifier of a File
         #[serde(rename = "uuid")]
         Uuid,
+        /// `name` (string): name of File
         #[serde(rename = "name")]
         Name,
     }
@@ -606,7 +656,8 @@ pub mod records {
         ) -> Result<Option<File>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[File],
@@ -637,13 +688,21 @@ pub mod records {
             >(db, "IN_DIRECTORY", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `File -[IN_DIRECTORY]-> Directory` from this record to `to` (both must exist).
+        /// Adds the edge `File -[IN_DIRECTORY]-> Directory` from this record to `to` (both must exist), in its own transaction.
         pub fn link_in_directory_directory(
             &self,
             db: &::toolforge::sql::Database,
             to: &Directory,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "IN_DIRECTORY", self, to)
+        }
+        /// Adds the edge `File -[IN_DIRECTORY]-> Directory` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_in_directory_directory_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &Directory,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("IN_DIRECTORY", self, to)
         }
     }
     /// A `ExternalLibrary` record: ExternalLibrary entity (24 nodes)
@@ -680,8 +739,10 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum ExternalLibraryField {
+        /// `uuid` (string, unique): Unique identifier of a ExternalLibrary
         #[serde(rename = "uuid")]
         Uuid,
+        /// `name` (string): name of ExternalLibrary
         #[serde(rename = "name")]
         Name,
     }
@@ -726,7 +787,8 @@ pub mod records {
         ) -> Result<Option<ExternalLibrary>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[ExternalLibrary],
@@ -777,6 +839,7 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum DirectoryField {
+        /// `uuid` (string, unique): Unique identifier of a Directory
         #[serde(rename = "uuid")]
         Uuid,
     }
@@ -817,7 +880,8 @@ pub mod records {
         ) -> Result<Option<Directory>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[Directory],
@@ -848,13 +912,21 @@ pub mod records {
             >(db, "PARENT_OF", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `Directory -[PARENT_OF]-> Directory` from this record to `to` (both must exist).
+        /// Adds the edge `Directory -[PARENT_OF]-> Directory` from this record to `to` (both must exist), in its own transaction.
         pub fn link_parent_of_directory(
             &self,
             db: &::toolforge::sql::Database,
             to: &Directory,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "PARENT_OF", self, to)
+        }
+        /// Adds the edge `Directory -[PARENT_OF]-> Directory` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_parent_of_directory_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &Directory,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("PARENT_OF", self, to)
         }
         /// The `Directory` records pointing to this one: `Directory -[PARENT_OF]-> Directory`.
         pub async fn in_parent_of_directory(
@@ -892,12 +964,16 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum EntityName {
+        /// `Scope`: Scope entity (516 nodes)
         #[serde(rename = "Scope")]
         Scope,
+        /// `File`: File entity (49 nodes)
         #[serde(rename = "File")]
         File,
+        /// `ExternalLibrary`: ExternalLibrary entity (24 nodes)
         #[serde(rename = "ExternalLibrary")]
         ExternalLibrary,
+        /// `Directory`: Directory entity (15 nodes)
         #[serde(rename = "Directory")]
         Directory,
     }
@@ -939,14 +1015,19 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum FieldName {
+        /// The field `signature` (of Scope).
         #[serde(rename = "signature")]
         Signature,
+        /// The field `type` (of Scope).
         #[serde(rename = "type")]
         Type,
+        /// The field `file` (of Scope).
         #[serde(rename = "file")]
         File,
+        /// The field `uuid` (of Scope, File, ExternalLibrary, Directory).
         #[serde(rename = "uuid")]
         Uuid,
+        /// The field `name` (of Scope, File, ExternalLibrary).
         #[serde(rename = "name")]
         Name,
     }
@@ -990,16 +1071,22 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum RelationshipName {
+        /// The relationship `Scope -[DEFINED_IN]-> File`.
         #[serde(rename = "DEFINED_IN")]
         DefinedIn,
+        /// The relationship `Scope -[CONSUMES]-> Scope`.
         #[serde(rename = "CONSUMES")]
         Consumes,
+        /// The relationship `Scope -[CONSUMED_BY]-> Scope`.
         #[serde(rename = "CONSUMED_BY")]
         ConsumedBy,
+        /// The relationship `Scope -[USES_LIBRARY]-> ExternalLibrary`.
         #[serde(rename = "USES_LIBRARY")]
         UsesLibrary,
+        /// The relationship `File -[IN_DIRECTORY]-> Directory`.
         #[serde(rename = "IN_DIRECTORY")]
         InDirectory,
+        /// The relationship `Directory -[PARENT_OF]-> Directory`.
         #[serde(rename = "PARENT_OF")]
         ParentOf,
     }

@@ -220,7 +220,17 @@ pub fn setup_tool_registry(
 #[allow(dead_code)]
 pub mod records {
     #[allow(unused_imports)]
-    use ::toolforge::sql::records::{Follow, Query, Record, RecordField};
+    use ::toolforge::sql::records::{Follow, Query, Record, RecordField, Writer};
+    /// Runs `f` in one write transaction: every upsert and link it makes through the
+    /// writer is committed together, or none is. Returns `f`'s value and how much was written.
+    pub fn write<T>(
+        db: &::toolforge::sql::Database,
+        f: impl FnOnce(
+            &mut Writer<'_, '_, '_>,
+        ) -> Result<T, ::toolforge::sql::ImportError>,
+    ) -> Result<(T, ::toolforge::sql::ImportStats), ::toolforge::sql::ImportError> {
+        ::toolforge::sql::records::write(db, super::spec(), f)
+    }
     /// A `Book` record: A book of the library
     #[derive(
         Debug,
@@ -243,10 +253,20 @@ pub mod records {
         #[serde(rename = "genre", default, skip_serializing_if = "Option::is_none")]
         pub genre: Option<String>,
         /// `year` (number): Year of first publication
-        #[serde(rename = "year", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "year",
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
+        )]
         pub year: Option<f64>,
         /// `pages` (number): Number of pages of the library's edition
-        #[serde(rename = "pages", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "pages",
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
+        )]
         pub pages: Option<f64>,
         /// Computed, read-only: `pages > 400` (Whether the book has more than 400 pages)
         #[serde(rename = "is_long", default, skip_serializing_if = "Option::is_none")]
@@ -267,16 +287,22 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum BookField {
+        /// `isbn` (string, unique): The ISBN-13, digits only (`9780441013593`)
         #[serde(rename = "isbn")]
         Isbn,
+        /// `title` (string): The title (`Dune`)
         #[serde(rename = "title")]
         Title,
+        /// `genre` (enum), one of: novel, science-fiction, fantasy, essay, poetry: The genre
         #[serde(rename = "genre")]
         Genre,
+        /// `year` (number): Year of first publication
         #[serde(rename = "year")]
         Year,
+        /// `pages` (number): Number of pages of the library's edition
         #[serde(rename = "pages")]
         Pages,
+        /// `is_long` (computed, boolean): `pages > 400` (Whether the book has more than 400 pages)
         #[serde(rename = "is_long")]
         IsLong,
     }
@@ -329,7 +355,8 @@ pub mod records {
         ) -> Result<Option<Book>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[Book],
@@ -348,13 +375,21 @@ pub mod records {
             >(db, "WRITTEN_BY", Follow::Outgoing, self.id(), limit)
                 .await
         }
-        /// Adds the edge `Book -[WRITTEN_BY]-> Author` from this record to `to` (both must exist).
+        /// Adds the edge `Book -[WRITTEN_BY]-> Author` from this record to `to` (both must exist), in its own transaction.
         pub fn link_written_by_author(
             &self,
             db: &::toolforge::sql::Database,
             to: &Author,
         ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
             ::toolforge::sql::records::link(db, "WRITTEN_BY", self, to)
+        }
+        /// Adds the edge `Book -[WRITTEN_BY]-> Author` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
+        pub fn link_written_by_author_in(
+            &self,
+            writer: &mut Writer<'_, '_, '_>,
+            to: &Author,
+        ) -> Result<(), ::toolforge::sql::ImportError> {
+            writer.link("WRITTEN_BY", self, to)
         }
     }
     /// A `Author` record: A person who wrote at least one book of the library
@@ -376,7 +411,12 @@ pub mod records {
         #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
         /// `born` (number): Year of birth
-        #[serde(rename = "born", default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "born",
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
+        )]
         pub born: Option<f64>,
     }
     /// The fields of `Author` (stored, then computed), for queries and ordering.
@@ -394,10 +434,13 @@ pub mod records {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum AuthorField {
+        /// `slug` (string, unique): Lower-case id (`frank-herbert`)
         #[serde(rename = "slug")]
         Slug,
+        /// `name` (string): Full name (`Frank Herbert`)
         #[serde(rename = "name")]
         Name,
+        /// `born` (number): Year of birth
         #[serde(rename = "born")]
         Born,
     }
@@ -444,7 +487,8 @@ pub mod records {
         ) -> Result<Option<Author>, ::toolforge::ToolError> {
             ::toolforge::sql::records::get(db, id).await
         }
-        /// Inserts or updates records by their unique field, in one transaction.
+        /// Inserts or updates records by their unique field, in one transaction (to write
+        /// several entities and edges in one, use `records::write`).
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[Author],
@@ -487,8 +531,10 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum EntityName {
+        /// `Book`: A book of the library
         #[serde(rename = "Book")]
         Book,
+        /// `Author`: A person who wrote at least one book of the library
         #[serde(rename = "Author")]
         Author,
     }
@@ -523,22 +569,31 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum FieldName {
+        /// The field `isbn` (of Book).
         #[serde(rename = "isbn")]
         Isbn,
+        /// The field `title` (of Book).
         #[serde(rename = "title")]
         Title,
+        /// The field `genre` (of Book).
         #[serde(rename = "genre")]
         Genre,
+        /// The field `year` (of Book).
         #[serde(rename = "year")]
         Year,
+        /// The field `pages` (of Book).
         #[serde(rename = "pages")]
         Pages,
+        /// The field `is_long` (of Book).
         #[serde(rename = "is_long")]
         IsLong,
+        /// The field `slug` (of Author).
         #[serde(rename = "slug")]
         Slug,
+        /// The field `name` (of Author).
         #[serde(rename = "name")]
         Name,
+        /// The field `born` (of Author).
         #[serde(rename = "born")]
         Born,
     }
@@ -590,6 +645,7 @@ pub mod tool_args {
     #[serde(crate = "::toolforge::serde")]
     #[schemars(crate = "::toolforge::schemars")]
     pub enum RelationshipName {
+        /// The relationship `Book -[WRITTEN_BY]-> Author`.
         #[serde(rename = "WRITTEN_BY")]
         WrittenBy,
     }
