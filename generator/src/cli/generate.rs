@@ -11,6 +11,7 @@ use super::{EXIT_INVALID, EXIT_OK, Output};
 use crate::CompileOptions;
 use crate::builder::generate_folder;
 use crate::codegen::GenerateOptions;
+use crate::output::FileAction;
 
 /// Arguments of `toolforge generate`.
 #[derive(Debug, clap::Args)]
@@ -40,23 +41,29 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
             if !warnings.is_empty() {
                 let _ = write!(out.stderr, "{}", warnings.render());
             }
-            for (path, action) in &report.files {
+            let actions: Vec<String> = report.files.iter().map(|(_, a)| a.to_string()).collect();
+            let width = actions.iter().map(String::len).max().unwrap_or(0);
+            for ((path, _), action) in report.files.iter().zip(&actions) {
                 let _ = writeln!(
                     out.stdout,
-                    "{:>9}  {}",
-                    action.to_string(),
+                    "{action:>width$}  {}",
                     args.out.join(path).display()
                 );
             }
-            let _ = writeln!(
-                out.stdout,
-                "{}",
-                if report.changed() {
-                    "generated"
-                } else {
-                    "up to date: nothing rewritten"
-                }
-            );
+            let changed = report
+                .files
+                .iter()
+                .filter(|(_, action)| matches!(action, FileAction::Created | FileAction::Updated))
+                .count();
+            let _ = if changed == 0 {
+                writeln!(out.stdout, "up to date: nothing rewritten")
+            } else {
+                writeln!(
+                    out.stdout,
+                    "{changed} file(s) written to {}",
+                    args.out.display()
+                )
+            };
             EXIT_OK
         }
         Err(error) => {
