@@ -8,8 +8,8 @@ use toolforge::spec::{EntitySpec, FieldType, RelationshipSpec, SchemaSpec, Value
 
 use super::ast::{BinOp, Expr, ExprKind};
 use super::functions::{self, AGGREGATES, AggFunc, Builtin, SCALAR_FUNCTIONS};
-use super::suggest::did_you_mean;
 use super::{CompiledField, ExprError, ExprErrorKind};
+use crate::report::did_you_mean;
 
 /// The type of a value in the expression language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -48,7 +48,6 @@ mod functions;
 mod lexer;
 mod parser;
 mod sql;
-mod suggest;
 
 use ast::Expr;
 use check::{Env, Ty};
