@@ -7,7 +7,7 @@
 //!   compile to the same SQL;
 //! - [`get`] and [`related`]: one record by its unique field, and relationship traversal;
 //! - [`upsert`] and [`link`]: typed inserts/upserts through the engine's [`Importer`], each in
-//!   its own transaction; [`write`] runs many of them in one.
+//!   its own transaction; [`write()`] runs many of them in one.
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
@@ -422,7 +422,7 @@ pub fn write<T>(
         })
 }
 
-/// Typed writes inside one transaction: see [`write`].
+/// Typed writes inside one transaction: see [`write()`].
 pub struct Writer<'w, 's, 't> {
     importer: &'w mut Importer<'s, 't>,
 }
@@ -456,7 +456,7 @@ impl Writer<'_, '_, '_> {
     }
 
     /// Inserts or updates the edge `from -[relationship]-> to`. Both records must exist when the
-    /// transaction ends (they may be written later in the same [`write`]).
+    /// transaction ends (they may be written later in the same [`write()`]).
     pub fn link<S: Record, T: Record>(
         &mut self,
         relationship: &str,
@@ -478,13 +478,13 @@ impl Writer<'_, '_, '_> {
 
 /// Inserts or updates `records` by their unique field, in one transaction. Fields that are
 /// `None` keep their stored value; computed fields are ignored. To write several entities and
-/// edges in one transaction, use [`write`].
+/// edges in one transaction, use [`write()`].
 pub fn upsert<R: Record>(db: &Database, records: &[R]) -> Result<ImportStats, ImportError> {
     Ok(write(db, R::spec(), |writer| writer.upsert(records))?.1)
 }
 
 /// Inserts or updates the edge `from -[relationship]-> to` (both records must exist), in its own
-/// transaction. To write several edges in one transaction, use [`write`].
+/// transaction. To write several edges in one transaction, use [`write()`].
 pub fn link<S: Record, T: Record>(
     db: &Database,
     relationship: &str,
