@@ -19,7 +19,7 @@ use rusqlite::types::Value as SqlValue;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::spec::{EntitySpec, FieldSpec, FieldType, RelationshipSpec, SchemaSpec};
+use crate::spec::{EntitySpec, FieldSpec, FieldType, SchemaSpec};
 
 use super::database::{Database, DbError};
 use super::ident::quote;
@@ -496,25 +496,8 @@ impl<'s, 't> Importer<'s, 't> {
         columns.sort_by_key(|c| c.0);
         let table = &plan.spec.table;
         let build_sql = || {
-            let names: Vec<String> = columns.iter().map(|c| quote(c.1)).collect();
-            let placeholders: Vec<String> = (1..=columns.len()).map(|i| format!("?{i}")).collect();
-            let updates: Vec<String> = columns
-                .iter()
-                .filter(|c| c.1 != unique)
-                .map(|c| format!("{0} = excluded.{0}", quote(c.1)))
-                .collect();
-            let action = if updates.is_empty() {
-                "NOTHING".to_string()
-            } else {
-                format!("UPDATE SET {}", updates.join(", "))
-            };
-            format!(
-                "INSERT INTO {} ({}) VALUES ({}) ON CONFLICT ({}) DO {action}",
-                quote(table),
-                names.join(", "),
-                placeholders.join(", "),
-                quote(unique)
-            )
+            let names: Vec<&str> = columns.iter().map(|c| c.1).collect();
+            upsert_sql(table, &names, &[unique])
         };
         let params = rusqlite::params_from_iter(columns.iter().map(|c| &c.2));
         let key = column_mask(columns.iter().map(|c| c.0)).map(|mask| (index, mask));
@@ -597,7 +580,10 @@ impl<'s, 't> Importer<'s, 't> {
         values.sort_by_key(|v| v.0);
         let params = rusqlite::params_from_iter(values.iter().map(|v| &v.2));
         let key = column_mask(values.iter().map(|v| v.0)).map(|mask| (rel_index, mask));
-        let build_sql = || edge_upsert_sql(rel, &values);
+        let build_sql = || {
+            let names: Vec<&str> = values.iter().map(|v| v.1).collect();
+            upsert_sql(&rel.table, &names, &["source_id", "target_id"])
+        };
         let result = execute_cached(self.tx, &mut self.edge_statements, key, build_sql, params)
             .map_err(|e| sqlite_error(Some(line), e));
         result?;
@@ -688,24 +674,28 @@ impl<'s, 't> Importer<'s, 't> {
     }
 }
 
-fn edge_upsert_sql(rel: &RelationshipSpec, values: &[(usize, &str, Bound<'_>)]) -> String {
-    let names: Vec<String> = values.iter().map(|v| quote(v.1)).collect();
-    let placeholders: Vec<String> = (1..=values.len()).map(|i| format!("?{i}")).collect();
-    let updates: Vec<String> = values
+/// `INSERT ... ON CONFLICT (key) DO UPDATE` for `columns` (positional parameters in that
+/// order); the key columns are never updated.
+fn upsert_sql(table: &str, columns: &[&str], key: &[&str]) -> String {
+    let names: Vec<String> = columns.iter().map(|c| quote(c)).collect();
+    let placeholders: Vec<String> = (1..=columns.len()).map(|i| format!("?{i}")).collect();
+    let updates: Vec<String> = columns
         .iter()
-        .skip(2)
-        .map(|v| format!("{0} = excluded.{0}", quote(v.1)))
+        .filter(|c| !key.contains(c))
+        .map(|c| format!("{0} = excluded.{0}", quote(c)))
         .collect();
     let action = if updates.is_empty() {
         "NOTHING".to_string()
     } else {
         format!("UPDATE SET {}", updates.join(", "))
     };
+    let key: Vec<String> = key.iter().map(|c| quote(c)).collect();
     format!(
-        "INSERT INTO {} ({}) VALUES ({}) ON CONFLICT (\"source_id\", \"target_id\") DO {action}",
-        quote(&rel.table),
+        "INSERT INTO {} ({}) VALUES ({}) ON CONFLICT ({}) DO {action}",
+        quote(table),
         names.join(", "),
-        placeholders.join(", ")
+        placeholders.join(", "),
+        key.join(", ")
     )
 }
 
