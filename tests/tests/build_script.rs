@@ -66,3 +66,19 @@ async fn the_build_script_module_serves_the_same_tools_plus_custom_ones() {
             .trim_end()
     );
 }
+
+#[test]
+fn the_build_script_asks_cargo_to_rerun_when_the_config_changes() {
+    // Cargo keeps what a build script printed in `output`, next to its `OUT_DIR`.
+    let output = std::path::Path::new(env!("OUT_DIR"))
+        .parent()
+        .expect("OUT_DIR has a parent")
+        .join("output");
+    let printed = std::fs::read_to_string(&output).expect("the build script's output");
+    assert!(
+        printed
+            .lines()
+            .any(|line| line == "cargo:rerun-if-changed=fixtures/awkward-names.yaml"),
+        "{printed}"
+    );
+}
