@@ -86,69 +86,19 @@ pub(crate) fn expand_with(
 
     let runtime = runtime(attributes.krate.clone());
     let ident = &input.ident;
-    let serde_crate = path_string(&runtime, "::__private::serde");
-    let schemars_crate = path_string(&runtime, "::__private::schemars");
-    let container_attrs = input.attrs.iter().filter(|attr| {
-        (attr.path().is_ident("serde") || attr.path().is_ident("schemars")) && !is_crate_only(attr)
-    });
-    let mirror_fields = fields.named.iter().map(|field| {
-        let attrs = field.attrs.iter().filter(|attr| {
-            let path = attr.path();
-            path.is_ident("doc") || path.is_ident("serde") || path.is_ident("schemars")
-        });
-        let field_ident = &field.ident;
-        let ty = &field.ty;
-        quote!(#(#attrs)* #field_ident: #ty)
-    });
-    let field_idents: Vec<_> = fields.named.iter().map(|field| &field.ident).collect();
     let spec = spec(&runtime, &name, &description, &attributes);
-
-    // The mirror is the user's struct with serde and schemars derives, named alike so that the
-    // schema title and serde's messages use the user's name; the alias names the user's struct
-    // inside the block where the mirror shadows it.
-    Ok(quote! {
-        const _: () = {
-            type __ToolforgeArguments = #ident;
-
-            const _: () = {
-                #[derive(
-                    #runtime::__private::serde::Deserialize,
-                    #runtime::__private::schemars::JsonSchema
-                )]
-                #[serde(crate = #serde_crate)]
-                #[schemars(crate = #schemars_crate)]
-                #(#container_attrs)*
-                struct #ident {
-                    #(#mirror_fields,)*
-                }
-
-                #[automatically_derived]
-                impl ::core::convert::From<#ident> for __ToolforgeArguments {
-                    fn from(arguments: #ident) -> Self {
-                        Self {
-                            #(#field_idents: arguments.#field_idents,)*
-                        }
-                    }
-                }
-
-                #[automatically_derived]
-                impl #runtime::ToolArgs for __ToolforgeArguments {
-                    fn definition() -> #runtime::ToolDefinition {
-                        #spec.into_definition::<#ident>()
-                    }
-
-                    fn from_arguments(
-                        arguments: #runtime::__private::serde_json::Value,
-                    ) -> ::core::result::Result<Self, #runtime::ToolError> {
-                        ::core::result::Result::map(
-                            #runtime::deserialize_arguments::<#ident>(arguments),
-                            <Self as ::core::convert::From<#ident>>::from,
-                        )
-                    }
-                }
-            };
-        };
-    })
+    let definition = quote! {
+        fn definition() -> #runtime::ToolDefinition {
+            #spec.into_definition::<#ident>()
+        }
+    };
+    Ok(mirror(
+        input,
+        fields,
+        &runtime,
+        Mirror::WithSchema,
+        definition,
+    ))
 }
 
 /// `#[tool(definition = path)]`: the definition is what `path()` returns, kept as it is
@@ -160,21 +110,6 @@ fn expand_with_definition(
     definition: &Path,
 ) -> TokenStream {
     let ident = &input.ident;
-    let serde_crate = path_string(runtime, "::__private::serde");
-    let container_attrs = input
-        .attrs
-        .iter()
-        .filter(|attr| attr.path().is_ident("serde") && !is_crate_only(attr));
-    let mirror_fields = fields.named.iter().map(|field| {
-        let attrs = field
-            .attrs
-            .iter()
-            .filter(|attr| attr.path().is_ident("serde"));
-        let field_ident = &field.ident;
-        let ty = &field.ty;
-        quote!(#(#attrs)* #field_ident: #ty)
-    });
-    let field_idents: Vec<_> = fields.named.iter().map(|field| &field.ident).collect();
     // Inside the block the mirror shadows the struct's name: `Struct::f` must name the user's
     // struct (`Self::f` does already, in the impl).
     let mut definition = definition.clone();
@@ -184,44 +119,102 @@ fn expand_with_definition(
     {
         definition.segments[0].ident = syn::Ident::new("__ToolforgeArguments", ident.span());
     }
+    let definition = quote! {
+        const COMPLETE_DEFINITION: bool = true;
+
+        fn definition() -> #runtime::ToolDefinition {
+            #definition()
+        }
+    };
+    mirror(input, fields, runtime, Mirror::SerdeOnly, definition)
+}
+
+/// What the private mirror of the arguments struct derives.
+#[derive(Clone, Copy, PartialEq)]
+enum Mirror {
+    /// serde and schemars: the input schema comes from the fields.
+    WithSchema,
+    /// serde only: the definition comes from elsewhere.
+    SerdeOnly,
+}
+
+/// The expansion around a `ToolArgs` impl: a private mirror of the user's struct deriving serde
+/// (and schemars) through the runtime's re-exports, named alike so that the schema title and
+/// serde's messages use the user's name, a `From` into the user's struct, and the impl with
+/// `definition_items` and `from_arguments`. The alias, declared in an outer block, names the
+/// user's struct inside the inner block where the mirror shadows it.
+fn mirror(
+    input: &DeriveInput,
+    fields: &FieldsNamed,
+    runtime: &Path,
+    kind: Mirror,
+    definition_items: TokenStream,
+) -> TokenStream {
+    let ident = &input.ident;
+    let with_schema = kind == Mirror::WithSchema;
+    let kept = |attr: &syn::Attribute| {
+        let path = attr.path();
+        path.is_ident("serde") || (with_schema && path.is_ident("schemars"))
+    };
+    let serde_crate = path_string(runtime, "::__private::serde");
+    let (derives, schemars_attr) = if with_schema {
+        let schemars_crate = path_string(runtime, "::__private::schemars");
+        (
+            quote!(#runtime::__private::serde::Deserialize, #runtime::__private::schemars::JsonSchema),
+            quote!(#[schemars(crate = #schemars_crate)]),
+        )
+    } else {
+        (quote!(#runtime::__private::serde::Deserialize), quote!())
+    };
+    let container_attrs = input
+        .attrs
+        .iter()
+        .filter(|attr| kept(attr) && !is_crate_only(attr));
+    let mirror_fields = fields.named.iter().map(|field| {
+        let attrs = field
+            .attrs
+            .iter()
+            .filter(|attr| kept(attr) || (with_schema && attr.path().is_ident("doc")));
+        let field_ident = &field.ident;
+        let ty = &field.ty;
+        quote!(#(#attrs)* #field_ident: #ty)
+    });
+    let field_idents: Vec<_> = fields.named.iter().map(|field| &field.ident).collect();
     quote! {
         const _: () = {
             type __ToolforgeArguments = #ident;
 
             const _: () = {
-                #[derive(#runtime::__private::serde::Deserialize)]
-                #[serde(crate = #serde_crate)]
-                #(#container_attrs)*
-                struct #ident {
-                    #(#mirror_fields,)*
-                }
+            #[derive(#derives)]
+            #[serde(crate = #serde_crate)]
+            #schemars_attr
+            #(#container_attrs)*
+            struct #ident {
+                #(#mirror_fields,)*
+            }
 
-                #[automatically_derived]
-                impl ::core::convert::From<#ident> for __ToolforgeArguments {
-                    fn from(arguments: #ident) -> Self {
-                        Self {
-                            #(#field_idents: arguments.#field_idents,)*
-                        }
+            #[automatically_derived]
+            impl ::core::convert::From<#ident> for __ToolforgeArguments {
+                fn from(arguments: #ident) -> Self {
+                    Self {
+                        #(#field_idents: arguments.#field_idents,)*
                     }
                 }
+            }
 
-                #[automatically_derived]
-                impl #runtime::ToolArgs for __ToolforgeArguments {
-                    const COMPLETE_DEFINITION: bool = true;
+            #[automatically_derived]
+            impl #runtime::ToolArgs for __ToolforgeArguments {
+                #definition_items
 
-                    fn definition() -> #runtime::ToolDefinition {
-                        #definition()
-                    }
-
-                    fn from_arguments(
-                        arguments: #runtime::__private::serde_json::Value,
-                    ) -> ::core::result::Result<Self, #runtime::ToolError> {
-                        ::core::result::Result::map(
-                            #runtime::deserialize_arguments::<#ident>(arguments),
-                            <Self as ::core::convert::From<#ident>>::from,
-                        )
-                    }
+                fn from_arguments(
+                    arguments: #runtime::__private::serde_json::Value,
+                ) -> ::core::result::Result<Self, #runtime::ToolError> {
+                    ::core::result::Result::map(
+                        #runtime::deserialize_arguments::<#ident>(arguments),
+                        <Self as ::core::convert::From<#ident>>::from,
+                    )
                 }
+            }
             };
         };
     }
