@@ -185,36 +185,36 @@ fn mirror(
             type __ToolforgeArguments = #ident;
 
             const _: () = {
-            #[derive(#derives)]
-            #[serde(crate = #serde_crate)]
-            #schemars_attr
-            #(#container_attrs)*
-            struct #ident {
-                #(#mirror_fields,)*
-            }
+                #[derive(#derives)]
+                #[serde(crate = #serde_crate)]
+                #schemars_attr
+                #(#container_attrs)*
+                struct #ident {
+                    #(#mirror_fields,)*
+                }
 
-            #[automatically_derived]
-            impl ::core::convert::From<#ident> for __ToolforgeArguments {
-                fn from(arguments: #ident) -> Self {
-                    Self {
-                        #(#field_idents: arguments.#field_idents,)*
+                #[automatically_derived]
+                impl ::core::convert::From<#ident> for __ToolforgeArguments {
+                    fn from(arguments: #ident) -> Self {
+                        Self {
+                            #(#field_idents: arguments.#field_idents,)*
+                        }
                     }
                 }
-            }
 
-            #[automatically_derived]
-            impl #runtime::ToolArgs for __ToolforgeArguments {
-                #definition_items
+                #[automatically_derived]
+                impl #runtime::ToolArgs for __ToolforgeArguments {
+                    #definition_items
 
-                fn from_arguments(
-                    arguments: #runtime::__private::serde_json::Value,
-                ) -> ::core::result::Result<Self, #runtime::ToolError> {
-                    ::core::result::Result::map(
-                        #runtime::deserialize_arguments::<#ident>(arguments),
-                        <Self as ::core::convert::From<#ident>>::from,
-                    )
+                    fn from_arguments(
+                        arguments: #runtime::__private::serde_json::Value,
+                    ) -> ::core::result::Result<Self, #runtime::ToolError> {
+                        ::core::result::Result::map(
+                            #runtime::deserialize_arguments::<#ident>(arguments),
+                            <Self as ::core::convert::From<#ident>>::from,
+                        )
+                    }
                 }
-            }
             };
         };
     }
