@@ -490,6 +490,19 @@ async fn glob_search_tool() {
         "{}",
         error.message
     );
+    assert!(error.message.starts_with("`field`:"), "{}", error.message);
+    let too_long = f
+        .error(
+            "glob_search",
+            json!({"entity_type": "File", "field": "path", "pattern": "*".repeat(50_001)}),
+        )
+        .await;
+    // The error names the tool's own argument, not the condition it is compiled to.
+    assert!(
+        too_long.message.starts_with("`pattern`:"),
+        "{}",
+        too_long.message
+    );
 }
 
 #[tokio::test]

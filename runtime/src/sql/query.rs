@@ -282,23 +282,47 @@ fn push(params: &mut Vec<SqlValue>, value: SqlValue) -> String {
     format!("?{}", params.len())
 }
 
+/// Where a condition's parts sit in the tool's arguments, for error messages
+/// (`conditions[0].field`, or `field` / `pattern` for a tool with its own argument names).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConditionPaths {
+    /// The argument naming the field.
+    pub field: String,
+    /// The argument naming the operator.
+    pub operator: String,
+    /// The argument holding the value.
+    pub value: String,
+}
+
+impl ConditionPaths {
+    /// The paths of a `{field, operator, value}` object at `path`.
+    pub fn under(path: &str) -> Self {
+        ConditionPaths {
+            field: format!("{path}.field"),
+            operator: format!("{path}.operator"),
+            value: format!("{path}.value"),
+        }
+    }
+}
+
 /// Compiles one condition to an SQL boolean expression, appending its parameters.
 pub fn compile_condition(
     entity: &EntitySpec,
     condition: &Condition,
-    path: &str,
+    paths: &ConditionPaths,
     params: &mut Vec<SqlValue>,
 ) -> Result<String, ToolError> {
-    let field = resolve_field(entity, &condition.field, &format!("{path}.field"))?;
+    let field = resolve_field(entity, &condition.field, &paths.field)?;
     let operator = condition.operator;
-    let value_path = format!("{path}.value");
+    let value_path = paths.value.as_str();
+    let operator_path = &paths.operator;
     if !Operator::applicable(field.ty).contains(&operator) {
         let valid: Vec<&str> = Operator::applicable(field.ty)
             .iter()
             .map(|o| o.as_str())
             .collect();
         return Err(ToolError::invalid_arguments(format!(
-            "`{path}.operator`: `{}` does not apply to `{}` ({}); use one of: {}",
+            "`{operator_path}`: `{}` does not apply to `{}` ({}); use one of: {}",
             operator.as_str(),
             field.name,
             field.ty.config_name(),
@@ -319,7 +343,7 @@ pub fn compile_condition(
     }
     let sql = match operator {
         Operator::Eq | Operator::Ne | Operator::Gt | Operator::Ge | Operator::Lt | Operator::Le => {
-            let p = push(params, operand(&field, &condition.value, &value_path)?);
+            let p = push(params, operand(&field, &condition.value, value_path)?);
             format!("{column} {} {p}", operator.as_str())
         }
         Operator::Contains if is_array => {
@@ -341,26 +365,26 @@ pub fn compile_condition(
         Operator::Contains => {
             let p = push(
                 params,
-                SqlValue::Text(text_operand(&field, &condition.value, &value_path)?),
+                SqlValue::Text(text_operand(&field, &condition.value, value_path)?),
             );
             format!("instr({column}, {p}) > 0")
         }
         Operator::StartsWith => {
             let p = push(
                 params,
-                SqlValue::Text(text_operand(&field, &condition.value, &value_path)?),
+                SqlValue::Text(text_operand(&field, &condition.value, value_path)?),
             );
             format!("substr({column}, 1, length({p})) = {p}")
         }
         Operator::EndsWith => {
             let p = push(
                 params,
-                SqlValue::Text(text_operand(&field, &condition.value, &value_path)?),
+                SqlValue::Text(text_operand(&field, &condition.value, value_path)?),
             );
             format!("substr({column}, length({column}) - length({p}) + 1) = {p}")
         }
         Operator::Glob => {
-            let pattern = text_operand(&field, &condition.value, &value_path)?;
+            let pattern = text_operand(&field, &condition.value, value_path)?;
             if pattern.len() > MAX_GLOB_PATTERN_BYTES {
                 return Err(ToolError::invalid_arguments(format!(
                     "`{value_path}`: GLOB patterns are limited to {MAX_GLOB_PATTERN_BYTES} bytes, got {}",
@@ -371,7 +395,7 @@ pub fn compile_condition(
             format!("{column} GLOB {p}")
         }
         Operator::Regex => {
-            let pattern = text_operand(&field, &condition.value, &value_path)?;
+            let pattern = text_operand(&field, &condition.value, value_path)?;
             regex::RegexBuilder::new(&pattern)
                 .size_limit(1 << 20)
                 .build()
@@ -530,7 +554,12 @@ pub fn compile_conditions(
     for (i, condition) in conditions.iter().enumerate() {
         parts.push(format!(
             "({})",
-            compile_condition(entity, condition, &format!("{path}[{i}]"), params)?
+            compile_condition(
+                entity,
+                condition,
+                &ConditionPaths::under(&format!("{path}[{i}]")),
+                params
+            )?
         ));
     }
     Ok(parts.join(" AND "))
@@ -566,6 +595,29 @@ impl<'s> EntityQuery<'s> {
     ) -> Result<Self, ToolError> {
         let mut params = Vec::new();
         let where_sql = compile_conditions(entity, conditions, "conditions", &mut params)?;
+        Self::compiled(entity, where_sql, params, order_by, limit)
+    }
+
+    /// Checks and compiles a query with one condition whose parts come from arguments named
+    /// by `paths` (a tool such as `glob_search` with its own argument names).
+    pub fn single(
+        entity: &'s EntitySpec,
+        condition: &Condition,
+        paths: &ConditionPaths,
+        limit: u32,
+    ) -> Result<Self, ToolError> {
+        let mut params = Vec::new();
+        let where_sql = compile_condition(entity, condition, paths, &mut params)?;
+        Self::compiled(entity, where_sql, params, None, limit)
+    }
+
+    fn compiled(
+        entity: &'s EntitySpec,
+        where_sql: String,
+        params: Vec<SqlValue>,
+        order_by: Option<&OrderBy>,
+        limit: u32,
+    ) -> Result<Self, ToolError> {
         let order_sql = compile_order(entity, order_by)?;
         Ok(EntityQuery {
             entity,

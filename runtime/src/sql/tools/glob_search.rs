@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::spec::{FieldType, SchemaSpec};
 use crate::{Tool, ToolContext, ToolDefinition, ToolFuture};
 
-use super::super::query::{Condition, EntityQuery, Operator};
+use super::super::query::{Condition, ConditionPaths, EntityQuery, Operator};
 use super::common::{
     HandlerError, Shared, definition, entity, entity_schema, limit, limit_schema, page_json, parse,
     run,
@@ -105,15 +105,12 @@ pub(crate) fn handle(
         operator: Operator::Glob,
         value: Value::String(arguments.pattern),
     };
-    let query = EntityQuery::new(entity, std::slice::from_ref(&condition), None, limit).map_err(
-        |mut error| {
-            error.message = error
-                .message
-                .replace("`conditions[0].field`", "`field`")
-                .replace("`conditions[0].operator`", "`field`");
-            error
-        },
-    )?;
+    let paths = ConditionPaths {
+        field: "field".into(),
+        operator: "field".into(),
+        value: "pattern".into(),
+    };
+    let query = EntityQuery::single(entity, &condition, &paths, limit)?;
     let page = query.run(conn)?;
     Ok(page_json(&entity.name, page))
 }
