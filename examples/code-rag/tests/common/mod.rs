@@ -123,12 +123,21 @@ pub fn fn_items(text: &str) -> Vec<FnSpan> {
     let line_of = |offset: usize| code[..offset].matches('\n').count() + 1;
     let pattern = Regex::new(r"\bfn\s+([A-Za-z_][A-Za-z0-9_]*)").unwrap();
     let bytes = code.as_bytes();
+    // `fn` inside a `macro_rules!` body is a token of the macro, not an item.
+    let macros: Vec<(usize, usize)> = Regex::new(r"\bmacro_rules!\s*[A-Za-z_][A-Za-z0-9_]*\s*\{")
+        .unwrap()
+        .find_iter(&code)
+        .map(|m| (m.end() - 1, matching_brace(bytes, m.end() - 1)))
+        .collect();
     let mut found: Vec<(FnSpan, usize, usize)> = Vec::new();
     for capture in pattern.captures_iter(&code) {
         let whole = capture.get(0).unwrap();
         let at = whole.start();
         if found.iter().any(|(_, from, to)| at > *from && at < *to) {
             continue; // nested in a function body
+        }
+        if macros.iter().any(|(from, to)| at > *from && at < *to) {
+            continue;
         }
         // the body starts at the first `{` or ends at the first `;` outside parentheses
         let mut depth_paren = 0i32;
@@ -148,24 +157,7 @@ pub fn fn_items(text: &str) -> Vec<FnSpan> {
             j += 1;
         }
         let (from, to) = match body {
-            Some(open) => {
-                let mut depth = 0;
-                let mut k = open;
-                loop {
-                    match bytes[k] {
-                        b'{' => depth += 1,
-                        b'}' => {
-                            depth -= 1;
-                            if depth == 0 {
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                    k += 1;
-                }
-                (open, k)
-            }
+            Some(open) => (open, matching_brace(bytes, open)),
             None => (j, j),
         };
         found.push((
@@ -221,4 +213,23 @@ pub fn temp_db() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("code-rag.db");
     (dir, path)
+}
+
+/// The offset of the `}` closing the `{` at `open`.
+fn matching_brace(bytes: &[u8], open: usize) -> usize {
+    let mut depth = 0;
+    let mut k = open;
+    loop {
+        match bytes[k] {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return k;
+                }
+            }
+            _ => {}
+        }
+        k += 1;
+    }
 }
