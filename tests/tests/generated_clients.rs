@@ -405,7 +405,7 @@ async fn typed_records_custom_tools_and_typed_arguments() {
         entity_type: EntityName::Scope,
         conditions: vec![],
         order_by: Some(OrderBy {
-            field: FieldName::LineCount.into(),
+            field: FieldName::LineCount,
             direction: Direction::Desc,
         }),
         limit: Some(2),
@@ -425,34 +425,34 @@ async fn typed_records_custom_tools_and_typed_arguments() {
     );
 }
 
-/// The registered database tools are the generated typed tools (`tool_args`): their
-/// definitions are the engine's, they run on the database of the call context, and a call
-/// without one is refused with a clear error.
+/// The registered database tools of a generated module are the engine's tools over its
+/// embedded spec: their definitions are the engine's, they run on the database of the call
+/// context, and a call without one is refused with a clear error. Typed arguments run the same.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_registered_database_tools_are_the_typed_structs() {
+async fn the_registered_database_tools_are_the_engines() {
     use computed_fields::tool_args::{EntityName, GetEntityByIdArgs, QueryEntitiesArgs};
-    use toolforge::{Tool, ToolContext, ToolHandler};
+    use toolforge::ToolContext;
 
     let spec = computed_fields::spec();
-    let typed: Vec<_> = computed_fields::database_tools()
+    let registered: Vec<_> = computed_fields::database_tools()
         .iter()
         .map(|tool| tool.definition().clone())
         .collect();
     assert_eq!(
-        typed,
+        registered,
         toolforge::sql::tools::database_tool_definitions(spec)
     );
-    assert_eq!(QueryEntitiesArgs::TOOL, "query_entities");
-    assert_eq!(
-        QueryEntitiesArgs::into_tool().definition(),
-        &toolforge::sql::tools::DatabaseTool::QueryEntities.definition(spec)
-    );
+    assert_eq!(QueryEntitiesArgs::tool_name(), "query_entities");
 
     let dir = tempfile::tempdir().unwrap();
     let db = Database::open(dir.path().join("db.sqlite")).unwrap();
     computed_fields::apply_schema(&db).unwrap();
     load(&db, spec);
-    let tool = GetEntityByIdArgs::into_tool();
+    let tools = computed_fields::database_tools();
+    let tool = tools
+        .iter()
+        .find(|tool| tool.definition().name == GetEntityByIdArgs::tool_name())
+        .unwrap();
     let arguments = json!({"entity_type": "Scope", "id_value": "Scope-1"});
 
     let without_db = tool

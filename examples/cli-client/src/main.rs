@@ -47,18 +47,18 @@ async fn run() -> Result<(), Error> {
     let long_books = QueryEntitiesArgs {
         entity_type: EntityName::Book,
         conditions: vec![Condition {
-            field: FieldName::IsLong.into(),
+            field: FieldName::IsLong,
             operator: Operator::Eq,
             value: json!(true),
         }],
         order_by: Some(OrderBy {
-            field: FieldName::Pages.into(),
+            field: FieldName::Pages,
             direction: Direction::Desc,
         }),
         limit: Some(5),
     };
     show(
-        QueryEntitiesArgs::TOOL,
+        &QueryEntitiesArgs::tool_name(),
         &serde_json::to_value(&long_books)?,
         long_books.call(&registry).await,
     )?;

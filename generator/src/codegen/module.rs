@@ -34,8 +34,6 @@ pub(crate) fn module_tokens(
     let schema_sql = raw_string(ddl.trim_end())?;
     let records = records::records_module(spec)?;
     let tools = tool_args::tools_module(spec);
-    let tool_types = tool_args::tool_types(spec);
-    let tool_count = proc_macro2::Literal::usize_unsuffixed(tool_types.len());
     let name = &spec.name;
     let spec_doc = format!(" The storage spec of `{name}`, as JSON (see `toolforge::spec`).");
     // A client folder is a real module file: keep rustfmt from reformatting it (and `toolforge
@@ -84,15 +82,11 @@ pub(crate) fn module_tokens(
             db.init(spec())
         }
 
-        /// The database tools of the config, typed (`tool_args`): the engine's definitions, and
-        /// calls that run the engine's tools on the `Database` of the call context.
+        /// The database tools of the config: the engine's tools over the embedded spec,
+        /// answering from the `Database` of each call's context (see `registry_builder`).
         #[allow(dead_code)]
         pub fn database_tools() -> Vec<::std::sync::Arc<dyn ::toolforge::Tool>> {
-            use ::toolforge::ToolHandler as _;
-            let tools: [::std::sync::Arc<dyn ::toolforge::Tool>; #tool_count] = [
-                #( ::std::sync::Arc::new(tool_args::#tool_types::into_tool()), )*
-            ];
-            Vec::from(tools)
+            ::toolforge::sql::tools::context_database_tools(spec().clone())
         }
 
         /// A registry builder with `batch` and the database tools, and the database in the

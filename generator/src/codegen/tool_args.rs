@@ -1,5 +1,6 @@
-//! Per database tool: a typed argument struct (entity, field and relationship names as enums)
-//! with a `call` that runs the registered engine tool.
+//! The `tool_args` module: the config's entity, field and relationship names as enums, and per
+//! database tool an alias of the runtime's argument struct instantiated with them. The structs
+//! themselves (fields, schema, handler) are defined once, in the runtime.
 
 use std::collections::BTreeSet;
 
@@ -54,78 +55,78 @@ fn name_enum(name: &str, doc: &str, named: &[(String, String)]) -> TokenStream {
                 name.as_str().to_owned()
             }
         }
-    }
-}
 
-/// A typed database tool: the arguments struct, deriving `Tool` with the engine's definition,
-/// and a handler that runs the engine's tool.
-fn args_struct(ty: &str, tool: &str, doc: &str, fields: TokenStream, prefix: &str) -> TokenStream {
-    let kind = super::names::ident(&super::names::camel(tool));
-    let ty = super::names::ident(ty);
-    let name = format!("{prefix}{tool}");
-    let doc = format!(" The `{name}` tool, typed: {doc}");
-    let doc_more = " Its definition is the engine's; a call runs the engine's tool over the \
-                    embedded spec and the `Database` of the call context.";
-    quote! {
-        #[doc = #doc]
-        #[doc = #doc_more]
-        #[derive(Debug, Clone, PartialEq, ::toolforge::serde::Serialize, ::toolforge::Tool)]
-        #[serde(crate = "::toolforge::serde")]
-        #[serde(deny_unknown_fields)]
-        #[tool(definition = Self::engine_definition, crate = "::toolforge")]
-        pub struct #ty {
-            #fields
-        }
-
-        impl #ty {
-            /// The registered name of this tool.
-            pub const TOOL: &'static str = #name;
-
-            /// The engine tool this one runs.
-            pub const ENGINE_TOOL: ::toolforge::sql::tools::DatabaseTool = ::toolforge::sql::tools::DatabaseTool::#kind;
-
-            /// The engine's definition of the tool for the embedded spec.
-            pub fn engine_definition() -> ::toolforge::ToolDefinition {
-                Self::ENGINE_TOOL.definition(super::spec())
-            }
-
-            /// Runs the tool through `registry`, exactly as a model's call would.
-            pub async fn call(&self, registry: &::toolforge::ToolRegistry) -> ::toolforge::ToolResult {
-                ::toolforge::sql::records::call_tool(registry, Self::TOOL, self).await
-            }
-        }
-
-        impl ::toolforge::ToolHandler for #ty {
-            type Output = ::toolforge::serde_json::Value;
-
-            async fn run(self, context: &::toolforge::ToolContext) -> ::toolforge::ToolResult {
-                ::toolforge::sql::records::run_database_tool(super::spec(), Self::ENGINE_TOOL, &self, context).await
+        impl ::toolforge::sql::tools::ArgName for #ty {
+            fn as_name(&self) -> &str {
+                self.as_str()
             }
         }
     }
 }
 
-/// The names of the typed tool structs the spec's families ask for, in the engine's order.
-pub(crate) fn tool_types(spec: &SchemaSpec) -> Vec<Ident> {
-    let mut types = Vec::new();
+/// A database tool as the `tool_args` module names it: the runtime's argument struct (the
+/// alias has the same name), the tool's name, and which name enums the struct takes.
+struct ToolAlias {
+    ty: &'static str,
+    tool: &'static str,
+    names: NameParams,
+}
+
+/// The name enums an argument struct is generic over.
+#[derive(Clone, Copy)]
+enum NameParams {
+    Entity,
+    EntityField,
+    EntityFieldRelationship,
+}
+
+/// The tools of each family, in the engine's order.
+fn family_tools(family: ToolFamily) -> &'static [ToolAlias] {
+    use NameParams::*;
+    const fn alias(ty: &'static str, tool: &'static str, names: NameParams) -> ToolAlias {
+        ToolAlias { ty, tool, names }
+    }
+    const SCHEMA: [ToolAlias; 2] = [
+        alias("GetSchemaArgs", "get_schema", Entity),
+        alias("DescribeEntityArgs", "describe_entity", Entity),
+    ];
+    const QUERY: [ToolAlias; 2] = [
+        alias("QueryEntitiesArgs", "query_entities", EntityField),
+        alias("GlobSearchArgs", "glob_search", EntityField),
+    ];
+    const LOOKUP: [ToolAlias; 2] = [
+        alias("GetEntityByIdArgs", "get_entity_by_id", Entity),
+        alias("GetEntitiesByIdsArgs", "get_entities_by_ids", EntityField),
+    ];
+    const RELATIONSHIPS: [ToolAlias; 1] = [alias(
+        "ExploreRelationshipsArgs",
+        "explore_relationships",
+        EntityFieldRelationship,
+    )];
+    match family {
+        ToolFamily::Schema => &SCHEMA,
+        ToolFamily::Query => &QUERY,
+        ToolFamily::Lookup => &LOOKUP,
+        ToolFamily::Relationships => &RELATIONSHIPS,
+    }
+}
+
+/// The tools the spec's families ask for, in the engine's order (`explore_relationships` only
+/// when the spec has relationships).
+fn planned_tools(spec: &SchemaSpec) -> Vec<&'static ToolAlias> {
     let mut seen = Vec::new();
+    let mut tools = Vec::new();
     for family in &spec.tools.families {
         if seen.contains(family) {
             continue;
         }
         seen.push(*family);
-        let names: &[&str] = match family {
-            ToolFamily::Schema => &["GetSchemaArgs", "DescribeEntityArgs"],
-            ToolFamily::Query => &["QueryEntitiesArgs", "GlobSearchArgs"],
-            ToolFamily::Lookup => &["GetEntityByIdArgs", "GetEntitiesByIdsArgs"],
-            ToolFamily::Relationships if !spec.relationships.is_empty() => {
-                &["ExploreRelationshipsArgs"]
-            }
-            ToolFamily::Relationships => &[],
-        };
-        types.extend(names.iter().map(|name| super::names::ident(name)));
+        if *family == ToolFamily::Relationships && spec.relationships.is_empty() {
+            continue;
+        }
+        tools.extend(family_tools(*family));
     }
-    types
+    tools
 }
 
 /// The `tools` module.
@@ -198,180 +199,51 @@ pub(crate) fn tools_module(spec: &SchemaSpec) -> TokenStream {
         ));
     }
     items.push(quote! {
-        /// One condition of `query_entities` / `explore_relationships`.
-        #[derive(Debug, Clone, PartialEq, ::toolforge::serde::Serialize, ::toolforge::serde::Deserialize)]
-        #[serde(crate = "::toolforge::serde", deny_unknown_fields)]
-        pub struct Condition {
-            /// A field or computed field of the entity (`FieldName::X.into()`). A string, as in
-            /// the engine's schema, so that a wrong name gets the engine's did-you-mean answer.
-            pub field: String,
-            /// The comparison.
-            pub operator: ::toolforge::sql::query::Operator,
-            /// The value to compare with (an array for `IN`; absent reads as `null`).
-            #[serde(default)]
-            pub value: ::toolforge::serde_json::Value,
+        impl ::toolforge::sql::tools::EmbeddedSpec for EntityName {
+            fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
+                super::spec()
+            }
         }
 
-        /// The sort order of `query_entities`.
-        #[derive(Debug, Clone, PartialEq, ::toolforge::serde::Serialize, ::toolforge::serde::Deserialize)]
-        #[serde(crate = "::toolforge::serde", deny_unknown_fields)]
-        pub struct OrderBy {
-            /// A field or computed field to sort by (`FieldName::X.into()`).
-            pub field: String,
-            /// ASC (default) or DESC.
-            #[serde(default)]
-            pub direction: ::toolforge::sql::query::Direction,
-        }
+        /// One condition of `query_entities` / `explore_relationships`, on a `FieldName`.
+        pub type Condition = ::toolforge::sql::tools::Condition<FieldName>;
+        /// The sort order of `query_entities`, on a `FieldName`.
+        pub type OrderBy = ::toolforge::sql::tools::OrderBy<FieldName>;
+        #[allow(unused_imports)]
+        pub use ::toolforge::sql::tools::{Direction, Operator};
     });
-    let mut seen = Vec::new();
-    for family in &spec.tools.families {
-        if seen.contains(family) {
-            continue;
-        }
-        seen.push(*family);
-        match family {
-            ToolFamily::Schema => {
-                items.push(args_struct(
-                    "GetSchemaArgs",
-                    "get_schema",
-                    "the whole schema.",
-                    quote! {
-                        /// Include usage tips (default true).
-                        #[serde(default, skip_serializing_if = "Option::is_none")]
-                        pub include_tips: Option<bool>,
-                    },
-                    prefix,
-                ));
-                items.push(args_struct(
-                    "DescribeEntityArgs",
-                    "describe_entity",
-                    "one entity type in detail.",
-                    quote! {
-                        /// The entity type to describe.
-                        pub entity_name: EntityName,
-                    },
-                    prefix,
-                ));
+    let mut traverses = false;
+    for tool in planned_tools(spec) {
+        let ty = super::names::ident(tool.ty);
+        let doc = format!(
+            " The arguments of `{prefix}{}`, with this config's names.",
+            tool.tool
+        );
+        let params = match tool.names {
+            NameParams::Entity => quote!(EntityName),
+            NameParams::EntityField => quote!(EntityName, FieldName),
+            NameParams::EntityFieldRelationship => {
+                traverses = true;
+                quote!(EntityName, FieldName, RelationshipName)
             }
-            ToolFamily::Query => {
-                items.push(args_struct(
-                    "QueryEntitiesArgs",
-                    "query_entities",
-                    "records matching conditions.",
-                    quote! {
-                        /// The entity type to query.
-                        pub entity_type: EntityName,
-                        /// Conditions, all of which must hold.
-                        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-                        pub conditions: Vec<Condition>,
-                        /// Sort order.
-                        #[serde(default, skip_serializing_if = "Option::is_none")]
-                        pub order_by: Option<OrderBy>,
-                        /// The most records to return.
-                        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "::toolforge::sql::tools::optional_integer")]
-                        pub limit: Option<i64>,
-                    },
-                    prefix,
-                ));
-                items.push(args_struct(
-                    "GlobSearchArgs",
-                    "glob_search",
-                    "records whose field matches a glob pattern.",
-                    quote! {
-                        /// The entity type to search.
-                        pub entity_type: EntityName,
-                        /// The field matched against the pattern (`FieldName::X.into()`).
-                        pub field: String,
-                        /// The glob pattern (`*`, `?`, `[...]`).
-                        pub pattern: String,
-                        /// The most records to return.
-                        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "::toolforge::sql::tools::optional_integer")]
-                        pub limit: Option<i64>,
-                    },
-                    prefix,
-                ));
-            }
-            ToolFamily::Lookup => {
-                items.push(args_struct(
-                    "GetEntityByIdArgs",
-                    "get_entity_by_id",
-                    "one record by its unique field.",
-                    quote! {
-                        /// The entity type.
-                        pub entity_type: EntityName,
-                        /// The value of the unique field.
-                        pub id_value: String,
-                    },
-                    prefix,
-                ));
-                items.push(args_struct(
-                    "GetEntitiesByIdsArgs",
-                    "get_entities_by_ids",
-                    "several records by their unique field.",
-                    quote! {
-                        /// The entity type.
-                        pub entity_type: EntityName,
-                        /// The unique-field values.
-                        pub ids: Vec<String>,
-                        /// The fields to return (default: all; `FieldName::X.into()`).
-                        #[serde(default, skip_serializing_if = "Option::is_none")]
-                        pub fields: Option<Vec<String>>,
-                        /// Also return each record's children (hierarchical entities).
-                        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-                        pub with_children: bool,
-                    },
-                    prefix,
-                ));
-            }
-            ToolFamily::Relationships if !relationships.is_empty() => {
-                items.push(quote! {
-                    /// Which edges `explore_relationships` follows.
-                    #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ::toolforge::serde::Serialize, ::toolforge::serde::Deserialize)]
-                    #[serde(crate = "::toolforge::serde", rename_all = "lowercase")]
-                    pub enum TraversalDirection {
-                        /// From the start records along outgoing edges.
-                        Outgoing,
-                        /// Along incoming edges.
-                        Incoming,
-                        /// Both ways (the default).
-                        #[default]
-                        Both,
-                    }
-                });
-                items.push(args_struct(
-                    "ExploreRelationshipsArgs",
-                    "explore_relationships",
-                    "records linked to the start records.",
-                    quote! {
-                        /// The entity type to start from.
-                        pub start_entity_type: EntityName,
-                        /// Conditions selecting the start records.
-                        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-                        pub start_conditions: Vec<Condition>,
-                        /// The relationship to follow.
-                        pub relationship_type: RelationshipName,
-                        /// Which way to follow it.
-                        #[serde(default)]
-                        pub direction: TraversalDirection,
-                        /// Only this target entity type.
-                        #[serde(default, skip_serializing_if = "Option::is_none")]
-                        pub target_entity_type: Option<EntityName>,
-                        /// The most records to return.
-                        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "::toolforge::sql::tools::optional_integer")]
-                        pub limit: Option<i64>,
-                    },
-                    prefix,
-                ));
-            }
-            ToolFamily::Relationships => {}
-        }
+        };
+        items.push(quote! {
+            #[doc = #doc]
+            pub type #ty = ::toolforge::sql::tools::#ty<#params>;
+        });
+    }
+    if traverses {
+        items.push(quote! {
+            #[allow(unused_imports)]
+            pub use ::toolforge::sql::tools::TraversalDirection;
+        });
     }
     quote! {
-        /// The database tools, typed: per tool an arguments struct deriving `Tool` with the
-        /// engine's definition (entity and relationship names are enums there) and a handler
-        /// that runs the engine's tool, so the registered tools answer exactly as the engine's.
-        /// Entity, field and relationship names are enums here too; `call` runs a tool through
-        /// a registry, the same call as a model's.
+        /// The database tools' arguments with this config's names: the runtime's argument
+        /// structs (one definition per tool) instantiated with the entity, field and
+        /// relationship name enums below, so a misspelled name is a compile error. `call` runs
+        /// one through a registry (the same call as a model's), `run` on the database of a
+        /// call context.
         #[allow(dead_code)]
         pub mod tool_args {
             #( #items )*

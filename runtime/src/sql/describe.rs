@@ -189,16 +189,20 @@ pub fn query_entities_description(spec: &SchemaSpec) -> String {
     out
 }
 
-/// The schema as JSON, as `get_schema` returns it.
-pub fn schema_json(spec: &SchemaSpec, include_tips: bool) -> Value {
+/// The schema as JSON, as `get_schema` returns it: every entity, or only the entities named in
+/// `only` and the relationships that touch them.
+pub fn schema_json(spec: &SchemaSpec, include_tips: bool, only: Option<&[&str]>) -> Value {
+    let wanted = |name: &str| only.is_none_or(|only| only.contains(&name));
     let entities: Vec<Value> = spec
         .entities
         .iter()
+        .filter(|entity| wanted(&entity.name))
         .map(|entity| entity_json(spec, entity))
         .collect();
     let relationships: Vec<Value> = spec
         .relationships
         .iter()
+        .filter(|r| wanted(&r.source) || wanted(&r.target))
         .map(|r| {
             let mut value = json!({
                 "type": r.rel_type,

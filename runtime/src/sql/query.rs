@@ -126,17 +126,49 @@ impl Operator {
     }
 }
 
-/// One condition: `{"field": ..., "operator": ..., "value": ...}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Condition {
-    /// A stored or computed field of the entity.
-    pub field: String,
-    /// The comparison.
+/// One condition: `{"field": ..., "operator": ..., "value": ...}`, with the field name as a
+/// string (the engine's form) or as a generated field-name enum. An absent `value` reads as
+/// `null`, although the tools' schemas require it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(description = "One condition on a field or computed field of the entity.")]
+#[serde(deny_unknown_fields, bound(deserialize = "F: Deserialize<'de>"))]
+pub struct Condition<F = String> {
+    /// A field or computed field of the entity.
+    pub field: F,
+    /// The comparison (see the tool description).
     pub operator: Operator,
-    /// The operand (an array for `IN`).
+    /// The value to compare with: a string, number or boolean matching the field's type, an
+    /// array for IN, or null with = / != for a missing value.
     #[serde(default)]
+    #[schemars(
+        schema_with = "condition_value_schema",
+        extend("x-toolforge-required" = true)
+    )]
     pub value: Value,
+}
+
+impl<F: super::tools::ArgName> Condition<F> {
+    /// The same condition with the field name as a string, as the engine reads it.
+    pub fn into_engine(self) -> Condition {
+        Condition {
+            field: self.field.as_name().to_owned(),
+            operator: self.operator,
+            value: self.value,
+        }
+    }
+}
+
+/// The schema of a condition's value: a scalar, an array of scalars (for `IN`), or null.
+fn condition_value_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "anyOf": [
+            {"type": "string"},
+            {"type": "number"},
+            {"type": "boolean"},
+            {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]}},
+            {"type": "null"}
+        ]
+    })
 }
 
 /// Sort direction.
@@ -153,15 +185,27 @@ pub enum Direction {
     Desc,
 }
 
-/// `{"field": ..., "direction": "ASC" | "DESC"}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `{"field": ..., "direction": "ASC" | "DESC"}`, with the field name as a string (the
+/// engine's form) or as a generated field-name enum.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(description = "A field to sort by, and the direction.")]
 #[serde(deny_unknown_fields)]
-pub struct OrderBy {
-    /// A stored or computed field.
-    pub field: String,
-    /// Ascending by default.
+pub struct OrderBy<F = String> {
+    /// A field or computed field to sort by.
+    pub field: F,
+    /// ASC (default) or DESC.
     #[serde(default)]
     pub direction: Direction,
+}
+
+impl<F: super::tools::ArgName> OrderBy<F> {
+    /// The same order with the field name as a string, as the engine reads it.
+    pub fn into_engine(self) -> OrderBy {
+        OrderBy {
+            field: self.field.as_name().to_owned(),
+            direction: self.direction,
+        }
+    }
 }
 
 /// A field of an entity resolved to its SQL expression.

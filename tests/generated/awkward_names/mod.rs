@@ -177,21 +177,11 @@ pub fn apply_schema(
 ) -> Result<::toolforge::sql::InitReport, ::toolforge::sql::DbError> {
     db.init(spec())
 }
-/// The database tools of the config, typed (`tool_args`): the engine's definitions, and
-/// calls that run the engine's tools on the `Database` of the call context.
+/// The database tools of the config: the engine's tools over the embedded spec,
+/// answering from the `Database` of each call's context (see `registry_builder`).
 #[allow(dead_code)]
 pub fn database_tools() -> Vec<::std::sync::Arc<dyn ::toolforge::Tool>> {
-    use ::toolforge::ToolHandler as _;
-    let tools: [::std::sync::Arc<dyn ::toolforge::Tool>; 7] = [
-        ::std::sync::Arc::new(tool_args::GetSchemaArgs::into_tool()),
-        ::std::sync::Arc::new(tool_args::DescribeEntityArgs::into_tool()),
-        ::std::sync::Arc::new(tool_args::QueryEntitiesArgs::into_tool()),
-        ::std::sync::Arc::new(tool_args::GlobSearchArgs::into_tool()),
-        ::std::sync::Arc::new(tool_args::GetEntityByIdArgs::into_tool()),
-        ::std::sync::Arc::new(tool_args::GetEntitiesByIdsArgs::into_tool()),
-        ::std::sync::Arc::new(tool_args::ExploreRelationshipsArgs::into_tool()),
-    ];
-    Vec::from(tools)
+    ::toolforge::sql::tools::context_database_tools(spec().clone())
 }
 /// A registry builder with `batch` and the database tools, and the database in the
 /// call context; add your own tools, then `build()`.
@@ -554,11 +544,11 @@ pub mod records {
         }
     }
 }
-/// The database tools, typed: per tool an arguments struct deriving `Tool` with the
-/// engine's definition (entity and relationship names are enums there) and a handler
-/// that runs the engine's tool, so the registered tools answer exactly as the engine's.
-/// Entity, field and relationship names are enums here too; `call` runs a tool through
-/// a registry, the same call as a model's.
+/// The database tools' arguments with this config's names: the runtime's argument
+/// structs (one definition per tool) instantiated with the entity, field and
+/// relationship name enums below, so a misspelled name is a compile error. `call` runs
+/// one through a registry (the same call as a model's), `run` on the database of a
+/// call context.
 #[allow(dead_code)]
 pub mod tool_args {
     /// The entity types of the config.
@@ -600,6 +590,11 @@ pub mod tool_args {
     impl ::core::convert::From<EntityName> for String {
         fn from(name: EntityName) -> String {
             name.as_str().to_owned()
+        }
+    }
+    impl ::toolforge::sql::tools::ArgName for EntityName {
+        fn as_name(&self) -> &str {
+            self.as_str()
         }
     }
     /// Every stored and computed field name of every entity.
@@ -698,6 +693,11 @@ pub mod tool_args {
             name.as_str().to_owned()
         }
     }
+    impl ::toolforge::sql::tools::ArgName for FieldName {
+        fn as_name(&self) -> &str {
+            self.as_str()
+        }
+    }
     /// The relationship types of the config.
     #[derive(
         Debug,
@@ -732,407 +732,51 @@ pub mod tool_args {
             name.as_str().to_owned()
         }
     }
-    /// One condition of `query_entities` / `explore_relationships`.
-    #[derive(
-        Debug,
-        Clone,
-        PartialEq,
-        ::toolforge::serde::Serialize,
-        ::toolforge::serde::Deserialize
-    )]
-    #[serde(crate = "::toolforge::serde", deny_unknown_fields)]
-    pub struct Condition {
-        /// A field or computed field of the entity (`FieldName::X.into()`). A string, as in
-        /// the engine's schema, so that a wrong name gets the engine's did-you-mean answer.
-        pub field: String,
-        /// The comparison.
-        pub operator: ::toolforge::sql::query::Operator,
-        /// The value to compare with (an array for `IN`; absent reads as `null`).
-        #[serde(default)]
-        pub value: ::toolforge::serde_json::Value,
-    }
-    /// The sort order of `query_entities`.
-    #[derive(
-        Debug,
-        Clone,
-        PartialEq,
-        ::toolforge::serde::Serialize,
-        ::toolforge::serde::Deserialize
-    )]
-    #[serde(crate = "::toolforge::serde", deny_unknown_fields)]
-    pub struct OrderBy {
-        /// A field or computed field to sort by (`FieldName::X.into()`).
-        pub field: String,
-        /// ASC (default) or DESC.
-        #[serde(default)]
-        pub direction: ::toolforge::sql::query::Direction,
-    }
-    /// The `get_schema` tool, typed: the whole schema.
-    /// Its definition is the engine's; a call runs the engine's tool over the embedded spec and the `Database` of the call context.
-    #[derive(Debug, Clone, PartialEq, ::toolforge::serde::Serialize, ::toolforge::Tool)]
-    #[serde(crate = "::toolforge::serde")]
-    #[serde(deny_unknown_fields)]
-    #[tool(definition = Self::engine_definition, crate = "::toolforge")]
-    pub struct GetSchemaArgs {
-        /// Include usage tips (default true).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub include_tips: Option<bool>,
-    }
-    impl GetSchemaArgs {
-        /// The registered name of this tool.
-        pub const TOOL: &'static str = "get_schema";
-        /// The engine tool this one runs.
-        pub const ENGINE_TOOL: ::toolforge::sql::tools::DatabaseTool = ::toolforge::sql::tools::DatabaseTool::GetSchema;
-        /// The engine's definition of the tool for the embedded spec.
-        pub fn engine_definition() -> ::toolforge::ToolDefinition {
-            Self::ENGINE_TOOL.definition(super::spec())
-        }
-        /// Runs the tool through `registry`, exactly as a model's call would.
-        pub async fn call(
-            &self,
-            registry: &::toolforge::ToolRegistry,
-        ) -> ::toolforge::ToolResult {
-            ::toolforge::sql::records::call_tool(registry, Self::TOOL, self).await
+    impl ::toolforge::sql::tools::ArgName for RelationshipName {
+        fn as_name(&self) -> &str {
+            self.as_str()
         }
     }
-    impl ::toolforge::ToolHandler for GetSchemaArgs {
-        type Output = ::toolforge::serde_json::Value;
-        async fn run(
-            self,
-            context: &::toolforge::ToolContext,
-        ) -> ::toolforge::ToolResult {
-            ::toolforge::sql::records::run_database_tool(
-                    super::spec(),
-                    Self::ENGINE_TOOL,
-                    &self,
-                    context,
-                )
-                .await
+    impl ::toolforge::sql::tools::EmbeddedSpec for EntityName {
+        fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
+            super::spec()
         }
     }
-    /// The `describe_entity` tool, typed: one entity type in detail.
-    /// Its definition is the engine's; a call runs the engine's tool over the embedded spec and the `Database` of the call context.
-    #[derive(Debug, Clone, PartialEq, ::toolforge::serde::Serialize, ::toolforge::Tool)]
-    #[serde(crate = "::toolforge::serde")]
-    #[serde(deny_unknown_fields)]
-    #[tool(definition = Self::engine_definition, crate = "::toolforge")]
-    pub struct DescribeEntityArgs {
-        /// The entity type to describe.
-        pub entity_name: EntityName,
-    }
-    impl DescribeEntityArgs {
-        /// The registered name of this tool.
-        pub const TOOL: &'static str = "describe_entity";
-        /// The engine tool this one runs.
-        pub const ENGINE_TOOL: ::toolforge::sql::tools::DatabaseTool = ::toolforge::sql::tools::DatabaseTool::DescribeEntity;
-        /// The engine's definition of the tool for the embedded spec.
-        pub fn engine_definition() -> ::toolforge::ToolDefinition {
-            Self::ENGINE_TOOL.definition(super::spec())
-        }
-        /// Runs the tool through `registry`, exactly as a model's call would.
-        pub async fn call(
-            &self,
-            registry: &::toolforge::ToolRegistry,
-        ) -> ::toolforge::ToolResult {
-            ::toolforge::sql::records::call_tool(registry, Self::TOOL, self).await
-        }
-    }
-    impl ::toolforge::ToolHandler for DescribeEntityArgs {
-        type Output = ::toolforge::serde_json::Value;
-        async fn run(
-            self,
-            context: &::toolforge::ToolContext,
-        ) -> ::toolforge::ToolResult {
-            ::toolforge::sql::records::run_database_tool(
-                    super::spec(),
-                    Self::ENGINE_TOOL,
-                    &self,
-                    context,
-                )
-                .await
-        }
-    }
-    /// The `query_entities` tool, typed: records matching conditions.
-    /// Its definition is the engine's; a call runs the engine's tool over the embedded spec and the `Database` of the call context.
-    #[derive(Debug, Clone, PartialEq, ::toolforge::serde::Serialize, ::toolforge::Tool)]
-    #[serde(crate = "::toolforge::serde")]
-    #[serde(deny_unknown_fields)]
-    #[tool(definition = Self::engine_definition, crate = "::toolforge")]
-    pub struct QueryEntitiesArgs {
-        /// The entity type to query.
-        pub entity_type: EntityName,
-        /// Conditions, all of which must hold.
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        pub conditions: Vec<Condition>,
-        /// Sort order.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub order_by: Option<OrderBy>,
-        /// The most records to return.
-        #[serde(
-            default,
-            skip_serializing_if = "Option::is_none",
-            deserialize_with = "::toolforge::sql::tools::optional_integer"
-        )]
-        pub limit: Option<i64>,
-    }
-    impl QueryEntitiesArgs {
-        /// The registered name of this tool.
-        pub const TOOL: &'static str = "query_entities";
-        /// The engine tool this one runs.
-        pub const ENGINE_TOOL: ::toolforge::sql::tools::DatabaseTool = ::toolforge::sql::tools::DatabaseTool::QueryEntities;
-        /// The engine's definition of the tool for the embedded spec.
-        pub fn engine_definition() -> ::toolforge::ToolDefinition {
-            Self::ENGINE_TOOL.definition(super::spec())
-        }
-        /// Runs the tool through `registry`, exactly as a model's call would.
-        pub async fn call(
-            &self,
-            registry: &::toolforge::ToolRegistry,
-        ) -> ::toolforge::ToolResult {
-            ::toolforge::sql::records::call_tool(registry, Self::TOOL, self).await
-        }
-    }
-    impl ::toolforge::ToolHandler for QueryEntitiesArgs {
-        type Output = ::toolforge::serde_json::Value;
-        async fn run(
-            self,
-            context: &::toolforge::ToolContext,
-        ) -> ::toolforge::ToolResult {
-            ::toolforge::sql::records::run_database_tool(
-                    super::spec(),
-                    Self::ENGINE_TOOL,
-                    &self,
-                    context,
-                )
-                .await
-        }
-    }
-    /// The `glob_search` tool, typed: records whose field matches a glob pattern.
-    /// Its definition is the engine's; a call runs the engine's tool over the embedded spec and the `Database` of the call context.
-    #[derive(Debug, Clone, PartialEq, ::toolforge::serde::Serialize, ::toolforge::Tool)]
-    #[serde(crate = "::toolforge::serde")]
-    #[serde(deny_unknown_fields)]
-    #[tool(definition = Self::engine_definition, crate = "::toolforge")]
-    pub struct GlobSearchArgs {
-        /// The entity type to search.
-        pub entity_type: EntityName,
-        /// The field matched against the pattern (`FieldName::X.into()`).
-        pub field: String,
-        /// The glob pattern (`*`, `?`, `[...]`).
-        pub pattern: String,
-        /// The most records to return.
-        #[serde(
-            default,
-            skip_serializing_if = "Option::is_none",
-            deserialize_with = "::toolforge::sql::tools::optional_integer"
-        )]
-        pub limit: Option<i64>,
-    }
-    impl GlobSearchArgs {
-        /// The registered name of this tool.
-        pub const TOOL: &'static str = "glob_search";
-        /// The engine tool this one runs.
-        pub const ENGINE_TOOL: ::toolforge::sql::tools::DatabaseTool = ::toolforge::sql::tools::DatabaseTool::GlobSearch;
-        /// The engine's definition of the tool for the embedded spec.
-        pub fn engine_definition() -> ::toolforge::ToolDefinition {
-            Self::ENGINE_TOOL.definition(super::spec())
-        }
-        /// Runs the tool through `registry`, exactly as a model's call would.
-        pub async fn call(
-            &self,
-            registry: &::toolforge::ToolRegistry,
-        ) -> ::toolforge::ToolResult {
-            ::toolforge::sql::records::call_tool(registry, Self::TOOL, self).await
-        }
-    }
-    impl ::toolforge::ToolHandler for GlobSearchArgs {
-        type Output = ::toolforge::serde_json::Value;
-        async fn run(
-            self,
-            context: &::toolforge::ToolContext,
-        ) -> ::toolforge::ToolResult {
-            ::toolforge::sql::records::run_database_tool(
-                    super::spec(),
-                    Self::ENGINE_TOOL,
-                    &self,
-                    context,
-                )
-                .await
-        }
-    }
-    /// The `get_entity_by_id` tool, typed: one record by its unique field.
-    /// Its definition is the engine's; a call runs the engine's tool over the embedded spec and the `Database` of the call context.
-    #[derive(Debug, Clone, PartialEq, ::toolforge::serde::Serialize, ::toolforge::Tool)]
-    #[serde(crate = "::toolforge::serde")]
-    #[serde(deny_unknown_fields)]
-    #[tool(definition = Self::engine_definition, crate = "::toolforge")]
-    pub struct GetEntityByIdArgs {
-        /// The entity type.
-        pub entity_type: EntityName,
-        /// The value of the unique field.
-        pub id_value: String,
-    }
-    impl GetEntityByIdArgs {
-        /// The registered name of this tool.
-        pub const TOOL: &'static str = "get_entity_by_id";
-        /// The engine tool this one runs.
-        pub const ENGINE_TOOL: ::toolforge::sql::tools::DatabaseTool = ::toolforge::sql::tools::DatabaseTool::GetEntityById;
-        /// The engine's definition of the tool for the embedded spec.
-        pub fn engine_definition() -> ::toolforge::ToolDefinition {
-            Self::ENGINE_TOOL.definition(super::spec())
-        }
-        /// Runs the tool through `registry`, exactly as a model's call would.
-        pub async fn call(
-            &self,
-            registry: &::toolforge::ToolRegistry,
-        ) -> ::toolforge::ToolResult {
-            ::toolforge::sql::records::call_tool(registry, Self::TOOL, self).await
-        }
-    }
-    impl ::toolforge::ToolHandler for GetEntityByIdArgs {
-        type Output = ::toolforge::serde_json::Value;
-        async fn run(
-            self,
-            context: &::toolforge::ToolContext,
-        ) -> ::toolforge::ToolResult {
-            ::toolforge::sql::records::run_database_tool(
-                    super::spec(),
-                    Self::ENGINE_TOOL,
-                    &self,
-                    context,
-                )
-                .await
-        }
-    }
-    /// The `get_entities_by_ids` tool, typed: several records by their unique field.
-    /// Its definition is the engine's; a call runs the engine's tool over the embedded spec and the `Database` of the call context.
-    #[derive(Debug, Clone, PartialEq, ::toolforge::serde::Serialize, ::toolforge::Tool)]
-    #[serde(crate = "::toolforge::serde")]
-    #[serde(deny_unknown_fields)]
-    #[tool(definition = Self::engine_definition, crate = "::toolforge")]
-    pub struct GetEntitiesByIdsArgs {
-        /// The entity type.
-        pub entity_type: EntityName,
-        /// The unique-field values.
-        pub ids: Vec<String>,
-        /// The fields to return (default: all; `FieldName::X.into()`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub fields: Option<Vec<String>>,
-        /// Also return each record's children (hierarchical entities).
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-        pub with_children: bool,
-    }
-    impl GetEntitiesByIdsArgs {
-        /// The registered name of this tool.
-        pub const TOOL: &'static str = "get_entities_by_ids";
-        /// The engine tool this one runs.
-        pub const ENGINE_TOOL: ::toolforge::sql::tools::DatabaseTool = ::toolforge::sql::tools::DatabaseTool::GetEntitiesByIds;
-        /// The engine's definition of the tool for the embedded spec.
-        pub fn engine_definition() -> ::toolforge::ToolDefinition {
-            Self::ENGINE_TOOL.definition(super::spec())
-        }
-        /// Runs the tool through `registry`, exactly as a model's call would.
-        pub async fn call(
-            &self,
-            registry: &::toolforge::ToolRegistry,
-        ) -> ::toolforge::ToolResult {
-            ::toolforge::sql::records::call_tool(registry, Self::TOOL, self).await
-        }
-    }
-    impl ::toolforge::ToolHandler for GetEntitiesByIdsArgs {
-        type Output = ::toolforge::serde_json::Value;
-        async fn run(
-            self,
-            context: &::toolforge::ToolContext,
-        ) -> ::toolforge::ToolResult {
-            ::toolforge::sql::records::run_database_tool(
-                    super::spec(),
-                    Self::ENGINE_TOOL,
-                    &self,
-                    context,
-                )
-                .await
-        }
-    }
-    /// Which edges `explore_relationships` follows.
-    #[derive(
-        Debug,
-        Clone,
-        Copy,
-        Default,
-        PartialEq,
-        Eq,
-        ::toolforge::serde::Serialize,
-        ::toolforge::serde::Deserialize
-    )]
-    #[serde(crate = "::toolforge::serde", rename_all = "lowercase")]
-    pub enum TraversalDirection {
-        /// From the start records along outgoing edges.
-        Outgoing,
-        /// Along incoming edges.
-        Incoming,
-        /// Both ways (the default).
-        #[default]
-        Both,
-    }
-    /// The `explore_relationships` tool, typed: records linked to the start records.
-    /// Its definition is the engine's; a call runs the engine's tool over the embedded spec and the `Database` of the call context.
-    #[derive(Debug, Clone, PartialEq, ::toolforge::serde::Serialize, ::toolforge::Tool)]
-    #[serde(crate = "::toolforge::serde")]
-    #[serde(deny_unknown_fields)]
-    #[tool(definition = Self::engine_definition, crate = "::toolforge")]
-    pub struct ExploreRelationshipsArgs {
-        /// The entity type to start from.
-        pub start_entity_type: EntityName,
-        /// Conditions selecting the start records.
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        pub start_conditions: Vec<Condition>,
-        /// The relationship to follow.
-        pub relationship_type: RelationshipName,
-        /// Which way to follow it.
-        #[serde(default)]
-        pub direction: TraversalDirection,
-        /// Only this target entity type.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub target_entity_type: Option<EntityName>,
-        /// The most records to return.
-        #[serde(
-            default,
-            skip_serializing_if = "Option::is_none",
-            deserialize_with = "::toolforge::sql::tools::optional_integer"
-        )]
-        pub limit: Option<i64>,
-    }
-    impl ExploreRelationshipsArgs {
-        /// The registered name of this tool.
-        pub const TOOL: &'static str = "explore_relationships";
-        /// The engine tool this one runs.
-        pub const ENGINE_TOOL: ::toolforge::sql::tools::DatabaseTool = ::toolforge::sql::tools::DatabaseTool::ExploreRelationships;
-        /// The engine's definition of the tool for the embedded spec.
-        pub fn engine_definition() -> ::toolforge::ToolDefinition {
-            Self::ENGINE_TOOL.definition(super::spec())
-        }
-        /// Runs the tool through `registry`, exactly as a model's call would.
-        pub async fn call(
-            &self,
-            registry: &::toolforge::ToolRegistry,
-        ) -> ::toolforge::ToolResult {
-            ::toolforge::sql::records::call_tool(registry, Self::TOOL, self).await
-        }
-    }
-    impl ::toolforge::ToolHandler for ExploreRelationshipsArgs {
-        type Output = ::toolforge::serde_json::Value;
-        async fn run(
-            self,
-            context: &::toolforge::ToolContext,
-        ) -> ::toolforge::ToolResult {
-            ::toolforge::sql::records::run_database_tool(
-                    super::spec(),
-                    Self::ENGINE_TOOL,
-                    &self,
-                    context,
-                )
-                .await
-        }
-    }
+    /// One condition of `query_entities` / `explore_relationships`, on a `FieldName`.
+    pub type Condition = ::toolforge::sql::tools::Condition<FieldName>;
+    /// The sort order of `query_entities`, on a `FieldName`.
+    pub type OrderBy = ::toolforge::sql::tools::OrderBy<FieldName>;
+    #[allow(unused_imports)]
+    pub use ::toolforge::sql::tools::{Direction, Operator};
+    /// The arguments of `get_schema`, with this config's names.
+    pub type GetSchemaArgs = ::toolforge::sql::tools::GetSchemaArgs<EntityName>;
+    /// The arguments of `describe_entity`, with this config's names.
+    pub type DescribeEntityArgs = ::toolforge::sql::tools::DescribeEntityArgs<
+        EntityName,
+    >;
+    /// The arguments of `query_entities`, with this config's names.
+    pub type QueryEntitiesArgs = ::toolforge::sql::tools::QueryEntitiesArgs<
+        EntityName,
+        FieldName,
+    >;
+    /// The arguments of `glob_search`, with this config's names.
+    pub type GlobSearchArgs = ::toolforge::sql::tools::GlobSearchArgs<
+        EntityName,
+        FieldName,
+    >;
+    /// The arguments of `get_entity_by_id`, with this config's names.
+    pub type GetEntityByIdArgs = ::toolforge::sql::tools::GetEntityByIdArgs<EntityName>;
+    /// The arguments of `get_entities_by_ids`, with this config's names.
+    pub type GetEntitiesByIdsArgs = ::toolforge::sql::tools::GetEntitiesByIdsArgs<
+        EntityName,
+        FieldName,
+    >;
+    /// The arguments of `explore_relationships`, with this config's names.
+    pub type ExploreRelationshipsArgs = ::toolforge::sql::tools::ExploreRelationshipsArgs<
+        EntityName,
+        FieldName,
+        RelationshipName,
+    >;
+    #[allow(unused_imports)]
+    pub use ::toolforge::sql::tools::TraversalDirection;
 }

@@ -2,16 +2,17 @@
 
 use std::sync::Arc;
 
-use rusqlite::Connection;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::spec::{EntitySpec, SchemaSpec};
-use crate::{ToolAnnotations, ToolDefinition, ToolError, ToolFuture, ToolResult};
+use crate::{ToolAnnotations, ToolDefinition, ToolError, ToolFuture};
 
 use super::super::Database;
 use super::super::names::{shorten, unknown_name_message};
 use super::super::query::{Page, execution_error};
+use super::EngineTool;
+use super::arguments::{input_schema, limit_bounds};
 
 /// The spec and database the tools answer from.
 #[derive(Debug)]
@@ -28,9 +29,6 @@ impl Shared {
         Shared { spec, db }
     }
 }
-
-/// The handler signature run on a read-only connection.
-pub(crate) type Handler = fn(&SchemaSpec, &Connection, Value) -> Result<Value, HandlerError>;
 
 /// A handler failure: a tool error, or an SQLite error to be reported without SQL text.
 pub(crate) enum HandlerError {
@@ -50,14 +48,35 @@ impl From<rusqlite::Error> for HandlerError {
     }
 }
 
-/// Runs `handler` on a read-only connection on the blocking pool.
-pub(crate) fn run(shared: &Arc<Shared>, arguments: Value, handler: Handler) -> ToolFuture<'static> {
-    let shared = shared.clone();
+/// The database of a call's context, or the error that says how to provide one.
+pub(crate) fn context_database(context: &crate::ToolContext) -> Result<Database, ToolError> {
+    context.extension::<Database>().cloned().ok_or_else(|| {
+        ToolError::new(
+            crate::ErrorCode::Unavailable,
+            "no database in the call context: build the registry with the generated \
+             `registry_builder(db)` (or add one with `with_extension(db)`)",
+        )
+    })
+}
+
+/// Reads a call's JSON arguments as `A` and runs the tool (see [`run`]).
+pub(crate) fn run_json<A: EngineTool>(
+    shared: &Arc<Shared>,
+    arguments: Value,
+) -> ToolFuture<'static> {
+    match parse::<A>(A::KIND.name(), arguments) {
+        Ok(arguments) => run(shared.clone(), arguments),
+        Err(error) => Box::pin(async move { Err(error) }),
+    }
+}
+
+/// Runs a tool with its parsed arguments on a read-only connection on the blocking pool.
+pub(crate) fn run<A: EngineTool>(shared: Arc<Shared>, arguments: A) -> ToolFuture<'static> {
     Box::pin(async move {
         let spec = shared.spec.clone();
         let outcome = shared
             .db
-            .read(move |conn| handler(&spec, conn, arguments))
+            .read(move |conn| arguments.execute(&spec, conn))
             .await;
         match outcome {
             Some(Ok(value)) => Ok(value),
@@ -68,16 +87,6 @@ pub(crate) fn run(shared: &Arc<Shared>, arguments: Value, handler: Handler) -> T
             )),
         }
     })
-}
-
-/// Runs a handler that needs no database, immediately.
-pub(crate) fn run_pure(
-    spec: &SchemaSpec,
-    arguments: Value,
-    handler: fn(&SchemaSpec, Value) -> ToolResult,
-) -> ToolFuture<'static> {
-    let result = handler(spec, arguments);
-    Box::pin(async move { result })
 }
 
 /// Deserialises the arguments object; errors become `invalid_arguments` naming the tool.
@@ -125,32 +134,15 @@ pub(crate) fn entity_names(spec: &SchemaSpec) -> Vec<&str> {
 
 /// The limit of a call: the default when absent, an error outside `1..=max_limit`.
 pub(crate) fn limit(spec: &SchemaSpec, requested: Option<i64>) -> Result<u32, ToolError> {
-    let max = spec.tools.max_limit.max(1);
+    let (max, default) = limit_bounds(spec);
     match requested {
-        None => Ok(spec.tools.default_limit.clamp(1, max)),
+        None => Ok(default),
         Some(n) if n >= 1 && n <= i64::from(max) => Ok(n as u32),
         Some(n) => Err(ToolError::invalid_arguments(format!(
             "`limit` must be between 1 and {max}, got {n}"
         ))
         .with_details(json!({"path": "limit", "minimum": 1, "maximum": max}))),
     }
-}
-
-/// The JSON Schema of `limit`.
-pub(crate) fn limit_schema(spec: &SchemaSpec, what: &str) -> Value {
-    let max = spec.tools.max_limit.max(1);
-    json!({
-        "type": "integer",
-        "minimum": 1,
-        "maximum": max,
-        "default": spec.tools.default_limit.clamp(1, max),
-        "description": format!("The most {what} to return (1 to {max}, default {}).", spec.tools.default_limit.clamp(1, max)),
-    })
-}
-
-/// The JSON Schema of an entity-name argument.
-pub(crate) fn entity_schema(spec: &SchemaSpec, description: &str) -> Value {
-    json!({"type": "string", "enum": entity_names(spec), "description": description})
 }
 
 /// A list answer: `{"entity_type", "total", "returned", "truncated", "results"}`.
@@ -165,20 +157,19 @@ pub(crate) fn page_json(entity: &str, page: Page) -> Value {
     })
 }
 
-/// A read-only, idempotent tool definition.
-pub(crate) fn definition(
+/// The read-only, idempotent definition of the tool `A` for `spec`: its input schema is
+/// derived from `A` and completed from the spec.
+pub(crate) fn definition<A: EngineTool>(
     spec: &SchemaSpec,
-    name: &str,
     title: &str,
     description: String,
-    input_schema: Value,
     keywords: &[&str],
 ) -> ToolDefinition {
     ToolDefinition {
-        name: format!("{}{name}", spec.tools.name_prefix),
+        name: format!("{}{}", spec.tools.name_prefix, A::KIND.name()),
         title: Some(title.to_string()),
         description,
-        input_schema,
+        input_schema: input_schema::<A>(spec),
         output_schema: None,
         annotations: ToolAnnotations {
             read_only: Some(true),

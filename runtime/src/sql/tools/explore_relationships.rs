@@ -1,69 +1,91 @@
 //! `explore_relationships {start_entity_type, start_conditions, relationship_type, direction,
 //! target_entity_type, limit}`.
 
-use std::sync::Arc;
-
 use rusqlite::Connection;
 use rusqlite::types::Value as SqlValue;
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::spec::{EntitySpec, RelationshipSpec, SchemaSpec};
-use crate::{Tool, ToolContext, ToolDefinition, ToolError, ToolFuture};
+use crate::{ToolDefinition, ToolError};
 
 use super::super::describe::relationship_arrow;
 use super::super::ident::{qualified, quote};
 use super::super::names::unknown_name_message;
 use super::super::query::{Condition, Projection, ROW_ALIAS, compile_conditions};
 use super::super::value::sql_to_json;
-use super::common::{
-    HandlerError, Shared, definition, entity, entity_schema, limit, limit_schema, parse, run,
-};
-use super::query_entities::condition_schema;
+use super::common::{HandlerError, definition, entity, limit};
+use super::{ArgName, DatabaseTool, EngineTool};
 
-const NAME: &str = "explore_relationships";
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+/// Which edges `explore_relationships` follows from the start records.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-enum Direction {
+pub enum TraversalDirection {
+    /// Start is the source: `start -[REL]-> other`.
     Outgoing,
+    /// Start is the target: `other -[REL]-> start`.
     Incoming,
+    /// Either way (the default).
+    #[default]
     Both,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Arguments {
-    start_entity_type: String,
+/// The arguments of `explore_relationships`: the records linked to the start records.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(
+    deny_unknown_fields,
+    bound(deserialize = "E: Deserialize<'de>, F: Deserialize<'de>, R: Deserialize<'de>")
+)]
+pub struct ExploreRelationshipsArgs<E = String, F = String, R = String> {
+    /// The entity type to start from.
+    #[schemars(extend("x-toolforge-slot" = "entity"))]
+    pub start_entity_type: E,
+    /// Conditions selecting the start records (AND); absent: every record.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub start_conditions: Vec<Condition<F>>,
+    /// The relationship to follow.
+    #[schemars(extend("x-toolforge-slot" = "relationship"))]
+    pub relationship_type: R,
+    /// outgoing: start is the source; incoming: start is the target; both: either.
     #[serde(default)]
-    start_conditions: Vec<Condition>,
-    relationship_type: String,
-    #[serde(default = "both")]
-    direction: Direction,
-    #[serde(default)]
-    target_entity_type: Option<String>,
-    #[serde(default, deserialize_with = "super::common::optional_integer")]
-    limit: Option<i64>,
+    pub direction: TraversalDirection,
+    /// Only related records of this entity type (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-toolforge-slot" = "entity"))]
+    pub target_entity_type: Option<E>,
+    /// The most related records to return.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::common::optional_integer"
+    )]
+    #[schemars(extend("x-toolforge-slot" = "limit"))]
+    pub limit: Option<i64>,
 }
 
-fn both() -> Direction {
-    Direction::Both
-}
-
-/// `explore_relationships`.
-pub struct ExploreRelationships {
-    shared: Arc<Shared>,
-    definition: ToolDefinition,
-}
-
-impl ExploreRelationships {
-    pub(crate) fn new(shared: Arc<Shared>) -> Self {
-        let definition = Self::definition_for(&shared.spec);
-        ExploreRelationships { shared, definition }
+impl<E: ArgName, F: ArgName, R: ArgName> ExploreRelationshipsArgs<E, F, R> {
+    /// The same arguments with names as strings, as the engine reads them.
+    pub fn into_engine(self) -> ExploreRelationshipsArgs {
+        ExploreRelationshipsArgs {
+            start_entity_type: self.start_entity_type.as_name().to_owned(),
+            start_conditions: self
+                .start_conditions
+                .into_iter()
+                .map(Condition::into_engine)
+                .collect(),
+            relationship_type: self.relationship_type.as_name().to_owned(),
+            direction: self.direction,
+            target_entity_type: self.target_entity_type.map(|e| e.as_name().to_owned()),
+            limit: self.limit,
+        }
     }
+}
 
-    /// The definition, built from the spec alone.
-    pub(crate) fn definition_for(spec: &SchemaSpec) -> ToolDefinition {
+impl EngineTool for ExploreRelationshipsArgs {
+    const KIND: DatabaseTool = DatabaseTool::ExploreRelationships;
+
+    fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let mut description = String::from(
             "Follow a relationship from the records matching start_conditions to the related \
              records. direction: outgoing (start -[REL]-> other), incoming (other -[REL]-> start) \
@@ -92,37 +114,10 @@ impl ExploreRelationships {
                 })
             ));
         }
-        let mut types: Vec<&str> = spec
-            .relationships
-            .iter()
-            .map(|r| r.rel_type.as_str())
-            .collect();
-        types.sort_unstable();
-        types.dedup();
-        let input_schema = json!({
-            "type": "object",
-            "properties": {
-                "start_entity_type": entity_schema(spec, "The entity type to start from."),
-                "start_conditions": {
-                    "type": "array",
-                    "description": "Conditions selecting the start records (AND); absent: every record.",
-                    "items": condition_schema()
-                },
-                "relationship_type": {"type": "string", "enum": types, "description": "The relationship to follow."},
-                "direction": {"type": "string", "enum": ["outgoing", "incoming", "both"], "default": "both",
-                              "description": "outgoing: start is the source; incoming: start is the target; both: either."},
-                "target_entity_type": entity_schema(spec, "Only related records of this entity type (optional)."),
-                "limit": limit_schema(spec, "related records")
-            },
-            "required": ["start_entity_type", "relationship_type"],
-            "additionalProperties": false
-        });
-        definition(
+        definition::<Self>(
             spec,
-            NAME,
             "Explore relationships",
             description,
-            input_schema,
             &[
                 "relationships",
                 "graph",
@@ -132,6 +127,10 @@ impl ExploreRelationships {
                 "edges",
             ],
         )
+    }
+
+    fn execute(self, spec: &SchemaSpec, conn: &Connection) -> Result<Value, HandlerError> {
+        handle(spec, conn, self)
     }
 }
 
@@ -145,7 +144,7 @@ fn legs<'s>(
     spec: &'s SchemaSpec,
     start: &EntitySpec,
     rel_type: &str,
-    direction: Direction,
+    direction: TraversalDirection,
     target: Option<&EntitySpec>,
 ) -> Result<Vec<Leg<'s>>, ToolError> {
     if !spec.relationships.iter().any(|r| r.rel_type == rel_type) {
@@ -163,8 +162,10 @@ fn legs<'s>(
     let mut legs = Vec::new();
     for relationship in spec.relationships.iter().filter(|r| r.rel_type == rel_type) {
         let target_ok = |name: &str| target.is_none_or(|t| t.name == name);
-        if matches!(direction, Direction::Outgoing | Direction::Both)
-            && relationship.source == start.name
+        if matches!(
+            direction,
+            TraversalDirection::Outgoing | TraversalDirection::Both
+        ) && relationship.source == start.name
             && target_ok(&relationship.target)
             && let Some(other) = spec.entity(&relationship.target)
         {
@@ -174,8 +175,10 @@ fn legs<'s>(
                 other,
             });
         }
-        if matches!(direction, Direction::Incoming | Direction::Both)
-            && relationship.target == start.name
+        if matches!(
+            direction,
+            TraversalDirection::Incoming | TraversalDirection::Both
+        ) && relationship.target == start.name
             && target_ok(&relationship.source)
             && let Some(other) = spec.entity(&relationship.source)
         {
@@ -194,17 +197,17 @@ fn legs<'s>(
             .map(relationship_arrow)
             .collect();
         let wanted = match direction {
-            Direction::Outgoing => format!(
+            TraversalDirection::Outgoing => format!(
                 "{} -[{rel_type}]-> {}",
                 start.name,
                 target.map_or("*", |t| t.name.as_str())
             ),
-            Direction::Incoming => format!(
+            TraversalDirection::Incoming => format!(
                 "{} -[{rel_type}]-> {}",
                 target.map_or("*", |t| t.name.as_str()),
                 start.name
             ),
-            Direction::Both => format!(
+            TraversalDirection::Both => format!(
                 "{} -[{rel_type}]- {}",
                 start.name,
                 target.map_or("*", |t| t.name.as_str())
@@ -224,12 +227,11 @@ fn legs<'s>(
     Ok(legs)
 }
 
-pub(crate) fn handle(
+fn handle(
     spec: &SchemaSpec,
     conn: &Connection,
-    arguments: Value,
+    arguments: ExploreRelationshipsArgs,
 ) -> Result<Value, HandlerError> {
-    let arguments: Arguments = parse(NAME, arguments)?;
     let start = entity(spec, &arguments.start_entity_type, "start_entity_type")?;
     let target = match &arguments.target_entity_type {
         Some(name) => Some(entity(spec, name, "target_entity_type")?),
@@ -348,14 +350,4 @@ pub(crate) fn handle(
         "truncated": total > returned as u64,
         "results": results,
     }))
-}
-
-impl Tool for ExploreRelationships {
-    fn definition(&self) -> &ToolDefinition {
-        &self.definition
-    }
-
-    fn call<'a>(&'a self, arguments: Value, _context: &'a ToolContext) -> ToolFuture<'a> {
-        run(&self.shared, arguments, handle)
-    }
 }

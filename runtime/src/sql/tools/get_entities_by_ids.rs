@@ -1,48 +1,63 @@
 //! `get_entities_by_ids {entity_type, ids, fields, with_children}`.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use rusqlite::Connection;
 use rusqlite::types::Value as SqlValue;
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::spec::{EntitySpec, SchemaSpec};
-use crate::{Tool, ToolContext, ToolDefinition, ToolError, ToolFuture};
+use crate::{ToolDefinition, ToolError};
 
 use super::super::ident::{qualified, quote};
 use super::super::query::{Projection, ROW_ALIAS, resolve_field};
 use super::super::value::sql_to_json;
-use super::common::{HandlerError, Shared, definition, entity, entity_schema, parse, run};
+use super::common::{HandlerError, definition, entity};
+use super::{ArgName, DatabaseTool, EngineTool};
 
-const NAME: &str = "get_entities_by_ids";
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Arguments {
-    entity_type: String,
-    ids: Vec<String>,
-    #[serde(default)]
-    fields: Option<Vec<String>>,
-    #[serde(default)]
-    with_children: bool,
+/// The arguments of `get_entities_by_ids`: several records by the values of their unique
+/// field, in the order given.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(
+    deny_unknown_fields,
+    bound(deserialize = "E: Deserialize<'de>, F: Deserialize<'de>")
+)]
+pub struct GetEntitiesByIdsArgs<E = String, F = String> {
+    /// The entity type of the records.
+    #[schemars(extend("x-toolforge-slot" = "entity"))]
+    pub entity_type: E,
+    /// Values of the entity's unique field.
+    #[schemars(length(min = 1), extend("x-toolforge-slot" = "max_items"))]
+    pub ids: Vec<String>,
+    /// Fields or computed fields to return (default: all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fields: Option<Vec<F>>,
+    /// Also return each record's children (entities with a hierarchy only).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[schemars(extend("default" = false))]
+    pub with_children: bool,
 }
 
-/// `get_entities_by_ids`.
-pub struct GetEntitiesByIds {
-    shared: Arc<Shared>,
-    definition: ToolDefinition,
-}
-
-impl GetEntitiesByIds {
-    pub(crate) fn new(shared: Arc<Shared>) -> Self {
-        let definition = Self::definition_for(&shared.spec);
-        GetEntitiesByIds { shared, definition }
+impl<E: ArgName, F: ArgName> GetEntitiesByIdsArgs<E, F> {
+    /// The same arguments with names as strings, as the engine reads them.
+    pub fn into_engine(self) -> GetEntitiesByIdsArgs {
+        GetEntitiesByIdsArgs {
+            entity_type: self.entity_type.as_name().to_owned(),
+            ids: self.ids,
+            fields: self
+                .fields
+                .map(|fields| fields.iter().map(|f| f.as_name().to_owned()).collect()),
+            with_children: self.with_children,
+        }
     }
+}
 
-    /// The definition, built from the spec alone.
-    pub(crate) fn definition_for(spec: &SchemaSpec) -> ToolDefinition {
+impl EngineTool for GetEntitiesByIdsArgs {
+    const KIND: DatabaseTool = DatabaseTool::GetEntitiesByIds;
+
+    fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let max = spec.tools.max_limit.max(1);
         let hierarchical: Vec<String> = spec
             .entities
@@ -79,28 +94,16 @@ impl GetEntitiesByIds {
                 json!({"entity_type": entity.name, "ids": ["<id 1>", "<id 2>"], "fields": fields})
             ));
         }
-        let input_schema = json!({
-            "type": "object",
-            "properties": {
-                "entity_type": entity_schema(spec, "The entity type of the records."),
-                "ids": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": max,
-                        "description": "Values of the entity's unique field."},
-                "fields": {"type": "array", "items": {"type": "string"},
-                           "description": "Fields or computed fields to return (default: all)."},
-                "with_children": {"type": "boolean", "default": false,
-                                  "description": "Also return each record's children (entities with a hierarchy only)."}
-            },
-            "required": ["entity_type", "ids"],
-            "additionalProperties": false
-        });
-        definition(
+        definition::<Self>(
             spec,
-            NAME,
             "Get entities by ids",
             description,
-            input_schema,
             &["get", "fetch", "ids", "batch", "children", "lookup"],
         )
+    }
+
+    fn execute(self, spec: &SchemaSpec, conn: &Connection) -> Result<Value, HandlerError> {
+        handle(spec, conn, self)
     }
 }
 
@@ -179,12 +182,11 @@ fn children(
     Ok(out)
 }
 
-pub(crate) fn handle(
+fn handle(
     spec: &SchemaSpec,
     conn: &Connection,
-    arguments: Value,
+    arguments: GetEntitiesByIdsArgs,
 ) -> Result<Value, HandlerError> {
-    let arguments: Arguments = parse(NAME, arguments)?;
     let entity = entity(spec, &arguments.entity_type, "entity_type")?;
     let max = spec.tools.max_limit.max(1) as usize;
     if arguments.ids.is_empty() || arguments.ids.len() > max {
@@ -268,14 +270,4 @@ pub(crate) fn handle(
         "missing": missing,
         "results": results,
     }))
-}
-
-impl Tool for GetEntitiesByIds {
-    fn definition(&self) -> &ToolDefinition {
-        &self.definition
-    }
-
-    fn call<'a>(&'a self, arguments: Value, _context: &'a ToolContext) -> ToolFuture<'a> {
-        run(&self.shared, arguments, handle)
-    }
 }

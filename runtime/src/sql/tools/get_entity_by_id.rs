@@ -1,41 +1,43 @@
 //! `get_entity_by_id {entity_type, id_value}`.
 
-use std::sync::Arc;
-
 use rusqlite::{Connection, OptionalExtension};
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::spec::SchemaSpec;
-use crate::{Tool, ToolContext, ToolDefinition, ToolError, ToolFuture};
+use crate::{ToolDefinition, ToolError};
 
 use super::super::ident::{qualified, quote};
 use super::super::query::{Projection, ROW_ALIAS};
-use super::common::{HandlerError, Shared, definition, entity, entity_schema, parse, quoted, run};
+use super::common::{HandlerError, definition, entity, quoted};
+use super::{ArgName, DatabaseTool, EngineTool};
 
-const NAME: &str = "get_entity_by_id";
-
-#[derive(Deserialize)]
+/// The arguments of `get_entity_by_id`: one record by the value of its unique field.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Arguments {
-    entity_type: String,
-    id_value: String,
+pub struct GetEntityByIdArgs<E = String> {
+    /// The entity type of the record.
+    #[schemars(extend("x-toolforge-slot" = "entity"))]
+    pub entity_type: E,
+    /// The value of the entity's unique field.
+    pub id_value: String,
 }
 
-/// `get_entity_by_id`.
-pub struct GetEntityById {
-    shared: Arc<Shared>,
-    definition: ToolDefinition,
-}
-
-impl GetEntityById {
-    pub(crate) fn new(shared: Arc<Shared>) -> Self {
-        let definition = Self::definition_for(&shared.spec);
-        GetEntityById { shared, definition }
+impl<E: ArgName> GetEntityByIdArgs<E> {
+    /// The same arguments with names as strings, as the engine reads them.
+    pub fn into_engine(self) -> GetEntityByIdArgs {
+        GetEntityByIdArgs {
+            entity_type: self.entity_type.as_name().to_owned(),
+            id_value: self.id_value,
+        }
     }
+}
 
-    /// The definition, built from the spec alone.
-    pub(crate) fn definition_for(spec: &SchemaSpec) -> ToolDefinition {
+impl EngineTool for GetEntityByIdArgs {
+    const KIND: DatabaseTool = DatabaseTool::GetEntityById;
+
+    fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let ids: Vec<String> = spec
             .entities
             .iter()
@@ -52,32 +54,24 @@ impl GetEntityById {
                 json!({"entity_type": entity.name, "id_value": "<the record's unique value>"})
             ));
         }
-        let input_schema = json!({
-            "type": "object",
-            "properties": {
-                "entity_type": entity_schema(spec, "The entity type of the record."),
-                "id_value": {"type": "string", "description": "The value of the entity's unique field."}
-            },
-            "required": ["entity_type", "id_value"],
-            "additionalProperties": false
-        });
-        definition(
+        definition::<Self>(
             spec,
-            NAME,
             "Get entity by id",
             description,
-            input_schema,
             &["get", "fetch", "id", "lookup", "record"],
         )
     }
+
+    fn execute(self, spec: &SchemaSpec, conn: &Connection) -> Result<Value, HandlerError> {
+        handle(spec, conn, self)
+    }
 }
 
-pub(crate) fn handle(
+fn handle(
     spec: &SchemaSpec,
     conn: &Connection,
-    arguments: Value,
+    arguments: GetEntityByIdArgs,
 ) -> Result<Value, HandlerError> {
-    let arguments: Arguments = parse(NAME, arguments)?;
     let entity = entity(spec, &arguments.entity_type, "entity_type")?;
     let projection = Projection::all(entity);
     let sql = format!(
@@ -101,15 +95,5 @@ pub(crate) fn handle(
         ))
         .with_details(json!({"entity_type": entity.name, "unique_field": entity.unique_field}))
         .into()),
-    }
-}
-
-impl Tool for GetEntityById {
-    fn definition(&self) -> &ToolDefinition {
-        &self.definition
-    }
-
-    fn call<'a>(&'a self, arguments: Value, _context: &'a ToolContext) -> ToolFuture<'a> {
-        run(&self.shared, arguments, handle)
     }
 }

@@ -1,78 +1,89 @@
-//! `get_schema {include_tips}`.
+//! `get_schema {include_tips, entity_types}`.
 
-use std::sync::Arc;
+use rusqlite::Connection;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use serde::Deserialize;
-use serde_json::{Value, json};
-
+use crate::ToolDefinition;
 use crate::spec::SchemaSpec;
-use crate::{Tool, ToolContext, ToolDefinition, ToolFuture, ToolResult};
 
 use super::super::describe::schema_json;
-use super::common::{Shared, definition, entity_names, parse, run_pure};
+use super::common::{HandlerError, definition, entity, entity_names};
+use super::{ArgName, DatabaseTool, EngineTool};
 
-const NAME: &str = "get_schema";
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Arguments {
-    #[serde(default = "yes")]
-    include_tips: bool,
+/// The arguments of `get_schema`: the whole schema, or the part about some entity types.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, bound(deserialize = "E: Deserialize<'de>"))]
+pub struct GetSchemaArgs<E = String> {
+    /// Also return usage tips and an example query (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = true))]
+    pub include_tips: Option<bool>,
+    /// Only these entity types and the relationships that touch them (default: every entity).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-toolforge-slot" = "entity_list"))]
+    pub entity_types: Option<Vec<E>>,
 }
 
-fn yes() -> bool {
-    true
-}
-
-/// `get_schema`.
-pub struct GetSchema {
-    shared: Arc<Shared>,
-    definition: ToolDefinition,
-}
-
-impl GetSchema {
-    pub(crate) fn new(shared: Arc<Shared>) -> Self {
-        let definition = Self::definition_for(&shared.spec);
-        GetSchema { shared, definition }
+impl<E> Default for GetSchemaArgs<E> {
+    fn default() -> Self {
+        GetSchemaArgs {
+            include_tips: None,
+            entity_types: None,
+        }
     }
+}
 
-    /// The definition, built from the spec alone.
-    pub(crate) fn definition_for(spec: &SchemaSpec) -> ToolDefinition {
+impl<E: ArgName> GetSchemaArgs<E> {
+    /// The same arguments with names as strings, as the engine reads them.
+    pub fn into_engine(self) -> GetSchemaArgs {
+        GetSchemaArgs {
+            include_tips: self.include_tips,
+            entity_types: self
+                .entity_types
+                .map(|names| names.iter().map(|n| n.as_name().to_owned()).collect()),
+        }
+    }
+}
+
+impl EngineTool for GetSchemaArgs {
+    const KIND: DatabaseTool = DatabaseTool::GetSchema;
+
+    fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let description = format!(
             "Return the database schema: every entity ({}) with its fields, types, unique field and \
              computed fields, the relationships between entities, and the query operators. Call it \
              first when unsure which fields exist.",
             entity_names(spec).join(", ")
         );
-        let input_schema = json!({
-            "type": "object",
-            "properties": {
-                "include_tips": {"type": "boolean", "default": true, "description": "Also return usage tips and an example query (default true)."}
-            },
-            "additionalProperties": false
-        });
-        definition(
+        definition::<Self>(
             spec,
-            NAME,
             "Get schema",
             description,
-            input_schema,
             &["schema", "entities", "fields", "relationships", "help"],
         )
     }
-}
 
-pub(crate) fn handle(spec: &SchemaSpec, arguments: Value) -> ToolResult {
-    let arguments: Arguments = parse(NAME, arguments)?;
-    Ok(schema_json(spec, arguments.include_tips))
-}
-
-impl Tool for GetSchema {
-    fn definition(&self) -> &ToolDefinition {
-        &self.definition
-    }
-
-    fn call<'a>(&'a self, arguments: Value, _context: &'a ToolContext) -> ToolFuture<'a> {
-        run_pure(&self.shared.spec, arguments, handle)
+    fn execute(self, spec: &SchemaSpec, _conn: &Connection) -> Result<Value, HandlerError> {
+        let only = match &self.entity_types {
+            Some(names) => {
+                let mut only = Vec::with_capacity(names.len());
+                for (i, name) in names.iter().enumerate() {
+                    only.push(
+                        entity(spec, name, &format!("entity_types[{i}]"))?
+                            .name
+                            .as_str(),
+                    );
+                }
+                Some(only)
+            }
+            None => None,
+        };
+        Ok(schema_json(
+            spec,
+            self.include_tips.unwrap_or(true),
+            only.as_deref(),
+        ))
     }
 }

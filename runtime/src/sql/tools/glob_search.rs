@@ -1,46 +1,54 @@
 //! `glob_search {entity_type, field, pattern, limit}`.
 
-use std::sync::Arc;
-
 use rusqlite::Connection;
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::ToolDefinition;
 use crate::spec::{FieldType, SchemaSpec};
-use crate::{Tool, ToolContext, ToolDefinition, ToolFuture};
 
 use super::super::query::{Condition, ConditionPaths, EntityQuery, Operator};
-use super::common::{
-    HandlerError, Shared, definition, entity, entity_schema, limit, limit_schema, page_json, parse,
-    run,
-};
+use super::common::{HandlerError, definition, entity, limit, page_json};
+use super::{ArgName, DatabaseTool, EngineTool};
 
-const NAME: &str = "glob_search";
-
-#[derive(Deserialize)]
+/// The arguments of `glob_search`: records whose text field matches a glob pattern.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Arguments {
-    entity_type: String,
-    field: String,
-    pattern: String,
-    #[serde(default, deserialize_with = "super::common::optional_integer")]
-    limit: Option<i64>,
+pub struct GlobSearchArgs<E = String, F = String> {
+    /// The entity type to search.
+    #[schemars(extend("x-toolforge-slot" = "entity"))]
+    pub entity_type: E,
+    /// A text field of the entity (see the list in the description).
+    pub field: F,
+    /// The glob pattern, e.g. `src/*.ts` or `*Parser*`.
+    pub pattern: String,
+    /// The most records to return.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::common::optional_integer"
+    )]
+    #[schemars(extend("x-toolforge-slot" = "limit"))]
+    pub limit: Option<i64>,
 }
 
-/// `glob_search`.
-pub struct GlobSearch {
-    shared: Arc<Shared>,
-    definition: ToolDefinition,
-}
-
-impl GlobSearch {
-    pub(crate) fn new(shared: Arc<Shared>) -> Self {
-        let definition = Self::definition_for(&shared.spec);
-        GlobSearch { shared, definition }
+impl<E: ArgName, F: ArgName> GlobSearchArgs<E, F> {
+    /// The same arguments with names as strings, as the engine reads them.
+    pub fn into_engine(self) -> GlobSearchArgs {
+        GlobSearchArgs {
+            entity_type: self.entity_type.as_name().to_owned(),
+            field: self.field.as_name().to_owned(),
+            pattern: self.pattern,
+            limit: self.limit,
+        }
     }
+}
 
-    /// The definition, built from the spec alone.
-    pub(crate) fn definition_for(spec: &SchemaSpec) -> ToolDefinition {
+impl EngineTool for GlobSearchArgs {
+    const KIND: DatabaseTool = DatabaseTool::GlobSearch;
+
+    fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let mut text = String::from(
             "Find records whose text field matches a glob pattern (case-sensitive): `*` matches any \
              text, `?` one character, `[abc]` one of the listed characters. The answer says how many \
@@ -70,34 +78,24 @@ impl GlobSearch {
                 json!({"entity_type": entity.name, "field": field, "pattern": "*parse*", "limit": 10})
             ));
         }
-        let input_schema = json!({
-            "type": "object",
-            "properties": {
-                "entity_type": entity_schema(spec, "The entity type to search."),
-                "field": {"type": "string", "description": "A text field of the entity (see the list in the description)."},
-                "pattern": {"type": "string", "description": "The glob pattern, e.g. `src/*.ts` or `*Parser*`."},
-                "limit": limit_schema(spec, "records")
-            },
-            "required": ["entity_type", "field", "pattern"],
-            "additionalProperties": false
-        });
-        definition(
+        definition::<Self>(
             spec,
-            NAME,
             "Glob search",
             text,
-            input_schema,
             &["glob", "pattern", "wildcard", "search", "path"],
         )
     }
+
+    fn execute(self, spec: &SchemaSpec, conn: &Connection) -> Result<Value, HandlerError> {
+        handle(spec, conn, self)
+    }
 }
 
-pub(crate) fn handle(
+fn handle(
     spec: &SchemaSpec,
     conn: &Connection,
-    arguments: Value,
+    arguments: GlobSearchArgs,
 ) -> Result<Value, HandlerError> {
-    let arguments: Arguments = parse(NAME, arguments)?;
     let entity = entity(spec, &arguments.entity_type, "entity_type")?;
     let limit = limit(spec, arguments.limit)?;
     let condition = Condition {
@@ -113,14 +111,4 @@ pub(crate) fn handle(
     let query = EntityQuery::single(entity, &condition, &paths, limit)?;
     let page = query.run(conn)?;
     Ok(page_json(&entity.name, page))
-}
-
-impl Tool for GlobSearch {
-    fn definition(&self) -> &ToolDefinition {
-        &self.definition
-    }
-
-    fn call<'a>(&'a self, arguments: Value, _context: &'a ToolContext) -> ToolFuture<'a> {
-        run(&self.shared, arguments, handle)
-    }
 }

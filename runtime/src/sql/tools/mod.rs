@@ -1,10 +1,16 @@
-//! The database tools, built at run time from a [`SchemaSpec`].
+//! The database tools: each one's arguments are one typed struct (its schema derived from it),
+//! its definition is built from the spec, and its handler runs on a read-only connection.
 //!
 //! Every tool is read-only and idempotent, checks entity and field names against the spec
 //! before building SQL, binds every value as a parameter, and runs on the database's pool of
 //! read-only connections. Lists are answered as
 //! `{"entity_type", "total", "returned", "truncated", "results": [...]}`.
+//!
+//! The argument structs are generic over the name types ([`ArgName`]): the engine reads them
+//! with `String` names; a generated module instantiates them with its name enums, which makes
+//! them tools of that module's embedded spec ([`EmbeddedSpec`]).
 
+mod arguments;
 mod common;
 mod describe_entity;
 mod explore_relationships;
@@ -13,17 +19,94 @@ mod get_entity_by_id;
 mod get_schema;
 mod glob_search;
 mod query_entities;
+mod typed;
 
+use std::marker::PhantomData;
 use std::sync::Arc;
 
-use crate::spec::{SchemaSpec, ToolFamily};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::{RegistryBuilder, RegistryError, Tool, ToolDefinition, ToolFuture};
+use crate::spec::{SchemaSpec, ToolFamily};
+use crate::{RegistryBuilder, RegistryError, Tool, ToolContext, ToolDefinition, ToolFuture};
 
 use super::Database;
 
+pub use super::query::{Condition, Direction, Operator, OrderBy};
+pub use arguments::{ArgName, EmbeddedSpec};
 pub use common::{Shared, optional_integer};
+pub use describe_entity::DescribeEntityArgs;
+pub use explore_relationships::{ExploreRelationshipsArgs, TraversalDirection};
+pub use get_entities_by_ids::GetEntitiesByIdsArgs;
+pub use get_entity_by_id::GetEntityByIdArgs;
+pub use get_schema::GetSchemaArgs;
+pub use glob_search::GlobSearchArgs;
+pub use query_entities::QueryEntitiesArgs;
+
+/// One database tool as the engine runs it: its arguments (with `String` names), its
+/// definition for a spec, and what a call does.
+pub(crate) trait EngineTool: DeserializeOwned + JsonSchema + Send + 'static {
+    /// Which tool this is.
+    const KIND: DatabaseTool;
+
+    /// The definition for `spec`.
+    fn definition(spec: &SchemaSpec) -> ToolDefinition;
+
+    /// Answers the call on a read-only connection.
+    fn execute(
+        self,
+        spec: &SchemaSpec,
+        conn: &rusqlite::Connection,
+    ) -> Result<Value, common::HandlerError>;
+}
+
+/// Where an engine tool finds its database.
+enum DatabaseSource {
+    /// Its own.
+    Bound(Arc<Shared>),
+    /// The [`Database`] of each call's context, with this spec.
+    Context(Arc<SchemaSpec>),
+}
+
+/// A database tool of the engine bound to a spec.
+struct Engine<A> {
+    source: DatabaseSource,
+    definition: ToolDefinition,
+    arguments: PhantomData<fn() -> A>,
+}
+
+impl<A: EngineTool> Engine<A> {
+    fn new(source: DatabaseSource) -> Self {
+        let definition = match &source {
+            DatabaseSource::Bound(shared) => A::definition(&shared.spec),
+            DatabaseSource::Context(spec) => A::definition(spec),
+        };
+        Engine {
+            source,
+            definition,
+            arguments: PhantomData,
+        }
+    }
+}
+
+impl<A: EngineTool> Tool for Engine<A> {
+    fn definition(&self) -> &ToolDefinition {
+        &self.definition
+    }
+
+    fn call<'a>(&'a self, arguments: Value, context: &'a ToolContext) -> ToolFuture<'a> {
+        match &self.source {
+            DatabaseSource::Bound(shared) => common::run_json::<A>(shared, arguments),
+            DatabaseSource::Context(spec) => match common::context_database(context) {
+                Ok(db) => {
+                    common::run_json::<A>(&Arc::new(Shared::new(spec.clone(), db)), arguments)
+                }
+                Err(error) => Box::pin(async move { Err(error) }),
+            },
+        }
+    }
+}
 
 /// The tools the spec asks for (`spec.tools.families`, named with `spec.tools.name_prefix`),
 /// in a stable order: `get_schema`, `describe_entity`, `query_entities`, `glob_search`,
@@ -50,26 +133,41 @@ pub fn database_tools(spec: Arc<SchemaSpec>, db: Database) -> Vec<Arc<dyn Tool>>
     let shared = Arc::new(Shared::new(spec, db));
     plan(&shared.spec)
         .into_iter()
-        .map(|kind| -> Arc<dyn Tool> {
-            let shared = shared.clone();
-            match kind {
-                DatabaseTool::GetSchema => Arc::new(get_schema::GetSchema::new(shared)),
-                DatabaseTool::DescribeEntity => {
-                    Arc::new(describe_entity::DescribeEntity::new(shared))
-                }
-                DatabaseTool::QueryEntities => Arc::new(query_entities::QueryEntities::new(shared)),
-                DatabaseTool::GlobSearch => Arc::new(glob_search::GlobSearch::new(shared)),
-                DatabaseTool::GetEntityById => {
-                    Arc::new(get_entity_by_id::GetEntityById::new(shared))
-                }
-                DatabaseTool::GetEntitiesByIds => {
-                    Arc::new(get_entities_by_ids::GetEntitiesByIds::new(shared))
-                }
-                DatabaseTool::ExploreRelationships => {
-                    Arc::new(explore_relationships::ExploreRelationships::new(shared))
-                }
-            }
-        })
+        .map(|kind| kind.engine_tool(DatabaseSource::Bound(shared.clone())))
+        .collect()
+}
+
+/// The same tools as [`database_tools`], answering from the [`Database`] in each call's
+/// context (`ToolContext::extension::<Database>()`, set with
+/// `RegistryBuilder::with_extension(db)`): the tools a generated module registers. A call
+/// without a database in its context is refused with an `unavailable` error saying how to add
+/// one.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let spec: toolforge::spec::SchemaSpec = serde_json::from_value(serde_json::json!({
+/// #   "name": "books", "entities": [{"name": "Book", "table": "book", "unique_field": "isbn",
+/// #   "fields": [{"name": "isbn", "type": "string", "unique": true}]}],
+/// #   "relationships": [], "tools": {"default_limit": 20, "max_limit": 100,
+/// #   "families": ["lookup"]}}))?;
+/// let spec = std::sync::Arc::new(spec);
+/// let dir = tempfile::tempdir()?;
+/// let db = toolforge::sql::Database::open(dir.path().join("books.db"))?;
+/// db.init(&spec)?;
+/// let mut builder = toolforge::ToolRegistry::standard()?.with_extension(db);
+/// for tool in toolforge::sql::tools::context_database_tools(spec) {
+///     builder.add(tool)?;
+/// }
+/// let registry = builder.build();
+/// let call = registry.call("get_entity_by_id", serde_json::json!({"entity_type": "Book", "id_value": "1"}));
+/// let error = tokio::runtime::Runtime::new()?.block_on(call).unwrap_err();
+/// assert_eq!(error.code, toolforge::ErrorCode::NotFound);
+/// # Ok(()) }
+/// ```
+pub fn context_database_tools(spec: Arc<SchemaSpec>) -> Vec<Arc<dyn Tool>> {
+    plan(&spec)
+        .into_iter()
+        .map(|kind| kind.engine_tool(DatabaseSource::Context(spec.clone())))
         .collect()
 }
 
@@ -125,9 +223,8 @@ pub fn register_database_tools(
     Ok(builder)
 }
 
-/// One database tool of the engine, for code that needs one tool without the others (the
-/// generated typed tools): its definition and its call, the same as the tool
-/// [`database_tools`] builds.
+/// One database tool of the engine, for code that needs one tool without the others: its
+/// name, its definition and its call, the same as the tool [`database_tools`] builds.
 ///
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -152,39 +249,60 @@ pub fn register_database_tools(
 /// # Ok(()) }
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum DatabaseTool {
-    /// `get_schema`.
+    /// `get_schema` ([`GetSchemaArgs`]).
     GetSchema,
-    /// `describe_entity`.
+    /// `describe_entity` ([`DescribeEntityArgs`]).
     DescribeEntity,
-    /// `query_entities`.
+    /// `query_entities` ([`QueryEntitiesArgs`]).
     QueryEntities,
-    /// `glob_search`.
+    /// `glob_search` ([`GlobSearchArgs`]).
     GlobSearch,
-    /// `get_entity_by_id`.
+    /// `get_entity_by_id` ([`GetEntityByIdArgs`]).
     GetEntityById,
-    /// `get_entities_by_ids`.
+    /// `get_entities_by_ids` ([`GetEntitiesByIdsArgs`]).
     GetEntitiesByIds,
-    /// `explore_relationships`.
+    /// `explore_relationships` ([`ExploreRelationshipsArgs`]).
     ExploreRelationships,
 }
 
+/// Calls `$apply::<ArgsType>` for the tool `$kind`: the one place that maps each tool to its
+/// argument struct.
+macro_rules! with_args {
+    ($kind:expr, $apply:ident $(, $arg:expr)*) => {
+        match $kind {
+            DatabaseTool::GetSchema => $apply::<GetSchemaArgs>($($arg),*),
+            DatabaseTool::DescribeEntity => $apply::<DescribeEntityArgs>($($arg),*),
+            DatabaseTool::QueryEntities => $apply::<QueryEntitiesArgs>($($arg),*),
+            DatabaseTool::GlobSearch => $apply::<GlobSearchArgs>($($arg),*),
+            DatabaseTool::GetEntityById => $apply::<GetEntityByIdArgs>($($arg),*),
+            DatabaseTool::GetEntitiesByIds => $apply::<GetEntitiesByIdsArgs>($($arg),*),
+            DatabaseTool::ExploreRelationships => $apply::<ExploreRelationshipsArgs>($($arg),*),
+        }
+    };
+}
+
 impl DatabaseTool {
+    /// The tool's name without the spec's prefix (`query_entities`).
+    pub fn name(self) -> &'static str {
+        match self {
+            DatabaseTool::GetSchema => "get_schema",
+            DatabaseTool::DescribeEntity => "describe_entity",
+            DatabaseTool::QueryEntities => "query_entities",
+            DatabaseTool::GlobSearch => "glob_search",
+            DatabaseTool::GetEntityById => "get_entity_by_id",
+            DatabaseTool::GetEntitiesByIds => "get_entities_by_ids",
+            DatabaseTool::ExploreRelationships => "explore_relationships",
+        }
+    }
+
     /// The tool's definition for `spec` (identical to the one [`database_tools`] registers).
     pub fn definition(self, spec: &SchemaSpec) -> ToolDefinition {
-        match self {
-            DatabaseTool::GetSchema => get_schema::GetSchema::definition_for(spec),
-            DatabaseTool::DescribeEntity => describe_entity::DescribeEntity::definition_for(spec),
-            DatabaseTool::QueryEntities => query_entities::QueryEntities::definition_for(spec),
-            DatabaseTool::GlobSearch => glob_search::GlobSearch::definition_for(spec),
-            DatabaseTool::GetEntityById => get_entity_by_id::GetEntityById::definition_for(spec),
-            DatabaseTool::GetEntitiesByIds => {
-                get_entities_by_ids::GetEntitiesByIds::definition_for(spec)
-            }
-            DatabaseTool::ExploreRelationships => {
-                explore_relationships::ExploreRelationships::definition_for(spec)
-            }
+        fn definition_of<A: EngineTool>(spec: &SchemaSpec) -> ToolDefinition {
+            A::definition(spec)
         }
+        with_args!(self, definition_of, spec)
     }
 
     /// Runs the tool on `arguments` over `spec` and `db`: the same answer, or the same error,
@@ -196,27 +314,19 @@ impl DatabaseTool {
         arguments: Value,
     ) -> ToolFuture<'static> {
         let shared = Arc::new(Shared::new(spec, db));
-        match self {
-            DatabaseTool::GetSchema => {
-                common::run_pure(&shared.spec, arguments, get_schema::handle)
-            }
-            DatabaseTool::DescribeEntity => {
-                common::run_pure(&shared.spec, arguments, describe_entity::handle)
-            }
-            DatabaseTool::QueryEntities => common::run(&shared, arguments, query_entities::handle),
-            DatabaseTool::GlobSearch => common::run(&shared, arguments, glob_search::handle),
-            DatabaseTool::GetEntityById => {
-                common::run(&shared, arguments, get_entity_by_id::handle)
-            }
-            DatabaseTool::GetEntitiesByIds => {
-                common::run(&shared, arguments, get_entities_by_ids::handle)
-            }
-            DatabaseTool::ExploreRelationships => {
-                common::run(&shared, arguments, explore_relationships::handle)
-            }
+        with_args!(self, run_json, &shared, arguments)
+    }
+
+    /// The engine's tool of this kind.
+    fn engine_tool(self, source: DatabaseSource) -> Arc<dyn Tool> {
+        fn engine<A: EngineTool>(source: DatabaseSource) -> Arc<dyn Tool> {
+            Arc::new(Engine::<A>::new(source))
         }
+        with_args!(self, engine, source)
     }
 }
+
+use common::run_json;
 
 /// The tools `spec.tools.families` asks for, in a stable order.
 fn plan(spec: &SchemaSpec) -> Vec<DatabaseTool> {

@@ -1,131 +1,78 @@
 //! `query_entities {entity_type, conditions, order_by, limit}`.
 
-use std::sync::Arc;
-
 use rusqlite::Connection;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
+use crate::ToolDefinition;
 use crate::spec::SchemaSpec;
-use crate::{Tool, ToolContext, ToolDefinition, ToolFuture};
 
-use super::super::describe::{operator_names, query_entities_description};
+use super::super::describe::query_entities_description;
 use super::super::query::{Condition, EntityQuery, OrderBy};
-use super::common::{
-    HandlerError, Shared, definition, entity, entity_schema, limit, limit_schema, page_json, parse,
-    run,
-};
+use super::common::{HandlerError, definition, entity, limit, page_json};
+use super::{ArgName, DatabaseTool, EngineTool};
 
-const NAME: &str = "query_entities";
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Arguments {
-    entity_type: String,
-    #[serde(default)]
-    conditions: Vec<Condition>,
-    #[serde(default)]
-    order_by: Option<OrderBy>,
-    #[serde(default, deserialize_with = "super::common::optional_integer")]
-    limit: Option<i64>,
+/// The arguments of `query_entities`: the records of one entity type matching conditions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(
+    deny_unknown_fields,
+    bound(deserialize = "E: Deserialize<'de>, F: Deserialize<'de>")
+)]
+pub struct QueryEntitiesArgs<E = String, F = String> {
+    /// The entity type to query.
+    #[schemars(extend("x-toolforge-slot" = "entity"))]
+    pub entity_type: E,
+    /// Conditions on fields or computed fields, all of which must hold (AND). Empty or absent:
+    /// every record.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition<F>>,
+    /// Sort order (ties and the default order: by the unique field, ascending).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_by: Option<OrderBy<F>>,
+    /// The most records to return.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::common::optional_integer"
+    )]
+    #[schemars(extend("x-toolforge-slot" = "limit"))]
+    pub limit: Option<i64>,
 }
 
-/// The JSON Schema of one condition.
-pub(crate) fn condition_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "field": {"type": "string", "description": "A field or computed field of the entity."},
-            "operator": {"type": "string", "enum": operator_names(), "description": "The comparison (see the tool description)."},
-            "value": {
-                "anyOf": [
-                    {"type": "string"},
-                    {"type": "number"},
-                    {"type": "boolean"},
-                    {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]}},
-                    {"type": "null"}
-                ],
-                "description": "The value to compare with: a string, number or boolean matching the field's type, an array for IN, or null with = / != for a missing value."
-            }
-        },
-        "required": ["field", "operator", "value"],
-        "additionalProperties": false
-    })
-}
-
-/// `query_entities`.
-pub struct QueryEntities {
-    shared: Arc<Shared>,
-    definition: ToolDefinition,
-}
-
-impl QueryEntities {
-    pub(crate) fn new(shared: Arc<Shared>) -> Self {
-        let definition = Self::definition_for(&shared.spec);
-        QueryEntities { shared, definition }
+impl<E: ArgName, F: ArgName> QueryEntitiesArgs<E, F> {
+    /// The same arguments with names as strings, as the engine reads them.
+    pub fn into_engine(self) -> QueryEntitiesArgs {
+        QueryEntitiesArgs {
+            entity_type: self.entity_type.as_name().to_owned(),
+            conditions: self
+                .conditions
+                .into_iter()
+                .map(Condition::into_engine)
+                .collect(),
+            order_by: self.order_by.map(OrderBy::into_engine),
+            limit: self.limit,
+        }
     }
+}
 
-    /// The definition, built from the spec alone.
-    pub(crate) fn definition_for(spec: &SchemaSpec) -> ToolDefinition {
-        let input_schema = json!({
-            "type": "object",
-            "properties": {
-                "entity_type": entity_schema(spec, "The entity type to query."),
-                "conditions": {
-                    "type": "array",
-                    "description": "Conditions on fields or computed fields, all of which must hold (AND). Empty or absent: every record.",
-                    "items": condition_schema()
-                },
-                "order_by": {
-                    "type": "object",
-                    "description": "Sort order (ties and the default order: by the unique field, ascending).",
-                    "properties": {
-                        "field": {"type": "string", "description": "A field or computed field to sort by."},
-                        "direction": {"type": "string", "enum": ["ASC", "DESC"], "description": "ASC (default) or DESC."}
-                    },
-                    "required": ["field"],
-                    "additionalProperties": false
-                },
-                "limit": limit_schema(spec, "records")
-            },
-            "required": ["entity_type"],
-            "additionalProperties": false
-        });
-        definition(
+impl EngineTool for QueryEntitiesArgs {
+    const KIND: DatabaseTool = DatabaseTool::QueryEntities;
+
+    fn definition(spec: &SchemaSpec) -> ToolDefinition {
+        definition::<Self>(
             spec,
-            NAME,
             "Query entities",
             query_entities_description(spec),
-            input_schema,
             &["query", "filter", "search", "find", "list", "sort"],
         )
     }
-}
 
-pub(crate) fn handle(
-    spec: &SchemaSpec,
-    conn: &Connection,
-    arguments: Value,
-) -> Result<Value, HandlerError> {
-    let arguments: Arguments = parse(NAME, arguments)?;
-    let entity = entity(spec, &arguments.entity_type, "entity_type")?;
-    let limit = limit(spec, arguments.limit)?;
-    let query = EntityQuery::new(
-        entity,
-        &arguments.conditions,
-        arguments.order_by.as_ref(),
-        limit,
-    )?;
-    let page = query.run(conn)?;
-    Ok(page_json(&entity.name, page))
-}
-
-impl Tool for QueryEntities {
-    fn definition(&self) -> &ToolDefinition {
-        &self.definition
-    }
-
-    fn call<'a>(&'a self, arguments: Value, _context: &'a ToolContext) -> ToolFuture<'a> {
-        run(&self.shared, arguments, handle)
+    fn execute(self, spec: &SchemaSpec, conn: &Connection) -> Result<Value, HandlerError> {
+        let entity = entity(spec, &self.entity_type, "entity_type")?;
+        let limit = limit(spec, self.limit)?;
+        let query = EntityQuery::new(entity, &self.conditions, self.order_by.as_ref(), limit)?;
+        let page = query.run(conn)?;
+        Ok(page_json(&entity.name, page))
     }
 }
