@@ -173,6 +173,26 @@ async fn schema_tools() {
         .await
         .unwrap();
     assert!(no_tips.get("tips").is_none());
+    // Part of the schema: the entities asked for and the relationships touching them.
+    let files = f
+        .call("get_schema", json!({"entity_types": ["File"]}))
+        .await
+        .unwrap();
+    let entities: Vec<&Value> = files["entities"].as_array().unwrap().iter().collect();
+    assert_eq!(entities.len(), 1);
+    assert_eq!(entities[0]["name"], "File");
+    let patterns: Vec<&str> = files["relationships"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["pattern"].as_str().unwrap())
+        .collect();
+    assert_eq!(patterns, ["Scope -[DEFINED_IN]-> File"]);
+    let unknown = f
+        .error("get_schema", json!({"entity_types": ["File", "Fil"]}))
+        .await;
+    assert_eq!(unknown.code, ErrorCode::InvalidArguments);
+    assert!(unknown.message.contains("entity_types[1]"), "{unknown}");
     let scope = f
         .call("describe_entity", json!({"entity_name": "Scope"}))
         .await
