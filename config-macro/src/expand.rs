@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::parse::{Parse, ParseStream};
-use toolforge_generator::codegen::{Layout, module_tokens};
+use toolforge_generator::codegen::{DEFAULT_CRATE_PATH, GenerateOptions, Layout, module_tokens};
 use toolforge_generator::{CompileOptions, compile_str};
 
 /// The macro's argument: one string literal, a path relative to `CARGO_MANIFEST_DIR`.
@@ -61,7 +61,9 @@ pub(crate) fn expand(path: &ConfigPath) -> syn::Result<TokenStream> {
                 ),
             )
         })?;
-    let items = module_tokens(&compiled.spec, Layout::Embedded).map_err(|error| {
+    let options =
+        GenerateOptions::new(relative.clone(), Layout::Inline).with_crate_path(runtime_path());
+    let items = module_tokens(&compiled.spec, &options).map_err(|error| {
         syn::Error::new(
             literal.span(),
             format!("cannot generate code for `{relative}`: {error}"),
@@ -74,6 +76,15 @@ pub(crate) fn expand(path: &ConfigPath) -> syn::Result<TokenStream> {
 
         #items
     })
+}
+
+/// How the calling crate names the runtime: the name its `Cargo.toml` gives the `toolforge`
+/// dependency (so a renamed dependency works), else `::toolforge`.
+fn runtime_path() -> String {
+    match proc_macro_crate::crate_name("toolforge") {
+        Ok(proc_macro_crate::FoundCrate::Name(name)) => format!("::{name}"),
+        Ok(proc_macro_crate::FoundCrate::Itself) | Err(_) => DEFAULT_CRATE_PATH.to_owned(),
+    }
 }
 
 /// The config text; a missing or unreadable file is an error at the literal.

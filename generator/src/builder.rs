@@ -99,6 +99,7 @@ pub struct Builder {
     out_dir: Option<PathBuf>,
     compile: CompileOptions,
     cargo_directives: bool,
+    crate_path: String,
 }
 
 impl Builder {
@@ -109,6 +110,7 @@ impl Builder {
             out_dir: None,
             compile: CompileOptions::default(),
             cargo_directives: true,
+            crate_path: crate::codegen::DEFAULT_CRATE_PATH.to_owned(),
         }
     }
 
@@ -130,6 +132,18 @@ impl Builder {
         self
     }
 
+    /// The path the generated code names the runtime by, when the crate renames or re-exports
+    /// the `toolforge` dependency (default `::toolforge`), like prost-build's `prost_path`:
+    ///
+    /// ```no_run
+    /// // Cargo.toml: tf = { package = "toolforge", version = "0.1" }
+    /// toolforge_generator::Builder::new("ragforge.config.yaml").crate_path("::tf").generate().unwrap();
+    /// ```
+    pub fn crate_path(mut self, path: impl Into<String>) -> Self {
+        self.crate_path = path.into();
+        self
+    }
+
     /// Where the files go.
     pub fn target_dir(&self) -> Result<PathBuf, GenerateError> {
         match &self.out_dir {
@@ -140,7 +154,7 @@ impl Builder {
         }
     }
 
-    /// Compiles the config and writes `mod.rs` and `schema.sql`; unchanged files are not
+    /// Compiles the config and writes `mod.rs`, `spec.json` and `schema.sql`; unchanged files are not
     /// rewritten (so nothing downstream rebuilds). Prints `cargo:rerun-if-changed=<config>`
     /// first, so a fixed config is picked up even after an error.
     pub fn generate(self) -> Result<WriteReport, GenerateError> {
@@ -148,7 +162,8 @@ impl Builder {
             println!("cargo:rerun-if-changed={}", self.config.display());
         }
         let folder = self.target_dir()?;
-        let options = GenerateOptions::new(self.config.display().to_string(), Layout::Embedded);
+        let options = GenerateOptions::new(self.config.display().to_string(), Layout::Embedded)
+            .with_crate_path(self.crate_path);
         let (report, warnings) =
             generate_folder(&self.config, &folder, &self.compile, &options, false)?;
         if self.cargo_directives {

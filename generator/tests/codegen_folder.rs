@@ -125,7 +125,7 @@ fn an_unchanged_config_rewrites_nothing_and_check_agrees() {
     config_with(dir.path(), 3);
     let (code, stdout, _) = run(&["check", "--config", config, "--out", out_s]);
     assert_eq!(code, 1);
-    assert!(stdout.contains("is stale: 2 file(s) differ"), "{stdout}");
+    assert!(stdout.contains("is stale: 3 file(s) differ"), "{stdout}");
     assert!(
         stdout.contains("+") && stdout.contains("extra2"),
         "{stdout}"
@@ -241,7 +241,7 @@ fn concurrent_generations_leave_no_torn_file() {
     let names: Vec<String> = snapshot(&out).into_iter().map(|(n, _)| n).collect();
     assert_eq!(
         names,
-        ["custom_tools.rs", "mod.rs", "schema.sql"],
+        ["custom_tools.rs", "mod.rs", "schema.sql", "spec.json"],
         "no temporary file left"
     );
 }

@@ -36,7 +36,7 @@ fn computed_fields_embedded_module() {
     let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(
         names,
-        ["mod.rs", "schema.sql"],
+        ["mod.rs", "spec.json", "schema.sql"],
         "no custom_tools.rs in OUT_DIR"
     );
     insta::assert_snapshot!("computed_fields_embedded__mod.rs", files[0].1);

@@ -27,20 +27,30 @@ pub(crate) fn module_tokens(
     spec: &SchemaSpec,
     layout: Layout,
 ) -> Result<TokenStream, CodegenError> {
-    let json = serde_json::to_string_pretty(spec)
-        .map_err(|error| CodegenError::Spec(error.to_string()))?;
-    let spec_json = raw_string(&json)?;
-    let ddl = toolforge::sql::ddl::schema_sql(spec).map_err(|error| CodegenError::Spec(error.0))?;
-    let schema_sql = raw_string(ddl.trim_end())?;
+    // Files beside `mod.rs` hold the spec and the SQL; the config macro has no files.
+    let (spec_json, schema_sql) = match layout {
+        Layout::ClientFolder | Layout::Embedded => (
+            quote!(include_str!("spec.json")),
+            quote!(include_str!("schema.sql")),
+        ),
+        Layout::Inline => {
+            let json = serde_json::to_string_pretty(spec)
+                .map_err(|error| CodegenError::Spec(error.to_string()))?;
+            let ddl = toolforge::sql::ddl::schema_sql(spec)
+                .map_err(|error| CodegenError::Spec(error.0))?;
+            (raw_string(&json)?, raw_string(ddl.trim_end())?)
+        }
+    };
     let records = records::records_module(spec)?;
     let tools = tool_args::tools_module(spec);
     let name = &spec.name;
-    let spec_doc = format!(" The storage spec of `{name}`, as JSON (see `toolforge::spec`).");
+    let spec_doc =
+        format!(" The storage spec of `{name}`, as JSON (`spec.json`; see `toolforge::spec`).");
     // A client folder is a real module file: keep rustfmt from reformatting it (and `toolforge
     // check` from then reporting drift). Not possible in an `include!`d file.
     let inner_attributes = match layout {
         Layout::ClientFolder => quote! { #![cfg_attr(rustfmt, rustfmt::skip)] },
-        Layout::Embedded => TokenStream::new(),
+        Layout::Embedded | Layout::Inline => TokenStream::new(),
     };
     let client_folder = match layout {
         Layout::ClientFolder => quote! {
@@ -54,7 +64,7 @@ pub(crate) fn module_tokens(
                 setup_tool_registry_with(db, custom_tools::register)
             }
         },
-        Layout::Embedded => TokenStream::new(),
+        Layout::Embedded | Layout::Inline => TokenStream::new(),
     };
     Ok(quote! {
         #inner_attributes
@@ -63,8 +73,7 @@ pub(crate) fn module_tokens(
         #[allow(dead_code)]
         pub const SPEC_JSON: &str = #spec_json;
 
-        /// The tables, indexes and edge tables of the config (the same statements as
-        /// `schema.sql`).
+        /// The tables, indexes and edge tables of the config (`schema.sql`).
         #[allow(dead_code)]
         pub const SCHEMA_SQL: &str = #schema_sql;
 

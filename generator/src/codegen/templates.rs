@@ -50,7 +50,14 @@ struct StubEntity {
 }
 
 /// The `custom_tools.rs` stub: one worked example over the first entity.
-pub(crate) fn custom_tools(spec: &SchemaSpec, config_name: &str) -> Result<String, CodegenError> {
+/// The stub `custom_tools.rs`; `crate_path` is how the user's crate names the runtime.
+pub(crate) fn custom_tools(
+    spec: &SchemaSpec,
+    config_name: &str,
+    crate_path: &str,
+) -> Result<String, CodegenError> {
+    // `use` paths of the 2018+ editions need no leading `::`.
+    let krate = crate_path.trim_start_matches("::");
     let entity = spec.entities.first().map(stub_entity);
     let tool_name = entity
         .as_ref()
@@ -58,7 +65,7 @@ pub(crate) fn custom_tools(spec: &SchemaSpec, config_name: &str) -> Result<Strin
     render(
         "custom_tools.rs.j2",
         CUSTOM_TOOLS,
-        context! { config_name, entity => entity.map(|e| e.into_map()), tool_name },
+        context! { config_name, krate, entity => entity.map(|e| e.into_map()), tool_name },
     )
 }
 

@@ -2,95 +2,12 @@
 // Regenerate with: toolforge generate --config corpus/ragforge__examples__document-rag__ragforge.config.yaml --out <this folder>
 
 #![cfg_attr(rustfmt, rustfmt::skip)]
-/// The storage spec of `my-documents`, as JSON (see `toolforge::spec`).
+/// The storage spec of `my-documents`, as JSON (`spec.json`; see `toolforge::spec`).
 #[allow(dead_code)]
-pub const SPEC_JSON: &str = r#"{
-  "name": "my-documents",
-  "description": "Document knowledge base with semantic search",
-  "entities": [
-    {
-      "name": "Document",
-      "table": "document",
-      "unique_field": "path",
-      "display_name_field": "title",
-      "fields": [
-        {
-          "name": "path",
-          "type": "string",
-          "description": "Unique identifier of a Document",
-          "indexed": true,
-          "unique": true
-        },
-        {
-          "name": "title",
-          "type": "string",
-          "indexed": false,
-          "unique": false
-        },
-        {
-          "name": "author",
-          "type": "string",
-          "indexed": false,
-          "unique": false
-        }
-      ]
-    },
-    {
-      "name": "Chunk",
-      "table": "chunk",
-      "unique_field": "uuid",
-      "fields": [
-        {
-          "name": "uuid",
-          "type": "string",
-          "description": "Unique identifier of a Chunk",
-          "indexed": true,
-          "unique": true
-        },
-        {
-          "name": "content",
-          "type": "string",
-          "indexed": false,
-          "unique": false
-        }
-      ],
-      "vector_indexes": [
-        {
-          "name": "chunkEmbeddings",
-          "column": "embedding",
-          "source_field": "content",
-          "dimension": 768
-        }
-      ]
-    }
-  ],
-  "relationships": [],
-  "tools": {
-    "name_prefix": "",
-    "default_limit": 20,
-    "max_limit": 500,
-    "families": [
-      "schema",
-      "query",
-      "lookup",
-      "relationships"
-    ]
-  }
-}"#;
-/// The tables, indexes and edge tables of the config (the same statements as
-/// `schema.sql`).
+pub const SPEC_JSON: &str = include_str!("spec.json");
+/// The tables, indexes and edge tables of the config (`schema.sql`).
 #[allow(dead_code)]
-pub const SCHEMA_SQL: &str = r#"CREATE TABLE "document" (
-  "path" TEXT NOT NULL UNIQUE,
-  "title" TEXT,
-  "author" TEXT
-);
-
-CREATE TABLE "chunk" (
-  "uuid" TEXT NOT NULL UNIQUE,
-  "content" TEXT,
-  "embedding" BLOB
-);"#;
+pub const SCHEMA_SQL: &str = include_str!("schema.sql");
 /// The storage spec, parsed once.
 #[allow(dead_code)]
 pub fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
