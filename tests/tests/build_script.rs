@@ -33,7 +33,7 @@ async fn the_build_script_module_serves_the_same_tools_plus_custom_ones() {
         order: Some(2.0),
         r#match: Some(true),
         select: Some("all".into()),
-        r#where: Some("here".into()),
+        r#where: Some(tools::records::HttpServerWhere::Here),
         tags: Some(vec!["a".into()]),
         order_plus_one: None,
     };

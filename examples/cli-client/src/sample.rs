@@ -2,7 +2,7 @@
 
 use toolforge::sql::{Database, ImportError, ImportStats};
 
-use crate::library::records::{self, Author, Book};
+use crate::library::records::{self, Author, Book, BookGenre};
 
 /// The sample authors.
 pub fn authors() -> Vec<Author> {
@@ -21,10 +21,10 @@ pub fn authors() -> Vec<Author> {
 
 /// The sample books (the ISBNs are made up), each with the slugs of its authors.
 pub fn books() -> Vec<(Book, &'static [&'static str])> {
-    let book = |isbn: &str, title: &str, genre: &str, year: f64, pages: f64| Book {
+    let book = |isbn: &str, title: &str, genre: BookGenre, year: f64, pages: f64| Book {
         isbn: isbn.into(),
         title: Some(title.into()),
-        genre: Some(genre.into()),
+        genre: Some(genre),
         year: Some(year),
         pages: Some(pages),
         // Computed by the database (`pages > 400`); never written.
@@ -32,14 +32,20 @@ pub fn books() -> Vec<(Book, &'static [&'static str])> {
     };
     vec![
         (
-            book("9780000000001", "Dune", "science-fiction", 1965.0, 617.0),
+            book(
+                "9780000000001",
+                "Dune",
+                BookGenre::ScienceFiction,
+                1965.0,
+                617.0,
+            ),
             &["frank-herbert"],
         ),
         (
             book(
                 "9780000000002",
                 "Dune Messiah",
-                "science-fiction",
+                BookGenre::ScienceFiction,
                 1969.0,
                 256.0,
             ),
@@ -49,7 +55,7 @@ pub fn books() -> Vec<(Book, &'static [&'static str])> {
             book(
                 "9780000000003",
                 "A Wizard of Earthsea",
-                "fantasy",
+                BookGenre::Fantasy,
                 1968.0,
                 183.0,
             ),
@@ -59,7 +65,7 @@ pub fn books() -> Vec<(Book, &'static [&'static str])> {
             book(
                 "9780000000004",
                 "The Left Hand of Darkness",
-                "science-fiction",
+                BookGenre::ScienceFiction,
                 1969.0,
                 304.0,
             ),
@@ -69,18 +75,30 @@ pub fn books() -> Vec<(Book, &'static [&'static str])> {
             book(
                 "9780000000005",
                 "The Dispossessed",
-                "science-fiction",
+                BookGenre::ScienceFiction,
                 1974.0,
                 387.0,
             ),
             &["ursula-k-le-guin"],
         ),
         (
-            book("9780000000006", "Good Omens", "fantasy", 1990.0, 412.0),
+            book(
+                "9780000000006",
+                "Good Omens",
+                BookGenre::Fantasy,
+                1990.0,
+                412.0,
+            ),
             &["terry-pratchett", "neil-gaiman"],
         ),
         (
-            book("9780000000007", "American Gods", "fantasy", 2001.0, 465.0),
+            book(
+                "9780000000007",
+                "American Gods",
+                BookGenre::Fantasy,
+                2001.0,
+                465.0,
+            ),
             &["neil-gaiman"],
         ),
     ]

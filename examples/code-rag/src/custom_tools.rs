@@ -83,7 +83,7 @@ impl ToolHandler for ScopeLoc {
             .map(|scope| ScopeLines {
                 code_lines: code_lines(scope.source.as_deref().unwrap_or_default()) as u64,
                 line_count: scope.line_count.unwrap_or(0.0) as u64,
-                kind: scope.kind.unwrap_or_default(),
+                kind: scope.kind.map(String::from).unwrap_or_default(),
                 file: scope.file.unwrap_or_default(),
                 uuid: scope.uuid,
             })

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use toolforge::sql::{Database, ImportError, ImportStats};
 
-use crate::ingest::{Codebase, DirectoryRecord, FileRecord, ScopeRecord};
+use crate::ingest::{Codebase, DirectoryRecord, FileRecord, ScopeKind, ScopeRecord};
 use crate::tools::records::{self, Directory, File, Scope};
 
 /// Loads every directory, file, scope and relationship of `codebase` into `db` (whose tables
@@ -71,7 +71,7 @@ fn scope(scope: &ScopeRecord) -> Scope {
     Scope {
         uuid: scope.uuid.clone(),
         name: Some(scope.name.clone()),
-        kind: Some(scope.kind.as_str().to_string()),
+        kind: Some(stored_kind(scope.kind)),
         file: Some(scope.file.clone()),
         start_line: Some(scope.start_line as f64),
         end_line: Some(scope.end_line as f64),
@@ -101,4 +101,21 @@ fn find<'r, R>(
             "an edge points to the {entity} `{id}`, which the ingester did not produce"
         ),
     })
+}
+
+/// A scope's kind as the config's `kind` enum stores it.
+fn stored_kind(kind: ScopeKind) -> records::ScopeKind {
+    match kind {
+        ScopeKind::Function => records::ScopeKind::Function,
+        ScopeKind::Method => records::ScopeKind::Method,
+        ScopeKind::Struct => records::ScopeKind::Struct,
+        ScopeKind::Enum => records::ScopeKind::Enum,
+        ScopeKind::Trait => records::ScopeKind::Trait,
+        ScopeKind::Impl => records::ScopeKind::Impl,
+        ScopeKind::Module => records::ScopeKind::Module,
+        ScopeKind::Const => records::ScopeKind::Const,
+        ScopeKind::Static => records::ScopeKind::Static,
+        ScopeKind::Type => records::ScopeKind::Type,
+        ScopeKind::Macro => records::ScopeKind::Macro,
+    }
 }

@@ -47,6 +47,7 @@ mod format;
 mod module;
 pub mod names;
 mod records;
+mod string_enum;
 mod templates;
 mod tool_args;
 

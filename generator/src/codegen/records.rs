@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use toolforge::spec::{EntitySpec, FieldType, SchemaSpec, ValueType};
+use toolforge::spec::{EntitySpec, FieldSpec, FieldType, SchemaSpec, ValueType};
 
 use super::CodegenError;
 use super::names::{camel, field_ident, ident, snake, type_ident};
@@ -13,6 +13,26 @@ use super::names::{camel, field_ident, ident, snake, type_ident};
 /// The name of an entity's field enum (`Scope` → `ScopeField`).
 pub(crate) fn field_enum_name(entity: &EntitySpec) -> String {
     format!("{}Field", camel(&entity.name))
+}
+
+/// The Rust enum of an enum field with listed values (`Book.genre` → `BookGenre`), or `None`
+/// for a field that is not such an enum.
+fn value_enum_name(entity: &EntitySpec, field: &FieldSpec) -> Option<String> {
+    (field.ty == FieldType::Enum && !field.values.is_empty())
+        .then(|| format!("{}{}", camel(&entity.name), camel(&field.name)))
+}
+
+/// Every Rust type name the records module declares for `entity`.
+fn type_names(entity: &EntitySpec) -> Vec<String> {
+    let mut names = vec![camel(&entity.name), field_enum_name(entity)];
+    names.extend(
+        entity
+            .fields
+            .iter()
+            .filter(|field| field.name != entity.unique_field)
+            .filter_map(|field| value_enum_name(entity, field)),
+    );
+    names
 }
 
 fn doc(text: &str) -> TokenStream {
@@ -70,7 +90,7 @@ pub(crate) fn records_module(spec: &SchemaSpec) -> Result<TokenStream, CodegenEr
     let mut type_names = BTreeSet::new();
     let mut items = Vec::new();
     for entity in &spec.entities {
-        for name in [camel(&entity.name), field_enum_name(entity)] {
+        for name in self::type_names(entity) {
             if !type_names.insert(name.clone()) {
                 return Err(CodegenError::NameCollision(format!(
                     "entity `{}` needs the Rust type name `{name}`, which another entity already uses; rename one of them",
@@ -116,13 +136,29 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
 
     let mut fields = Vec::new();
     let mut variants = Vec::new();
+    let mut value_enums = Vec::new();
     let mut id_ident = None;
     for field in &entity.fields {
         let config = &field.name;
         let rust = field_ident(config);
-        let field_ty = stored_type(field.ty);
-        let description = field.description.clone().unwrap_or_default();
         let is_unique = field.name == entity.unique_field;
+        let field_ty = match value_enum_name(entity, field).filter(|_| !is_unique) {
+            Some(enum_name) => {
+                let enum_ty = ident(&enum_name);
+                let values: Vec<(String, String)> = field
+                    .values
+                    .iter()
+                    .map(|value| (value.clone(), format!("`{value}`")))
+                    .collect();
+                let enum_doc = format!(" The values of `{name}.{config}`.");
+                value_enums.push(super::string_enum::string_enum(
+                    &enum_ty, &enum_doc, &values,
+                ));
+                quote!(#enum_ty)
+            }
+            None => stored_type(field.ty),
+        };
+        let description = field.description.clone().unwrap_or_default();
         let field_doc = doc(&format!(
             "`{config}` ({}{}){}{}",
             field.ty.config_name(),
@@ -224,6 +260,8 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
         pub struct #ty {
             #( #fields )*
         }
+
+        #( #value_enums )*
 
         #enum_doc
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolforge::serde::Serialize, ::toolforge::serde::Deserialize, ::toolforge::schemars::JsonSchema)]

@@ -2,59 +2,17 @@
 //! database tool an alias of the runtime's argument struct instantiated with them. The structs
 //! themselves (fields, schema, handler) are defined once, in the runtime.
 
-use std::collections::BTreeSet;
-
-use proc_macro2::{Ident, TokenStream};
+use proc_macro2::TokenStream;
 use quote::quote;
 use toolforge::spec::{SchemaSpec, ToolFamily};
 
-/// A string enum: config names as serde renames, `as_str`, `ALL`. `names` pairs each config
-/// name with its variant's doc text.
+/// A name enum (`EntityName`, `FieldName`, `RelationshipName`): a string enum of config names
+/// that the runtime's argument structs take as names.
 fn name_enum(name: &str, doc: &str, named: &[(String, String)]) -> TokenStream {
     let ty = super::names::ident(name);
-    let names: Vec<&String> = named.iter().map(|(name, _)| name).collect();
-    let docs: Vec<String> = named.iter().map(|(_, doc)| format!(" {doc}")).collect();
-    let mut used = BTreeSet::new();
-    let variants: Vec<Ident> = names
-        .iter()
-        .map(|config| {
-            let base = super::names::camel(config);
-            let mut candidate = base.clone();
-            let mut n = 2;
-            while !used.insert(candidate.clone()) {
-                candidate = format!("{base}{n}");
-                n += 1;
-            }
-            super::names::ident(&candidate)
-        })
-        .collect();
-    let count = names.len();
+    let items = super::string_enum::string_enum(&ty, doc, named);
     quote! {
-        #[doc = #doc]
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolforge::serde::Serialize, ::toolforge::serde::Deserialize, ::toolforge::schemars::JsonSchema)]
-        #[serde(crate = "::toolforge::serde")]
-        #[schemars(crate = "::toolforge::schemars")]
-        pub enum #ty {
-            #( #[doc = #docs] #[serde(rename = #names)] #variants, )*
-        }
-
-        impl #ty {
-            /// Every value, in config order.
-            pub const ALL: [#ty; #count] = [ #( #ty::#variants ),* ];
-
-            /// The name as written in the config.
-            pub fn as_str(self) -> &'static str {
-                match self {
-                    #( #ty::#variants => #names, )*
-                }
-            }
-        }
-
-        impl ::core::convert::From<#ty> for String {
-            fn from(name: #ty) -> String {
-                name.as_str().to_owned()
-            }
-        }
+        #items
 
         impl ::toolforge::sql::tools::ArgName for #ty {
             fn as_name(&self) -> &str {

@@ -114,7 +114,7 @@ pub mod records {
         pub select: Option<String>,
         /// `where` (enum), one of: here, there
         #[serde(rename = "where", default, skip_serializing_if = "Option::is_none")]
-        pub r#where: Option<String>,
+        pub r#where: Option<HttpServerWhere>,
         /// `tags` (array<string>)
         #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
         pub tags: Option<Vec<String>>,
@@ -126,6 +126,47 @@ pub mod records {
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]
         pub order_plus_one: Option<f64>,
+    }
+    /// The values of `HTTPServer.where`.
+    #[derive(
+        Debug,
+        Clone,
+        Copy,
+        PartialEq,
+        Eq,
+        Hash,
+        ::toolforge::serde::Serialize,
+        ::toolforge::serde::Deserialize,
+        ::toolforge::schemars::JsonSchema
+    )]
+    #[serde(crate = "::toolforge::serde")]
+    #[schemars(crate = "::toolforge::schemars")]
+    pub enum HttpServerWhere {
+        /// `here`
+        #[serde(rename = "here")]
+        Here,
+        /// `there`
+        #[serde(rename = "there")]
+        There,
+    }
+    impl HttpServerWhere {
+        /// Every value, in config order.
+        pub const ALL: [HttpServerWhere; 2usize] = [
+            HttpServerWhere::Here,
+            HttpServerWhere::There,
+        ];
+        /// The value as written in the config.
+        pub fn as_str(self) -> &'static str {
+            match self {
+                HttpServerWhere::Here => "here",
+                HttpServerWhere::There => "there",
+            }
+        }
+    }
+    impl ::core::convert::From<HttpServerWhere> for String {
+        fn from(value: HttpServerWhere) -> String {
+            value.as_str().to_owned()
+        }
     }
     /// The fields of `HTTPServer` (stored, then computed), for queries and ordering.
     #[derive(
@@ -426,7 +467,7 @@ pub mod tool_args {
             EntityName::HttpServer,
             EntityName::UserAccount,
         ];
-        /// The name as written in the config.
+        /// The value as written in the config.
         pub fn as_str(self) -> &'static str {
             match self {
                 EntityName::HttpServer => "HTTPServer",
@@ -435,8 +476,8 @@ pub mod tool_args {
         }
     }
     impl ::core::convert::From<EntityName> for String {
-        fn from(name: EntityName) -> String {
-            name.as_str().to_owned()
+        fn from(value: EntityName) -> String {
+            value.as_str().to_owned()
         }
     }
     impl ::toolforge::sql::tools::ArgName for EntityName {
@@ -516,7 +557,7 @@ pub mod tool_args {
             FieldName::Self2,
             FieldName::Fn,
         ];
-        /// The name as written in the config.
+        /// The value as written in the config.
         pub fn as_str(self) -> &'static str {
             match self {
                 FieldName::ApiKey => "apiKey",
@@ -536,8 +577,8 @@ pub mod tool_args {
         }
     }
     impl ::core::convert::From<FieldName> for String {
-        fn from(name: FieldName) -> String {
-            name.as_str().to_owned()
+        fn from(value: FieldName) -> String {
+            value.as_str().to_owned()
         }
     }
     impl ::toolforge::sql::tools::ArgName for FieldName {
@@ -567,7 +608,7 @@ pub mod tool_args {
     impl RelationshipName {
         /// Every value, in config order.
         pub const ALL: [RelationshipName; 1usize] = [RelationshipName::Serves];
-        /// The name as written in the config.
+        /// The value as written in the config.
         pub fn as_str(self) -> &'static str {
             match self {
                 RelationshipName::Serves => "SERVES",
@@ -575,8 +616,8 @@ pub mod tool_args {
         }
     }
     impl ::core::convert::From<RelationshipName> for String {
-        fn from(name: RelationshipName) -> String {
-            name.as_str().to_owned()
+        fn from(value: RelationshipName) -> String {
+            value.as_str().to_owned()
         }
     }
     impl ::toolforge::sql::tools::ArgName for RelationshipName {

@@ -97,7 +97,7 @@ pub mod records {
         pub name: Option<String>,
         /// `type` (enum), one of: function, class, method, variable, interface, type: Type of code scope
         #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-        pub r#type: Option<String>,
+        pub r#type: Option<ScopeType>,
         /// `file` (string): File path relative to project root
         #[serde(rename = "file", default, skip_serializing_if = "Option::is_none")]
         pub file: Option<String>,
@@ -106,7 +106,7 @@ pub mod records {
         pub signature: Option<String>,
         /// `language` (enum), one of: typescript, python, javascript: Programming language
         #[serde(rename = "language", default, skip_serializing_if = "Option::is_none")]
-        pub language: Option<String>,
+        pub language: Option<ScopeLanguage>,
         /// `startLine` (number): Start line number
         #[serde(
             rename = "startLine",
@@ -123,6 +123,113 @@ pub mod records {
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]
         pub end_line: Option<f64>,
+    }
+    /// The values of `Scope.type`.
+    #[derive(
+        Debug,
+        Clone,
+        Copy,
+        PartialEq,
+        Eq,
+        Hash,
+        ::toolforge::serde::Serialize,
+        ::toolforge::serde::Deserialize,
+        ::toolforge::schemars::JsonSchema
+    )]
+    #[serde(crate = "::toolforge::serde")]
+    #[schemars(crate = "::toolforge::schemars")]
+    pub enum ScopeType {
+        /// `function`
+        #[serde(rename = "function")]
+        Function,
+        /// `class`
+        #[serde(rename = "class")]
+        Class,
+        /// `method`
+        #[serde(rename = "method")]
+        Method,
+        /// `variable`
+        #[serde(rename = "variable")]
+        Variable,
+        /// `interface`
+        #[serde(rename = "interface")]
+        Interface,
+        /// `type`
+        #[serde(rename = "type")]
+        Type,
+    }
+    impl ScopeType {
+        /// Every value, in config order.
+        pub const ALL: [ScopeType; 6usize] = [
+            ScopeType::Function,
+            ScopeType::Class,
+            ScopeType::Method,
+            ScopeType::Variable,
+            ScopeType::Interface,
+            ScopeType::Type,
+        ];
+        /// The value as written in the config.
+        pub fn as_str(self) -> &'static str {
+            match self {
+                ScopeType::Function => "function",
+                ScopeType::Class => "class",
+                ScopeType::Method => "method",
+                ScopeType::Variable => "variable",
+                ScopeType::Interface => "interface",
+                ScopeType::Type => "type",
+            }
+        }
+    }
+    impl ::core::convert::From<ScopeType> for String {
+        fn from(value: ScopeType) -> String {
+            value.as_str().to_owned()
+        }
+    }
+    /// The values of `Scope.language`.
+    #[derive(
+        Debug,
+        Clone,
+        Copy,
+        PartialEq,
+        Eq,
+        Hash,
+        ::toolforge::serde::Serialize,
+        ::toolforge::serde::Deserialize,
+        ::toolforge::schemars::JsonSchema
+    )]
+    #[serde(crate = "::toolforge::serde")]
+    #[schemars(crate = "::toolforge::schemars")]
+    pub enum ScopeLanguage {
+        /// `typescript`
+        #[serde(rename = "typescript")]
+        Typescript,
+        /// `python`
+        #[serde(rename = "python")]
+        Python,
+        /// `javascript`
+        #[serde(rename = "javascript")]
+        Javascript,
+    }
+    impl ScopeLanguage {
+        /// Every value, in config order.
+        pub const ALL: [ScopeLanguage; 3usize] = [
+            ScopeLanguage::Typescript,
+            ScopeLanguage::Python,
+            ScopeLanguage::Javascript,
+        ];
+        /// The value as written in the config.
+        pub fn as_str(self) -> &'static str {
+            match self {
+                ScopeLanguage::Typescript => "typescript",
+                ScopeLanguage::Python => "python",
+                ScopeLanguage::Javascript => "javascript",
+            }
+        }
+    }
+    impl ::core::convert::From<ScopeLanguage> for String {
+        fn from(value: ScopeLanguage) -> String {
+            value.as_str().to_owned()
+        }
     }
     /// The fields of `Scope` (stored, then computed), for queries and ordering.
     #[derive(
@@ -621,7 +728,7 @@ pub mod tool_args {
             EntityName::File,
             EntityName::Project,
         ];
-        /// The name as written in the config.
+        /// The value as written in the config.
         pub fn as_str(self) -> &'static str {
             match self {
                 EntityName::Scope => "Scope",
@@ -631,8 +738,8 @@ pub mod tool_args {
         }
     }
     impl ::core::convert::From<EntityName> for String {
-        fn from(name: EntityName) -> String {
-            name.as_str().to_owned()
+        fn from(value: EntityName) -> String {
+            value.as_str().to_owned()
         }
     }
     impl ::toolforge::sql::tools::ArgName for EntityName {
@@ -704,7 +811,7 @@ pub mod tool_args {
             FieldName::Extension,
             FieldName::Directory,
         ];
-        /// The name as written in the config.
+        /// The value as written in the config.
         pub fn as_str(self) -> &'static str {
             match self {
                 FieldName::Uuid => "uuid",
@@ -722,8 +829,8 @@ pub mod tool_args {
         }
     }
     impl ::core::convert::From<FieldName> for String {
-        fn from(name: FieldName) -> String {
-            name.as_str().to_owned()
+        fn from(value: FieldName) -> String {
+            value.as_str().to_owned()
         }
     }
     impl ::toolforge::sql::tools::ArgName for FieldName {
@@ -767,7 +874,7 @@ pub mod tool_args {
             RelationshipName::BelongsTo,
             RelationshipName::DefinedIn,
         ];
-        /// The name as written in the config.
+        /// The value as written in the config.
         pub fn as_str(self) -> &'static str {
             match self {
                 RelationshipName::Consumes => "CONSUMES",
@@ -778,8 +885,8 @@ pub mod tool_args {
         }
     }
     impl ::core::convert::From<RelationshipName> for String {
-        fn from(name: RelationshipName) -> String {
-            name.as_str().to_owned()
+        fn from(value: RelationshipName) -> String {
+            value.as_str().to_owned()
         }
     }
     impl ::toolforge::sql::tools::ArgName for RelationshipName {

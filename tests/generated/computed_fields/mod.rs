@@ -322,7 +322,7 @@ pub mod tool_args {
     impl EntityName {
         /// Every value, in config order.
         pub const ALL: [EntityName; 1usize] = [EntityName::Scope];
-        /// The name as written in the config.
+        /// The value as written in the config.
         pub fn as_str(self) -> &'static str {
             match self {
                 EntityName::Scope => "Scope",
@@ -330,8 +330,8 @@ pub mod tool_args {
         }
     }
     impl ::core::convert::From<EntityName> for String {
-        fn from(name: EntityName) -> String {
-            name.as_str().to_owned()
+        fn from(value: EntityName) -> String {
+            value.as_str().to_owned()
         }
     }
     impl ::toolforge::sql::tools::ArgName for EntityName {
@@ -399,7 +399,7 @@ pub mod tool_args {
             FieldName::IsLarge,
             FieldName::CharCount,
         ];
-        /// The name as written in the config.
+        /// The value as written in the config.
         pub fn as_str(self) -> &'static str {
             match self {
                 FieldName::Uuid => "uuid",
@@ -416,8 +416,8 @@ pub mod tool_args {
         }
     }
     impl ::core::convert::From<FieldName> for String {
-        fn from(name: FieldName) -> String {
-            name.as_str().to_owned()
+        fn from(value: FieldName) -> String {
+            value.as_str().to_owned()
         }
     }
     impl ::toolforge::sql::tools::ArgName for FieldName {
@@ -447,7 +447,7 @@ pub mod tool_args {
     impl RelationshipName {
         /// Every value, in config order.
         pub const ALL: [RelationshipName; 1usize] = [RelationshipName::Consumes];
-        /// The name as written in the config.
+        /// The value as written in the config.
         pub fn as_str(self) -> &'static str {
             match self {
                 RelationshipName::Consumes => "CONSUMES",
@@ -455,8 +455,8 @@ pub mod tool_args {
         }
     }
     impl ::core::convert::From<RelationshipName> for String {
-        fn from(name: RelationshipName) -> String {
-            name.as_str().to_owned()
+        fn from(value: RelationshipName) -> String {
+            value.as_str().to_owned()
         }
     }
     impl ::toolforge::sql::tools::ArgName for RelationshipName {

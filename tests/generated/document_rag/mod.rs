@@ -297,7 +297,7 @@ pub mod tool_args {
     impl EntityName {
         /// Every value, in config order.
         pub const ALL: [EntityName; 2usize] = [EntityName::Document, EntityName::Chunk];
-        /// The name as written in the config.
+        /// The value as written in the config.
         pub fn as_str(self) -> &'static str {
             match self {
                 EntityName::Document => "Document",
@@ -306,8 +306,8 @@ pub mod tool_args {
         }
     }
     impl ::core::convert::From<EntityName> for String {
-        fn from(name: EntityName) -> String {
-            name.as_str().to_owned()
+        fn from(value: EntityName) -> String {
+            value.as_str().to_owned()
         }
     }
     impl ::toolforge::sql::tools::ArgName for EntityName {
@@ -355,7 +355,7 @@ pub mod tool_args {
             FieldName::Uuid,
             FieldName::Content,
         ];
-        /// The name as written in the config.
+        /// The value as written in the config.
         pub fn as_str(self) -> &'static str {
             match self {
                 FieldName::Path => "path",
@@ -367,8 +367,8 @@ pub mod tool_args {
         }
     }
     impl ::core::convert::From<FieldName> for String {
-        fn from(name: FieldName) -> String {
-            name.as_str().to_owned()
+        fn from(value: FieldName) -> String {
+            value.as_str().to_owned()
         }
     }
     impl ::toolforge::sql::tools::ArgName for FieldName {

@@ -736,7 +736,7 @@ pub mod tool_args {
             EntityName::ExternalLibrary,
             EntityName::Directory,
         ];
-        /// The name as written in the config.
+        /// The value as written in the config.
         pub fn as_str(self) -> &'static str {
             match self {
                 EntityName::Scope => "Scope",
@@ -747,8 +747,8 @@ pub mod tool_args {
         }
     }
     impl ::core::convert::From<EntityName> for String {
-        fn from(name: EntityName) -> String {
-            name.as_str().to_owned()
+        fn from(value: EntityName) -> String {
+            value.as_str().to_owned()
         }
     }
     impl ::toolforge::sql::tools::ArgName for EntityName {
@@ -796,7 +796,7 @@ pub mod tool_args {
             FieldName::Uuid,
             FieldName::Name,
         ];
-        /// The name as written in the config.
+        /// The value as written in the config.
         pub fn as_str(self) -> &'static str {
             match self {
                 FieldName::Signature => "signature",
@@ -808,8 +808,8 @@ pub mod tool_args {
         }
     }
     impl ::core::convert::From<FieldName> for String {
-        fn from(name: FieldName) -> String {
-            name.as_str().to_owned()
+        fn from(value: FieldName) -> String {
+            value.as_str().to_owned()
         }
     }
     impl ::toolforge::sql::tools::ArgName for FieldName {
@@ -861,7 +861,7 @@ pub mod tool_args {
             RelationshipName::InDirectory,
             RelationshipName::ParentOf,
         ];
-        /// The name as written in the config.
+        /// The value as written in the config.
         pub fn as_str(self) -> &'static str {
             match self {
                 RelationshipName::DefinedIn => "DEFINED_IN",
@@ -874,8 +874,8 @@ pub mod tool_args {
         }
     }
     impl ::core::convert::From<RelationshipName> for String {
-        fn from(name: RelationshipName) -> String {
-            name.as_str().to_owned()
+        fn from(value: RelationshipName) -> String {
+            value.as_str().to_owned()
         }
     }
     impl ::toolforge::sql::tools::ArgName for RelationshipName {

@@ -97,7 +97,7 @@ pub mod records {
         pub title: Option<String>,
         /// `genre` (enum), one of: novel, science-fiction, fantasy, essay, poetry: The genre
         #[serde(rename = "genre", default, skip_serializing_if = "Option::is_none")]
-        pub genre: Option<String>,
+        pub genre: Option<BookGenre>,
         /// `year` (number): Year of first publication
         #[serde(
             rename = "year",
@@ -117,6 +117,62 @@ pub mod records {
         /// Computed, read-only: `pages > 400` (Whether the book has more than 400 pages)
         #[serde(rename = "is_long", default, skip_serializing_if = "Option::is_none")]
         pub is_long: Option<bool>,
+    }
+    /// The values of `Book.genre`.
+    #[derive(
+        Debug,
+        Clone,
+        Copy,
+        PartialEq,
+        Eq,
+        Hash,
+        ::toolforge::serde::Serialize,
+        ::toolforge::serde::Deserialize,
+        ::toolforge::schemars::JsonSchema
+    )]
+    #[serde(crate = "::toolforge::serde")]
+    #[schemars(crate = "::toolforge::schemars")]
+    pub enum BookGenre {
+        /// `novel`
+        #[serde(rename = "novel")]
+        Novel,
+        /// `science-fiction`
+        #[serde(rename = "science-fiction")]
+        ScienceFiction,
+        /// `fantasy`
+        #[serde(rename = "fantasy")]
+        Fantasy,
+        /// `essay`
+        #[serde(rename = "essay")]
+        Essay,
+        /// `poetry`
+        #[serde(rename = "poetry")]
+        Poetry,
+    }
+    impl BookGenre {
+        /// Every value, in config order.
+        pub const ALL: [BookGenre; 5usize] = [
+            BookGenre::Novel,
+            BookGenre::ScienceFiction,
+            BookGenre::Fantasy,
+            BookGenre::Essay,
+            BookGenre::Poetry,
+        ];
+        /// The value as written in the config.
+        pub fn as_str(self) -> &'static str {
+            match self {
+                BookGenre::Novel => "novel",
+                BookGenre::ScienceFiction => "science-fiction",
+                BookGenre::Fantasy => "fantasy",
+                BookGenre::Essay => "essay",
+                BookGenre::Poetry => "poetry",
+            }
+        }
+    }
+    impl ::core::convert::From<BookGenre> for String {
+        fn from(value: BookGenre) -> String {
+            value.as_str().to_owned()
+        }
     }
     /// The fields of `Book` (stored, then computed), for queries and ordering.
     #[derive(
@@ -387,7 +443,7 @@ pub mod tool_args {
     impl EntityName {
         /// Every value, in config order.
         pub const ALL: [EntityName; 2usize] = [EntityName::Book, EntityName::Author];
-        /// The name as written in the config.
+        /// The value as written in the config.
         pub fn as_str(self) -> &'static str {
             match self {
                 EntityName::Book => "Book",
@@ -396,8 +452,8 @@ pub mod tool_args {
         }
     }
     impl ::core::convert::From<EntityName> for String {
-        fn from(name: EntityName) -> String {
-            name.as_str().to_owned()
+        fn from(value: EntityName) -> String {
+            value.as_str().to_owned()
         }
     }
     impl ::toolforge::sql::tools::ArgName for EntityName {
@@ -461,7 +517,7 @@ pub mod tool_args {
             FieldName::Name,
             FieldName::Born,
         ];
-        /// The name as written in the config.
+        /// The value as written in the config.
         pub fn as_str(self) -> &'static str {
             match self {
                 FieldName::Isbn => "isbn",
@@ -477,8 +533,8 @@ pub mod tool_args {
         }
     }
     impl ::core::convert::From<FieldName> for String {
-        fn from(name: FieldName) -> String {
-            name.as_str().to_owned()
+        fn from(value: FieldName) -> String {
+            value.as_str().to_owned()
         }
     }
     impl ::toolforge::sql::tools::ArgName for FieldName {
@@ -508,7 +564,7 @@ pub mod tool_args {
     impl RelationshipName {
         /// Every value, in config order.
         pub const ALL: [RelationshipName; 1usize] = [RelationshipName::WrittenBy];
-        /// The name as written in the config.
+        /// The value as written in the config.
         pub fn as_str(self) -> &'static str {
             match self {
                 RelationshipName::WrittenBy => "WRITTEN_BY",
@@ -516,8 +572,8 @@ pub mod tool_args {
         }
     }
     impl ::core::convert::From<RelationshipName> for String {
-        fn from(name: RelationshipName) -> String {
-            name.as_str().to_owned()
+        fn from(value: RelationshipName) -> String {
+            value.as_str().to_owned()
         }
     }
     impl ::toolforge::sql::tools::ArgName for RelationshipName {
