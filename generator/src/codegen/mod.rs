@@ -142,8 +142,14 @@ pub enum CodegenError {
         reason: String,
     },
     /// The spec cannot be turned into SQL.
-    #[error("the schema cannot be written as SQL: {0}")]
-    Spec(String),
+    #[error("the schema cannot be written as SQL")]
+    Spec(#[source] toolforge::sql::ddl::SpecError),
+    /// The spec cannot be embedded as JSON.
+    #[error("the spec cannot be written as JSON: {reason}")]
+    SpecJson {
+        /// serde_json's message.
+        reason: String,
+    },
     /// Two config names need the same Rust name.
     #[error("{0}")]
     NameCollision(String),

@@ -27,10 +27,11 @@ pub(crate) fn module_tokens(
     spec: &SchemaSpec,
     layout: Layout,
 ) -> Result<TokenStream, CodegenError> {
-    let json = serde_json::to_string_pretty(spec)
-        .map_err(|error| CodegenError::Spec(error.to_string()))?;
+    let json = serde_json::to_string_pretty(spec).map_err(|error| CodegenError::SpecJson {
+        reason: error.to_string(),
+    })?;
     let spec_json = raw_string(&json)?;
-    let ddl = toolforge::sql::ddl::schema_sql(spec).map_err(|error| CodegenError::Spec(error.0))?;
+    let ddl = toolforge::sql::ddl::schema_sql(spec).map_err(CodegenError::Spec)?;
     let schema_sql = raw_string(ddl.trim_end())?;
     let records = records::records_module(spec)?;
     let tools = tool_args::tools_module(spec);

@@ -98,8 +98,9 @@ pub struct CompiledField {
     pub source: String,
 }
 
-/// Why a computed field could not be compiled.
-#[derive(Debug, Clone, PartialEq)]
+/// Why a computed field could not be compiled: `computed field `name`: message (hint)`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("computed field `{field}`: {message}{}", .hint.as_ref().map(|hint| format!(" ({hint})")).unwrap_or_default())]
 pub struct ExprError {
     /// The computed field the error belongs to.
     pub field: String,
@@ -112,19 +113,6 @@ pub struct ExprError {
     /// Byte range inside the body text that is wrong (`0..0` when it is the whole field).
     pub span: std::ops::Range<usize>,
 }
-
-impl std::fmt::Display for ExprError {
-    /// `computed field `name`: message (hint)`.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "computed field `{}`: {}", self.field, self.message)?;
-        match &self.hint {
-            Some(hint) => write!(f, " ({hint})"),
-            None => Ok(()),
-        }
-    }
-}
-
-impl std::error::Error for ExprError {}
 
 /// The category of an [`ExprError`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -93,13 +93,14 @@ pub enum OutputError {
     )]
     NotGenerated(Vec<PathBuf>),
     /// An I/O error on a path.
-    #[error("{action} `{path}`: {source}")]
+    #[error("{action} `{path}` failed")]
     Io {
         /// What was being done.
         action: &'static str,
         /// The file or folder.
         path: PathBuf,
         /// The underlying error.
+        #[source]
         source: io::Error,
     },
 }
