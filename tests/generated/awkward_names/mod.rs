@@ -385,7 +385,7 @@ pub mod records {
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<HttpServer>, ::toolforge::ToolError> {
+        ) -> Result<Option<HttpServer>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -401,7 +401,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<UserAccount>, ::toolforge::ToolError> {
+        ) -> Result<Vec<UserAccount>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 UserAccount,
@@ -529,7 +529,7 @@ pub mod records {
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<UserAccount>, ::toolforge::ToolError> {
+        ) -> Result<Option<UserAccount>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -545,7 +545,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<HttpServer>, ::toolforge::ToolError> {
+        ) -> Result<Vec<HttpServer>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 HttpServer,

@@ -477,7 +477,7 @@ pub mod records {
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<Scope>, ::toolforge::ToolError> {
+        ) -> Result<Option<Scope>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -493,7 +493,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::ToolError> {
+        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
@@ -521,7 +521,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::ToolError> {
+        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
@@ -533,7 +533,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::ToolError> {
+        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
@@ -561,7 +561,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::ToolError> {
+        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
@@ -573,7 +573,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Project>, ::toolforge::ToolError> {
+        ) -> Result<Vec<Project>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 Project,
@@ -601,7 +601,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<File>, ::toolforge::ToolError> {
+        ) -> Result<Vec<File>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 File,
@@ -720,7 +720,7 @@ pub mod records {
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<File>, ::toolforge::ToolError> {
+        ) -> Result<Option<File>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -736,7 +736,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::ToolError> {
+        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
@@ -820,7 +820,7 @@ pub mod records {
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<Project>, ::toolforge::ToolError> {
+        ) -> Result<Option<Project>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -836,7 +836,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::ToolError> {
+        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,

@@ -371,7 +371,7 @@ pub mod records {
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<Scope>, ::toolforge::ToolError> {
+        ) -> Result<Option<Scope>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -387,7 +387,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::ToolError> {
+        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
@@ -415,7 +415,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::ToolError> {
+        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,

@@ -429,7 +429,7 @@ pub mod records {
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<Scope>, ::toolforge::ToolError> {
+        ) -> Result<Option<Scope>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -445,7 +445,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<File>, ::toolforge::ToolError> {
+        ) -> Result<Vec<File>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 File,
@@ -473,7 +473,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::ToolError> {
+        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
@@ -501,7 +501,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::ToolError> {
+        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
@@ -513,7 +513,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::ToolError> {
+        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
@@ -541,7 +541,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::ToolError> {
+        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
@@ -553,7 +553,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<ExternalLibrary>, ::toolforge::ToolError> {
+        ) -> Result<Vec<ExternalLibrary>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 ExternalLibrary,
@@ -653,7 +653,7 @@ pub mod records {
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<File>, ::toolforge::ToolError> {
+        ) -> Result<Option<File>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -669,7 +669,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::ToolError> {
+        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
@@ -681,7 +681,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Directory>, ::toolforge::ToolError> {
+        ) -> Result<Vec<Directory>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 Directory,
@@ -784,7 +784,7 @@ pub mod records {
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<ExternalLibrary>, ::toolforge::ToolError> {
+        ) -> Result<Option<ExternalLibrary>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -800,7 +800,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::ToolError> {
+        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
@@ -877,7 +877,7 @@ pub mod records {
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<Directory>, ::toolforge::ToolError> {
+        ) -> Result<Option<Directory>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -893,7 +893,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<File>, ::toolforge::ToolError> {
+        ) -> Result<Vec<File>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 File,
@@ -905,7 +905,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Directory>, ::toolforge::ToolError> {
+        ) -> Result<Vec<Directory>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 Directory,
@@ -933,7 +933,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Directory>, ::toolforge::ToolError> {
+        ) -> Result<Vec<Directory>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 Directory,
