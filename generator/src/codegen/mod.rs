@@ -55,6 +55,7 @@ use toolforge::spec::SchemaSpec;
 use crate::output::{OutputFile, rust_header, sql_header};
 
 /// Where the generated module lives, which decides where custom tools come from.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
     /// A checked-in client folder (`toolforge generate`): `mod.rs`, `schema.sql` and a
@@ -67,6 +68,7 @@ pub enum Layout {
 }
 
 /// How to generate.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GenerateOptions {
     /// The config's name as shown in headers (a relative path, never an absolute one).
@@ -123,6 +125,7 @@ impl GenerateOptions {
 
 /// Why code generation failed. The config itself was valid; these are limits of code
 /// generation (names that cannot coexist in Rust) or internal errors.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CodegenError {
     /// The generated Rust did not parse: a generator bug.

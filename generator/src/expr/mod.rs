@@ -71,6 +71,7 @@ pub struct ComputedSource<'a> {
 }
 
 /// The body of a computed field.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy)]
 pub enum ComputedBody<'a> {
     /// `expression:` in the expression language.
@@ -115,6 +116,7 @@ pub struct ExprError {
 }
 
 /// The category of an [`ExprError`].
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExprErrorKind {
     /// The text does not parse.

@@ -22,6 +22,7 @@ use crate::arguments::SchemaError;
 pub use toolforge_names::{InvalidToolName, MAX_TOOL_NAME_LEN, validate_tool_name};
 
 /// Why a tool could not be registered.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RegistryError {
     /// The name does not match `^[A-Za-z0-9_-]{1,64}$`.

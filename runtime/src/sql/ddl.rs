@@ -11,6 +11,7 @@ use crate::spec::{EntitySpec, FieldSpec, FieldType, RelationshipSpec, SchemaSpec
 use super::ident::{quote, strip_row_alias};
 
 /// The kind of a schema object.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ObjectKind {
     /// A table.

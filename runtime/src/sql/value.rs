@@ -192,6 +192,7 @@ pub fn json_to_sql(
 }
 
 /// A value bound to a statement parameter, borrowing text from the JSON input when it can.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Bound<'a> {
     /// Text borrowed from the input.
