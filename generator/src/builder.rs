@@ -19,7 +19,6 @@
 //! Without a build script, `toolforge_config_macro::include_config!("ragforge.config.yaml")`
 //! (crate `toolforge-config-macro`) expands to the same module at compile time.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::codegen::{CodegenError, GenerateOptions, Layout, generate_files};
@@ -27,33 +26,24 @@ use crate::output::{Drift, OutputError, OutputFile, WriteReport, check_folder, w
 use crate::{CompileOptions, Diagnostics, compile_file};
 
 /// Why generation failed. Nothing was written.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum GenerateError {
     /// The config has errors (rendered with file:line:col code frames by `Display`).
+    #[error("{}", .0.render())]
     Config(Diagnostics),
     /// The config is valid but cannot be turned into code.
-    Codegen(CodegenError),
+    #[error(transparent)]
+    Codegen(#[from] CodegenError),
     /// The output folder could not be written (or holds files toolforge did not generate).
-    Output(OutputError),
+    #[error(transparent)]
+    Output(#[from] OutputError),
     /// `OUT_DIR` is not set: not running inside a build script, and no `out_dir` given.
+    #[error(
+        "OUT_DIR is not set\n  hint: call Builder::generate from build.rs, or set Builder::out_dir"
+    )]
     NoOutDir,
 }
-
-impl fmt::Display for GenerateError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            GenerateError::Config(diagnostics) => write!(f, "{}", diagnostics.render()),
-            GenerateError::Codegen(error) => write!(f, "error: {error}"),
-            GenerateError::Output(error) => write!(f, "error: {error}"),
-            GenerateError::NoOutDir => write!(
-                f,
-                "error: OUT_DIR is not set\n  hint: call Builder::generate from build.rs, or set Builder::out_dir"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for GenerateError {}
 
 /// Compiles `config` and returns the files to generate, without writing anything.
 pub fn plan_files(

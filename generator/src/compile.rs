@@ -10,10 +10,24 @@ use crate::diagnostics::{Diagnostic, Diagnostics, Severity};
 use crate::report::Reporter;
 
 /// How to compile a config.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CompileOptions {
     /// Treat warnings as errors (also switched on by `toolforge: { strict: true }`).
     pub strict: bool,
+}
+
+impl CompileOptions {
+    /// Sets [`CompileOptions::strict`].
+    ///
+    /// ```
+    /// let options = toolforge_generator::CompileOptions::default().strict(true);
+    /// assert!(options.strict);
+    /// ```
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
 }
 
 /// A config that validated: the config as written, its storage spec, and the warnings.

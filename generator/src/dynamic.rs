@@ -149,7 +149,13 @@ impl fmt::Display for LoadError {
                 config.display(),
                 init_command(config, db)
             ),
-            LoadError::Registry(error) => write!(f, "error: {error}"),
+            LoadError::Registry(error) => {
+                write!(f, "error: {error}")?;
+                match std::error::Error::source(error) {
+                    Some(reason) => write!(f, ": {reason}"),
+                    None => Ok(()),
+                }
+            }
         }
     }
 }

@@ -137,33 +137,13 @@ impl Pending<'_, '_> {
     }
 }
 
-/// The closest of `candidates` to `name`, if one is close enough to be a likely typo.
+/// The closest of `candidates` to `name`, if one is close enough to be a likely typo (the
+/// workspace's one did-you-mean routine, [`toolforge_names::closest`]).
 pub(crate) fn did_you_mean<'c>(
     name: &str,
     candidates: impl IntoIterator<Item = &'c str>,
 ) -> Option<&'c str> {
-    let lower = name.to_lowercase();
-    let mut best: Option<(f64, &'c str)> = None;
-    for candidate in candidates {
-        if candidate == name {
-            continue;
-        }
-        let candidate_lower = candidate.to_lowercase();
-        let score = if candidate_lower == lower {
-            1.0
-        } else {
-            let distance = strsim::damerau_levenshtein(&lower, &candidate_lower);
-            let limit = (lower.chars().count().max(candidate_lower.chars().count()) / 3).max(1);
-            if distance > limit {
-                continue;
-            }
-            strsim::jaro_winkler(&lower, &candidate_lower)
-        };
-        if best.is_none_or(|(best_score, _)| score > best_score) {
-            best = Some((score, candidate));
-        }
-    }
-    best.map(|(_, candidate)| candidate)
+    toolforge_names::closest(name, candidates)
 }
 
 /// `did you mean `x`?` or a list of what is allowed.

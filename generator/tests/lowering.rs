@@ -196,15 +196,12 @@ toolforge:
 entities:
   - name: A
 ");
-    assert_eq!(
-        compiled.spec.tools,
-        ToolOptions {
-            name_prefix: "code_".into(),
-            default_limit: 10,
-            max_limit: 100,
-            families: vec![ToolFamily::Query, ToolFamily::Lookup],
-        }
-    );
+    let mut expected = ToolOptions::default();
+    expected.name_prefix = "code_".into();
+    expected.default_limit = 10;
+    expected.max_limit = 100;
+    expected.families = vec![ToolFamily::Query, ToolFamily::Lookup];
+    assert_eq!(compiled.spec.tools, expected);
     let defaults = ok("entities:\n  - name: A\n");
     assert_eq!(defaults.spec.tools, ToolOptions::default());
 }

@@ -163,7 +163,11 @@ fn check(seeds: &[&str], seed: usize, mutations: &[Mutation], strict: bool) {
     for mutation in mutations {
         text = apply(&text, mutation);
     }
-    let diagnostics = match compile_str(&text, "mutated.yaml", &CompileOptions { strict }) {
+    let diagnostics = match compile_str(
+        &text,
+        "mutated.yaml",
+        &CompileOptions::default().strict(strict),
+    ) {
         Ok(compiled) => compiled.warnings,
         Err(errors) => {
             assert!(errors.has_errors());

@@ -228,12 +228,7 @@ fn unknown_key_message(key: &str) -> String {
 
 /// The known key closest to `key`, if it is close enough to be a typo.
 pub(crate) fn did_you_mean(key: &str) -> Option<&'static str> {
-    let lowered = key.to_ascii_lowercase();
-    KEYS.iter()
-        .map(|&candidate| (strsim::damerau_levenshtein(&lowered, candidate), candidate))
-        .filter(|&(distance, candidate)| distance <= (candidate.len() / 3).max(2))
-        .min()
-        .map(|(_, candidate)| candidate)
+    toolforge_names::closest(key, KEYS.iter().copied())
 }
 
 fn path_text(path: &Path) -> String {

@@ -330,18 +330,15 @@ fn tool_name(input: &DeriveInput, attrs: &ToolAttributes, errors: &mut Errors) -
             tool_name::default_name(&input.ident),
             input.ident.span(),
             format!(
-                " (the snake_case of `{}`; choose another with #[tool(name = \"...\")])",
+                "; it is the snake_case of `{}`: choose another with #[tool(name = \"...\")]",
                 input.ident
             ),
         ),
     };
-    match tool_name::problem(&name) {
-        None => Some(name),
-        Some(problem) => {
-            errors.push(syn::Error::new(
-                span,
-                format!("tool name `{name}`{origin} {problem}"),
-            ));
+    match toolforge_names::validate_tool_name(&name) {
+        Ok(()) => Some(name),
+        Err(error) => {
+            errors.push(syn::Error::new(span, format!("{error}{origin}")));
             None
         }
     }

@@ -55,8 +55,36 @@ impl std::fmt::Debug for ArgumentValidator {
 
 /// Why an input schema cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct SchemaError(pub String);
+#[non_exhaustive]
+pub enum SchemaError {
+    /// The schema is `false`, which accepts nothing.
+    #[error(
+        "the input schema is `false`, which accepts no arguments at all; use \
+         `{{\"type\": \"object\", \"properties\": {{}}}}` for a tool without arguments"
+    )]
+    AcceptsNothing,
+    /// The schema's root `type` is not `object`.
+    #[error(
+        "the input schema must describe a JSON object (`\"type\": \"object\"`), found \
+         `\"type\": {found}`; wrap the value in an object property"
+    )]
+    NotAnObject {
+        /// The root `type` found, as JSON.
+        found: String,
+    },
+    /// The schema is neither an object nor `true`.
+    #[error("the input schema must be a JSON object or `true`, found `{found}`")]
+    NotASchema {
+        /// The value found, as JSON.
+        found: String,
+    },
+    /// The JSON Schema validator refused the schema.
+    #[error("the input schema is not valid: {reason}")]
+    Invalid {
+        /// The validator's description of the problem.
+        reason: String,
+    },
+}
 
 impl ArgumentValidator {
     /// Compiles `schema` (JSON Schema draft 2020-12 unless it names another draft in `$schema`).
@@ -75,7 +103,9 @@ impl ArgumentValidator {
         let validator = jsonschema::options()
             .should_validate_formats(true)
             .build(schema)
-            .map_err(|error| SchemaError(format!("the input schema is not valid: {error}")))?;
+            .map_err(|error| SchemaError::Invalid {
+                reason: error.to_string(),
+            })?;
         Ok(ArgumentValidator {
             validator: Some(validator),
             schema: schema.clone(),
@@ -268,23 +298,18 @@ fn accepts_null(root: &Value, schema: &Value, depth: usize) -> bool {
 fn check_root_is_object(schema: &Value) -> Result<(), SchemaError> {
     match schema {
         Value::Bool(true) => Ok(()),
-        Value::Bool(false) => Err(SchemaError(
-            "the input schema is `false`, which accepts no arguments at all; use \
-             `{\"type\": \"object\", \"properties\": {}}` for a tool without arguments"
-                .into(),
-        )),
+        Value::Bool(false) => Err(SchemaError::AcceptsNothing),
         Value::Object(object) => match object.get("type") {
             None => Ok(()),
             Some(Value::String(kind)) if kind == "object" => Ok(()),
             Some(Value::Array(kinds)) if kinds.iter().any(|kind| kind == "object") => Ok(()),
-            Some(other) => Err(SchemaError(format!(
-                "the input schema must describe a JSON object (`\"type\": \"object\"`), found \
-                 `\"type\": {other}`; wrap the value in an object property"
-            ))),
+            Some(other) => Err(SchemaError::NotAnObject {
+                found: other.to_string(),
+            }),
         },
-        other => Err(SchemaError(format!(
-            "the input schema must be a JSON object or `true`, found `{other}`"
-        ))),
+        other => Err(SchemaError::NotASchema {
+            found: other.to_string(),
+        }),
     }
 }
 
@@ -379,7 +404,8 @@ fn describe(error: &ValidationError<'_>, schema: &Value) -> Value {
             let known = known_properties(schema, error.schema_path().as_str());
             let mut hints = Vec::new();
             for name in unexpected {
-                if let Some(best) = closest(name, &known) {
+                if let Some(best) = toolforge_names::closest(name, known.iter().map(String::as_str))
+                {
                     hints.push(format!("`{name}` (did you mean `{best}`?)"));
                     problem
                         .entry("did_you_mean")
@@ -467,17 +493,6 @@ fn known_properties(schema: &Value, schema_path: &str) -> Vec<String> {
         .and_then(Value::as_object)
         .map(|properties| properties.keys().cloned().collect())
         .unwrap_or_default()
-}
-
-/// The known name closest to `name`, if it is close enough to be a plausible typo.
-fn closest<'a>(name: &str, known: &'a [String]) -> Option<&'a str> {
-    let limit = (name.chars().count() / 3).max(2);
-    known
-        .iter()
-        .map(|candidate| (strsim::levenshtein(name, candidate), candidate))
-        .filter(|(distance, _)| *distance <= limit)
-        .min()
-        .map(|(_, candidate)| candidate.as_str())
 }
 
 fn expected_types(kind: &TypeKind) -> Vec<String> {

@@ -32,7 +32,8 @@ pub use arguments::ArgumentValidator;
 pub use builtin::{BATCH_TOOL_NAME, BatchConfig, BatchTool, InvalidTool};
 pub use dialect::Dialect;
 pub use registry::{
-    MAX_TOOL_NAME_LEN, RegistryBuilder, RegistryError, ToolRegistry, validate_tool_name,
+    InvalidToolName, MAX_TOOL_NAME_LEN, RegistryBuilder, RegistryError, ToolRegistry,
+    validate_tool_name,
 };
 pub use typed::{
     ToolArgs, ToolHandler, TypedTool, deserialize_arguments, input_schema_for, output_schema_for,

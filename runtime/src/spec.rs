@@ -202,6 +202,7 @@ pub struct RelationshipSpec {
 }
 
 /// Which tools to build and their limits (the config's `toolforge:` section, defaults applied).
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolOptions {
     /// Prefix added to every generated tool name (empty by default).

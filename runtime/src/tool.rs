@@ -56,6 +56,7 @@ pub struct ToolDefinition {
 }
 
 /// Behaviour hints a client may show or act on (the MCP tool annotations).
+#[non_exhaustive]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolAnnotations {
     /// The tool does not modify its environment.
@@ -73,6 +74,7 @@ pub struct ToolAnnotations {
 }
 
 /// A machine-readable error category the model (and the caller) can branch on.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {

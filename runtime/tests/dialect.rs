@@ -161,6 +161,7 @@ fn input_schema(exported: &Value, dialect: Dialect) -> &Value {
         Dialect::OpenAiChat => &exported["function"]["parameters"],
         Dialect::OpenAiResponses => &exported["parameters"],
         Dialect::Anthropic => &exported["input_schema"],
+        other => panic!("teach this test where {other:?} puts the input schema"),
     }
 }
 
@@ -418,12 +419,10 @@ fn mcp_shape_has_title_schemas_and_annotation_hints() {
     let mut definition = definition("lookup", schema_of::<Location>());
     definition.title = Some("Look up".into());
     definition.output_schema = Some(schema_of::<Location>());
-    definition.annotations = ToolAnnotations {
-        read_only: Some(true),
-        destructive: Some(false),
-        idempotent: Some(true),
-        open_world: None,
-    };
+    definition.annotations = ToolAnnotations::default();
+    definition.annotations.read_only = Some(true);
+    definition.annotations.destructive = Some(false);
+    definition.annotations.idempotent = Some(true);
     let mcp = export(&definition, Dialect::Mcp);
     assert_eq!(mcp["name"], "lookup");
     assert_eq!(mcp["title"], "Look up");

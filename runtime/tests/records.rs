@@ -162,3 +162,106 @@ fn single_upsert_and_link_still_write_in_their_own_transaction() {
     assert!(records::link(&db, "WRITTEN_BY", &book("2"), &author("le-guin")).is_err());
     assert_eq!(count(&db, "book__written_by__author"), 1);
 }
+
+/// A record type whose entity is not in its spec (generated code edited by hand).
+#[derive(Debug, Serialize, Deserialize)]
+struct Stray {
+    id: String,
+}
+
+impl Record for Stray {
+    const ENTITY: &'static str = "Stray";
+    type Field = Unused;
+    fn spec() -> &'static Arc<SchemaSpec> {
+        spec()
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+/// The `Author` table read as a struct whose `born` is text: stored rows do not fit it.
+#[derive(Debug, Serialize, Deserialize)]
+struct TextBorn {
+    slug: String,
+    born: String,
+}
+
+impl Record for TextBorn {
+    const ENTITY: &'static str = "Author";
+    type Field = Unused;
+    fn spec() -> &'static Arc<SchemaSpec> {
+        spec()
+    }
+    fn id(&self) -> &str {
+        &self.slug
+    }
+}
+
+#[tokio::test]
+async fn read_errors_are_records_errors_with_their_causes() {
+    use std::error::Error as _;
+    use toolforge::sql::RecordsError;
+    use toolforge::{ErrorCode, ToolError};
+
+    let (_dir, db) = database();
+    records::upsert(
+        &db,
+        &[Author {
+            slug: "le-guin".into(),
+            born: Some(1929.0),
+        }],
+    )
+    .unwrap();
+
+    let error = records::get::<Stray>(&db, "x").await.unwrap_err();
+    assert!(matches!(
+        error,
+        RecordsError::UnknownEntity { entity: "Stray" }
+    ));
+    assert_eq!(ToolError::from(error).code, ErrorCode::ExecutionFailed);
+
+    let error = records::related::<Author, Book>(&db, "WROTE", records::Follow::Outgoing, "x", 5)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "there is no relationship Author -[WROTE]-> Book"
+    );
+    assert_eq!(ToolError::from(error).code, ErrorCode::InvalidArguments);
+
+    let error = records::get::<TextBorn>(&db, "le-guin").await.unwrap_err();
+    let RecordsError::Decode { entity, .. } = &error else {
+        panic!("expected a decode error, got {error:?}");
+    };
+    assert_eq!(*entity, "Author");
+    let cause = error
+        .source()
+        .expect("the serde error is the source")
+        .to_string();
+    assert!(cause.contains("invalid type"), "{cause}");
+    assert!(
+        !error.to_string().contains(&cause),
+        "Display does not repeat its source"
+    );
+    let for_model = ToolError::from(error);
+    assert!(for_model.message.contains(&cause), "{}", for_model.message);
+}
+
+#[tokio::test]
+async fn a_read_whose_closure_panics_is_a_stopped_call() {
+    let (_dir, db) = database();
+    let error = db
+        .read(|_| -> i64 { panic!("the closure fails on purpose") })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, toolforge::sql::DbError::Stopped),
+        "{error:?}"
+    );
+    let n: i64 = db
+        .read(|conn| conn.query_row("SELECT 1", [], |row| row.get(0)).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(n, 1, "the pool still works");
+}

@@ -104,10 +104,13 @@ fn names_must_match_the_provider_rule() {
         let error = ToolRegistry::builder()
             .register(Echo::named(bad))
             .unwrap_err();
-        let RegistryError::InvalidName { reason, .. } = &error else {
+        let RegistryError::InvalidName { source, .. } = &error else {
             panic!("expected InvalidName for {bad:?}, got {error:?}");
         };
+        let reason = source.to_string();
         assert!(reason.contains(why), "{bad:?}: {reason}");
+        let cause = std::error::Error::source(&error).map(ToString::to_string);
+        assert_eq!(cause, Some(reason), "the reason is the error's source");
     }
 }
 
@@ -116,9 +119,10 @@ fn input_schemas_that_cannot_describe_arguments_are_refused() {
     let error = ToolRegistry::builder()
         .register(Echo::with_schema("t", json!({"type": "string"})))
         .unwrap_err();
-    let RegistryError::InvalidSchema { reason, .. } = &error else {
+    let RegistryError::InvalidSchema { source, .. } = &error else {
         panic!("{error:?}");
     };
+    let reason = source.to_string();
     assert!(reason.contains("must describe a JSON object"), "{reason}");
     let error = ToolRegistry::builder()
         .register(Echo::with_schema(

@@ -377,13 +377,20 @@ async fn typed_records_custom_tools_and_typed_arguments() {
         Some("fn_small")
     );
 
-    // A bad value type is the engine's error.
+    // A bad value type is an invalid query, whose source is the engine's error; a custom tool's
+    // `?` turns it back into that error.
     let error = Scope::query()
         .filter(ScopeField::StartLine, Operator::Eq, "ten")
         .all(&db)
         .await
         .unwrap_err();
-    assert_eq!(error.code, toolforge::ErrorCode::InvalidArguments);
+    let toolforge::sql::RecordsError::InvalidQuery { entity, source } = &error else {
+        panic!("expected an invalid query, got {error:?}");
+    };
+    assert_eq!(*entity, "Scope");
+    assert!(source.message.contains("expected a number"), "{source}");
+    let for_model = toolforge::ToolError::from(error);
+    assert_eq!(for_model.code, toolforge::ErrorCode::InvalidArguments);
 
     // The custom tools (one generated stub, one written by hand) run through the registry.
     let registry = computed_fields::setup_tool_registry(db.clone()).unwrap();

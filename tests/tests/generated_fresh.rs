@@ -25,6 +25,7 @@ fn checked_in_clients_match_the_generator_byte_for_byte() {
                 Drift::Changed { path, diff } => {
                     stale.push(format!("{name}/{}:\n{diff}", path.display()))
                 }
+                other => stale.push(format!("{name}: {other:?}")),
             }
         }
     }

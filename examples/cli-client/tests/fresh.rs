@@ -21,7 +21,7 @@ fn the_generated_client_folder_is_up_to_date() {
     let package = Path::new(env!("CARGO_MANIFEST_DIR"));
     // The options `toolforge generate` and `toolforge check` use for these arguments.
     let options = GenerateOptions::cli_generate(Path::new(CONFIG), Path::new(OUT));
-    let compile = CompileOptions { strict: true };
+    let compile = CompileOptions::default().strict(true);
     let drift = check_generated_folder(
         &package.join("ragforge.config.yaml"),
         &package.join("src/library"),
@@ -37,6 +37,7 @@ fn the_generated_client_folder_is_up_to_date() {
                 Drift::Changed { path, diff } => {
                     report.push_str(&format!("changed {}\n{diff}\n", path.display()))
                 }
+                other => report.push_str(&format!("{other:?}\n")),
             }
         }
         panic!(

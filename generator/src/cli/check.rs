@@ -64,8 +64,18 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
             );
             EXIT_INVALID
         }
+        Err(crate::GenerateError::Config(diagnostics)) => {
+            let _ = writeln!(out.stderr, "{}", diagnostics.render());
+            EXIT_INVALID
+        }
         Err(error) => {
-            let _ = writeln!(out.stderr, "{error}");
+            let _ = write!(out.stderr, "error: {error}");
+            let mut cause = std::error::Error::source(&error);
+            while let Some(inner) = cause {
+                let _ = write!(out.stderr, ": {inner}");
+                cause = inner.source();
+            }
+            let _ = writeln!(out.stderr);
             EXIT_INVALID
         }
     }

@@ -59,6 +59,7 @@ use crate::output::{OutputFile, json_header, rust_header, sql_header};
 pub use crate_path::DEFAULT_CRATE_PATH;
 
 /// Where the generated module lives, which decides where custom tools come from.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
     /// A checked-in client folder (`toolforge generate`): `mod.rs`, `schema.sql` and a
@@ -74,6 +75,7 @@ pub enum Layout {
 }
 
 /// How to generate.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GenerateOptions {
     /// The config's name as shown in headers (a relative path, never an absolute one).
@@ -154,6 +156,7 @@ impl GenerateOptions {
 
 /// Why code generation failed. The config itself was valid; these are limits of code
 /// generation (names that cannot coexist in Rust) or internal errors.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CodegenError {
     /// The generated Rust did not parse: a generator bug.
@@ -173,8 +176,14 @@ pub enum CodegenError {
         reason: String,
     },
     /// The spec cannot be turned into SQL.
-    #[error("the schema cannot be written as SQL: {0}")]
-    Spec(String),
+    #[error("the schema cannot be written as SQL")]
+    Spec(#[source] toolforge::sql::ddl::SpecError),
+    /// The spec cannot be embedded as JSON.
+    #[error("the spec cannot be written as JSON: {reason}")]
+    SpecJson {
+        /// serde_json's message.
+        reason: String,
+    },
     /// Two config names need the same Rust name.
     #[error("{0}")]
     NameCollision(String),
@@ -212,8 +221,9 @@ pub fn render_spec_json(
     spec: &SchemaSpec,
     options: &GenerateOptions,
 ) -> Result<String, CodegenError> {
-    let value =
-        serde_json::to_value(spec).map_err(|error| CodegenError::Spec(error.to_string()))?;
+    let value = serde_json::to_value(spec).map_err(|error| CodegenError::SpecJson {
+        reason: error.to_string(),
+    })?;
     let mut document = serde_json::Map::new();
     document.insert(
         "//".into(),
@@ -222,8 +232,10 @@ pub fn render_spec_json(
     if let serde_json::Value::Object(fields) = value {
         document.extend(fields);
     }
-    let mut text = serde_json::to_string_pretty(&document)
-        .map_err(|error| CodegenError::Spec(error.to_string()))?;
+    let mut text =
+        serde_json::to_string_pretty(&document).map_err(|error| CodegenError::SpecJson {
+            reason: error.to_string(),
+        })?;
     text.push('\n');
     Ok(text)
 }

@@ -34,10 +34,11 @@ pub(crate) fn module_tokens(
             quote!(include_str!("schema.sql")),
         ),
         Layout::Inline => {
-            let json = serde_json::to_string_pretty(spec)
-                .map_err(|error| CodegenError::Spec(error.to_string()))?;
-            let ddl = toolforge::sql::ddl::schema_sql(spec)
-                .map_err(|error| CodegenError::Spec(error.0))?;
+            let json =
+                serde_json::to_string_pretty(spec).map_err(|error| CodegenError::SpecJson {
+                    reason: error.to_string(),
+                })?;
+            let ddl = toolforge::sql::ddl::schema_sql(spec).map_err(CodegenError::Spec)?;
             (raw_string(&json)?, raw_string(ddl.trim_end())?)
         }
     };

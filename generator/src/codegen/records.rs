@@ -309,7 +309,7 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
             }
 
             /// The record with this unique value, if any.
-            pub async fn get(db: &::toolforge::sql::Database, id: &str) -> Result<Option<#ty>, ::toolforge::ToolError> {
+            pub async fn get(db: &::toolforge::sql::Database, id: &str) -> Result<Option<#ty>, ::toolforge::sql::RecordsError> {
                 ::toolforge::sql::records::get(db, id).await
             }
 
@@ -359,7 +359,7 @@ fn relationship_methods(spec: &SchemaSpec, entity: &EntitySpec) -> Vec<TokenStre
             ));
             out.push(quote! {
                 #docs
-                pub async fn #method(&self, db: &::toolforge::sql::Database, limit: u32) -> Result<Vec<#target>, ::toolforge::ToolError> {
+                pub async fn #method(&self, db: &::toolforge::sql::Database, limit: u32) -> Result<Vec<#target>, ::toolforge::sql::RecordsError> {
                     ::toolforge::sql::records::related::<Self, #target>(db, #rel_type, Follow::Outgoing, self.id(), limit).await
                 }
 
@@ -383,7 +383,7 @@ fn relationship_methods(spec: &SchemaSpec, entity: &EntitySpec) -> Vec<TokenStre
             ));
             out.push(quote! {
                 #docs
-                pub async fn #method(&self, db: &::toolforge::sql::Database, limit: u32) -> Result<Vec<#source>, ::toolforge::ToolError> {
+                pub async fn #method(&self, db: &::toolforge::sql::Database, limit: u32) -> Result<Vec<#source>, ::toolforge::sql::RecordsError> {
                     ::toolforge::sql::records::related::<Self, #source>(db, #rel_type, Follow::Incoming, self.id(), limit).await
                 }
             });

@@ -24,7 +24,7 @@ fn render(name: &str, source: &str, ctx: minijinja::Value) -> Result<String, Cod
 
 /// `schema.sql`: the header, then the DDL of `toolforge::sql::ddl`.
 pub(crate) fn schema_sql(spec: &SchemaSpec, header: &str) -> Result<String, CodegenError> {
-    let ddl = toolforge::sql::ddl::schema_sql(spec).map_err(|error| CodegenError::Spec(error.0))?;
+    let ddl = toolforge::sql::ddl::schema_sql(spec).map_err(CodegenError::Spec)?;
     render(
         "schema.sql.j2",
         SCHEMA_SQL,

@@ -85,11 +85,11 @@ impl ToolforgeOptions {
                 families
             }
         };
-        ToolOptions {
-            name_prefix: self.name_prefix.clone().unwrap_or_default(),
-            default_limit: self.default_limit.unwrap_or(defaults.default_limit),
-            max_limit: self.max_limit.unwrap_or(defaults.max_limit),
-            families,
-        }
+        let mut options = ToolOptions::default();
+        options.name_prefix = self.name_prefix.clone().unwrap_or_default();
+        options.default_limit = self.default_limit.unwrap_or(defaults.default_limit);
+        options.max_limit = self.max_limit.unwrap_or(defaults.max_limit);
+        options.families = families;
+        options
     }
 }

@@ -20,6 +20,7 @@ use std::ops::Range;
 use saphyr_parser::{Event, Parser, ScalarStyle};
 
 /// How a node is written.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NodeStyle {
     /// A plain scalar.
@@ -52,6 +53,7 @@ pub struct NodeSpan {
 }
 
 /// Which part of a `key: value` pair a location points at.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum At {
     /// The key (for unknown keys).

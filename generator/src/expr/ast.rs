@@ -13,6 +13,7 @@ pub struct Expr {
 }
 
 /// The kinds of expression nodes.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ExprKind {
     /// An integer literal.
@@ -66,6 +67,7 @@ pub enum ExprKind {
 }
 
 /// Binary operators.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BinOp {
     /// `OR`

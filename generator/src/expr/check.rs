@@ -7,7 +7,7 @@ use std::ops::Range;
 use toolforge::spec::{EntitySpec, FieldType, RelationshipSpec, SchemaSpec, ValueType};
 
 use super::ast::{BinOp, Expr, ExprKind};
-use super::functions::{self, AGGREGATES, AggFunc, Builtin, SCALAR_FUNCTIONS};
+use super::functions::{self, AggFunc, Builtin, Function, Scalar};
 use super::{CompiledField, ExprError, ExprErrorKind};
 use crate::report::did_you_mean;
 
@@ -225,16 +225,12 @@ impl Env<'_> {
             .iter()
             .map(|(name, _)| name.as_str())
             .filter(|other| *other != self.field);
-        let functions = SCALAR_FUNCTIONS
-            .iter()
-            .map(|(name, _, _)| *name)
-            .chain(AGGREGATES.iter().copied());
         did_you_mean(
             name,
             fields
                 .chain(computed)
                 .chain(self.relationship_types())
-                .chain(functions),
+                .chain(Function::names()),
         )
         .map(|found| format!("did you mean `{found}`?"))
     }
@@ -506,32 +502,13 @@ impl Env<'_> {
         args: &[Expr],
         span: &Range<usize>,
     ) -> Checked {
-        if let Some(func) = AggFunc::from_name(name) {
-            return self.aggregate(func, args, span);
-        }
-        let Some((canonical, min, max)) = functions::lookup(name) else {
-            let hint = if let Some(alias) = functions::known_alias(name) {
-                Some(format!("use `{alias}`"))
-            } else if self.entity.field(name).is_some() || self.computed_entry(name).is_some() {
-                Some(format!("`{name}` is a field, not a function"))
-            } else {
-                let names = SCALAR_FUNCTIONS
-                    .iter()
-                    .map(|(name, _, _)| *name)
-                    .chain(AGGREGATES.iter().copied());
-                did_you_mean(name, names).map(|found| format!("did you mean `{found}`?"))
-            };
-            let hint = hint.or_else(|| {
-                let list: Vec<&str> = SCALAR_FUNCTIONS.iter().map(|(name, _, _)| *name).collect();
-                Some(format!("the functions are: {}", list.join(", ")))
-            });
-            return Err(self.error(
-                ExprErrorKind::UnknownName,
-                name_span,
-                format!("unknown function `{name}`"),
-                hint,
-            ));
+        let scalar = match Function::parse(name) {
+            Some(Function::Aggregate(func)) => return self.aggregate(func, args, span),
+            Some(Function::Scalar(scalar)) => scalar,
+            None => return Err(self.unknown_function(name, name_span)),
         };
+        let canonical = scalar.name();
+        let (min, max) = scalar.arity();
         if args.len() < min || args.len() > max {
             let expected = match (min, max) {
                 (min, max) if min == max => format!("{min}"),
@@ -575,10 +552,10 @@ impl Env<'_> {
                 Err(arg_error(index, description))
             }
         };
-        let unify_all = |what: &str| -> Result<Ty, ExprError> {
+        let unify_all = || -> Result<Ty, ExprError> {
             let mut common = Ty::Null;
             for (index, arg) in typed.iter().enumerate() {
-                if arg.ty.is_array() || (arg.ty == Ty::Boolean && what != "coalesce") {
+                if arg.ty.is_array() || (arg.ty == Ty::Boolean && scalar != Scalar::Coalesce) {
                     return Err(arg_error(index, "single values"));
                 }
                 common = common.unify(arg.ty).ok_or_else(|| {
@@ -586,7 +563,7 @@ impl Env<'_> {
                         ExprErrorKind::Type,
                         &args[index].span,
                         format!(
-                            "the arguments of `{what}` must have one type, but `{}` is {} and an earlier one is {}",
+                            "the arguments of `{canonical}` must have one type, but `{}` is {} and an earlier one is {}",
                             self.snippet(&args[index].span),
                             arg.ty,
                             common
@@ -598,48 +575,48 @@ impl Env<'_> {
             Ok(common)
         };
         const DATES: &[Ty] = &[Ty::Datetime, Ty::String];
-        let (builtin, ty) = match canonical {
-            "length" => match typed[0].ty {
+        let string_to_string = |builtin: Builtin| -> Result<(Builtin, Ty), ExprError> {
+            require(0, &[Ty::String], "a string")?;
+            Ok((builtin, Ty::String))
+        };
+        let between = |builtin: Builtin| -> Result<(Builtin, Ty), ExprError> {
+            require(0, DATES, "a datetime")?;
+            require(1, DATES, "a datetime")?;
+            Ok((builtin, Ty::Number))
+        };
+        let affix = |builtin: Builtin| -> Result<(Builtin, Ty), ExprError> {
+            require(0, &[Ty::String], "a string")?;
+            require(1, &[Ty::String], "a string")?;
+            Ok((builtin, Ty::Boolean))
+        };
+        let (builtin, ty) = match scalar {
+            Scalar::Length => match typed[0].ty {
                 Ty::StringArray | Ty::NumberArray => (Builtin::ArrayLength, Ty::Number),
-                _ => {
+                Ty::Null | Ty::String | Ty::Number | Ty::Boolean | Ty::Datetime => {
                     require(0, &[Ty::String], "a string or an array")?;
                     (Builtin::Length, Ty::Number)
                 }
             },
-            "lower" | "upper" | "trim" => {
-                require(0, &[Ty::String], "a string")?;
-                let builtin = match canonical {
-                    "lower" => Builtin::Lower,
-                    "upper" => Builtin::Upper,
-                    _ => Builtin::Trim,
-                };
-                (builtin, Ty::String)
-            }
-            "coalesce" => (Builtin::Coalesce, unify_all("coalesce")?),
-            "least" => (Builtin::Least, unify_all("least")?),
-            "greatest" => (Builtin::Greatest, unify_all("greatest")?),
-            "abs" => {
+            Scalar::Lower => string_to_string(Builtin::Lower)?,
+            Scalar::Upper => string_to_string(Builtin::Upper)?,
+            Scalar::Trim => string_to_string(Builtin::Trim)?,
+            Scalar::Coalesce => (Builtin::Coalesce, unify_all()?),
+            Scalar::Least => (Builtin::Least, unify_all()?),
+            Scalar::Greatest => (Builtin::Greatest, unify_all()?),
+            Scalar::Abs => {
                 require(0, &[Ty::Number], "a number")?;
                 (Builtin::Abs, Ty::Number)
             }
-            "round" => {
+            Scalar::Round => {
                 for index in 0..typed.len() {
                     require(index, &[Ty::Number], "a number")?;
                 }
                 (Builtin::Round, Ty::Number)
             }
-            "now" => (Builtin::Now, Ty::Datetime),
-            "days_between" | "years_between" => {
-                require(0, DATES, "a datetime")?;
-                require(1, DATES, "a datetime")?;
-                let builtin = if canonical == "days_between" {
-                    Builtin::DaysBetween
-                } else {
-                    Builtin::YearsBetween
-                };
-                (builtin, Ty::Number)
-            }
-            "concat" => {
+            Scalar::Now => (Builtin::Now, Ty::Datetime),
+            Scalar::DaysBetween => between(Builtin::DaysBetween)?,
+            Scalar::YearsBetween => between(Builtin::YearsBetween)?,
+            Scalar::Concat => {
                 for index in 0..typed.len() {
                     require(
                         index,
@@ -649,7 +626,7 @@ impl Env<'_> {
                 }
                 (Builtin::Concat, Ty::String)
             }
-            "contains" => match typed[0].ty {
+            Scalar::Contains => match typed[0].ty {
                 Ty::StringArray => {
                     require(1, &[Ty::String], "a string (the element to look for)")?;
                     (Builtin::ArrayContains, Ty::Boolean)
@@ -658,22 +635,14 @@ impl Env<'_> {
                     require(1, &[Ty::Number], "a number (the element to look for)")?;
                     (Builtin::ArrayContains, Ty::Boolean)
                 }
-                _ => {
+                Ty::Null | Ty::String | Ty::Number | Ty::Boolean | Ty::Datetime => {
                     require(0, &[Ty::String], "a string or an array")?;
                     require(1, &[Ty::String], "a string")?;
                     (Builtin::Contains, Ty::Boolean)
                 }
             },
-            _ => {
-                require(0, &[Ty::String], "a string")?;
-                require(1, &[Ty::String], "a string")?;
-                let builtin = if canonical == "starts_with" {
-                    Builtin::StartsWith
-                } else {
-                    Builtin::EndsWith
-                };
-                (builtin, Ty::Boolean)
-            }
+            Scalar::StartsWith => affix(Builtin::StartsWith)?,
+            Scalar::EndsWith => affix(Builtin::EndsWith)?,
         };
         Ok(Typed {
             kind: TKind::Call(builtin, typed),
@@ -681,11 +650,34 @@ impl Env<'_> {
         })
     }
 
+    /// The located error for a call of `name`, which is no function: the function to use for
+    /// a familiar alias, a field called like a function, or the nearest function names.
+    fn unknown_function(&self, name: &str, name_span: &Range<usize>) -> ExprError {
+        let hint = if let Some(alias) = functions::known_alias(name) {
+            format!("use `{}`", alias.name())
+        } else if self.entity.field(name).is_some() || self.computed_entry(name).is_some() {
+            format!("`{name}` is a field, not a function")
+        } else if let Some(found) = did_you_mean(name, Function::names()) {
+            format!("did you mean `{found}`?")
+        } else {
+            let list: Vec<&str> = Scalar::ALL.into_iter().map(Scalar::name).collect();
+            format!("the functions are: {}", list.join(", "))
+        };
+        self.error(
+            ExprErrorKind::UnknownName,
+            name_span,
+            format!("unknown function `{name}`"),
+            Some(hint),
+        )
+    }
+
     fn aggregate(&self, func: AggFunc, args: &[Expr], span: &Range<usize>) -> Checked {
         let agg = func.name();
         let usage = match func {
             AggFunc::Count => "`count(REL)` or `count(REL.field)`".to_owned(),
-            _ => format!("`{agg}(REL.field)`"),
+            AggFunc::Sum | AggFunc::Avg | AggFunc::Min | AggFunc::Max => {
+                format!("`{agg}(REL.field)`")
+            }
         };
         let scalar_hint = match func {
             AggFunc::Min => format!(
@@ -694,7 +686,7 @@ impl Env<'_> {
             AggFunc::Max => format!(
                 "{usage} aggregates a relationship; for the larger of two values use `greatest(a, b)`"
             ),
-            _ => format!(
+            AggFunc::Count | AggFunc::Sum | AggFunc::Avg => format!(
                 "write {usage}, where REL is a relationship of `{}`",
                 self.entity.name
             ),

@@ -14,7 +14,7 @@ use std::ops::Range;
 use toolforge::spec::{EntitySpec, SchemaSpec};
 
 use super::ast::{Expr, ExprKind};
-use super::functions::AggFunc;
+use super::functions::{AggFunc, Function};
 use super::{ExprError, ExprErrorKind};
 
 /// The pattern that is translated, for hints.
@@ -235,11 +235,13 @@ fn match_pattern(tokens: &[Token], text: &str) -> Result<Pattern, Mismatch> {
         return Err(m.mismatch("`RETURN`"));
     }
     let (func_name, func_span) = m.word("an aggregate (count, sum, avg, min or max)")?;
-    let func = AggFunc::from_name(&func_name).ok_or(Mismatch {
-        expected: "an aggregate (count, sum, avg, min or max)".to_owned(),
-        span: func_span.clone(),
-        found: format!("`{func_name}`"),
-    })?;
+    let Some(Function::Aggregate(func)) = Function::parse(&func_name) else {
+        return Err(Mismatch {
+            expected: "an aggregate (count, sum, avg, min or max)".to_owned(),
+            span: func_span.clone(),
+            found: format!("`{func_name}`"),
+        });
+    };
     m.expect('(')?;
     let mut field = None;
     if !(func == AggFunc::Count && m.punct('*')) {
@@ -296,13 +298,16 @@ fn guess_rewrite(tokens: &[Token]) -> Option<String> {
         return None;
     };
     let incoming = open >= 2 && tokens[open - 2].tok == Tok::Punct('<');
-    let agg_at = tokens.iter().position(
-        |token| matches!(&token.tok, Tok::Word(word) if AggFunc::from_name(word).is_some()),
-    )?;
-    let Tok::Word(agg) = &tokens[agg_at].tok else {
-        return None;
-    };
-    let func = AggFunc::from_name(agg)?;
+    let (agg_at, func) = tokens
+        .iter()
+        .enumerate()
+        .find_map(|(at, token)| match &token.tok {
+            Tok::Word(word) => match Function::parse(word) {
+                Some(Function::Aggregate(func)) => Some((at, func)),
+                Some(Function::Scalar(_)) | None => None,
+            },
+            Tok::Punct(_) => None,
+        })?;
     let field = match (tokens.get(agg_at + 3), tokens.get(agg_at + 4)) {
         (
             Some(Token {
@@ -320,7 +325,7 @@ fn guess_rewrite(tokens: &[Token]) -> Option<String> {
     match (func, field) {
         (_, Some(field)) => Some(format!("{}({arrow}{rel}.{field})", func.name())),
         (AggFunc::Count, None) => Some(format!("count({arrow}{rel})")),
-        _ => None,
+        (AggFunc::Sum | AggFunc::Avg | AggFunc::Min | AggFunc::Max, None) => None,
     }
 }
 

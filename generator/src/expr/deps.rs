@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::ops::Range;
 
 use super::ast::{Expr, ExprKind};
-use super::functions::AggFunc;
+use super::functions::Function;
 
 /// The computed fields `expr` refers to (indexes from `lookup`), with the span of the first
 /// reference to each, in order of appearance. Names inside aggregates are relationships and
@@ -40,7 +40,8 @@ fn collect(
             collect(right, lookup, found);
         }
         ExprKind::Call { name, args, .. } => {
-            if AggFunc::from_name(name).is_none() {
+            // An aggregate's argument names a relationship, never a computed field.
+            if !matches!(Function::parse(name), Some(Function::Aggregate(_))) {
                 for arg in args {
                     collect(arg, lookup, found);
                 }

@@ -57,18 +57,6 @@ pub(crate) enum AggFunc {
 }
 
 impl AggFunc {
-    /// The aggregate called `name` (any case).
-    pub fn from_name(name: &str) -> Option<AggFunc> {
-        Some(match name.to_ascii_lowercase().as_str() {
-            "count" => AggFunc::Count,
-            "sum" => AggFunc::Sum,
-            "avg" => AggFunc::Avg,
-            "min" => AggFunc::Min,
-            "max" => AggFunc::Max,
-            _ => return None,
-        })
-    }
-
     /// The aggregate's name.
     pub fn name(self) -> &'static str {
         match self {
@@ -81,50 +69,224 @@ impl AggFunc {
     }
 }
 
-/// Every scalar function name with its smallest and largest argument count
-/// (`usize::MAX`: variadic).
-pub(crate) const SCALAR_FUNCTIONS: &[(&str, usize, usize)] = &[
-    ("length", 1, 1),
-    ("lower", 1, 1),
-    ("upper", 1, 1),
-    ("trim", 1, 1),
-    ("coalesce", 2, usize::MAX),
-    ("abs", 1, 1),
-    ("round", 1, 2),
-    ("least", 2, usize::MAX),
-    ("greatest", 2, usize::MAX),
-    ("now", 0, 0),
-    ("days_between", 2, 2),
-    ("years_between", 2, 2),
-    ("concat", 1, usize::MAX),
-    ("contains", 2, 2),
-    ("starts_with", 2, 2),
-    ("ends_with", 2, 2),
-];
-
-/// The aggregate names, for suggestions.
-pub(crate) const AGGREGATES: &[&str] = &["count", "sum", "avg", "min", "max"];
-
-/// The function called `name` (any case) and its argument count bounds.
-pub(crate) fn lookup(name: &str) -> Option<(&'static str, usize, usize)> {
-    SCALAR_FUNCTIONS
-        .iter()
-        .copied()
-        .find(|(candidate, _, _)| candidate.eq_ignore_ascii_case(name))
+/// A scalar function of the language, by name (before overload resolution: `length` is one
+/// [`Scalar`], [`Builtin::Length`] or [`Builtin::ArrayLength`] after type checking).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scalar {
+    /// `length(string | array)`.
+    Length,
+    /// `lower(string)`.
+    Lower,
+    /// `upper(string)`.
+    Upper,
+    /// `trim(string)`.
+    Trim,
+    /// `coalesce(a, b, ...)`.
+    Coalesce,
+    /// `abs(number)`.
+    Abs,
+    /// `round(number [, digits])`.
+    Round,
+    /// `least(a, b, ...)`.
+    Least,
+    /// `greatest(a, b, ...)`.
+    Greatest,
+    /// `now()`.
+    Now,
+    /// `days_between(a, b)`.
+    DaysBetween,
+    /// `years_between(a, b)`.
+    YearsBetween,
+    /// `concat(a, ...)`.
+    Concat,
+    /// `contains(string | array, part)`.
+    Contains,
+    /// `starts_with(string, prefix)`.
+    StartsWith,
+    /// `ends_with(string, suffix)`.
+    EndsWith,
 }
 
-/// The function to use instead of a familiar name from Cypher or SQL that the language spells
-/// differently.
-pub(crate) fn known_alias(name: &str) -> Option<&'static str> {
-    Some(match name.to_ascii_lowercase().as_str() {
-        "size" | "len" | "char_length" => "length",
-        "tolower" | "lcase" => "lower",
-        "toupper" | "ucase" => "upper",
-        "ifnull" | "nvl" => "coalesce",
-        "datetime" | "current_timestamp" | "timestamp" => "now",
-        "startswith" => "starts_with",
-        "endswith" => "ends_with",
-        "includes" | "instr" => "contains",
-        _ => return None,
-    })
+impl Scalar {
+    /// Every scalar function, in the order the language documents them.
+    pub const ALL: [Scalar; 16] = [
+        Scalar::Length,
+        Scalar::Lower,
+        Scalar::Upper,
+        Scalar::Trim,
+        Scalar::Coalesce,
+        Scalar::Abs,
+        Scalar::Round,
+        Scalar::Least,
+        Scalar::Greatest,
+        Scalar::Now,
+        Scalar::DaysBetween,
+        Scalar::YearsBetween,
+        Scalar::Concat,
+        Scalar::Contains,
+        Scalar::StartsWith,
+        Scalar::EndsWith,
+    ];
+
+    /// The function's name in expressions.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scalar::Length => "length",
+            Scalar::Lower => "lower",
+            Scalar::Upper => "upper",
+            Scalar::Trim => "trim",
+            Scalar::Coalesce => "coalesce",
+            Scalar::Abs => "abs",
+            Scalar::Round => "round",
+            Scalar::Least => "least",
+            Scalar::Greatest => "greatest",
+            Scalar::Now => "now",
+            Scalar::DaysBetween => "days_between",
+            Scalar::YearsBetween => "years_between",
+            Scalar::Concat => "concat",
+            Scalar::Contains => "contains",
+            Scalar::StartsWith => "starts_with",
+            Scalar::EndsWith => "ends_with",
+        }
+    }
+
+    /// The smallest and largest argument count (`usize::MAX`: variadic).
+    pub fn arity(self) -> (usize, usize) {
+        match self {
+            Scalar::Now => (0, 0),
+            Scalar::Length | Scalar::Lower | Scalar::Upper | Scalar::Trim | Scalar::Abs => (1, 1),
+            Scalar::Round => (1, 2),
+            Scalar::DaysBetween
+            | Scalar::YearsBetween
+            | Scalar::Contains
+            | Scalar::StartsWith
+            | Scalar::EndsWith => (2, 2),
+            Scalar::Concat => (1, usize::MAX),
+            Scalar::Coalesce | Scalar::Least | Scalar::Greatest => (2, usize::MAX),
+        }
+    }
+}
+
+/// A function of the expression language: a scalar function or a relationship aggregate.
+/// Parsed once from the name written in the expression ([`Function::parse`]); everything
+/// after that matches on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Function {
+    /// A function of the row's values.
+    Scalar(Scalar),
+    /// An aggregate over a relationship.
+    Aggregate(AggFunc),
+}
+
+impl Function {
+    /// Every function: the scalar ones, then the aggregates.
+    pub const ALL: [Function; 21] = [
+        Function::Scalar(Scalar::Length),
+        Function::Scalar(Scalar::Lower),
+        Function::Scalar(Scalar::Upper),
+        Function::Scalar(Scalar::Trim),
+        Function::Scalar(Scalar::Coalesce),
+        Function::Scalar(Scalar::Abs),
+        Function::Scalar(Scalar::Round),
+        Function::Scalar(Scalar::Least),
+        Function::Scalar(Scalar::Greatest),
+        Function::Scalar(Scalar::Now),
+        Function::Scalar(Scalar::DaysBetween),
+        Function::Scalar(Scalar::YearsBetween),
+        Function::Scalar(Scalar::Concat),
+        Function::Scalar(Scalar::Contains),
+        Function::Scalar(Scalar::StartsWith),
+        Function::Scalar(Scalar::EndsWith),
+        Function::Aggregate(AggFunc::Count),
+        Function::Aggregate(AggFunc::Sum),
+        Function::Aggregate(AggFunc::Avg),
+        Function::Aggregate(AggFunc::Min),
+        Function::Aggregate(AggFunc::Max),
+    ];
+
+    /// The function's name in expressions.
+    pub fn name(self) -> &'static str {
+        match self {
+            Function::Scalar(scalar) => scalar.name(),
+            Function::Aggregate(aggregate) => aggregate.name(),
+        }
+    }
+
+    /// The function called `name` (any case); `None` for a name that is no function.
+    pub fn parse(name: &str) -> Option<Function> {
+        Function::ALL
+            .into_iter()
+            .find(|function| function.name().eq_ignore_ascii_case(name))
+    }
+
+    /// Every function name, for suggestions (as `&'a str`, to chain with other names).
+    pub fn names<'a>() -> impl Iterator<Item = &'a str> + Clone {
+        Function::ALL
+            .into_iter()
+            .map(|function| -> &'a str { function.name() })
+    }
+}
+
+/// Familiar names from Cypher or SQL that the language spells differently, with the function
+/// to use instead.
+const ALIASES: &[(&str, Scalar)] = &[
+    ("size", Scalar::Length),
+    ("len", Scalar::Length),
+    ("char_length", Scalar::Length),
+    ("tolower", Scalar::Lower),
+    ("lcase", Scalar::Lower),
+    ("toupper", Scalar::Upper),
+    ("ucase", Scalar::Upper),
+    ("ifnull", Scalar::Coalesce),
+    ("nvl", Scalar::Coalesce),
+    ("datetime", Scalar::Now),
+    ("current_timestamp", Scalar::Now),
+    ("timestamp", Scalar::Now),
+    ("startswith", Scalar::StartsWith),
+    ("endswith", Scalar::EndsWith),
+    ("includes", Scalar::Contains),
+    ("instr", Scalar::Contains),
+];
+
+/// The function to use instead of `name` (any case), when `name` is a familiar spelling from
+/// Cypher or SQL.
+pub(crate) fn known_alias(name: &str) -> Option<Scalar> {
+    ALIASES
+        .iter()
+        .find(|(alias, _)| alias.eq_ignore_ascii_case(name))
+        .map(|&(_, scalar)| scalar)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_function_parses_from_its_name_in_any_case() {
+        for function in Function::ALL {
+            assert_eq!(Function::parse(function.name()), Some(function));
+            let upper = function.name().to_ascii_uppercase();
+            assert_eq!(Function::parse(&upper), Some(function));
+        }
+        assert_eq!(Function::parse("lenght"), None);
+        assert_eq!(Function::parse(""), None);
+    }
+
+    #[test]
+    fn the_list_holds_each_function_once() {
+        let mut names: Vec<&str> = Function::names().collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Function::ALL.len());
+        assert!(Function::ALL.contains(&Function::Aggregate(AggFunc::Max)));
+    }
+
+    #[test]
+    fn aliases_name_no_function_of_their_own() {
+        for (alias, scalar) in ALIASES {
+            assert_eq!(Function::parse(alias), None, "{alias}");
+            assert_eq!(known_alias(&alias.to_ascii_uppercase()), Some(*scalar));
+        }
+        assert_eq!(known_alias("length"), None);
+    }
 }

@@ -71,6 +71,7 @@ pub struct ComputedSource<'a> {
 }
 
 /// The body of a computed field.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy)]
 pub enum ComputedBody<'a> {
     /// `expression:` in the expression language.
@@ -98,8 +99,9 @@ pub struct CompiledField {
     pub source: String,
 }
 
-/// Why a computed field could not be compiled.
-#[derive(Debug, Clone, PartialEq)]
+/// Why a computed field could not be compiled: `computed field `name`: message (hint)`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("computed field `{field}`: {message}{}", .hint.as_ref().map(|hint| format!(" ({hint})")).unwrap_or_default())]
 pub struct ExprError {
     /// The computed field the error belongs to.
     pub field: String,
@@ -113,20 +115,8 @@ pub struct ExprError {
     pub span: std::ops::Range<usize>,
 }
 
-impl std::fmt::Display for ExprError {
-    /// `computed field `name`: message (hint)`.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "computed field `{}`: {}", self.field, self.message)?;
-        match &self.hint {
-            Some(hint) => write!(f, " ({hint})"),
-            None => Ok(()),
-        }
-    }
-}
-
-impl std::error::Error for ExprError {}
-
 /// The category of an [`ExprError`].
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExprErrorKind {
     /// The text does not parse.

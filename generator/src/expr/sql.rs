@@ -191,7 +191,9 @@ fn aggregate_sql(aggregate: &Aggregate) -> String {
     };
     let function = |value: String| match aggregate.func {
         AggFunc::Sum => format!("coalesce(sum({value}), 0)"),
-        func => format!("{}({value})", func.name()),
+        AggFunc::Count | AggFunc::Avg | AggFunc::Min | AggFunc::Max => {
+            format!("{}({value})", aggregate.func.name())
+        }
     };
     match aggregate.paths.as_slice() {
         [path] => format!("(SELECT {} FROM {})", function(value("t")), join(path)),

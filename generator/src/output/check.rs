@@ -8,6 +8,7 @@ use similar::TextDiff;
 use super::writer::{OutputFile, WritePolicy};
 
 /// How one file differs from what would be generated.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Drift {
     /// The file is missing.

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use super::header::is_generated;
 
 /// How a generated file may be written.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WritePolicy {
     /// Toolforge owns the file: rewritten whenever its contents change.
@@ -57,6 +58,7 @@ impl OutputFile {
 }
 
 /// What happened (or would happen) to one file.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileAction {
     /// The file did not exist and was created.
@@ -82,6 +84,7 @@ impl fmt::Display for FileAction {
 
 /// A failure to write the output folder. Nothing was written when this is returned from the
 /// planning step.
+#[non_exhaustive]
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
     /// Files at generated paths that do not carry the generated header.
@@ -93,13 +96,14 @@ pub enum OutputError {
     )]
     NotGenerated(Vec<PathBuf>),
     /// An I/O error on a path.
-    #[error("{action} `{path}`: {source}")]
+    #[error("{action} `{path}` failed")]
     Io {
         /// What was being done.
         action: &'static str,
         /// The file or folder.
         path: PathBuf,
         /// The underlying error.
+        #[source]
         source: io::Error,
     },
 }

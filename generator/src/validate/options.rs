@@ -3,9 +3,7 @@
 use crate::config::Config;
 use crate::config::options::LONGEST_TOOL_NAME;
 use crate::report::Reporter;
-
-/// Tool names are at most this long (MCP / OpenAI limit).
-const MAX_TOOL_NAME: usize = 64;
+use toolforge_names::{InvalidToolName, MAX_TOOL_NAME_LEN, validate_tool_name};
 
 pub(super) fn check(config: &Config, r: &mut Reporter<'_>) {
     let Some(options) = &config.toolforge else {
@@ -38,28 +36,29 @@ pub(super) fn check(config: &Config, r: &mut Reporter<'_>) {
         .emit();
     }
     if let Some(prefix) = &options.name_prefix {
-        if !prefix
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        {
-            r.error(
-                "toolforge.name_prefix",
-                format!("name_prefix `{prefix}` may only use letters, digits, `_` and `-`"),
-            )
-            .hint("tool names must match ^[A-Za-z0-9_-]{1,64}$")
-            .emit();
-        } else if prefix.len() + LONGEST_TOOL_NAME.len() > MAX_TOOL_NAME {
-            r.error(
-                "toolforge.name_prefix",
-                format!(
-                    "name_prefix `{prefix}` is too long: `{prefix}{LONGEST_TOOL_NAME}` exceeds {MAX_TOOL_NAME} characters"
-                ),
-            )
-            .hint(format!(
-                "use at most {} characters",
-                MAX_TOOL_NAME - LONGEST_TOOL_NAME.len()
-            ))
-            .emit();
+        match validate_tool_name(&format!("{prefix}{LONGEST_TOOL_NAME}")) {
+            Ok(()) => {}
+            Err(InvalidToolName::TooLong { .. }) => {
+                r.error(
+                    "toolforge.name_prefix",
+                    format!(
+                        "name_prefix `{prefix}` is too long: `{prefix}{LONGEST_TOOL_NAME}` exceeds {MAX_TOOL_NAME_LEN} characters"
+                    ),
+                )
+                .hint(format!(
+                    "use at most {} characters",
+                    MAX_TOOL_NAME_LEN - LONGEST_TOOL_NAME.len()
+                ))
+                .emit();
+            }
+            Err(error) => {
+                r.error(
+                    "toolforge.name_prefix",
+                    format!("name_prefix `{prefix}` may only use letters, digits, `_` and `-`"),
+                )
+                .hint(error.to_string())
+                .emit();
+            }
         }
     }
     if options.tools.as_ref().is_some_and(Vec::is_empty) {

@@ -13,7 +13,7 @@ pub fn fail(source: &str) -> Diagnostics {
 
 /// Compiles `source` in strict mode, expecting failure.
 pub fn fail_strict(source: &str) -> Diagnostics {
-    match compile_str(source, "test.yaml", &CompileOptions { strict: true }) {
+    match compile_str(source, "test.yaml", &CompileOptions::default().strict(true)) {
         Ok(compiled) => panic!("expected errors, got a valid config: {compiled:#?}"),
         Err(diagnostics) => diagnostics,
     }

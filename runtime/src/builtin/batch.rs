@@ -37,6 +37,7 @@ pub const BATCH_TOOL_NAME: &str = "batch";
 /// let config = BatchConfig::default().max_calls(4).per_call_timeout(Duration::from_secs(5));
 /// assert_eq!(config.max_calls, 4);
 /// ```
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BatchConfig {
     /// The most calls one batch may contain (default 16); more is an `invalid_arguments` error.

@@ -10,17 +10,18 @@
 //! so the model can retry with a real name. A candidate is **never** run in place of the
 //! requested name: only an exact name executes.
 //!
-//! Candidates: the registered names whose Levenshtein distance (compared case-insensitively) to
-//! the requested name is at most `max(2, requested length / 3)`, nearest first, ties broken by
-//! name, at most [`MAX_CANDIDATES`]. The answer depends only on the set of names, never on
-//! registration order or timing.
+//! Candidates: the registered names nearest to the requested one by the workspace's one
+//! did-you-mean routine ([`toolforge_names::did_you_mean`]: normalised Damerau–Levenshtein
+//! distance over lowercased names, at most one edit in three characters), nearest first, ties
+//! broken by name, at most [`MAX_CANDIDATES`]. The answer depends only on the set of names,
+//! never on registration order or timing.
 
 use serde_json::{Value, json};
 
 use crate::{ErrorCode, ToolError};
 
 /// The most candidates an unknown-tool answer lists.
-pub const MAX_CANDIDATES: usize = 3;
+pub const MAX_CANDIDATES: usize = toolforge_names::MAX_SUGGESTIONS;
 
 /// Answers calls of unknown tool names with the nearest registered names.
 ///
@@ -35,8 +36,8 @@ pub const MAX_CANDIDATES: usize = 3;
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct InvalidTool {
-    /// Registered names, sorted (so ties are broken by name), with their lowercase form.
-    names: Vec<(String, String)>,
+    /// Registered names, sorted and deduplicated.
+    names: Vec<String>,
 }
 
 impl InvalidTool {
@@ -46,14 +47,7 @@ impl InvalidTool {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let mut names: Vec<(String, String)> = names
-            .into_iter()
-            .map(|name| {
-                let name = name.into();
-                let lower = name.to_lowercase();
-                (name, lower)
-            })
-            .collect();
+        let mut names: Vec<String> = names.into_iter().map(Into::into).collect();
         names.sort();
         names.dedup();
         InvalidTool { names }
@@ -62,19 +56,9 @@ impl InvalidTool {
     /// At most [`MAX_CANDIDATES`] registered names close to `requested`, nearest first, ties
     /// broken by name.
     pub fn candidates(&self, requested: &str) -> Vec<String> {
-        let wanted = requested.to_lowercase();
-        let limit = (wanted.chars().count() / 3).max(2);
-        let mut scored: Vec<(usize, &str)> = self
-            .names
-            .iter()
-            .map(|(name, lower)| (strsim::levenshtein(&wanted, lower), name.as_str()))
-            .filter(|(distance, _)| *distance <= limit)
-            .collect();
-        scored.sort();
-        scored
+        toolforge_names::did_you_mean(requested, self.names.iter().map(String::as_str))
             .into_iter()
-            .take(MAX_CANDIDATES)
-            .map(|(_, name)| name.to_owned())
+            .map(str::to_owned)
             .collect()
     }
 

@@ -23,6 +23,7 @@ use crate::ToolDefinition;
 pub use openai_strict::{is_openai_strict_compatible, to_openai_strict};
 
 /// A provider's tool-definition format.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Dialect {
     /// Model Context Protocol, `tools/list`.

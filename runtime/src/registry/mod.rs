@@ -5,7 +5,6 @@
 //! [`RegistryBuilder::build`] freezes them into an `Arc<ToolRegistry>`.
 
 pub(crate) mod guard;
-mod name;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -19,18 +18,21 @@ use crate::builtin::{BatchConfig, BatchTool, InvalidTool};
 use crate::dialect::{self, Dialect};
 use crate::{Tool, ToolContext, ToolDefinition, ToolResult};
 
-pub use name::{MAX_TOOL_NAME_LEN, validate_tool_name};
+use crate::arguments::SchemaError;
+pub use toolforge_names::{InvalidToolName, MAX_TOOL_NAME_LEN, validate_tool_name};
 
 /// Why a tool could not be registered.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RegistryError {
     /// The name does not match `^[A-Za-z0-9_-]{1,64}$`.
-    #[error("cannot register tool `{name}`: {reason}")]
+    #[error("cannot register tool `{name}`")]
     InvalidName {
         /// The refused name.
         name: String,
         /// What is wrong and how to fix it.
-        reason: String,
+        #[source]
+        source: InvalidToolName,
     },
     /// A tool with this name is already registered (it is never overwritten).
     #[error(
@@ -44,12 +46,13 @@ pub enum RegistryError {
         existing_position: usize,
     },
     /// The input schema cannot be compiled or does not describe an object.
-    #[error("cannot register tool `{name}`: {reason}")]
+    #[error("cannot register tool `{name}`")]
     InvalidSchema {
         /// The tool whose schema was refused.
         name: String,
         /// What is wrong with the schema.
-        reason: String,
+        #[source]
+        source: SchemaError,
     },
 }
 
@@ -99,9 +102,9 @@ impl RegistryBuilder {
     /// Adds a tool in place, for loops (same checks as [`RegistryBuilder::register`]).
     pub fn add(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
         let name = tool.definition().name.clone();
-        validate_tool_name(&name).map_err(|reason| RegistryError::InvalidName {
+        validate_tool_name(&name).map_err(|source| RegistryError::InvalidName {
             name: name.clone(),
-            reason,
+            source,
         })?;
         if let Some(&existing_position) = self.index.get(&name) {
             return Err(RegistryError::DuplicateName {
@@ -113,7 +116,7 @@ impl RegistryBuilder {
             ArgumentValidator::compile(&tool.definition().input_schema).map_err(|error| {
                 RegistryError::InvalidSchema {
                     name: name.clone(),
-                    reason: error.0,
+                    source: error,
                 }
             })?;
         self.index.insert(name, self.entries.len());

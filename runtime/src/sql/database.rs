@@ -11,11 +11,12 @@ use crate::spec::SchemaSpec;
 use super::ddl::{SpecError, schema_objects};
 use super::schema_diff::{SchemaDifference, plan};
 
-/// A database-level failure (opening, initialising, writing).
+/// A database-level failure (opening, initialising, reading, writing).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum DbError {
     /// SQLite reported an error.
-    #[error("database error: {0}")]
+    #[error(transparent)]
     Sqlite(#[from] rusqlite::Error),
     /// The spec cannot be turned into tables.
     #[error(transparent)]
@@ -26,6 +27,10 @@ pub enum DbError {
     /// The handle was opened read-only.
     #[error("the database was opened read-only")]
     ReadOnly,
+    /// A call on the blocking thread pool ended before its closure returned: the closure
+    /// panicked, or the runtime is shutting down. A read changes nothing.
+    #[error("the database call stopped before it finished")]
+    Stopped,
 }
 
 fn format_differences(differences: &[SchemaDifference]) -> String {
@@ -271,8 +276,9 @@ impl Database {
     ///
     /// If the returned future is dropped before `f` finishes (a caller's timeout, a cancelled
     /// call), the running statement is interrupted (`sqlite3_interrupt`) and the connection goes
-    /// back to the pool. Returns `None` if `f` panicked or was cancelled.
-    pub async fn read<T, F>(&self, f: F) -> Option<T>
+    /// back to the pool. Fails with [`DbError::Stopped`] if `f` panicked or the blocking task was
+    /// cancelled.
+    pub async fn read<T, F>(&self, f: F) -> Result<T, DbError>
     where
         T: Send + 'static,
         F: FnOnce(&Connection) -> T + Send + 'static,
@@ -296,7 +302,7 @@ impl Database {
                 f(conn)
             })
         });
-        let result = task.await.ok();
+        let result = task.await.map_err(|_| DbError::Stopped);
         let mut guard = guard;
         guard.armed = false;
         result

@@ -11,6 +11,7 @@ use crate::spec::{EntitySpec, FieldSpec, FieldType, RelationshipSpec, SchemaSpec
 use super::ident::{quote, strip_row_alias};
 
 /// The kind of a schema object.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ObjectKind {
     /// A table.
@@ -57,8 +58,56 @@ pub struct SchemaObject {
 
 /// A spec that cannot be turned into tables.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid schema: {0}")]
-pub struct SpecError(pub String);
+#[non_exhaustive]
+pub enum SpecError {
+    /// Two columns of one table have the same name (a field, a vector index or a materialized
+    /// computed field).
+    #[error("entity `{entity}` has two columns named `{column}`")]
+    DuplicateColumn {
+        /// The entity.
+        entity: String,
+        /// The repeated column name.
+        column: String,
+    },
+    /// A materialized computed field aggregates over a relationship, which a generated column
+    /// cannot do.
+    #[error(
+        "computed field `{field}` of `{entity}` is materialized but aggregates over a \
+         relationship; a generated column can only use the record's own fields (remove \
+         `materialized`)"
+    )]
+    MaterializedAggregate {
+        /// The entity.
+        entity: String,
+        /// The computed field.
+        field: String,
+    },
+    /// A relationship names an entity the spec does not have.
+    #[error("relationship `{relationship}` refers to the unknown entity `{entity}`")]
+    UnknownEntity {
+        /// The relationship type.
+        relationship: String,
+        /// The missing entity.
+        entity: String,
+    },
+    /// A relationship property is named like an edge column or like another property.
+    #[error(
+        "relationship `{relationship}` has a property named `{property}`, which is reserved or \
+         repeated"
+    )]
+    ReservedProperty {
+        /// The relationship type.
+        relationship: String,
+        /// The property.
+        property: String,
+    },
+    /// Two tables or indexes have the same name (compared case-insensitively, as SQLite does).
+    #[error("two schema objects are named `{name}`")]
+    DuplicateObject {
+        /// The name.
+        name: String,
+    },
+}
 
 /// A SQL string literal: `'it''s'`.
 pub fn literal(text: &str) -> String {
@@ -110,10 +159,10 @@ pub fn entity_objects(entity: &EntitySpec) -> Result<Vec<SchemaObject>, SpecErro
     let mut seen = std::collections::HashSet::new();
     let mut add = |name: &str, def: String, decl: String, generated: bool| {
         if !seen.insert(name.to_string()) {
-            return Err(SpecError(format!(
-                "entity `{}` has two columns named `{name}`",
-                entity.name
-            )));
+            return Err(SpecError::DuplicateColumn {
+                entity: entity.name.clone(),
+                column: name.to_owned(),
+            });
         }
         definitions.push(def);
         columns.push(ColumnDef {
@@ -150,11 +199,10 @@ pub fn entity_objects(entity: &EntitySpec) -> Result<Vec<SchemaObject>, SpecErro
     for computed in &entity.computed_fields {
         if let Some(column) = &computed.materialized_column {
             if computed.sql.to_ascii_uppercase().contains("SELECT") {
-                return Err(SpecError(format!(
-                    "computed field `{}` of `{}` is materialized but aggregates over a relationship; \
-                     a generated column can only use the record's own fields (remove `materialized`)",
-                    computed.name, entity.name
-                )));
+                return Err(SpecError::MaterializedAggregate {
+                    entity: entity.name.clone(),
+                    field: computed.name.clone(),
+                });
             }
             let expression = strip_row_alias(&computed.sql);
             let decl = value_decl_type(computed.ty);
@@ -207,10 +255,10 @@ pub fn relationship_objects(
 ) -> Result<Vec<SchemaObject>, SpecError> {
     for end in [&relationship.source, &relationship.target] {
         if spec.entity(end).is_none() {
-            return Err(SpecError(format!(
-                "relationship `{}` refers to the unknown entity `{end}`",
-                relationship.rel_type
-            )));
+            return Err(SpecError::UnknownEntity {
+                relationship: relationship.rel_type.clone(),
+                entity: end.clone(),
+            });
         }
     }
     let mut definitions = vec![
@@ -231,10 +279,10 @@ pub fn relationship_objects(
     ];
     for property in &relationship.properties {
         if columns.iter().any(|c| c.name == property.name) {
-            return Err(SpecError(format!(
-                "relationship `{}` has a property named `{}`, which is reserved or repeated",
-                relationship.rel_type, property.name
-            )));
+            return Err(SpecError::ReservedProperty {
+                relationship: relationship.rel_type.clone(),
+                property: property.name.clone(),
+            });
         }
         let (def, decl) = field_column(property, false);
         definitions.push(def);
@@ -304,10 +352,9 @@ pub fn schema_objects(spec: &SchemaSpec) -> Result<Vec<SchemaObject>, SpecError>
     let mut names = std::collections::HashSet::new();
     for object in &objects {
         if !names.insert(object.name.to_lowercase()) {
-            return Err(SpecError(format!(
-                "two schema objects are named `{}`",
-                object.name
-            )));
+            return Err(SpecError::DuplicateObject {
+                name: object.name.clone(),
+            });
         }
     }
     Ok(objects)

@@ -24,10 +24,14 @@ use crate::spec::{EntitySpec, FieldSpec, FieldType, SchemaSpec};
 use super::database::{Database, DbError};
 use super::ident::quote;
 use super::names::{shorten, unknown_name_message};
-use super::value::{Bound, describe_json, json_to_bound, json_to_sql, normalize_datetime};
+use super::value::{
+    Bound, ValueError, describe_json, json_to_bound, json_to_sql, normalize_datetime,
+};
 
-/// An import failure: where (line, field) and what.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// An import failure: where (line, field) and what. The message includes the underlying
+/// SQLite or JSON error's text, so it has no separate `source()`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{message} (nothing was imported)", location(*.line, .field.as_deref()))]
 pub struct ImportError {
     /// The 1-based line (or record number for the Rust API), if the error belongs to one.
     pub line: Option<usize>,
@@ -37,19 +41,15 @@ pub struct ImportError {
     pub message: String,
 }
 
-impl fmt::Display for ImportError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (&self.line, &self.field) {
-            (Some(line), Some(field)) => write!(f, "line {line}, field `{field}`: ")?,
-            (Some(line), None) => write!(f, "line {line}: ")?,
-            (None, Some(field)) => write!(f, "field `{field}`: ")?,
-            (None, None) => {}
-        }
-        write!(f, "{} (nothing was imported)", self.message)
+/// `line 3, field `data.pages`: ` and the like: where an import error belongs.
+fn location(line: Option<usize>, field: Option<&str>) -> String {
+    match (line, field) {
+        (Some(line), Some(field)) => format!("line {line}, field `{field}`: "),
+        (Some(line), None) => format!("line {line}: "),
+        (None, Some(field)) => format!("field `{field}`: "),
+        (None, None) => String::new(),
     }
 }
-
-impl std::error::Error for ImportError {}
 
 impl From<DbError> for ImportError {
     fn from(error: DbError) -> Self {
@@ -204,7 +204,7 @@ impl<'a> InputRef<'a> {
     }
 
     /// Converts to the bound value of a field of type `ty`.
-    fn bind(self, ty: FieldType, values: &[String]) -> Result<Bound<'a>, String> {
+    fn bind(self, ty: FieldType, values: &[String]) -> Result<Bound<'a>, ValueError> {
         match self {
             InputRef::Json(value) => json_to_bound(ty, values, value),
             InputRef::Text(text) => match ty {
@@ -472,11 +472,11 @@ impl<'s, 't> Importer<'s, 't> {
                     };
                     value
                         .bind(ty, &field.values)
-                        .map_err(|message| at(line, field_path(), message))?
+                        .map_err(|error| at(line, field_path(), error.to_string()))?
                 }
                 (Column::Vector(dimension), value) => vector_blob(*dimension, &value.to_value())
                     .map(Bound::Value)
-                    .map_err(|message| at(line, field_path(), message))?,
+                    .map_err(|error| at(line, field_path(), error.to_string()))?,
             };
             if key == unique {
                 has_unique = true;
@@ -565,8 +565,9 @@ impl<'s, 't> Importer<'s, 't> {
             let sql_value = if value.is_null() {
                 Bound::Value(SqlValue::Null)
             } else {
-                json_to_bound(property.ty, &property.values, value)
-                    .map_err(|message| at(line, Some(format!("properties.{key}")), message))?
+                json_to_bound(property.ty, &property.values, value).map_err(|error| {
+                    at(line, Some(format!("properties.{key}")), error.to_string())
+                })?
             };
             if values.iter().any(|v| v.0 == i + 2) {
                 return Err(at(

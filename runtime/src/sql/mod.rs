@@ -41,6 +41,8 @@ pub use database::{Database, DbError, InitReport};
 #[cfg(feature = "sqlite")]
 pub use import::{EndPoint, ImportError, ImportStats, Importer};
 #[cfg(feature = "sqlite")]
+pub use records::RecordsError;
+#[cfg(feature = "sqlite")]
 pub use registry::{registry, registry_definitions, schema_gaps};
 #[cfg(feature = "sqlite")]
 pub use schema_diff::SchemaDifference;

@@ -1,23 +1,5 @@
-//! "Did you mean" suggestions for unknown names.
-
-/// The candidates closest to `name` (Jaro-Winkler ≥ 0.8, or a case-insensitive match), best
-/// first, at most three.
-pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
-    let lower = name.to_lowercase();
-    let mut scored: Vec<(f64, &'a str)> = candidates
-        .into_iter()
-        .filter_map(|candidate| {
-            let score = if candidate.to_lowercase() == lower {
-                2.0
-            } else {
-                strsim::jaro_winkler(&lower, &candidate.to_lowercase())
-            };
-            (score >= 0.8).then_some((score, candidate))
-        })
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-    scored.into_iter().take(3).map(|(_, name)| name).collect()
-}
+//! Messages for unknown names, with the workspace's one did-you-mean routine
+//! ([`toolforge_names::did_you_mean`]).
 
 /// A sentence naming the unknown `what` (`entity`, `field`...), the nearest names, and every
 /// valid name: "Unknown field `nmae` on Scope. Did you mean `name`? Valid fields: ...".
@@ -29,7 +11,7 @@ pub fn unknown_name_message<'a>(
 ) -> String {
     let shown = shorten(name);
     let mut message = format!("Unknown {what} `{shown}`{context}.");
-    let near = closest(name, candidates.clone());
+    let near = toolforge_names::did_you_mean(name, candidates.clone());
     if !near.is_empty() {
         let list: Vec<String> = near.iter().map(|n| format!("`{n}`")).collect();
         message.push_str(&format!(" Did you mean {}?", list.join(" or ")));
@@ -61,13 +43,6 @@ pub fn shorten(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn suggests_near_names() {
-        assert_eq!(closest("nmae", ["name", "file", "type"]), vec!["name"]);
-        assert_eq!(closest("SCOPE", ["Scope", "File"]), vec!["Scope"]);
-        assert!(closest("zzzz", ["name"]).is_empty());
-    }
 
     #[test]
     fn message_lists_valid_names() {

@@ -39,6 +39,7 @@ pub const MAX_IN_VALUES: usize = 1000;
 pub const MAX_GLOB_PATTERN_BYTES: usize = 50_000;
 
 /// A comparison operator of a condition.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum Operator {
     /// `=`

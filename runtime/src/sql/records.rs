@@ -69,6 +69,7 @@ use serde_json::{Map, Value};
 use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{ErrorCode, ToolError};
 
+use super::database::DbError;
 use super::ident::quote;
 use super::import::{EndPoint, ImportError, ImportStats, Importer};
 use super::query::{
@@ -107,14 +108,136 @@ pub fn parse_spec(json: &str) -> Arc<SchemaSpec> {
     }
 }
 
+/// Why a typed read of records ([`get`], [`related`], [`Query::fetch`] and friends) failed.
+///
+/// Custom tools can use `?` on it: [`From<RecordsError> for ToolError`](ToolError) turns it
+/// into the structured error a model reads (an invalid query stays `invalid_arguments`, with
+/// its details; SQLite failures name the SQLite error code only).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RecordsError {
+    /// The database failed while reading the records.
+    #[error("reading `{entity}` records failed")]
+    Database {
+        /// The entity read.
+        entity: &'static str,
+        /// What failed.
+        #[source]
+        source: DbError,
+    },
+    /// The query's conditions, ordering or values do not fit the entity (a value of the wrong
+    /// type for its field, an operator the field's type does not support, ...).
+    #[error("the query on `{entity}` records is invalid")]
+    InvalidQuery {
+        /// The entity queried.
+        entity: &'static str,
+        /// What is wrong, as the engine's query builder says it to a model.
+        #[source]
+        source: ToolError,
+    },
+    /// The record type's entity is not in the spec it embeds: the generated code was edited
+    /// by hand.
+    #[error("entity `{entity}` is not in its embedded spec; regenerate the code")]
+    UnknownEntity {
+        /// The record type's entity.
+        entity: &'static str,
+    },
+    /// No relationship of that type joins the two entities in that direction.
+    #[error("there is no relationship {source_entity} -[{relationship}]-> {target_entity}")]
+    UnknownRelationship {
+        /// The entity the edge starts from.
+        source_entity: &'static str,
+        /// The relationship type asked for.
+        relationship: String,
+        /// The entity the edge points to.
+        target_entity: &'static str,
+    },
+    /// A stored record does not fit its generated struct: the database was made from another
+    /// version of the config.
+    #[error("a stored `{entity}` record does not fit its generated struct; regenerate the code")]
+    Decode {
+        /// The record's entity.
+        entity: &'static str,
+        /// Why the record does not fit.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+impl RecordsError {
+    fn database(entity: &'static str, source: impl Into<DbError>) -> Self {
+        RecordsError::Database {
+            entity,
+            source: source.into(),
+        }
+    }
+}
+
+impl From<RecordsError> for ToolError {
+    fn from(error: RecordsError) -> Self {
+        match error {
+            RecordsError::InvalidQuery { source, .. } => source,
+            RecordsError::Database {
+                source: DbError::Sqlite(sqlite),
+                ..
+            } => execution_error(&sqlite),
+            RecordsError::Database {
+                source: DbError::Stopped,
+                ..
+            } => ToolError::execution_failed(
+                "The database call stopped unexpectedly; nothing was changed.",
+            ),
+            RecordsError::UnknownRelationship { .. } => {
+                ToolError::invalid_arguments(error.to_string())
+            }
+            other => ToolError::new(ErrorCode::ExecutionFailed, with_causes(&other)),
+        }
+    }
+}
+
+/// The error's message followed by its causes': `a: b: c`.
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        message.push_str(": ");
+        message.push_str(&inner.to_string());
+        cause = inner.source();
+    }
+    message
+}
+
 /// The entity of `R` in its spec.
-fn entity_of<R: Record>() -> Result<&'static EntitySpec, ToolError> {
-    R::spec().entity(R::ENTITY).ok_or_else(|| {
-        ToolError::new(
-            ErrorCode::ExecutionFailed,
-            format!("entity `{}` is not in the embedded spec", R::ENTITY),
-        )
+fn entity_of<R: Record>() -> Result<&'static EntitySpec, RecordsError> {
+    R::spec()
+        .entity(R::ENTITY)
+        .ok_or(RecordsError::UnknownEntity { entity: R::ENTITY })
+}
+
+/// The engine's query for `R`, with its errors as [`RecordsError::InvalidQuery`].
+fn entity_query<R: Record>(
+    entity: &'static EntitySpec,
+    conditions: &[Condition],
+    order_by: Option<&OrderBy>,
+    limit: u32,
+) -> Result<EntityQuery<'static>, RecordsError> {
+    EntityQuery::new(entity, conditions, order_by, limit).map_err(|source| {
+        RecordsError::InvalidQuery {
+            entity: R::ENTITY,
+            source,
+        }
     })
+}
+
+/// Runs `query` on a read-only connection.
+async fn run_query<R: Record>(
+    db: &Database,
+    query: EntityQuery<'static>,
+) -> Result<super::query::Page, RecordsError> {
+    db.read(move |conn| query.run(conn))
+        .await
+        .map_err(|error| RecordsError::database(R::ENTITY, error))?
+        .map_err(|error| RecordsError::database(R::ENTITY, error))
 }
 
 /// A typed query over the records of `R`: built like a `query_entities` call and compiled by the
@@ -210,14 +333,11 @@ impl<R: Record> Query<R> {
     }
 
     /// Runs the query: one page of records and the total count.
-    pub async fn fetch(self, db: &Database) -> Result<RecordPage<R>, ToolError> {
+    pub async fn fetch(self, db: &Database) -> Result<RecordPage<R>, RecordsError> {
         let entity = entity_of::<R>()?;
         let limit = self.limit.unwrap_or(R::spec().tools.default_limit).max(1);
-        let query = EntityQuery::new(entity, &self.conditions, self.order_by.as_ref(), limit)?;
-        let page = db
-            .read(move |conn| query.run(conn).map_err(|e| execution_error(&e)))
-            .await
-            .ok_or_else(stopped)??;
+        let query = entity_query::<R>(entity, &self.conditions, self.order_by.as_ref(), limit)?;
+        let page = run_query::<R>(db, query).await?;
         Ok(RecordPage {
             total: page.total,
             records: page
@@ -229,36 +349,27 @@ impl<R: Record> Query<R> {
     }
 
     /// Runs the query and returns the records.
-    pub async fn all(self, db: &Database) -> Result<Vec<R>, ToolError> {
+    pub async fn all(self, db: &Database) -> Result<Vec<R>, RecordsError> {
         Ok(self.fetch(db).await?.records)
     }
 
     /// Runs the query with limit 1 and returns the record, if any.
-    pub async fn first(self, db: &Database) -> Result<Option<R>, ToolError> {
+    pub async fn first(self, db: &Database) -> Result<Option<R>, RecordsError> {
         Ok(self.limit(1).fetch(db).await?.records.into_iter().next())
     }
 }
 
-fn stopped() -> ToolError {
-    ToolError::execution_failed("The database call stopped unexpectedly; nothing was changed.")
-}
-
-fn decode<R: Record>(value: Value) -> Result<R, ToolError> {
-    serde_json::from_value(value).map_err(|error| {
-        ToolError::new(
-            ErrorCode::ExecutionFailed,
-            format!(
-                "a `{}` record does not fit its generated struct ({error}); regenerate the code",
-                R::ENTITY
-            ),
-        )
+fn decode<R: Record>(value: Value) -> Result<R, RecordsError> {
+    serde_json::from_value(value).map_err(|source| RecordsError::Decode {
+        entity: R::ENTITY,
+        source,
     })
 }
 
 /// The record of `R` whose unique field is `id`, if any.
-pub async fn get<R: Record>(db: &Database, id: &str) -> Result<Option<R>, ToolError> {
+pub async fn get<R: Record>(db: &Database, id: &str) -> Result<Option<R>, RecordsError> {
     let entity = entity_of::<R>()?;
-    let query = EntityQuery::new(
+    let query = entity_query::<R>(
         entity,
         &[Condition {
             field: entity.unique_field.clone(),
@@ -268,10 +379,7 @@ pub async fn get<R: Record>(db: &Database, id: &str) -> Result<Option<R>, ToolEr
         None,
         1,
     )?;
-    let page = db
-        .read(move |conn| query.run(conn).map_err(|e| execution_error(&e)))
-        .await
-        .ok_or_else(stopped)??;
+    let page = run_query::<R>(db, query).await?;
     page.results.into_iter().next().map(decode::<R>).transpose()
 }
 
@@ -292,7 +400,7 @@ pub async fn related<S: Record, T: Record>(
     follow: Follow,
     id: &str,
     limit: u32,
-) -> Result<Vec<T>, ToolError> {
+) -> Result<Vec<T>, RecordsError> {
     let spec = S::spec();
     let target = entity_of::<T>()?;
     let (source_name, target_name) = match follow {
@@ -304,9 +412,11 @@ pub async fn related<S: Record, T: Record>(
         .iter()
         .find(|r| r.rel_type == relationship && r.source == source_name && r.target == target_name)
     else {
-        return Err(ToolError::invalid_arguments(format!(
-            "there is no relationship {source_name} -[{relationship}]-> {target_name}"
-        )));
+        return Err(RecordsError::UnknownRelationship {
+            source_entity: source_name,
+            relationship: relationship.to_owned(),
+            target_entity: target_name,
+        });
     };
     let (near, far) = match follow {
         Follow::Outgoing => ("source_id", "target_id"),
@@ -334,8 +444,8 @@ pub async fn related<S: Record, T: Record>(
             Ok(out)
         })
         .await
-        .ok_or_else(stopped)?
-        .map_err(|e| execution_error(&e))?;
+        .map_err(|error| RecordsError::database(T::ENTITY, error))?
+        .map_err(|error| RecordsError::database(T::ENTITY, error))?;
     rows.into_iter().map(decode::<T>).collect()
 }
 

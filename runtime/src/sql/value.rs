@@ -10,6 +10,48 @@ use crate::spec::{FieldType, ValueType};
 
 use super::names::shorten;
 
+/// Why a JSON value cannot be stored in (or compared with) a field of some type. `Display` is
+/// the sentence a model or a person reads: what was expected and what was given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ValueError {
+    /// The value has the wrong JSON type.
+    #[error("expected {expected}, got {got}")]
+    WrongType {
+        /// What the field accepts (`a string`, `a boolean (true or false)`, ...).
+        expected: String,
+        /// The value given, described ([`describe_json`]).
+        got: String,
+    },
+    /// A string that is not one of an enum field's values.
+    #[error("\"{value}\" is not an allowed value; allowed values: {}", .allowed.join(", "))]
+    NotAllowed {
+        /// The value given (shortened for messages).
+        value: String,
+        /// The field's values.
+        allowed: Vec<String>,
+    },
+    /// An element of an array of the wrong type.
+    #[error("expected an array of {expected}, but element {index} is {got}")]
+    WrongElement {
+        /// What the elements must be (`strings`, `numbers`).
+        expected: &'static str,
+        /// The element's 0-based position.
+        index: usize,
+        /// The element, described ([`describe_json`]).
+        got: String,
+    },
+    /// A string that is not a datetime.
+    #[error(
+        "expected a datetime such as \"2024-05-01T12:00:00Z\", \"2024-05-01T14:00:00+02:00\" or \
+         \"2024-05-01\", got \"{text}\""
+    )]
+    NotADatetime {
+        /// The text given (shortened for messages).
+        text: String,
+    },
+}
+
 /// The stored-field type a computed field's result behaves like.
 pub fn value_type_as_field_type(ty: ValueType) -> FieldType {
     match ty {
@@ -47,7 +89,7 @@ pub fn describe_json(value: &Value) -> String {
 /// assert_eq!(normalize_datetime("2024-05-01").unwrap(), "2024-05-01T00:00:00Z");
 /// assert!(normalize_datetime("yesterday").is_err());
 /// ```
-pub fn normalize_datetime(text: &str) -> Result<String, String> {
+pub fn normalize_datetime(text: &str) -> Result<String, ValueError> {
     let trimmed = text.trim();
     if let Ok(timestamp) = trimmed.parse::<jiff::Timestamp>() {
         return Ok(timestamp.to_string());
@@ -62,10 +104,9 @@ pub fn normalize_datetime(text: &str) -> Result<String, String> {
     {
         return Ok(zoned.timestamp().to_string());
     }
-    Err(format!(
-        "expected a datetime such as \"2024-05-01T12:00:00Z\", \"2024-05-01T14:00:00+02:00\" or \"2024-05-01\", got \"{}\"",
-        shorten(text)
-    ))
+    Err(ValueError::NotADatetime {
+        text: shorten(text),
+    })
 }
 
 /// Converts a JSON number to an SQLite integer (when integral and in range) or real.
@@ -85,8 +126,15 @@ pub fn number_to_sql(number: &serde_json::Number) -> SqlValue {
 /// Converts a non-null JSON value to the SQLite value stored for a field of type `ty`.
 ///
 /// `values` are the allowed values of an enum field. The error says what was expected.
-pub fn json_to_sql(ty: FieldType, values: &[String], value: &Value) -> Result<SqlValue, String> {
-    let wrong = |expected: &str| format!("expected {expected}, got {}", describe_json(value));
+pub fn json_to_sql(
+    ty: FieldType,
+    values: &[String],
+    value: &Value,
+) -> Result<SqlValue, ValueError> {
+    let wrong = |expected: &str| ValueError::WrongType {
+        expected: expected.to_owned(),
+        got: describe_json(value),
+    };
     match ty {
         FieldType::String => match value {
             Value::String(s) => Ok(SqlValue::Text(s.clone())),
@@ -108,20 +156,20 @@ pub fn json_to_sql(ty: FieldType, values: &[String], value: &Value) -> Result<Sq
             Value::String(s) if values.is_empty() || values.iter().any(|v| v == s) => {
                 Ok(SqlValue::Text(s.clone()))
             }
-            Value::String(s) => Err(format!(
-                "\"{}\" is not an allowed value; allowed values: {}",
-                shorten(s),
-                values.join(", ")
-            )),
-            _ => Err(wrong("one of the strings ") + &values.join(", ")),
+            Value::String(s) => Err(ValueError::NotAllowed {
+                value: shorten(s),
+                allowed: values.to_vec(),
+            }),
+            _ => Err(wrong(&format!("one of the strings {}", values.join(", ")))),
         },
         FieldType::StringArray => match value {
             Value::Array(items) => {
                 if let Some((i, bad)) = items.iter().enumerate().find(|(_, v)| !v.is_string()) {
-                    return Err(format!(
-                        "expected an array of strings, but element {i} is {}",
-                        describe_json(bad)
-                    ));
+                    return Err(ValueError::WrongElement {
+                        expected: "strings",
+                        index: i,
+                        got: describe_json(bad),
+                    });
                 }
                 Ok(SqlValue::Text(value.to_string()))
             }
@@ -130,10 +178,11 @@ pub fn json_to_sql(ty: FieldType, values: &[String], value: &Value) -> Result<Sq
         FieldType::NumberArray => match value {
             Value::Array(items) => {
                 if let Some((i, bad)) = items.iter().enumerate().find(|(_, v)| !v.is_number()) {
-                    return Err(format!(
-                        "expected an array of numbers, but element {i} is {}",
-                        describe_json(bad)
-                    ));
+                    return Err(ValueError::WrongElement {
+                        expected: "numbers",
+                        index: i,
+                        got: describe_json(bad),
+                    });
                 }
                 Ok(SqlValue::Text(value.to_string()))
             }
@@ -143,6 +192,7 @@ pub fn json_to_sql(ty: FieldType, values: &[String], value: &Value) -> Result<Sq
 }
 
 /// A value bound to a statement parameter, borrowing text from the JSON input when it can.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Bound<'a> {
     /// Text borrowed from the input.
@@ -165,7 +215,7 @@ pub fn json_to_bound<'a>(
     ty: FieldType,
     values: &[String],
     value: &'a Value,
-) -> Result<Bound<'a>, String> {
+) -> Result<Bound<'a>, ValueError> {
     match (ty, value) {
         (FieldType::String, Value::String(s)) => Ok(Bound::Text(s)),
         (FieldType::Enum, Value::String(s))
@@ -223,13 +273,11 @@ mod tests {
             SqlValue::Real(2.5)
         );
         let err = json_to_sql(FieldType::Number, &[], &json!("3")).unwrap_err();
-        assert_eq!(err, "expected a number, got a string (\"3\")");
+        assert_eq!(err.to_string(), "expected a number, got a string (\"3\")");
         let allowed = vec!["a".to_string(), "b".to_string()];
-        assert!(
-            json_to_sql(FieldType::Enum, &allowed, &json!("c"))
-                .unwrap_err()
-                .contains("allowed values: a, b")
-        );
+        let err = json_to_sql(FieldType::Enum, &allowed, &json!("c")).unwrap_err();
+        assert!(err.to_string().contains("allowed values: a, b"), "{err}");
+        assert!(matches!(err, ValueError::NotAllowed { .. }));
         assert_eq!(
             json_to_sql(FieldType::StringArray, &[], &json!(["x", "y"])).unwrap(),
             SqlValue::Text("[\"x\",\"y\"]".into())

@@ -36,7 +36,7 @@ impl ToolHandler for ListHttpServer {
         if let Some(text) = self.contains {
             query = query.filter(HttpServerField::Select, Operator::Contains, text);
         }
-        query.all(db).await
+        Ok(query.all(db).await?)
     }
 }
 

@@ -263,7 +263,7 @@ pub mod records {
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<HttpServer>, ::toolforge::ToolError> {
+        ) -> Result<Option<HttpServer>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -279,7 +279,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<UserAccount>, ::toolforge::ToolError> {
+        ) -> Result<Vec<UserAccount>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 UserAccount,
@@ -407,7 +407,7 @@ pub mod records {
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<UserAccount>, ::toolforge::ToolError> {
+        ) -> Result<Option<UserAccount>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -423,7 +423,7 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<HttpServer>, ::toolforge::ToolError> {
+        ) -> Result<Vec<HttpServer>, ::toolforge::sql::RecordsError> {
             ::toolforge::sql::records::related::<
                 Self,
                 HttpServer,

@@ -36,7 +36,7 @@ impl ToolHandler for ListScope {
         if let Some(text) = self.contains {
             query = query.filter(ScopeField::Uuid, Operator::Contains, text);
         }
-        query.all(db).await
+        Ok(query.all(db).await?)
     }
 }
 

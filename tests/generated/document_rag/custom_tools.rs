@@ -36,7 +36,7 @@ impl ToolHandler for ListDocument {
         if let Some(text) = self.contains {
             query = query.filter(DocumentField::Title, Operator::Contains, text);
         }
-        query.all(db).await
+        Ok(query.all(db).await?)
     }
 }
 

@@ -79,10 +79,10 @@ pub(crate) fn run<A: EngineTool>(shared: Arc<Shared>, arguments: A) -> ToolFutur
             .read(move |conn| arguments.execute(&spec, conn))
             .await;
         match outcome {
-            Some(Ok(value)) => Ok(value),
-            Some(Err(HandlerError::Tool(error))) => Err(error),
-            Some(Err(HandlerError::Sqlite(error))) => Err(execution_error(&error)),
-            None => Err(ToolError::execution_failed(
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(HandlerError::Tool(error))) => Err(error),
+            Ok(Err(HandlerError::Sqlite(error))) => Err(execution_error(&error)),
+            Err(_) => Err(ToolError::execution_failed(
                 "The database call stopped unexpectedly; nothing was changed.",
             )),
         }
