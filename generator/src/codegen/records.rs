@@ -54,11 +54,14 @@ fn stored_type(ty: FieldType) -> TokenStream {
 }
 
 /// The serde attributes of an optional record field; number fields go through
-/// `records::number::serialize` so whole values are written as JSON integers.
+/// `records::number::serialize` so whole values are written as JSON integers. (A missing
+/// `Option` field reads as `None` without `default`; with it, schemars' derive would name
+/// `serde` directly for the default of a `serialize_with` field, which a crate depending on
+/// `toolforge` alone does not have.)
 fn optional_serde(config: &str, number: bool) -> TokenStream {
     if number {
         quote! {
-            #[serde(rename = #config, default, skip_serializing_if = "Option::is_none",
+            #[serde(rename = #config, skip_serializing_if = "Option::is_none",
                 serialize_with = "::toolforge::sql::records::number::serialize")]
         }
     } else {

@@ -101,7 +101,6 @@ pub mod records {
         /// `order` (number): An SQL keyword.
         #[serde(
             rename = "order",
-            default,
             skip_serializing_if = "Option::is_none",
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]
@@ -121,7 +120,6 @@ pub mod records {
         /// Computed, read-only: `order + 1`
         #[serde(
             rename = "orderPlusOne",
-            default,
             skip_serializing_if = "Option::is_none",
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]
@@ -331,7 +329,6 @@ pub mod records {
         /// `fn` (number)
         #[serde(
             rename = "fn",
-            default,
             skip_serializing_if = "Option::is_none",
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]

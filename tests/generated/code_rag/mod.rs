@@ -110,7 +110,6 @@ pub mod records {
         /// `startLine` (number): Start line number
         #[serde(
             rename = "startLine",
-            default,
             skip_serializing_if = "Option::is_none",
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]
@@ -118,7 +117,6 @@ pub mod records {
         /// `endLine` (number): End line number
         #[serde(
             rename = "endLine",
-            default,
             skip_serializing_if = "Option::is_none",
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]

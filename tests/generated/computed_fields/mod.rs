@@ -104,7 +104,6 @@ pub mod records {
         /// `startLine` (number): Starting line number
         #[serde(
             rename = "startLine",
-            default,
             skip_serializing_if = "Option::is_none",
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]
@@ -112,7 +111,6 @@ pub mod records {
         /// `endLine` (number): Ending line number
         #[serde(
             rename = "endLine",
-            default,
             skip_serializing_if = "Option::is_none",
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]
@@ -123,7 +121,6 @@ pub mod records {
         /// Computed, read-only: `endLine - startLine + 1` (Number of lines in this scope)
         #[serde(
             rename = "line_count",
-            default,
             skip_serializing_if = "Option::is_none",
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]
@@ -134,7 +131,6 @@ pub mod records {
         /// Computed, read-only: `source.length` (Number of characters in source code)
         #[serde(
             rename = "char_count",
-            default,
             skip_serializing_if = "Option::is_none",
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]

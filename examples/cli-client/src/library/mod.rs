@@ -101,7 +101,6 @@ pub mod records {
         /// `year` (number): Year of first publication
         #[serde(
             rename = "year",
-            default,
             skip_serializing_if = "Option::is_none",
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]
@@ -109,7 +108,6 @@ pub mod records {
         /// `pages` (number): Number of pages of the library's edition
         #[serde(
             rename = "pages",
-            default,
             skip_serializing_if = "Option::is_none",
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]
@@ -315,7 +313,6 @@ pub mod records {
         /// `born` (number): Year of birth
         #[serde(
             rename = "born",
-            default,
             skip_serializing_if = "Option::is_none",
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]
