@@ -46,3 +46,9 @@ pub use records::RecordsError;
 pub use registry::{registry, registry_definitions, schema_gaps};
 #[cfg(feature = "sqlite")]
 pub use schema_diff::SchemaDifference;
+
+/// The SQLite binding whose types this module's signatures use (`Connection` in
+/// [`Database::read_blocking`] and [`Database::write_blocking`], `rusqlite::Error` as the source
+/// of [`DbError`]), re-exported so a caller names exactly the version toolforge links.
+#[cfg(feature = "sqlite")]
+pub use rusqlite;
