@@ -31,7 +31,7 @@
 //! answer every call the same way by construction.
 //!
 //! ```
-//! use toolforge_generator::codegen::{GenerateOptions, Layout, generate_files};
+//! use toolforge_generator::__private::codegen::{GenerateOptions, Layout, generate_files};
 //! let source = "name: demo\nentities:\n  - name: Note\n    searchable_fields:\n      - name: title\n        type: string\n";
 //! let compiled = toolforge_generator::compile_str(source, "demo.yaml", &Default::default()).unwrap();
 //! let options = GenerateOptions::new("demo.yaml", Layout::ClientFolder);
@@ -103,7 +103,7 @@ impl GenerateOptions {
     ///
     /// ```
     /// use std::path::Path;
-    /// use toolforge_generator::codegen::{GenerateOptions, Layout};
+    /// use toolforge_generator::__private::codegen::{GenerateOptions, Layout};
     ///
     /// let options = GenerateOptions::cli_generate(Path::new("ragforge.config.yaml"), Path::new("src/tools"));
     /// assert_eq!(options.layout, Layout::ClientFolder);

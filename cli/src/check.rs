@@ -3,10 +3,12 @@
 
 use std::path::PathBuf;
 
-use super::{EXIT_INVALID, EXIT_OK, Output};
-use crate::CompileOptions;
-use crate::builder::check_generated_folder;
-use crate::output::Drift;
+use toolforge_generator::__private::check_generated_folder;
+use toolforge_generator::__private::codegen::GenerateOptions;
+use toolforge_generator::__private::output::Drift;
+use toolforge_generator::CompileOptions;
+
+use crate::{EXIT_INVALID, EXIT_OK, Output};
 
 /// Arguments of `toolforge check`.
 #[derive(Debug, clap::Args)]
@@ -27,7 +29,7 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
     let compile = CompileOptions {
         strict: args.strict,
     };
-    let options = crate::codegen::GenerateOptions::cli_generate(&args.config, &args.out);
+    let options = GenerateOptions::cli_generate(&args.config, &args.out);
     match check_generated_folder(&args.config, &args.out, &compile, &options) {
         Ok(drift) if drift.is_empty() => {
             let _ = writeln!(out.stdout, "{} is up to date", args.out.display());

@@ -7,11 +7,12 @@
 
 use std::path::PathBuf;
 
-use super::{EXIT_INVALID, EXIT_OK, Output};
-use crate::CompileOptions;
-use crate::builder::generate_folder;
-use crate::codegen::GenerateOptions;
-use crate::output::FileAction;
+use toolforge_generator::__private::codegen::GenerateOptions;
+use toolforge_generator::__private::generate_folder;
+use toolforge_generator::__private::output::FileAction;
+use toolforge_generator::CompileOptions;
+
+use crate::{EXIT_INVALID, EXIT_OK, Output};
 
 /// Arguments of `toolforge generate`.
 #[derive(Debug, clap::Args)]

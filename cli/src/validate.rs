@@ -6,9 +6,9 @@
 use std::path::PathBuf;
 
 use serde_json::json;
+use toolforge_generator::{CompileOptions, Compiled, Diagnostics, compile_file};
 
-use super::{EXIT_INVALID, EXIT_OK, Output};
-use crate::{CompileOptions, Compiled, Diagnostics, compile_file};
+use crate::{EXIT_INVALID, EXIT_OK, Output};
 
 /// Arguments of `toolforge validate`.
 #[derive(Debug, clap::Args)]
