@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::parse::{Parse, ParseStream};
-use toolforge_generator::codegen::{DEFAULT_CRATE_PATH, GenerateOptions, Layout, module_tokens};
+use toolforge_generator::__private::codegen::{
+    DEFAULT_CRATE_PATH, GenerateOptions, Layout, module_tokens,
+};
 use toolforge_generator::{CompileOptions, compile_str};
 
 /// The macro's argument: one string literal, a path relative to `CARGO_MANIFEST_DIR`.

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use toolforge::spec::SchemaSpec;
-use toolforge_generator::codegen::{GenerateOptions, Layout, generate_files};
+use toolforge_generator::__private::codegen::{GenerateOptions, Layout, generate_files};
 
 fn main() {
     divan::main();

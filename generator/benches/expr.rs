@@ -5,7 +5,7 @@
 use toolforge::spec::{
     EntitySpec, FieldSpec, FieldType, RelationshipSpec, SchemaSpec, ToolOptions,
 };
-use toolforge_generator::expr::{ComputedBody, ComputedSource, compile_computed_fields};
+use toolforge_generator::__private::expr::{ComputedBody, ComputedSource, compile_computed_fields};
 
 fn main() {
     divan::main();

@@ -30,10 +30,13 @@ impl CompileOptions {
     }
 }
 
-/// A config that validated: the config as written, its storage spec, and the warnings.
+/// A config that validated: its storage spec and the warnings (and, for the workspace's own
+/// tools, the config as deserialized).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Compiled {
-    /// The config as deserialized.
+    /// The config as deserialized, sections toolforge does not use included. Its model is
+    /// internal (not public API), hence hidden.
+    #[doc(hidden)]
     pub config: Config,
     /// The storage specification lowered from it.
     pub spec: SchemaSpec,

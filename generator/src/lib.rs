@@ -1,7 +1,24 @@
 //! # toolforge-generator
 //!
 //! Reads a ragforge-style `ragforge.config.yaml`, validates it, compiles it into the storage
-//! specification ([`toolforge::spec`]) and generates Rust code from it.
+//! specification ([`toolforge::spec`]) and generates Rust code from it. This is the crate a
+//! `build.rs` depends on: it links neither SQLite nor a command-line parser (the `toolforge`
+//! binary lives in the `toolforge-cli` crate).
+//!
+//! In a build script, [`Builder`] writes the config's module into `$OUT_DIR/toolforge/`:
+//!
+//! ```no_run
+//! // build.rs, inside `fn main()`:
+//! if let Err(error) = toolforge_generator::Builder::new("ragforge.config.yaml").generate() {
+//!     eprintln!("{error}"); // config errors as file:line:col code frames
+//!     std::process::exit(1);
+//! }
+//! ```
+//!
+//! and the crate includes it with `mod tools { toolforge::include_generated!(); }`.
+//!
+//! [`compile_str`] and [`compile_file`] check a config and lower it to its storage spec, with
+//! every problem as a located [`Diagnostic`]:
 //!
 //! ```
 //! let source = "name: demo\nentities:\n  - name: Note\n    searchable_fields:\n      - name: title\n        type: string\n";
@@ -15,20 +32,50 @@
 #![warn(missing_docs)]
 
 mod builder;
-#[cfg(feature = "cli")]
-pub mod cli;
-pub mod codegen;
+mod codegen;
 mod compile;
-pub mod config;
-pub mod diagnostics;
-#[cfg(feature = "dynamic")]
-pub mod dynamic;
-pub mod expr;
-pub mod ir;
-pub mod output;
+mod config;
+mod diagnostics;
+mod expr;
+mod ir;
+mod output;
 mod report;
-pub mod validate;
+mod validate;
 
-pub use builder::{Builder, GenerateError, check_generated_folder, generate_folder, plan_files};
+pub use builder::{Builder, GenerateError};
+pub use codegen::CodegenError;
 pub use compile::{CompileOptions, Compiled, compile_file, compile_str};
-pub use diagnostics::{Diagnostic, Diagnostics, Severity};
+pub use diagnostics::{Diagnostic, Diagnostics, Related, Severity};
+pub use output::{FileAction, OutputError, WriteReport};
+
+/// Not public API: the generator's internals, for the `toolforge` CLI, the config macro and
+/// the workspace's tests and benchmarks. Nothing here follows semantic versioning.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::builder::{check_generated_folder, generate_folder, plan_files};
+
+    /// Code generation: the generated module's tokens and files.
+    pub mod codegen {
+        pub use crate::codegen::*;
+    }
+    /// The config model, its JSON Schema and its YAML reading.
+    pub mod config {
+        pub use crate::config::*;
+    }
+    /// Computed-field expressions compiled to SQL.
+    pub mod expr {
+        pub use crate::expr::*;
+    }
+    /// Lowering a validated config to the storage spec.
+    pub mod ir {
+        pub use crate::ir::*;
+    }
+    /// Writing and checking generated folders.
+    pub mod output {
+        pub use crate::output::*;
+    }
+    /// Config validation.
+    pub mod validate {
+        pub use crate::validate::*;
+    }
+}

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use toolforge_generator::codegen::{GenerateOptions, Layout, generate_files};
+use toolforge_generator::__private::codegen::{GenerateOptions, Layout, generate_files};
 
 fn generate(config: &str, name: &str, layout: Layout) -> Vec<(String, String)> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(config);

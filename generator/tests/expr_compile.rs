@@ -4,7 +4,7 @@ mod expr_fixture;
 
 use expr_fixture::{compile, compile_body, sql};
 use toolforge::spec::ValueType;
-use toolforge_generator::expr::ComputedBody;
+use toolforge_generator::__private::expr::ComputedBody;
 
 #[test]
 fn arithmetic_keeps_source_grouping() {
@@ -210,7 +210,7 @@ fn dates_and_now() {
 
 #[test]
 fn computed_fields_are_inlined_in_declaration_order_or_not() {
-    use toolforge_generator::expr::{ComputedSource, compile_computed_fields};
+    use toolforge_generator::__private::expr::{ComputedSource, compile_computed_fields};
     let fields = [
         ComputedSource {
             name: "is_large",
@@ -307,7 +307,7 @@ fn a_relationship_type_with_several_targets_is_a_union() {
     schema
         .relationships
         .push(expr_fixture::relationship("MENTIONS", "Scope", "Scope"));
-    use toolforge_generator::expr::{ComputedSource, compile_computed_fields};
+    use toolforge_generator::__private::expr::{ComputedSource, compile_computed_fields};
     let fields = [
         ComputedSource {
             name: "mentions",

@@ -7,7 +7,7 @@ use serde_yaml::Value;
 use toolforge::spec::{
     EntitySpec, FieldSpec, FieldType, RelationshipSpec, SchemaSpec, ToolOptions,
 };
-use toolforge_generator::expr::{
+use toolforge_generator::__private::expr::{
     ComputedBody, ComputedSource, ExprErrorKind, compile_computed_fields,
 };
 

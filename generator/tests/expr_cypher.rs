@@ -4,7 +4,7 @@ mod expr_fixture;
 
 use expr_fixture::{compile_body, spanned};
 use toolforge::spec::ValueType;
-use toolforge_generator::expr::{CompiledField, ComputedBody, ExprError, ExprErrorKind};
+use toolforge_generator::__private::expr::{CompiledField, ComputedBody, ExprError, ExprErrorKind};
 
 fn cypher(declared: &str, text: &str) -> Result<CompiledField, ExprError> {
     compile_body(declared, ComputedBody::Cypher(text))

@@ -3,7 +3,7 @@
 mod expr_fixture;
 
 use expr_fixture::{fail, spanned};
-use toolforge_generator::expr::{
+use toolforge_generator::__private::expr::{
     ComputedBody, ComputedSource, ExprErrorKind, compile_computed_fields,
 };
 

@@ -3,7 +3,9 @@
 mod expr_fixture;
 
 use proptest::prelude::*;
-use toolforge_generator::expr::{ComputedBody, ComputedSource, ExprError, compile_computed_fields};
+use toolforge_generator::__private::expr::{
+    ComputedBody, ComputedSource, ExprError, compile_computed_fields,
+};
 
 const TOKENS: &[&str] = &[
     "endLine",

@@ -4,7 +4,7 @@ mod expr_fixture;
 
 use rusqlite::Connection;
 use rusqlite::types::Value;
-use toolforge_generator::expr::{ComputedBody, ComputedSource, compile_computed_fields};
+use toolforge_generator::__private::expr::{ComputedBody, ComputedSource, compile_computed_fields};
 
 fn database() -> Connection {
     let db = Connection::open_in_memory().unwrap();

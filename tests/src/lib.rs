@@ -31,15 +31,15 @@ pub const GENERATED_CLIENTS: &[(&str, &str)] = &[
 
 /// The files a client folder should hold for `config` (relative to this crate), generated the
 /// way `toolforge generate --config <config> --out generated/<name>` run from this crate would.
-pub fn generate_client(config: &str) -> Vec<toolforge_generator::output::OutputFile> {
+pub fn generate_client(config: &str) -> Vec<toolforge_generator::__private::output::OutputFile> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(config);
     let compiled = toolforge_generator::compile_file(&path, &Default::default())
         .unwrap_or_else(|errors| panic!("{config} does not compile:\n{}", errors.render()));
-    let options = toolforge_generator::codegen::GenerateOptions::new(
+    let options = toolforge_generator::__private::codegen::GenerateOptions::new(
         config,
-        toolforge_generator::codegen::Layout::ClientFolder,
+        toolforge_generator::__private::codegen::Layout::ClientFolder,
     );
-    toolforge_generator::codegen::generate_files(&compiled.spec, &options)
+    toolforge_generator::__private::codegen::generate_files(&compiled.spec, &options)
         .unwrap_or_else(|error| panic!("{config}: {error}"))
 }
 

@@ -46,7 +46,7 @@ fn report(file: &str) -> Value {
             "edges": spec.relationships.iter().map(|r| r.table.as_str()).collect::<Vec<_>>(),
         })
     });
-    let defines_entities = toolforge_generator::config::yaml_to_json(&source)
+    let defines_entities = toolforge_generator::__private::config::yaml_to_json(&source)
         .ok()
         .and_then(|v| {
             v.get("entities")
@@ -114,10 +114,11 @@ fn every_corpus_file_has_a_snapshot_test() {
 
 #[test]
 fn every_corpus_config_validates_against_the_json_schema() {
-    let schema = toolforge_generator::config::json_schema();
+    let schema = toolforge_generator::__private::config::json_schema();
     let validator = jsonschema::validator_for(&schema).expect("the schema is a valid JSON Schema");
     for file in FILES {
-        let instance = toolforge_generator::config::yaml_to_json(&read(file)).expect("YAML");
+        let instance =
+            toolforge_generator::__private::config::yaml_to_json(&read(file)).expect("YAML");
         let errors: Vec<String> = validator
             .iter_errors(&instance)
             .map(|e| format!("{} at {}", e, e.instance_path()))
@@ -128,14 +129,15 @@ fn every_corpus_config_validates_against_the_json_schema() {
 
 #[test]
 fn the_json_schema_rejects_wrong_types() {
-    let schema = toolforge_generator::config::json_schema();
+    let schema = toolforge_generator::__private::config::json_schema();
     let validator = jsonschema::validator_for(&schema).unwrap();
-    let bad = toolforge_generator::config::yaml_to_json(
+    let bad = toolforge_generator::__private::config::yaml_to_json(
         "entities:\n  - name: A\n    searchable_fields:\n      - name: x\n        type: integer\n",
     )
     .unwrap();
     assert!(!validator.is_valid(&bad));
-    let bad = toolforge_generator::config::yaml_to_json("toolforge:\n  max_limit: -1\n").unwrap();
+    let bad = toolforge_generator::__private::config::yaml_to_json("toolforge:\n  max_limit: -1\n")
+        .unwrap();
     assert!(!validator.is_valid(&bad));
 }
 

@@ -465,7 +465,7 @@ fn definitions_without_a_database_equal_the_live_registry_and_openai_strict_hold
     let s = code_rag();
     let live: Vec<&ToolDefinition> = s.registry.definitions();
     let offline =
-        toolforge_generator::dynamic::definitions(&corpus_dir().join(CONFIG), &Default::default())
+        toolforge_cli::dynamic::definitions(&corpus_dir().join(CONFIG), &Default::default())
             .unwrap();
     assert_eq!(live.len(), offline.len());
     for (live, offline) in live.iter().zip(&offline) {

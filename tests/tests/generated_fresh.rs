@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use toolforge_generator::output::{Drift, check_folder, write_folder};
+use toolforge_generator::__private::output::{Drift, check_folder, write_folder};
 use toolforge_tests::{GENERATED_CLIENTS, generate_client};
 
 #[test]

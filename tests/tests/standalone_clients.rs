@@ -10,8 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use toolforge_generator::codegen::{GenerateOptions, Layout, generate_files};
-use toolforge_generator::output::write_folder;
+use toolforge_generator::__private::codegen::{GenerateOptions, Layout, generate_files};
+use toolforge_generator::__private::output::write_folder;
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

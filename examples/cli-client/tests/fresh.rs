@@ -8,9 +8,10 @@
 
 use std::path::Path;
 
-use toolforge_generator::codegen::GenerateOptions;
-use toolforge_generator::output::Drift;
-use toolforge_generator::{CompileOptions, check_generated_folder};
+use toolforge_generator::__private::check_generated_folder;
+use toolforge_generator::__private::codegen::GenerateOptions;
+use toolforge_generator::__private::output::Drift;
+use toolforge_generator::CompileOptions;
 
 /// The paths as given on the command line (from the repository root), which the headers show.
 const CONFIG: &str = "examples/cli-client/ragforge.config.yaml";
@@ -42,7 +43,7 @@ fn the_generated_client_folder_is_up_to_date() {
         }
         panic!(
             "src/library is stale; from the repository root run\n  \
-             cargo run -p toolforge-generator -- generate --config {CONFIG} --out {OUT}\n\n{report}"
+             cargo run -p toolforge-cli -- generate --config {CONFIG} --out {OUT}\n\n{report}"
         );
     }
 }

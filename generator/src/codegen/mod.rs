@@ -31,7 +31,7 @@
 //! answer every call the same way by construction.
 //!
 //! ```
-//! use toolforge_generator::codegen::{GenerateOptions, Layout, generate_files};
+//! use toolforge_generator::__private::codegen::{GenerateOptions, Layout, generate_files};
 //! let source = "name: demo\nentities:\n  - name: Note\n    searchable_fields:\n      - name: title\n        type: string\n";
 //! let compiled = toolforge_generator::compile_str(source, "demo.yaml", &Default::default()).unwrap();
 //! let options = GenerateOptions::new("demo.yaml", Layout::ClientFolder);
@@ -116,7 +116,7 @@ impl GenerateOptions {
     /// `toolforge` dependency).
     ///
     /// ```
-    /// use toolforge_generator::codegen::{GenerateOptions, Layout, generate_files};
+    /// use toolforge_generator::__private::codegen::{GenerateOptions, Layout, generate_files};
     /// let source = "name: demo\nentities:\n  - name: Note\n    searchable_fields:\n      - name: title\n        type: string\n";
     /// let compiled = toolforge_generator::compile_str(source, "demo.yaml", &Default::default()).unwrap();
     /// let options = GenerateOptions::new("demo.yaml", Layout::Embedded).with_crate_path("::tf");
@@ -129,6 +129,25 @@ impl GenerateOptions {
         self
     }
 
+    /// The options of `toolforge generate ... --crate-path PATH`: [`with_crate_path`], and the
+    /// regenerate command in the headers names the flag too.
+    ///
+    /// [`with_crate_path`]: GenerateOptions::with_crate_path
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use toolforge_generator::__private::codegen::GenerateOptions;
+    ///
+    /// let options = GenerateOptions::cli_generate(Path::new("c.yaml"), Path::new("src/tools"))
+    ///     .with_cli_crate_path("::tf");
+    /// assert_eq!(options.crate_path, "::tf");
+    /// assert!(options.regenerate.ends_with("--out src/tools --crate-path ::tf"));
+    /// ```
+    pub fn with_cli_crate_path(mut self, path: &str) -> Self {
+        self.regenerate.push_str(&format!(" --crate-path {path}"));
+        self.with_crate_path(path)
+    }
+
     /// The options `toolforge generate --config <config> --out <out>` (and `toolforge check`
     /// with the same arguments) use: a client folder whose headers name `config` and the exact
     /// command, with the paths as given. A test that checks a folder is fresh uses these so it
@@ -136,7 +155,7 @@ impl GenerateOptions {
     ///
     /// ```
     /// use std::path::Path;
-    /// use toolforge_generator::codegen::{GenerateOptions, Layout};
+    /// use toolforge_generator::__private::codegen::{GenerateOptions, Layout};
     ///
     /// let options = GenerateOptions::cli_generate(Path::new("ragforge.config.yaml"), Path::new("src/tools"));
     /// assert_eq!(options.layout, Layout::ClientFolder);

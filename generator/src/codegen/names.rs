@@ -19,7 +19,7 @@ const KEYWORDS: &[&str] = &[
 /// The snake_case spelling of a config name, as a Rust field or function name would use it.
 ///
 /// ```
-/// use toolforge_generator::codegen::names::snake;
+/// use toolforge_generator::__private::codegen::names::snake;
 /// assert_eq!(snake("startLine"), "start_line");
 /// assert_eq!(snake("HTTPServer"), "http_server");
 /// assert_eq!(snake("user_account"), "user_account");
@@ -31,7 +31,7 @@ pub fn snake(name: &str) -> String {
 /// The UpperCamelCase spelling of a config name, as a Rust type or variant would use it.
 ///
 /// ```
-/// use toolforge_generator::codegen::names::camel;
+/// use toolforge_generator::__private::codegen::names::camel;
 /// assert_eq!(camel("HTTPServer"), "HttpServer");
 /// assert_eq!(camel("user_account"), "UserAccount");
 /// assert_eq!(camel("DEFINED_IN"), "DefinedIn");

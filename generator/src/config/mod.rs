@@ -18,7 +18,7 @@ pub use parse::yaml_to_json;
 /// (`# yaml-language-server: $schema=...`) and for `toolforge schema`.
 ///
 /// ```
-/// let schema = toolforge_generator::config::json_schema();
+/// let schema = toolforge_generator::__private::config::json_schema();
 /// assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
 /// assert!(schema["properties"]["entities"].is_object());
 /// ```

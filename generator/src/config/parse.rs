@@ -248,7 +248,7 @@ fn type_hint(message: &str) -> String {
 /// [`super::json_schema`]).
 ///
 /// ```
-/// let value = toolforge_generator::config::yaml_to_json("name: x\nentities: []\n").unwrap();
+/// let value = toolforge_generator::__private::config::yaml_to_json("name: x\nentities: []\n").unwrap();
 /// assert_eq!(value["name"], "x");
 /// assert!(toolforge_generator::config::yaml_to_json("name: [").is_err());
 /// ```

@@ -6,7 +6,7 @@
 //! the value, and converts byte offsets to 1-based line / column.
 //!
 //! ```
-//! use toolforge_generator::config::spans::{At, SpanIndex};
+//! use toolforge_generator::__private::config::spans::{At, SpanIndex};
 //! let index = SpanIndex::build("entities:\n  - name: Scope\n");
 //! let loc = index.locate("entities[0].name", At::Value);
 //! assert_eq!((loc.line, loc.column), (2, 11));

@@ -137,7 +137,7 @@ pub enum ExprErrorKind {
 ///
 /// ```
 /// use toolforge::spec::{EntitySpec, FieldSpec, FieldType, SchemaSpec, ToolOptions, ValueType};
-/// use toolforge_generator::expr::{ComputedBody, ComputedSource, compile_computed_fields};
+/// use toolforge_generator::__private::expr::{ComputedBody, ComputedSource, compile_computed_fields};
 ///
 /// let field = |name: &str, ty| FieldSpec {
 ///     name: name.into(), ty, description: None, indexed: false, unique: name == "uuid", values: vec![],

@@ -18,7 +18,7 @@ use crate::report::Reporter;
 /// The table of an entity: its name in snake_case (`ExternalLibrary` → `external_library`).
 ///
 /// ```
-/// assert_eq!(toolforge_generator::ir::table_name("ExternalLibrary"), "external_library");
+/// assert_eq!(toolforge_generator::__private::ir::table_name("ExternalLibrary"), "external_library");
 /// ```
 pub fn table_name(entity: &str) -> String {
     entity.to_snake_case()
@@ -28,7 +28,7 @@ pub fn table_name(entity: &str) -> String {
 ///
 /// ```
 /// assert_eq!(
-///     toolforge_generator::ir::edge_table_name("Scope", "DEFINED_IN", "File"),
+///     toolforge_generator::__private::ir::edge_table_name("Scope", "DEFINED_IN", "File"),
 ///     "scope__defined_in__file"
 /// );
 /// ```

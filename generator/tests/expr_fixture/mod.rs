@@ -6,7 +6,7 @@
 use toolforge::spec::{
     EntitySpec, FieldSpec, FieldType, RelationshipSpec, SchemaSpec, ToolOptions,
 };
-use toolforge_generator::expr::{
+use toolforge_generator::__private::expr::{
     CompiledField, ComputedBody, ComputedSource, ExprError, compile_computed_fields,
 };
 

@@ -12,7 +12,7 @@ use serde_json::Value;
 use toolforge::spec::SchemaSpec;
 use toolforge::sql::Database;
 use toolforge::{ToolError, ToolRegistry};
-use toolforge_generator::dynamic;
+use toolforge_cli::dynamic;
 use toolforge_tests::corpus_dir;
 
 /// The folder of the JSON-lines fixtures.

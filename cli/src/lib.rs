@@ -1,9 +1,23 @@
-//! The `toolforge` command line: one file per subcommand.
+//! # toolforge-cli
 //!
-//! Adding a subcommand: write `src/cli/<name>.rs` with an `Args` struct (clap derive) and a
+//! The `toolforge` command line (`cargo install --path cli`): validate a config, print its
+//! JSON Schema, generate and check a client folder, create and load an SQLite database, list
+//! the tools a config produces and run them straight from the config (the [`dynamic`] module).
+//!
+//! This crate links the SQLite engine; `toolforge-generator`, which build scripts and the
+//! config macro depend on, does not.
+//!
+//! Adding a subcommand: write `src/<name>.rs` with an `Args` struct (clap derive) and a
 //! `run(args, &mut Output) -> ExitCode`-style function, then add a variant to [`Command`] and
 //! an arm to [`run`].
 
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+// Live tools straight from a config over SQLite: what `db`, `tools` and `call` run on.
+pub mod dynamic;
+
+// One module per subcommand.
 pub mod check;
 pub mod generate;
 pub mod init;

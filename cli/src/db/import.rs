@@ -9,8 +9,8 @@ use std::fs::File;
 use std::io::BufReader;
 use std::path::PathBuf;
 
-use super::super::{EXIT_INVALID, EXIT_OK, Output};
 use crate::dynamic;
+use crate::{EXIT_INVALID, EXIT_OK, Output};
 
 /// Arguments of `toolforge db import`.
 #[derive(Debug, clap::Args)]

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use toolforge::dialect::{Dialect, export};
 
-use super::super::{EXIT_INVALID, EXIT_OK, Output};
 use crate::dynamic;
+use crate::{EXIT_INVALID, EXIT_OK, Output};
 
 /// Arguments of `toolforge tools list`.
 #[derive(Debug, clap::Args)]

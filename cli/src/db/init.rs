@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use toolforge::sql::DbError;
 
-use super::super::{EXIT_INVALID, EXIT_OK, Output};
 use crate::dynamic::{self, LoadError};
+use crate::{EXIT_INVALID, EXIT_OK, Output};
 
 /// Arguments of `toolforge db init`.
 #[derive(Debug, clap::Args)]

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use toolforge_generator::cli::{Output, run_with};
+use toolforge_cli::{Output, run_with};
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let mut stdout = Vec::new();

@@ -1,6 +1,6 @@
 //! The `toolforge` command-line tool.
 
-use toolforge_generator::cli::{Output, run_with};
+use toolforge_cli::{Output, run_with};
 
 fn main() {
     let mut stdout = std::io::stdout().lock();

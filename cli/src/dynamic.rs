@@ -4,7 +4,7 @@
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use serde_json::json;
-//! use toolforge_generator::dynamic;
+//! use toolforge_cli::dynamic;
 //!
 //! let dir = tempfile::tempdir()?;
 //! let config = dir.path().join("books.yaml");
@@ -42,7 +42,7 @@ use toolforge::spec::SchemaSpec;
 use toolforge::sql::{Database, SchemaDifference};
 use toolforge::{RegistryError, ToolDefinition, ToolRegistry};
 
-use crate::{CompileOptions, Compiled, Diagnostics, compile_file};
+use toolforge_generator::{CompileOptions, Compiled, Diagnostics, compile_file};
 
 /// Why live tools could not be set up. `Display` is the full message for a person: config
 /// diagnostics rendered with `file:line:col` and code frames, database problems with the
@@ -200,7 +200,7 @@ pub fn compile(config: &Path, options: &CompileOptions) -> Result<Compiled, Load
 /// let dir = tempfile::tempdir()?;
 /// let config = dir.path().join("notes.yaml");
 /// std::fs::write(&config, "entities:\n  - name: Note\n    searchable_fields:\n      - name: title\n        type: string\n")?;
-/// let names: Vec<String> = toolforge_generator::dynamic::definitions(&config, &Default::default())?
+/// let names: Vec<String> = toolforge_cli::dynamic::definitions(&config, &Default::default())?
 ///     .into_iter()
 ///     .map(|d| d.name)
 ///     .collect();

@@ -3,12 +3,14 @@
 
 use std::path::PathBuf;
 
-use super::{EXIT_INVALID, EXIT_OK, Output};
-use crate::CompileOptions;
-use crate::builder::generate_folder;
-use crate::output::{OutputFile, write_folder};
+use toolforge_generator::__private::codegen::GenerateOptions;
+use toolforge_generator::__private::generate_folder;
+use toolforge_generator::__private::output::{OutputFile, write_folder};
+use toolforge_generator::CompileOptions;
 
-const CONFIG: &str = include_str!("../../../templates/init.config.yaml");
+use crate::{EXIT_INVALID, EXIT_OK, Output};
+
+const CONFIG: &str = include_str!("../../templates/init.config.yaml");
 
 /// Arguments of `toolforge init`.
 #[derive(Debug, clap::Args)]
@@ -41,7 +43,7 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
         );
     }
     // Headers name the paths relative to the project folder, as the user will run the command.
-    let options = crate::codegen::GenerateOptions::cli_generate(&config_name, &args.out);
+    let options = GenerateOptions::cli_generate(&config_name, &args.out);
     match generate_folder(
         &args.dir.join(&config_name),
         &args.dir.join(&args.out),

@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use serde_json::Value;
 use toolforge::ToolError;
 
-use super::{EXIT_INVALID, EXIT_OK, Output};
 use crate::dynamic;
+use crate::{EXIT_INVALID, EXIT_OK, Output};
 
 /// Arguments of `toolforge call`.
 #[derive(Debug, clap::Args)]

@@ -3,10 +3,12 @@
 
 use std::path::PathBuf;
 
-use super::{EXIT_INVALID, EXIT_OK, Output};
-use crate::CompileOptions;
-use crate::builder::check_generated_folder;
-use crate::output::Drift;
+use toolforge_generator::__private::check_generated_folder;
+use toolforge_generator::__private::codegen::GenerateOptions;
+use toolforge_generator::__private::output::Drift;
+use toolforge_generator::CompileOptions;
+
+use crate::{EXIT_INVALID, EXIT_OK, Output};
 
 /// Arguments of `toolforge check`.
 #[derive(Debug, clap::Args)]
@@ -20,14 +22,19 @@ pub struct Args {
     /// Treat config warnings as errors.
     #[arg(long)]
     pub strict: bool,
+    /// How the crate names the runtime when it renames or re-exports the `toolforge`
+    /// dependency (e.g. `::tf` or `crate::deps::toolforge`; default `::toolforge`).
+    #[arg(long, value_name = "PATH")]
+    pub crate_path: Option<String>,
 }
 
 /// Runs `toolforge check`.
 pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
-    let compile = CompileOptions {
-        strict: args.strict,
-    };
-    let options = crate::codegen::GenerateOptions::cli_generate(&args.config, &args.out);
+    let compile = CompileOptions::default().strict(args.strict);
+    let mut options = GenerateOptions::cli_generate(&args.config, &args.out);
+    if let Some(path) = &args.crate_path {
+        options = options.with_cli_crate_path(path);
+    }
     match check_generated_folder(&args.config, &args.out, &compile, &options) {
         Ok(drift) if drift.is_empty() => {
             let _ = writeln!(out.stdout, "{} is up to date", args.out.display());
@@ -42,14 +49,12 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
                 args.config.display()
             );
             for item in &drift {
-                match item {
-                    Drift::Missing(path) => {
-                        let _ = writeln!(out.stdout, "  missing  {}", path.display());
-                    }
-                    Drift::Changed { path, .. } => {
-                        let _ = writeln!(out.stdout, "  changed  {}", path.display());
-                    }
-                }
+                let what = if matches!(item, Drift::Missing(_)) {
+                    "missing"
+                } else {
+                    "changed"
+                };
+                let _ = writeln!(out.stdout, "  {what}  {}", item.path().display());
             }
             for item in &drift {
                 if let Drift::Changed { diff, .. } = item {
@@ -64,7 +69,7 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
             );
             EXIT_INVALID
         }
-        Err(crate::GenerateError::Config(diagnostics)) => {
+        Err(toolforge_generator::GenerateError::Config(diagnostics)) => {
             let _ = writeln!(out.stderr, "{}", diagnostics.render());
             EXIT_INVALID
         }

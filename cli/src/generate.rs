@@ -7,11 +7,12 @@
 
 use std::path::PathBuf;
 
-use super::{EXIT_INVALID, EXIT_OK, Output};
-use crate::CompileOptions;
-use crate::builder::generate_folder;
-use crate::codegen::GenerateOptions;
-use crate::output::FileAction;
+use toolforge_generator::__private::codegen::GenerateOptions;
+use toolforge_generator::__private::generate_folder;
+use toolforge_generator::__private::output::FileAction;
+use toolforge_generator::CompileOptions;
+
+use crate::{EXIT_INVALID, EXIT_OK, Output};
 
 /// Arguments of `toolforge generate`.
 #[derive(Debug, clap::Args)]
@@ -28,14 +29,19 @@ pub struct Args {
     /// Treat config warnings as errors.
     #[arg(long)]
     pub strict: bool,
+    /// How the crate names the runtime when it renames or re-exports the `toolforge`
+    /// dependency (e.g. `::tf` or `crate::deps::toolforge`; default `::toolforge`).
+    #[arg(long, value_name = "PATH")]
+    pub crate_path: Option<String>,
 }
 
 /// Runs `toolforge generate`.
 pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
-    let compile = CompileOptions {
-        strict: args.strict,
-    };
-    let options = GenerateOptions::cli_generate(&args.config, &args.out);
+    let compile = CompileOptions::default().strict(args.strict);
+    let mut options = GenerateOptions::cli_generate(&args.config, &args.out);
+    if let Some(path) = &args.crate_path {
+        options = options.with_cli_crate_path(path);
+    }
     match generate_folder(&args.config, &args.out, &compile, &options, args.force) {
         Ok((report, warnings)) => {
             if !warnings.is_empty() {
@@ -66,7 +72,7 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
             };
             EXIT_OK
         }
-        Err(crate::GenerateError::Config(diagnostics)) => {
+        Err(toolforge_generator::GenerateError::Config(diagnostics)) => {
             let _ = writeln!(out.stderr, "{}", diagnostics.render());
             EXIT_INVALID
         }

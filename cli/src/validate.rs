@@ -6,9 +6,9 @@
 use std::path::PathBuf;
 
 use serde_json::json;
+use toolforge_generator::{CompileOptions, Compiled, Diagnostics, compile_file};
 
-use super::{EXIT_INVALID, EXIT_OK, Output};
-use crate::{CompileOptions, Compiled, Diagnostics, compile_file};
+use crate::{EXIT_INVALID, EXIT_OK, Output};
 
 /// Arguments of `toolforge validate`.
 #[derive(Debug, clap::Args)]
@@ -73,9 +73,7 @@ fn plural(n: usize, word: &str) -> String {
 
 /// Runs the command.
 pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
-    let options = CompileOptions {
-        strict: args.strict,
-    };
+    let options = CompileOptions::default().strict(args.strict);
     let file = args.config.display().to_string();
     let result = compile_file(&args.config, &options);
     let written = match (&result, args.format) {

@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use toolforge_generator::cli::{Output, run_with};
+use toolforge_cli::{Output, run_with};
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let mut stdout = Vec::new();
@@ -266,4 +266,44 @@ fn init_scaffolds_a_valid_config_and_its_client() {
         fs::read_to_string(dir.path().join("ragforge.config.yaml")).unwrap(),
         "name: mine\n"
     );
+}
+
+#[test]
+fn a_crate_path_names_the_runtime_everywhere_and_check_agrees() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tools");
+    let config = config_with(dir.path(), 1);
+    let (config, out_s) = (config.to_str().unwrap(), out.to_str().unwrap());
+    let with_path = ["--config", config, "--out", out_s, "--crate-path", "::tf"];
+    let generate: Vec<&str> = std::iter::once("generate").chain(with_path).collect();
+    assert_eq!(run(&generate).0, 0);
+    let module = fs::read_to_string(out.join("mod.rs")).unwrap();
+    assert!(module.contains("::tf::sql::Database"), "{module}");
+    assert!(!module.contains("::toolforge::"), "{module}");
+    // The header's regenerate command reproduces the folder byte for byte.
+    assert!(module.contains("--crate-path ::tf"), "{module}");
+    let stub = fs::read_to_string(out.join("custom_tools.rs")).unwrap();
+    assert!(stub.contains("use tf::sql::Database;"), "{stub}");
+    let check: Vec<&str> = std::iter::once("check").chain(with_path).collect();
+    assert_eq!(run(&check).0, 0);
+    // Without the flag the folder is stale.
+    assert_eq!(run(&["check", "--config", config, "--out", out_s]).0, 1);
+
+    // A path that is not a Rust path is refused, and nothing changes.
+    let before = snapshot(&out);
+    let (code, _, stderr) = run(&[
+        "generate",
+        "--config",
+        config,
+        "--out",
+        out_s,
+        "--crate-path",
+        "tool forge",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("`tool forge` is not a Rust path"),
+        "{stderr}"
+    );
+    assert_eq!(snapshot(&out), before);
 }
