@@ -250,7 +250,7 @@ fn type_hint(message: &str) -> String {
 /// ```
 /// let value = toolforge_generator::__private::config::yaml_to_json("name: x\nentities: []\n").unwrap();
 /// assert_eq!(value["name"], "x");
-/// assert!(toolforge_generator::config::yaml_to_json("name: [").is_err());
+/// assert!(toolforge_generator::__private::config::yaml_to_json("name: [").is_err());
 /// ```
 pub fn yaml_to_json(source: &str) -> Result<serde_json::Value, serde_yaml::Error> {
     serde_json::Value::deserialize(serde_yaml::Deserializer::from_str(source))
