@@ -3,6 +3,9 @@
 //! checked-in client folder (`toolforge generate`).
 //!
 //! ```
+//! # // This crate's own tests depend on the runtime renamed `tf`: the expansion finds that
+//! # // name, and the example reads on as users write it.
+//! # extern crate tf as toolforge;
 //! mod tools {
 //!     // in your crate: include_config!("ragforge.config.yaml")
 //!     toolforge_config_macro::include_config!("tests/fixtures/notes.yaml");
@@ -29,10 +32,11 @@
 //! ```
 //!
 //! The path is relative to the calling crate's root (`CARGO_MANIFEST_DIR`). The expansion is
-//! the same module a build script generates (`Layout::Embedded`: `spec()`, `SCHEMA_SQL`,
-//! `apply_schema`, `records`, `tool_args`, `registry_builder`, `setup_tool_registry_with`), and
-//! it is rebuilt whenever the config file changes. The crate needs `toolforge` as a direct
-//! dependency (the expansion names `::toolforge`).
+//! the same module a build script generates (`spec()`, `SCHEMA_SQL`, `apply_schema`, `records`,
+//! `tool_args`, `registry_builder`, `setup_tool_registry_with`), with the spec and the SQL
+//! inline, and it is rebuilt whenever the config file changes. The crate needs `toolforge` as a
+//! direct dependency, under any name: the expansion names the runtime as the crate's
+//! `Cargo.toml` does (`tf = { package = "toolforge", ... }` gives `::tf`).
 //!
 //! A config error is a compile error at the macro's string literal, quoting the config
 //! location (`file:line:col`), the message and the hint, exactly as the CLI prints it.
