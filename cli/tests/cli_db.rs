@@ -589,3 +589,57 @@ fn a_config_that_grew_new_entities_is_caught_up_by_db_init() {
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
+
+#[test]
+fn call_ends_at_its_timeout_with_a_structured_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = seeded(dir.path());
+    let long = dir.path().join("long.jsonl");
+    let text = "a".repeat(100_000);
+    let line =
+        json!({"entity": "Scope", "data": {"uuid": "s-long", "name": "long", "signature": text}});
+    std::fs::write(&long, format!("{line}\n")).unwrap();
+    let run = toolforge(&[
+        "db",
+        "import",
+        "--config",
+        s(&code_rag()),
+        "--db",
+        s(&db),
+        s(&long),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let slow = json!({"entity_type": "Scope", "conditions": [
+        {"field": "signature", "operator": "GLOB", "value": format!("*{}b*", "a".repeat(40_000))}
+    ]})
+    .to_string();
+    let call = |timeout: &str, arguments: &str| {
+        toolforge(&[
+            "call",
+            "--config",
+            s(&code_rag()),
+            "--db",
+            s(&db),
+            "--timeout",
+            timeout,
+            "query_entities",
+            arguments,
+        ])
+    };
+    let timed_out = call("0.05", &slow);
+    assert_eq!(timed_out.code, 1, "{}", timed_out.stderr);
+    let error = timed_out.json();
+    assert_eq!(error["error"], "timeout", "{error}");
+    assert_eq!(error["details"]["timeout_ms"], 50, "{error}");
+
+    let fast = call("0.05", r#"{"entity_type":"Scope","limit":1}"#);
+    assert_eq!(fast.code, 0, "{}", fast.stderr);
+
+    let refused = call("0", "{}");
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("positive number of seconds"),
+        "{}",
+        refused.stderr
+    );
+}

@@ -25,6 +25,8 @@ use serde_json::{Map, Value};
 use crate::ToolError;
 use crate::spec::{EntitySpec, FieldType};
 
+use super::database::GLOB_FUNCTION;
+use super::glob::{GlobPattern, prefix_successor};
 use super::ident::{qualified, quote};
 use super::names::{shorten, unknown_name_message};
 use super::value::{json_to_sql, sql_to_json, value_type_as_field_type};
@@ -436,8 +438,24 @@ pub fn compile_condition(
                     pattern.len()
                 )));
             }
+            // SQLite's own GLOB recurses once per `*` and can overflow the stack (see
+            // `glob`); the registered function does not. A literal prefix becomes a range an
+            // index on a stored column can serve, as SQLite does for its GLOB.
+            let compiled = GlobPattern::new(&pattern);
+            let mut sql = String::new();
+            if !field.computed
+                && let Some(prefix) = compiled.literal_prefix()
+            {
+                let low = push(params, SqlValue::Text(prefix.clone()));
+                sql.push_str(&format!("{column} >= {low} AND "));
+                if let Some(high) = prefix_successor(&prefix) {
+                    let high = push(params, SqlValue::Text(high));
+                    sql.push_str(&format!("{column} < {high} AND "));
+                }
+            }
             let p = push(params, SqlValue::Text(pattern));
-            format!("{column} GLOB {p}")
+            sql.push_str(&format!("{GLOB_FUNCTION}({p}, CAST({column} AS TEXT))"));
+            format!("({sql})")
         }
         Operator::Regex => {
             let pattern = text_operand(&field, &condition.value, value_path)?;

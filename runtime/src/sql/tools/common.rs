@@ -9,10 +9,12 @@ use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{ToolAnnotations, ToolDefinition, ToolError, ToolFuture};
 
 use super::super::Database;
+use super::super::database::{DbError, is_interrupt};
 use super::super::names::{shorten, unknown_name_message};
 use super::super::query::{Page, execution_error};
 use super::EngineTool;
 use super::arguments::{input_schema, limit_bounds};
+use crate::CallBudget;
 
 /// The spec and database the tools answer from.
 #[derive(Debug)]
@@ -81,12 +83,25 @@ pub(crate) fn run<A: EngineTool>(shared: Arc<Shared>, arguments: A) -> ToolFutur
         match outcome {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(HandlerError::Tool(error))) => Err(error),
+            Ok(Err(HandlerError::Sqlite(error))) if is_interrupt(&error) => Err(stopped_error()),
             Ok(Err(HandlerError::Sqlite(error))) => Err(execution_error(&error)),
+            Err(DbError::Timeout) => Err(stopped_error()),
             Err(_) => Err(ToolError::execution_failed(
                 "The database call stopped unexpectedly; nothing was changed.",
             )),
         }
     })
+}
+
+/// The error of a read SQLite stopped: the call's `timeout` error when it has a deadline,
+/// otherwise (the caller went away) a plain failure nobody waits for.
+pub(crate) fn stopped_error() -> ToolError {
+    match CallBudget::current() {
+        Some(budget) => budget.timeout_error(),
+        None => {
+            ToolError::execution_failed("The database call was cancelled; nothing was changed.")
+        }
+    }
 }
 
 /// Deserialises the arguments object; errors become `invalid_arguments` naming the tool.

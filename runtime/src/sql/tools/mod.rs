@@ -327,6 +327,7 @@ impl DatabaseTool {
 }
 
 use common::run_json;
+pub(crate) use common::stopped_error;
 
 /// The tools `spec.tools.families` asks for, in a stable order.
 fn plan(spec: &SchemaSpec) -> Vec<DatabaseTool> {
