@@ -180,6 +180,16 @@ impl CallBudget {
         self
     }
 
+    /// This budget with `bytes` fewer bytes allowed in the answer (a `batch` keeps room for
+    /// its other results).
+    pub(crate) fn less_bytes(mut self, bytes: usize) -> CallBudget {
+        self.limits.max_answer_bytes = self
+            .limits
+            .max_answer_bytes
+            .map(|max| max.saturating_sub(bytes));
+        self
+    }
+
     /// Runs `f` with this budget as the current one.
     pub(crate) fn enter<T>(&self, f: impl FnOnce() -> T) -> T {
         BUDGET.sync_scope(self.clone(), f)

@@ -291,3 +291,209 @@ fn glob_through_the_tools_keeps_its_answers() {
         "{plan:?}"
     );
 }
+
+/// Follows `next_offset` from 0 until `has_more` is false: every page's results, in order.
+async fn all_pages(
+    registry: &ToolRegistry,
+    tool: &str,
+    arguments: serde_json::Value,
+) -> (Vec<serde_json::Value>, Vec<serde_json::Value>) {
+    let mut pages = Vec::new();
+    let mut results = Vec::new();
+    let mut offset = json!(0);
+    loop {
+        let mut arguments = arguments.clone();
+        arguments["offset"] = offset.clone();
+        let page = registry.call(tool, arguments).await.unwrap();
+        results.extend(page["results"].as_array().unwrap().iter().cloned());
+        assert_eq!(page["truncated"], page["has_more"], "{page}");
+        if page["has_more"] == false {
+            assert!(page["next_offset"].is_null(), "{page}");
+            assert!(page.get("truncated_by").is_none(), "{page}");
+            pages.push(page);
+            break;
+        }
+        offset = page["next_offset"].clone();
+        pages.push(page);
+        assert!(pages.len() < 100, "paging does not end");
+    }
+    (pages, results)
+}
+
+/// Every list tool pages with `offset`: following `next_offset` gives exactly the records of
+/// one large page, in the same order, for one leg or several.
+#[test]
+fn list_tools_page_with_offset_and_next_offset() {
+    let (_dir, spec, db) = seeded();
+    let registry = registry(spec.clone(), db.clone()).unwrap();
+    let two_rows = toolforge::sql::registry_builder(spec, db)
+        .unwrap()
+        .with_max_rows(2)
+        .build();
+    let cases = [
+        ("query_entities", json!({"entity_type": "Scope"})),
+        (
+            "glob_search",
+            json!({"entity_type": "Scope", "field": "file", "pattern": "src/*"}),
+        ),
+        (
+            "explore_relationships",
+            json!({"start_entity_type": "Scope", "relationship_type": "CONSUMES", "direction": "both"}),
+        ),
+        (
+            "explore_relationships",
+            json!({"start_entity_type": "Scope", "relationship_type": "DEFINED_IN"}),
+        ),
+        (
+            "get_entities_by_ids",
+            json!({"entity_type": "Scope", "ids": ["s5", "zz", "s1", "s5", "s3", "s2"]}),
+        ),
+    ];
+    multi_thread_runtime().block_on(async {
+        for (tool, arguments) in cases {
+            let mut whole = arguments.clone();
+            if tool != "get_entities_by_ids" {
+                whole["limit"] = json!(100);
+            }
+            let whole = registry.call(tool, whole).await.unwrap();
+            assert_eq!(whole["has_more"], false, "{whole}");
+            assert_eq!(whole["offset"], 0);
+            let mut paged = arguments.clone();
+            let (pages, results) = if tool == "get_entities_by_ids" {
+                let (pages, results) = all_pages(&two_rows, tool, paged).await;
+                assert_eq!(
+                    pages[0]["truncated_by"],
+                    json!({"limit": "max_rows", "value": 2})
+                );
+                assert_eq!(pages[1]["missing"], json!([]), "{}", pages[1]);
+                assert_eq!(pages[0]["missing"], json!(["zz"]));
+                (pages, results)
+            } else {
+                paged["limit"] = json!(1);
+                let (pages, results) = all_pages(&registry, tool, paged).await;
+                assert_eq!(
+                    pages[0]["truncated_by"],
+                    json!({"limit": "limit", "value": 1})
+                );
+                assert_eq!(pages[0]["total"], whole["total"]);
+                (pages, results)
+            };
+            assert!(pages.len() > 1, "{tool}: {pages:?}");
+            assert_eq!(&results, whole["results"].as_array().unwrap(), "{tool}");
+            // Past the end: nothing, and nothing more.
+            let mut beyond = arguments.clone();
+            beyond["offset"] = json!(1000);
+            let beyond = registry.call(tool, beyond).await.unwrap();
+            assert_eq!(beyond["returned"], 0, "{beyond}");
+            assert_eq!(beyond["has_more"], false);
+            if tool != "get_entities_by_ids" {
+                assert_eq!(beyond["total"], whole["total"], "{tool}");
+            }
+        }
+        let negative = registry
+            .call(
+                "query_entities",
+                json!({"entity_type": "Scope", "offset": -1}),
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(negative.code, ErrorCode::InvalidArguments);
+    });
+}
+
+/// Answers stay within `max_answer_bytes`: list tools stop before the cap and say so (and the
+/// rest is reachable with `next_offset`), a single record over the cap and any other answer
+/// over it are `too_large` errors, and `max_rows` caps a call's `limit`.
+#[test]
+fn answers_stay_within_their_caps() {
+    let (_dir, spec, db) = seeded();
+    add_long_scopes(&db, &spec, &"x".repeat(1_000), 30);
+    let cap = 8_000;
+    let registry = registry_with_limits(
+        spec.clone(),
+        db.clone(),
+        CallLimits::default().max_answer_bytes(Some(cap)),
+    );
+    let long = json!({"entity_type": "Scope", "conditions": [{"field": "uuid", "operator": "STARTS WITH", "value": "long-"}], "limit": 100});
+    multi_thread_runtime().block_on(async {
+        let page = registry.call("query_entities", long.clone()).await.unwrap();
+        assert!(page.to_string().len() <= cap, "{}", page.to_string().len());
+        assert_eq!(page["total"], 30);
+        assert_eq!(page["has_more"], true);
+        assert_eq!(
+            page["truncated_by"],
+            json!({"limit": "max_answer_bytes", "value": cap})
+        );
+        let (pages, results) = all_pages(&registry, "query_entities", long.clone()).await;
+        assert!(pages.iter().all(|p| p.to_string().len() <= cap));
+        let ids: Vec<&str> = results
+            .iter()
+            .map(|r| r["uuid"].as_str().unwrap())
+            .collect();
+        let mut expected: Vec<String> = (0..30).map(|i| format!("long-{i}")).collect();
+        expected.sort();
+        assert_eq!(ids, expected);
+
+        let tiny = registry_with_limits(
+            spec.clone(),
+            db.clone(),
+            CallLimits::default().max_answer_bytes(Some(900)),
+        );
+        let error = tiny.call("query_entities", long.clone()).await.unwrap_err();
+        assert_eq!(error.code, ErrorCode::TooLarge, "{error}");
+        assert_eq!(error.to_json()["error"], "too_large");
+        assert_eq!(error.details.as_ref().unwrap()["offset"], 0);
+        let error = tiny
+            .call(
+                "get_entity_by_id",
+                json!({"entity_type": "Scope", "id_value": "long-0"}),
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(error.code, ErrorCode::TooLarge, "{error}");
+        assert_eq!(error.details.as_ref().unwrap()["max_answer_bytes"], 900);
+
+        let rows = registry_with_limits(
+            spec.clone(),
+            db.clone(),
+            CallLimits::default().max_rows(Some(3)),
+        );
+        let page = rows.call("query_entities", long.clone()).await.unwrap();
+        assert_eq!(page["returned"], 3);
+        assert_eq!(
+            page["truncated_by"],
+            json!({"limit": "max_rows", "value": 3})
+        );
+        assert_eq!(page["next_offset"], 3);
+    });
+}
+
+/// A batch of 16 calls whose answers each fill the cap stays within the cap as a whole (one
+/// probe answered 160 MB): in call order, the results that do not fit are `too_large`
+/// errors, and per tool limits apply inside the batch too.
+#[test]
+fn a_batch_answer_stays_within_its_cap() {
+    let (_dir, spec, db) = seeded();
+    add_long_scopes(&db, &spec, &"y".repeat(25_000), 60);
+    let registry = registry(spec, db).unwrap();
+    let call = json!({"tool": "query_entities", "args": {"entity_type": "Scope", "limit": 100}});
+    multi_thread_runtime().block_on(async {
+        let answer = registry
+            .call("batch", json!({"calls": vec![call; 16]}))
+            .await
+            .unwrap();
+        let bytes = answer.to_string().len();
+        assert!(bytes <= 1 << 20, "{bytes}");
+        let results = answer["results"].as_array().unwrap();
+        assert_eq!(results.len(), 16);
+        assert_eq!(results[0]["ok"], true);
+        assert_eq!(
+            results[0]["result"]["truncated_by"]["limit"],
+            "max_answer_bytes"
+        );
+        for result in &results[1..] {
+            assert_eq!(result["ok"], false, "{result}");
+            assert_eq!(result["error"]["error"], "too_large", "{result}");
+        }
+    });
+}

@@ -131,6 +131,10 @@ impl BatchTool {
         })?;
         let calls = parse_calls(&arguments, self.config.max_calls)?;
         let outer = CallBudget::current();
+        // Each call's answer leaves room for the wrappers of every result and the short
+        // errors that may replace the others, so that one full answer still fits.
+        let room = 96 + calls.len() * SHORT_RESULT_BYTES;
+        let inner = outer.clone().map(|budget| budget.less_bytes(room));
         let semaphore = Arc::new(Semaphore::new(self.config.max_concurrency));
         let mut results: Vec<Option<Value>> = vec![None; calls.len()];
         let mut names: Vec<String> = Vec::with_capacity(calls.len());
@@ -162,7 +166,7 @@ impl BatchTool {
             let registry = Arc::clone(&registry);
             let semaphore = Arc::clone(&semaphore);
             let limit = self.config.per_call_timeout;
-            let outer = outer.clone();
+            let outer = inner.clone();
             tasks.spawn(async move {
                 // The semaphore is never closed, so acquiring cannot fail.
                 let _permit = semaphore.acquire_owned().await;
@@ -214,6 +218,10 @@ impl Tool for BatchTool {
         Box::pin(self.run(arguments))
     }
 }
+
+/// The most bytes a batch result replaced by an error takes (the error names the tool, at most
+/// 64 characters, and two numbers).
+const SHORT_RESULT_BYTES: usize = 512;
 
 /// Keeps the answer `{"results": [...]}` within `max` bytes: in call order, each result stays
 /// if it fits with what is kept before it and the short errors that may replace the results

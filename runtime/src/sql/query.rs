@@ -585,6 +585,8 @@ pub struct EntityQuery<'s> {
     pub params: Vec<SqlValue>,
     /// The most records returned.
     pub limit: u32,
+    /// How many matching records to skip (in order) before the first one returned.
+    pub offset: u64,
 }
 
 /// A page of results.
@@ -592,14 +594,26 @@ pub struct EntityQuery<'s> {
 pub struct Page {
     /// How many records match in total.
     pub total: u64,
+    /// How many matching records came before this page.
+    pub offset: u64,
     /// The records returned (at most the limit).
     pub results: Vec<Value>,
 }
 
 impl Page {
-    /// True when more records matched than were returned.
+    /// True when more records matched than were returned (before or after this page).
     pub fn truncated(&self) -> bool {
         self.total > self.results.len() as u64
+    }
+
+    /// True when matching records follow this page: ask again from [`Page::next_offset`].
+    pub fn has_more(&self) -> bool {
+        self.next_offset() < self.total
+    }
+
+    /// The offset of the record after this page.
+    pub fn next_offset(&self) -> u64 {
+        self.offset + self.results.len() as u64
     }
 }
 
@@ -689,19 +703,27 @@ impl<'s> EntityQuery<'s> {
             order_sql,
             params,
             limit,
+            offset: 0,
         })
+    }
+
+    /// The same query, skipping the first `offset` matching records.
+    pub fn with_offset(mut self, offset: u64) -> Self {
+        self.offset = offset;
+        self
     }
 
     /// The SELECT statement (with `LIMIT limit + 1` to detect truncation).
     pub fn select_sql(&self) -> String {
         format!(
-            "SELECT {} FROM {} AS {} WHERE {} ORDER BY {} LIMIT {}",
+            "SELECT {} FROM {} AS {} WHERE {} ORDER BY {} LIMIT {} OFFSET {}",
             self.projection.select_list(),
             quote(&self.entity.table),
             quote(ROW_ALIAS),
             self.where_sql,
             self.order_sql,
-            u64::from(self.limit) + 1
+            u64::from(self.limit) + 1,
+            self.offset
         )
     }
 
@@ -715,8 +737,19 @@ impl<'s> EntityQuery<'s> {
         )
     }
 
-    /// Runs the query: the page of records, and the total (counted only when the page is cut).
+    /// Runs the query: the page of records, and the total (counted only when it is not known
+    /// from the page).
     pub fn run(&self, conn: &Connection) -> rusqlite::Result<Page> {
+        self.run_taking(conn, |_| true)
+    }
+
+    /// Runs the query, offering each record in order to `take` and ending the page at the
+    /// first one it refuses (or after `limit` records): the records taken, and the total.
+    pub fn run_taking(
+        &self,
+        conn: &Connection,
+        mut take: impl FnMut(&Value) -> bool,
+    ) -> rusqlite::Result<Page> {
         let mut statement = conn.prepare_cached(&self.select_sql())?;
         let mut rows = statement.query(rusqlite::params_from_iter(self.params.iter()))?;
         let mut results = Vec::new();
@@ -726,18 +759,27 @@ impl<'s> EntityQuery<'s> {
                 more = true;
                 break;
             }
-            results.push(Value::Object(self.projection.record(row, 0)?));
+            let record = Value::Object(self.projection.record(row, 0)?);
+            if !take(&record) {
+                more = true;
+                break;
+            }
+            results.push(record);
         }
         drop(rows);
-        let total = if more {
+        let total = if !more && (!results.is_empty() || self.offset == 0) {
+            self.offset + results.len() as u64
+        } else {
             let mut count = conn.prepare_cached(&self.count_sql())?;
             count.query_row(rusqlite::params_from_iter(self.params.iter()), |row| {
                 row.get::<_, i64>(0)
             })? as u64
-        } else {
-            results.len() as u64
         };
-        Ok(Page { total, results })
+        Ok(Page {
+            total,
+            offset: self.offset,
+            results,
+        })
     }
 }
 
