@@ -36,6 +36,14 @@ pub enum DbError {
     /// panicked, or the runtime is shutting down. A read changes nothing.
     #[error("the database call stopped before it finished")]
     Stopped,
+    /// A write was committed but could not be copied from the `-wal` file into the database
+    /// file: until a later write succeeds, the database file alone (without its `-wal`) lacks
+    /// it.
+    #[error(
+        "the write was committed, but copying it from the -wal file into the database file \
+         failed (keep the -wal file next to the database): {0}"
+    )]
+    Checkpoint(#[source] rusqlite::Error),
     /// The call's deadline passed before a connection was free; nothing was run.
     #[error("the call's deadline passed before a database connection was free")]
     Timeout,
@@ -110,9 +118,13 @@ struct Inner {
     readers: Pool,
 }
 
-/// A SQLite database file: a writer connection (WAL mode) and a pool of read-only
-/// connections (`SQLITE_OPEN_READ_ONLY` and `PRAGMA query_only`) sized to the available
-/// parallelism. Cheap to clone; clones share the connections.
+/// A SQLite database file: a writer connection (new databases in WAL mode) and a pool of
+/// read-only connections (`SQLITE_OPEN_READ_ONLY` and `PRAGMA query_only`) sized to the
+/// available parallelism. Cheap to clone; clones share the connections.
+///
+/// Every write ([`Database::write_blocking`], hence [`Database::init`] and
+/// [`Database::import`]) ends with a checkpoint, so the database file alone holds everything
+/// committed.
 ///
 /// Every connection has a `regexp(pattern, text)` function (the `REGEXP` operator), backed by
 /// the `regex` crate with the compiled pattern cached per statement, and a
@@ -267,7 +279,11 @@ fn reader_count() -> usize {
 }
 
 impl Database {
-    /// Opens (creating if needed) a database file for reading and writing, in WAL mode.
+    /// Opens (creating if needed) a database file for reading and writing.
+    ///
+    /// A new (empty) database is put in WAL mode, so that reads go on while a write runs. An
+    /// existing database keeps its journal mode: opening it changes nothing in the file, so a
+    /// write that is refused leaves it exactly as it was.
     pub fn open(path: impl AsRef<Path>) -> Result<Database, DbError> {
         let path = path.as_ref().to_path_buf();
         let writer = Connection::open_with_flags(
@@ -278,8 +294,15 @@ impl Database {
         )?;
         configure(&writer, Arc::new(Watch::default()))?;
         writer.set_prepared_statement_cache_capacity(512);
-        writer.pragma_update(None, "journal_mode", "WAL")?;
-        writer.pragma_update(None, "synchronous", "NORMAL")?;
+        let pages: i64 = writer.query_row("PRAGMA page_count", [], |row| row.get(0))?;
+        if pages == 0 {
+            writer.pragma_update(None, "journal_mode", "WAL")?;
+        }
+        let mode: String = writer.query_row("PRAGMA journal_mode", [], |row| row.get(0))?;
+        if mode.eq_ignore_ascii_case("wal") {
+            // Safe in WAL mode (a power loss can lose the last commits, never corrupt).
+            writer.pragma_update(None, "synchronous", "NORMAL")?;
+        }
         // A 64 MiB page cache keeps index pages of large imports in memory.
         writer.pragma_update(None, "cache_size", -65_536)?;
         writer.pragma_update(None, "temp_store", "MEMORY")?;
@@ -346,11 +369,21 @@ impl Database {
         })?
     }
 
-    /// Runs `f` with the writer connection (blocking the current thread).
+    /// Runs `f` with the writer connection (blocking the current thread), then copies what
+    /// it wrote from the `-wal` file into the database file (`PRAGMA
+    /// wal_checkpoint(TRUNCATE)`), so that the database file alone holds every committed
+    /// write: copying only the `.db` file gives all the data. A checkpoint that fails is
+    /// [`DbError::Checkpoint`] (the write itself was committed); one that cannot finish
+    /// because readers still use older data is completed by a later write.
     pub fn write_blocking<T>(&self, f: impl FnOnce(&mut Connection) -> T) -> Result<T, DbError> {
         let writer = self.inner.writer.as_ref().ok_or(DbError::ReadOnly)?;
         let mut conn = lock(writer);
-        Ok(f(&mut conn))
+        let result = f(&mut conn);
+        if conn.is_autocommit() {
+            conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+                .map_err(DbError::Checkpoint)?;
+        }
+        Ok(result)
     }
 
     /// Runs `f` with a read-only connection from the pool, waiting for one to be free
