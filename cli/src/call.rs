@@ -2,13 +2,15 @@
 //!
 //! Runs one tool of the config over the database. Success: the result as JSON on stdout,
 //! exit 0. A tool error (invalid arguments, not found, unknown tool with the nearest names,
-//! arguments that are not JSON): the structured error JSON on stdout, exit 1. A config or
-//! database that cannot be used: the message on stderr, exit 1.
+//! arguments that are not JSON, a call that overran `--timeout` or an answer over
+//! `--max-answer-bytes`): the structured error JSON on stdout, exit 1. A config or database
+//! that cannot be used: the message on stderr, exit 1.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use serde_json::Value;
-use toolforge::ToolError;
+use toolforge::{CallLimits, ToolError};
 
 use crate::dynamic;
 use crate::{EXIT_INVALID, EXIT_OK, Output};
@@ -28,6 +30,25 @@ pub struct Args {
     /// The arguments, as one JSON object.
     #[arg(value_name = "JSON", default_value = "{}")]
     pub arguments: String,
+    /// The call's deadline in seconds (decimals allowed); an overrun is a `timeout` error.
+    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
+    pub timeout: Duration,
+    /// The largest answer, in bytes of compact JSON; list tools stop adding records before
+    /// it (and say so), a larger answer is a `too_large` error.
+    #[arg(long, value_name = "BYTES", default_value_t = toolforge::limits::DEFAULT_MAX_ANSWER_BYTES)]
+    pub max_answer_bytes: usize,
+}
+
+/// A positive number of seconds.
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds > 0.0 => {
+            Duration::try_from_secs_f64(seconds).map_err(|_| format!("{text} seconds is too long"))
+        }
+        _ => Err(format!(
+            "expected a positive number of seconds (like 30 or 0.5), got `{text}`"
+        )),
+    }
 }
 
 /// Runs the command.
@@ -41,7 +62,11 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
             return print(out, Err(error));
         }
     };
-    let live = match dynamic::load(&args.config, &args.db, &Default::default()) {
+    let limits = CallLimits::default()
+        .timeout(Some(args.timeout))
+        .max_answer_bytes(Some(args.max_answer_bytes));
+    let live = match dynamic::load_with_limits(&args.config, &args.db, &Default::default(), limits)
+    {
         Ok(live) => live,
         Err(error) => {
             let _ = writeln!(out.stderr, "{error}");

@@ -40,7 +40,7 @@ use std::sync::Arc;
 
 use toolforge::spec::SchemaSpec;
 use toolforge::sql::{Database, SchemaDifference};
-use toolforge::{RegistryError, ToolDefinition, ToolRegistry};
+use toolforge::{CallLimits, RegistryError, ToolDefinition, ToolRegistry};
 
 use toolforge_generator::{CompileOptions, Compiled, Diagnostics, compile_file};
 
@@ -272,12 +272,25 @@ pub fn check_ready(
 }
 
 /// Compiles the config, opens the database (which must exist and match the config) and
-/// registers the tools: the one call to get a live registry.
+/// registers the tools: the one call to get a live registry (with the default
+/// [`CallLimits`]: 30 s per call, answers of at most 1 MiB).
 pub fn load(config: &Path, db: &Path, options: &CompileOptions) -> Result<Live, LoadError> {
+    load_with_limits(config, db, options, CallLimits::default())
+}
+
+/// [`load`] with the given limits for every call.
+pub fn load_with_limits(
+    config: &Path,
+    db: &Path,
+    options: &CompileOptions,
+    limits: CallLimits,
+) -> Result<Live, LoadError> {
     let compiled = compile(config, options)?;
     let spec = Arc::new(compiled.spec.clone());
     let database = open_ready(db, &spec, config)?;
-    let registry = toolforge::sql::registry(spec.clone(), database)?;
+    let registry = toolforge::sql::registry_builder(spec.clone(), database)?
+        .with_limits(limits)
+        .build();
     Ok(Live {
         compiled,
         spec,

@@ -589,3 +589,174 @@ fn a_config_that_grew_new_entities_is_caught_up_by_db_init() {
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
+
+#[test]
+fn call_ends_at_its_timeout_with_a_structured_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = seeded(dir.path());
+    let long = dir.path().join("long.jsonl");
+    let text = "a".repeat(100_000);
+    let line =
+        json!({"entity": "Scope", "data": {"uuid": "s-long", "name": "long", "signature": text}});
+    std::fs::write(&long, format!("{line}\n")).unwrap();
+    let run = toolforge(&[
+        "db",
+        "import",
+        "--config",
+        s(&code_rag()),
+        "--db",
+        s(&db),
+        s(&long),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let slow = json!({"entity_type": "Scope", "conditions": [
+        {"field": "signature", "operator": "GLOB", "value": format!("*{}b*", "a".repeat(40_000))}
+    ]})
+    .to_string();
+    let call = |timeout: &str, arguments: &str| {
+        toolforge(&[
+            "call",
+            "--config",
+            s(&code_rag()),
+            "--db",
+            s(&db),
+            "--timeout",
+            timeout,
+            "query_entities",
+            arguments,
+        ])
+    };
+    let timed_out = call("0.05", &slow);
+    assert_eq!(timed_out.code, 1, "{}", timed_out.stderr);
+    let error = timed_out.json();
+    assert_eq!(error["error"], "timeout", "{error}");
+    assert_eq!(error["details"]["timeout_ms"], 50, "{error}");
+
+    let fast = call("0.05", r#"{"entity_type":"Scope","limit":1}"#);
+    assert_eq!(fast.code, 0, "{}", fast.stderr);
+
+    let refused = call("0", "{}");
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("positive number of seconds"),
+        "{}",
+        refused.stderr
+    );
+}
+
+#[test]
+fn after_db_import_the_database_file_alone_holds_the_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = seeded(dir.path());
+    // Only the .db file travels (cp, a Docker COPY, git add): no -wal, no -shm.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let copy = elsewhere.path().join("code.db");
+    std::fs::copy(&db, &copy).unwrap();
+    assert_eq!(count(&copy, "scope"), count(&db, "scope"));
+    assert!(count(&copy, "scope") > 0);
+    let run = toolforge(&[
+        "call",
+        "--config",
+        s(&code_rag()),
+        "--db",
+        s(&copy),
+        "get_entity_by_id",
+        r#"{"entity_type":"Scope","id_value":"s-login"}"#,
+    ]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(run.json()["record"]["name"], "handleLogin");
+}
+
+/// The journal mode, as the database header records it (bytes 18 and 19: 1 for a rollback
+/// journal, 2 for WAL) and as SQLite reports it.
+fn journal_mode(db: &Path) -> (Vec<u8>, String) {
+    let header = std::fs::read(db).unwrap()[18..20].to_vec();
+    let conn =
+        rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    (header, mode)
+}
+
+#[test]
+fn a_refused_import_changes_nothing_not_even_the_journal_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    // Someone else's database, in rollback-journal mode.
+    let theirs = dir.path().join("theirs.db");
+    {
+        let conn = rusqlite::Connection::open(&theirs).unwrap();
+        conn.execute_batch("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT); INSERT INTO notes (text) VALUES ('mine');")
+            .unwrap();
+    }
+    let before = std::fs::read(&theirs).unwrap();
+    assert_eq!(journal_mode(&theirs), (vec![1, 1], "delete".to_string()));
+    let import = |db: &Path, data: &Path| {
+        toolforge(&[
+            "db",
+            "import",
+            "--config",
+            s(&code_rag()),
+            "--db",
+            s(db),
+            s(data),
+        ])
+    };
+    let refused = import(&theirs, &fixture());
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("toolforge db init"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(journal_mode(&theirs), (vec![1, 1], "delete".to_string()));
+    assert_eq!(
+        std::fs::read(&theirs).unwrap(),
+        before,
+        "not a byte changed"
+    );
+    assert!(!dir.path().join("theirs.db-wal").exists());
+
+    // An initialised database in rollback-journal mode keeps it through a refused import
+    // (a bad line) and through a successful one.
+    let rollback = dir.path().join("rollback.db");
+    rusqlite::Connection::open(&rollback)
+        .unwrap()
+        .execute_batch("PRAGMA user_version = 7;")
+        .unwrap();
+    let init = toolforge(&[
+        "db",
+        "init",
+        "--config",
+        s(&code_rag()),
+        "--db",
+        s(&rollback),
+    ]);
+    assert_eq!(init.code, 0, "{}", init.stderr);
+    assert_eq!(journal_mode(&rollback).1, "delete");
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(
+        &bad,
+        "{\"entity\": \"Scope\", \"data\": {\"uuid\": \"x\"}}\nnot json\n",
+    )
+    .unwrap();
+    let before = std::fs::read(&rollback).unwrap();
+    let refused = import(&rollback, &bad);
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    assert!(refused.stderr.contains("line 2"), "{}", refused.stderr);
+    assert_eq!(
+        std::fs::read(&rollback).unwrap(),
+        before,
+        "not a byte changed"
+    );
+    assert_eq!(journal_mode(&rollback), (vec![1, 1], "delete".to_string()));
+    let loaded = import(&rollback, &fixture());
+    assert_eq!(loaded.code, 0, "{}", loaded.stderr);
+    assert_eq!(journal_mode(&rollback).1, "delete");
+    assert!(count(&rollback, "scope") > 0);
+
+    // A database toolforge creates is in WAL mode.
+    let fresh = initialised(dir.path());
+    assert_eq!(journal_mode(&fresh), (vec![2, 2], "wal".to_string()));
+}

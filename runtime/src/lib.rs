@@ -26,11 +26,13 @@ pub use tool::{
 pub mod arguments;
 pub mod builtin;
 pub mod dialect;
+pub mod limits;
 mod registry;
 
 pub use arguments::ArgumentValidator;
 pub use builtin::{BATCH_TOOL_NAME, BatchConfig, BatchTool, InvalidTool};
 pub use dialect::Dialect;
+pub use limits::{CallBudget, CallLimits};
 pub use registry::{
     InvalidToolName, MAX_TOOL_NAME_LEN, RegistryBuilder, RegistryError, ToolRegistry,
     validate_tool_name,

@@ -84,8 +84,10 @@ pub enum ErrorCode {
     UnknownTool,
     /// The tool ran and failed.
     ExecutionFailed,
-    /// The call took longer than the registry's timeout.
+    /// The call took longer than its deadline (see [`crate::CallLimits::timeout`]).
     Timeout,
+    /// The answer was larger than its cap (see [`crate::CallLimits::max_answer_bytes`]).
+    TooLarge,
     /// The requested record does not exist.
     NotFound,
     /// The tool panicked; the panic was contained.
@@ -102,6 +104,7 @@ impl ErrorCode {
             ErrorCode::UnknownTool => "unknown_tool",
             ErrorCode::ExecutionFailed => "execution_failed",
             ErrorCode::Timeout => "timeout",
+            ErrorCode::TooLarge => "too_large",
             ErrorCode::NotFound => "not_found",
             ErrorCode::Panicked => "panicked",
             ErrorCode::Unavailable => "unavailable",

@@ -327,3 +327,37 @@ fn opening_a_missing_read_only_database_is_an_error() {
     let error = Database::open_read_only(dir.path().join("missing.db")).unwrap_err();
     assert!(matches!(error, DbError::Sqlite(_)), "{error}");
 }
+
+/// After a write the database file alone holds everything: copying only the `.db` (as `cp`, a
+/// Docker `COPY` or `git add` do) while the database is still open gives every row.
+#[test]
+fn the_database_file_alone_holds_every_write() {
+    let (dir, spec, db) = seeded();
+    let copy_dir = tempfile::tempdir().unwrap();
+    let copy = copy_dir.path().join("copy.db");
+    std::fs::copy(dir.path().join("code.db"), &copy).unwrap();
+    let copied = Database::open_read_only(&copy).unwrap();
+    assert_eq!(count(&copied, "scope"), 5);
+    assert_eq!(dump(&copied), dump(&db));
+    let wal = dir.path().join("code.db-wal");
+    assert!(
+        !wal.exists() || std::fs::metadata(&wal).unwrap().len() == 0,
+        "the -wal file holds nothing after the import"
+    );
+    // A later write is checkpointed too.
+    db.import_jsonl(
+        &spec,
+        r#"{"entity":"File","data":{"path":"src/c.ts","language":"rust"}}"#.as_bytes(),
+    )
+    .unwrap();
+    std::fs::copy(dir.path().join("code.db"), &copy).unwrap();
+    let copied = Database::open_read_only(&copy).unwrap();
+    assert_eq!(count(&copied, "file"), 3);
+}
+
+fn count(db: &Database, table: &str) -> i64 {
+    db.read_blocking(|c| {
+        c.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+            .unwrap()
+    })
+}

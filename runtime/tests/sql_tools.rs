@@ -554,7 +554,8 @@ async fn lookup_tools() {
         .unwrap();
     assert_eq!(
         many,
-        json!({"entity_type": "Scope", "requested": 3, "returned": 2, "missing": ["zz"], "results": [
+        json!({"entity_type": "Scope", "requested": 3, "offset": 0, "returned": 2, "missing": ["zz"],
+               "truncated": false, "has_more": false, "next_offset": null, "results": [
             {"uuid": "s3", "name": "parse_it", "line_count": 3},
             {"uuid": "s1", "name": "parseConfig", "line_count": 150}
         ]})

@@ -416,6 +416,7 @@ async fn typed_records_custom_tools_and_typed_arguments() {
             direction: Direction::Desc,
         }),
         limit: Some(2),
+        offset: None,
     };
     let raw = json!({"entity_type": "Scope", "order_by": {"field": "line_count", "direction": "DESC"}, "limit": 2});
     let schema = registry

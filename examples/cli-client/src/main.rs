@@ -56,6 +56,7 @@ async fn run() -> Result<(), Error> {
             direction: Direction::Desc,
         }),
         limit: Some(5),
+        offset: None,
     };
     show(
         &QueryEntitiesArgs::tool_name(),

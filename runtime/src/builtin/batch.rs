@@ -5,8 +5,10 @@
 //! `{}`). Output: `{"results": [...]}` in call order, each `{"tool": …, "ok": true, "result": …}`
 //! or `{"tool": …, "ok": false, "error": {…}}`. One failing call never cancels the others.
 //!
-//! Every call goes through the registry (argument validation, panic isolation, the registry's
-//! timeout) plus the batch's own per-call timeout. A call of `batch` itself is refused, and an
+//! Every call goes through the registry (argument validation, panic isolation, the called
+//! tool's limits, kept within the batch's own: its deadline and answer cap) plus the batch's
+//! own per-call timeout. The whole answer stays within the batch's answer cap: in call order,
+//! a result that does not fit is replaced by a `too_large` error. A call of `batch` itself is refused, and an
 //! unknown name is answered with the unknown-tool payload (see [`crate::InvalidTool`]).
 //!
 //! The tool holds only a [`Weak`] reference to its registry (set when the registry is built),
@@ -20,10 +22,10 @@ use serde_json::{Map, Value, json};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use crate::registry::guard::timed_out;
+use crate::limits::{json_len, timed_out};
 use crate::{
-    ErrorCode, Tool, ToolAnnotations, ToolContext, ToolDefinition, ToolError, ToolFuture,
-    ToolRegistry,
+    CallBudget, ErrorCode, Tool, ToolAnnotations, ToolContext, ToolDefinition, ToolError,
+    ToolFuture, ToolRegistry,
 };
 
 /// The name the batch tool is registered under.
@@ -128,6 +130,11 @@ impl BatchTool {
             )
         })?;
         let calls = parse_calls(&arguments, self.config.max_calls)?;
+        let outer = CallBudget::current();
+        // Each call's answer leaves room for the wrappers of every result and the short
+        // errors that may replace the others, so that one full answer still fits.
+        let room = 96 + calls.len() * SHORT_RESULT_BYTES;
+        let inner = outer.clone().map(|budget| budget.less_bytes(room));
         let semaphore = Arc::new(Semaphore::new(self.config.max_concurrency));
         let mut results: Vec<Option<Value>> = vec![None; calls.len()];
         let mut names: Vec<String> = Vec::with_capacity(calls.len());
@@ -159,11 +166,12 @@ impl BatchTool {
             let registry = Arc::clone(&registry);
             let semaphore = Arc::clone(&semaphore);
             let limit = self.config.per_call_timeout;
+            let outer = inner.clone();
             tasks.spawn(async move {
                 // The semaphore is never closed, so acquiring cannot fail.
                 let _permit = semaphore.acquire_owned().await;
-                let outcome =
-                    tokio::time::timeout(limit, registry.call(&call.tool, call.arguments)).await;
+                let call_future = registry.call_within(&call.tool, call.arguments, outer.as_ref());
+                let outcome = tokio::time::timeout(limit, call_future).await;
                 let entry = match outcome {
                     Ok(Ok(result)) => json!({ "tool": call.tool, "ok": true, "result": result }),
                     Ok(Err(error)) => failure(&call.tool, error.to_json()),
@@ -181,7 +189,7 @@ impl BatchTool {
                 Err(_) => continue,
             }
         }
-        let results: Vec<Value> = results
+        let mut results: Vec<Value> = results
             .into_iter()
             .zip(&names)
             .map(|(entry, tool)| {
@@ -194,6 +202,9 @@ impl BatchTool {
                 })
             })
             .collect();
+        if let Some(max) = outer.and_then(|budget| budget.limits().max_answer_bytes) {
+            fit_answer(&mut results, &names, max);
+        }
         Ok(json!({ "results": results }))
     }
 }
@@ -205,6 +216,50 @@ impl Tool for BatchTool {
 
     fn call<'a>(&'a self, arguments: Value, _context: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(self.run(arguments))
+    }
+}
+
+/// The most bytes a batch result replaced by an error takes (the error names the tool, at most
+/// 64 characters, and two numbers).
+const SHORT_RESULT_BYTES: usize = 512;
+
+/// Keeps the answer `{"results": [...]}` within `max` bytes: in call order, each result stays
+/// if it fits with what is kept before it and the short errors that may replace the results
+/// after it; otherwise it is replaced by a `too_large` error naming the cap (call it again on
+/// its own, or ask for less).
+fn fit_answer(results: &mut [Value], names: &[String], max: usize) {
+    let sizes: Vec<usize> = results.iter().map(json_len).collect();
+    let replacements: Vec<Value> = names
+        .iter()
+        .zip(&sizes)
+        .map(|(tool, &bytes)| {
+            let error = ToolError::new(
+                ErrorCode::TooLarge,
+                format!(
+                    "this result ({bytes} bytes) does not fit in the batch's answer of at most \
+                     {max} bytes (max_answer_bytes); call `{tool}` on its own or ask for less"
+                ),
+            )
+            .with_details(json!({
+                "tool": tool,
+                "limit": "max_answer_bytes",
+                "max_answer_bytes": max,
+                "bytes": bytes,
+            }));
+            failure(tool, error.to_json())
+        })
+        .collect();
+    let replacement_sizes: Vec<usize> = replacements.iter().map(json_len).collect();
+    // `{"results":[` + `]}` and the commas between results.
+    let envelope = r#"{"results":[]}"#.len() + results.len().saturating_sub(1);
+    let mut used = envelope + replacement_sizes.iter().sum::<usize>();
+    for (index, replacement) in replacements.into_iter().enumerate() {
+        let with_result = used - replacement_sizes[index] + sizes[index];
+        if with_result <= max || sizes[index] <= replacement_sizes[index] {
+            used = with_result;
+        } else {
+            results[index] = replacement;
+        }
     }
 }
 

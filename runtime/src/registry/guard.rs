@@ -6,13 +6,16 @@ use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::CallBudget;
+
 use crate::{ErrorCode, Tool, ToolContext, ToolError, ToolFuture, ToolResult};
 
-/// Runs `tool` with panic isolation and, when `timeout` is set, a deadline.
+/// Runs `tool` with panic isolation and the call's budget: the budget is the current one
+/// while the handler runs ([`CallBudget::current`]), and its deadline, if any, ends the call
+/// with [`ErrorCode::Timeout`].
 ///
 /// A deadline needs a Tokio runtime with timers enabled; without one the call fails with a
 /// contained error rather than bringing the caller down.
@@ -20,22 +23,26 @@ pub(crate) async fn run_guarded(
     tool: &dyn Tool,
     arguments: Value,
     context: &ToolContext,
-    timeout: Option<Duration>,
+    budget: &CallBudget,
 ) -> ToolResult {
     let name = &tool.definition().name;
-    let future = match catch_unwind(AssertUnwindSafe(|| tool.call(arguments, context))) {
-        Ok(future) => future,
-        Err(payload) => return Err(panicked(name, payload)),
-    };
-    match timeout {
-        None => CatchUnwind { inner: future }
-            .await
-            .map_err(|payload| panicked(name, payload))?,
-        Some(limit) => {
+    let future =
+        match budget.enter(|| catch_unwind(AssertUnwindSafe(|| tool.call(arguments, context)))) {
+            Ok(future) => future,
+            Err(payload) => return Err(panicked(name, payload)),
+        };
+    let scoped = budget.scope(future);
+    match budget.deadline() {
+        None => CatchUnwind {
+            inner: Box::pin(scoped),
+        }
+        .await
+        .map_err(|payload| panicked(name, payload))?,
+        Some(deadline) => {
             let timed: ToolFuture<'_> = Box::pin(async move {
-                match tokio::time::timeout(limit, future).await {
+                match tokio::time::timeout_at(deadline.into(), scoped).await {
                     Ok(result) => result,
-                    Err(_) => Err(timed_out(name, limit)),
+                    Err(_) => Err(budget.timeout_error()),
                 }
             });
             CatchUnwind { inner: timed }
@@ -43,18 +50,6 @@ pub(crate) async fn run_guarded(
                 .map_err(|payload| panicked(name, payload))?
         }
     }
-}
-
-/// The error for a call that overran `limit`.
-pub(crate) fn timed_out(name: &str, limit: Duration) -> ToolError {
-    ToolError::new(
-        ErrorCode::Timeout,
-        format!(
-            "`{name}` did not finish within {} ms and was cancelled; try narrower arguments",
-            limit.as_millis()
-        ),
-    )
-    .with_details(json!({ "tool": name, "timeout_ms": limit.as_millis() as u64 }))
 }
 
 fn panicked(name: &str, payload: Box<dyn Any + Send>) -> ToolError {

@@ -16,7 +16,8 @@ use serde_json::{Map, Value};
 use crate::arguments::ArgumentValidator;
 use crate::builtin::{BatchConfig, BatchTool, InvalidTool};
 use crate::dialect::{self, Dialect};
-use crate::{Tool, ToolContext, ToolDefinition, ToolResult};
+use crate::limits::{json_len, too_large};
+use crate::{CallBudget, CallLimits, Tool, ToolContext, ToolDefinition, ToolResult};
 
 use crate::arguments::SchemaError;
 pub use toolforge_names::{InvalidToolName, MAX_TOOL_NAME_LEN, validate_tool_name};
@@ -54,6 +55,15 @@ pub enum RegistryError {
         #[source]
         source: SchemaError,
     },
+    /// Limits were set for a tool that is not registered (register it first).
+    #[error(
+        "cannot set limits for `{name}`: no tool with this name is registered (yet); \
+         register it before setting its limits"
+    )]
+    NotRegistered {
+        /// The name given.
+        name: String,
+    },
 }
 
 struct Entry {
@@ -70,7 +80,8 @@ pub struct RegistryBuilder {
     entries: Vec<Entry>,
     index: HashMap<String, usize>,
     context: ToolContext,
-    timeout: Option<Duration>,
+    limits: CallLimits,
+    tool_limits: HashMap<String, CallLimits>,
     batch: Option<Arc<BatchTool>>,
 }
 
@@ -78,7 +89,8 @@ impl fmt::Debug for RegistryBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RegistryBuilder")
             .field("tools", &self.entries.len())
-            .field("timeout", &self.timeout)
+            .field("limits", &self.limits)
+            .field("tool_limits", &self.tool_limits)
             .finish_non_exhaustive()
     }
 }
@@ -150,11 +162,65 @@ impl RegistryBuilder {
         self
     }
 
-    /// A deadline for every call; an overrun becomes [`crate::ErrorCode::Timeout`].
-    /// Needs a Tokio runtime with timers when calls run.
+    /// The deadline of every call (default [`crate::limits::DEFAULT_TIMEOUT`], 30 s); an
+    /// overrun becomes [`crate::ErrorCode::Timeout`]. Needs a Tokio runtime with timers when
+    /// calls run. Tools with their own limits ([`RegistryBuilder::with_tool_limits`]) keep
+    /// them.
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
+        self.limits.timeout = Some(timeout);
         self
+    }
+
+    /// No deadline for calls (tools with their own limits keep them).
+    pub fn without_timeout(mut self) -> Self {
+        self.limits.timeout = None;
+        self
+    }
+
+    /// The limits of every call: deadline, answer size and rows (default
+    /// [`CallLimits::default`]: 30 s, 1 MiB, no row cap beyond the tools' own). Tools with
+    /// their own limits ([`RegistryBuilder::with_tool_limits`]) keep them.
+    pub fn with_limits(mut self, limits: CallLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The cap on every answer, in bytes of compact JSON (default 1 MiB).
+    pub fn with_max_answer_bytes(mut self, max_answer_bytes: usize) -> Self {
+        self.limits.max_answer_bytes = Some(max_answer_bytes);
+        self
+    }
+
+    /// The most records a list tool returns per call, whatever the call's `limit`.
+    pub fn with_max_rows(mut self, max_rows: u32) -> Self {
+        self.limits.max_rows = Some(max_rows);
+        self
+    }
+
+    /// The limits of the calls of one registered tool, instead of the registry's. Calls of
+    /// it inside a `batch` also keep within the batch's own limits.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use std::time::Duration;
+    /// use toolforge::{CallLimits, ToolRegistry};
+    /// let registry = ToolRegistry::standard()?
+    ///     .with_tool_limits("batch", CallLimits::default().timeout(Some(Duration::from_secs(60))))?
+    ///     .build();
+    /// assert_eq!(registry.limits_for("batch").timeout, Some(Duration::from_secs(60)));
+    /// assert!(ToolRegistry::standard()?.with_tool_limits("nope", CallLimits::default()).is_err());
+    /// # Ok(()) }
+    /// ```
+    pub fn with_tool_limits(
+        mut self,
+        name: &str,
+        limits: CallLimits,
+    ) -> Result<Self, RegistryError> {
+        if !self.index.contains_key(name) {
+            return Err(RegistryError::NotRegistered { name: name.into() });
+        }
+        self.tool_limits.insert(name.to_owned(), limits);
+        Ok(self)
     }
 
     /// Freezes the tools into a shared registry and binds the built-in tools to it.
@@ -163,7 +229,8 @@ impl RegistryBuilder {
             entries,
             index,
             context,
-            timeout,
+            limits,
+            tool_limits,
             batch,
         } = self;
         let invalid = InvalidTool::new(
@@ -179,7 +246,8 @@ impl RegistryBuilder {
                 entries,
                 index,
                 context,
-                timeout,
+                limits,
+                tool_limits,
                 invalid,
             }
         })
@@ -241,7 +309,8 @@ pub struct ToolRegistry {
     entries: Vec<Entry>,
     index: HashMap<String, usize>,
     context: ToolContext,
-    timeout: Option<Duration>,
+    limits: CallLimits,
+    tool_limits: HashMap<String, CallLimits>,
     invalid: InvalidTool,
 }
 
@@ -249,7 +318,7 @@ impl fmt::Debug for ToolRegistry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolRegistry")
             .field("tools", &self.names().collect::<Vec<_>>())
-            .field("timeout", &self.timeout)
+            .field("limits", &self.limits)
             .finish_non_exhaustive()
     }
 }
@@ -324,9 +393,19 @@ impl ToolRegistry {
         &self.context
     }
 
-    /// The per-call deadline, if one was set.
+    /// The deadline of calls of tools without their own limits (default 30 s), if any.
     pub fn timeout(&self) -> Option<Duration> {
-        self.timeout
+        self.limits.timeout
+    }
+
+    /// The limits of calls of tools without their own limits.
+    pub fn limits(&self) -> CallLimits {
+        self.limits
+    }
+
+    /// The limits of the calls of the tool named `name` (its own, or the registry's).
+    pub fn limits_for(&self, name: &str) -> CallLimits {
+        self.tool_limits.get(name).copied().unwrap_or(self.limits)
     }
 
     /// The answerer for unknown names, over this registry's names.
@@ -340,16 +419,37 @@ impl ToolRegistry {
     /// JSON object (as OpenAI sends them). They are validated against the input schema (a
     /// `null` sent for an optional, non-nullable property counts as absent, see
     /// [`ArgumentValidator::prepare`]), then
-    /// the handler runs with panic isolation and the registry's timeout. Errors:
-    /// [`crate::ErrorCode::UnknownTool`] (with the nearest names, nothing run),
-    /// `InvalidArguments` (with every problem), `Panicked`, `Timeout`, or the tool's own.
+    /// the handler runs with panic isolation and the tool's [`CallLimits`]: a deadline
+    /// (30 s by default) and a cap on the answer's size (1 MiB of compact JSON by default).
+    /// Errors: [`crate::ErrorCode::UnknownTool`] (with the nearest names, nothing run),
+    /// `InvalidArguments` (with every problem), `Panicked`, `Timeout`, `TooLarge`, or the
+    /// tool's own.
     pub async fn call(&self, name: &str, arguments: Value) -> ToolResult {
+        self.call_within(name, arguments, None).await
+    }
+
+    /// [`ToolRegistry::call`] inside an enclosing call whose budget also applies.
+    pub(crate) async fn call_within(
+        &self,
+        name: &str,
+        arguments: Value,
+        outer: Option<&CallBudget>,
+    ) -> ToolResult {
+        let budget = CallBudget::new(name, self.limits_for(name)).within(outer);
         let Some(&position) = self.index.get(name) else {
             return Err(self.invalid.error(name));
         };
         let entry = &self.entries[position];
         let arguments = entry.validator.prepare(normalize_arguments(arguments))?;
-        guard::run_guarded(entry.tool.as_ref(), arguments, &self.context, self.timeout).await
+        let answer =
+            guard::run_guarded(entry.tool.as_ref(), arguments, &self.context, &budget).await?;
+        if let Some(max) = budget.limits().max_answer_bytes {
+            let bytes = json_len(&answer);
+            if bytes > max {
+                return Err(too_large(name, bytes, max));
+            }
+        }
+        Ok(answer)
     }
 }
 

@@ -1,14 +1,19 @@
 //! The [`Database`] handle: one writer connection and a pool of read-only connections.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
 
 use rusqlite::functions::FunctionFlags;
 use rusqlite::{Connection, OpenFlags};
 
+use crate::CallBudget;
+
 use crate::spec::SchemaSpec;
 
 use super::ddl::{SpecError, schema_objects};
+use super::glob::GlobPattern;
 use super::schema_diff::{SchemaDifference, plan};
 
 /// A database-level failure (opening, initialising, reading, writing).
@@ -31,6 +36,31 @@ pub enum DbError {
     /// panicked, or the runtime is shutting down. A read changes nothing.
     #[error("the database call stopped before it finished")]
     Stopped,
+    /// A write was committed but could not be copied from the `-wal` file into the database
+    /// file: until a later write succeeds, the database file alone (without its `-wal`) lacks
+    /// it.
+    #[error(
+        "the write was committed, but copying it from the -wal file into the database file \
+         failed (keep the -wal file next to the database): {0}"
+    )]
+    Checkpoint(#[source] rusqlite::Error),
+    /// The call's deadline passed before a connection was free; nothing was run.
+    #[error("the call's deadline passed before a database connection was free")]
+    Timeout,
+}
+
+impl DbError {
+    /// Whether the error is SQLite's `SQLITE_INTERRUPT`: a statement was stopped because its
+    /// call's deadline passed or its caller went away (see [`Database::read`]).
+    pub fn is_interrupt(&self) -> bool {
+        matches!(self, DbError::Sqlite(error) if is_interrupt(error))
+    }
+}
+
+/// Whether `error` is SQLite's `SQLITE_INTERRUPT`: the statement was stopped because its call's
+/// deadline passed or its caller went away (see [`Database::read`]).
+pub fn is_interrupt(error: &rusqlite::Error) -> bool {
+    error.sqlite_error_code() == Some(rusqlite::ErrorCode::OperationInterrupted)
 }
 
 fn format_differences(differences: &[SchemaDifference]) -> String {
@@ -50,8 +80,34 @@ pub struct InitReport {
     pub unchanged: Vec<String>,
 }
 
+/// What a reader's progress handler and functions watch: the deadline of the call using the
+/// connection, and whether that call's caller went away.
+#[derive(Debug, Default)]
+struct Watch {
+    deadline: Mutex<Option<Instant>>,
+    abandoned: AtomicBool,
+}
+
+impl Watch {
+    fn should_stop(&self) -> bool {
+        self.abandoned.load(Ordering::Relaxed)
+            || lock(&self.deadline).is_some_and(|deadline| Instant::now() >= deadline)
+    }
+
+    fn arm(&self, deadline: Option<Instant>) {
+        *lock(&self.deadline) = deadline;
+        self.abandoned.store(false, Ordering::Relaxed);
+    }
+}
+
+/// A pooled read-only connection and what its progress handler watches.
+struct Reader {
+    conn: Connection,
+    watch: Arc<Watch>,
+}
+
 struct Pool {
-    idle: Mutex<Vec<Connection>>,
+    idle: Mutex<Vec<Reader>>,
     available: Condvar,
     size: usize,
 }
@@ -62,12 +118,24 @@ struct Inner {
     readers: Pool,
 }
 
-/// A SQLite database file: a writer connection (WAL mode) and a pool of read-only
-/// connections (`SQLITE_OPEN_READ_ONLY` and `PRAGMA query_only`) sized to the available
-/// parallelism. Cheap to clone; clones share the connections.
+/// A SQLite database file: a writer connection (new databases in WAL mode) and a pool of
+/// read-only connections (`SQLITE_OPEN_READ_ONLY` and `PRAGMA query_only`) sized to the
+/// available parallelism. Cheap to clone; clones share the connections.
+///
+/// Every write ([`Database::write_blocking`], hence [`Database::init`] and
+/// [`Database::import`]) ends with a checkpoint, so the database file alone holds everything
+/// committed.
 ///
 /// Every connection has a `regexp(pattern, text)` function (the `REGEXP` operator), backed by
-/// the `regex` crate with the compiled pattern cached per statement.
+/// the `regex` crate with the compiled pattern cached per statement, and a
+/// `toolforge_glob(pattern, text)` function: SQLite's `GLOB` without its recursion (see
+/// [`glob`](super::glob)).
+///
+/// A read run for a call through a registry ([`Database::read`] inside a tool) stops inside
+/// SQLite when the call's deadline passes ([`CallBudget::deadline`]): a progress handler
+/// checks it every thousand virtual-machine steps and `toolforge_glob` every few thousand
+/// matching steps, the statement fails with `SQLITE_INTERRUPT`, and the connection goes back
+/// to the pool ready for the next call.
 ///
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -126,20 +194,84 @@ pub fn register_regexp(conn: &Connection) -> rusqlite::Result<()> {
     )
 }
 
-fn configure(conn: &Connection) -> rusqlite::Result<()> {
-    conn.busy_timeout(std::time::Duration::from_secs(5))?;
-    conn.set_prepared_statement_cache_capacity(128);
-    register_regexp(conn)
+/// The name of the GLOB function the query builder uses (see [`register_glob`]).
+pub const GLOB_FUNCTION: &str = "toolforge_glob";
+
+/// Registers `toolforge_glob(pattern, text)` on a connection: SQLite's `GLOB` (`text GLOB
+/// pattern`) matched without recursion (see [`glob`](super::glob)), the compiled pattern
+/// cached per statement. NULL text gives NULL.
+///
+/// ```
+/// let conn = toolforge::sql::rusqlite::Connection::open_in_memory().unwrap();
+/// toolforge::sql::database::register_glob(&conn).unwrap();
+/// let deep = "*a".repeat(20_000);
+/// let matched: bool = conn
+///     .query_row("SELECT toolforge_glob(?1, ?2)", (&deep, "a".repeat(20_000)), |r| r.get(0))
+///     .unwrap();
+/// assert!(matched);
+/// ```
+pub fn register_glob(conn: &Connection) -> rusqlite::Result<()> {
+    register_glob_watched(conn, Arc::new(Watch::default()))
 }
 
-fn open_reader(path: &Path) -> rusqlite::Result<Connection> {
-    let conn = Connection::open_with_flags(
+fn register_glob_watched(conn: &Connection, watch: Arc<Watch>) -> rusqlite::Result<()> {
+    conn.create_scalar_function(
+        GLOB_FUNCTION,
+        2,
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+        move |ctx| {
+            let pattern = ctx.get_or_create_aux(0, |value| -> Result<GlobPattern, String> {
+                match value {
+                    rusqlite::types::ValueRef::Text(bytes) => {
+                        Ok(GlobPattern::new(&String::from_utf8_lossy(bytes)))
+                    }
+                    rusqlite::types::ValueRef::Null => Ok(GlobPattern::new("")),
+                    _ => Err("GLOB pattern must be text".to_string()),
+                }
+            })?;
+            let text = match ctx.get_raw(1) {
+                rusqlite::types::ValueRef::Text(bytes) => String::from_utf8_lossy(bytes),
+                rusqlite::types::ValueRef::Null => return Ok(None),
+                rusqlite::types::ValueRef::Integer(i) => i.to_string().into(),
+                rusqlite::types::ValueRef::Real(f) => f.to_string().into(),
+                rusqlite::types::ValueRef::Blob(bytes) => String::from_utf8_lossy(bytes),
+            };
+            match pattern.is_match_until(&text, || watch.should_stop()) {
+                Ok(matched) => Ok(Some(matched)),
+                // No message: with one, SQLite would report SQLITE_ERROR instead of the code.
+                Err(_) => Err(rusqlite::Error::SqliteFailure(
+                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_INTERRUPT),
+                    None,
+                )),
+            }
+        },
+    )
+}
+
+fn configure(conn: &Connection, watch: Arc<Watch>) -> rusqlite::Result<()> {
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    conn.set_prepared_statement_cache_capacity(128);
+    register_regexp(conn)?;
+    register_glob_watched(conn, watch)
+}
+
+/// How many SQLite virtual-machine steps run between two checks of a read's deadline.
+const STEPS_BETWEEN_CHECKS: i32 = 1_000;
+
+fn open_reader(path: &Path) -> rusqlite::Result<Reader> {
+    let mut conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
-    configure(&conn)?;
+    let watch = Arc::new(Watch::default());
+    configure(&conn, watch.clone())?;
     conn.pragma_update(None, "query_only", true)?;
-    Ok(conn)
+    let handler_watch = watch.clone();
+    conn.progress_handler(
+        STEPS_BETWEEN_CHECKS,
+        Some(move || handler_watch.should_stop()),
+    )?;
+    Ok(Reader { conn, watch })
 }
 
 fn reader_count() -> usize {
@@ -147,7 +279,11 @@ fn reader_count() -> usize {
 }
 
 impl Database {
-    /// Opens (creating if needed) a database file for reading and writing, in WAL mode.
+    /// Opens (creating if needed) a database file for reading and writing.
+    ///
+    /// A new (empty) database is put in WAL mode, so that reads go on while a write runs. An
+    /// existing database keeps its journal mode: opening it changes nothing in the file, so a
+    /// write that is refused leaves it exactly as it was.
     pub fn open(path: impl AsRef<Path>) -> Result<Database, DbError> {
         let path = path.as_ref().to_path_buf();
         let writer = Connection::open_with_flags(
@@ -156,10 +292,17 @@ impl Database {
                 | OpenFlags::SQLITE_OPEN_CREATE
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
-        configure(&writer)?;
+        configure(&writer, Arc::new(Watch::default()))?;
         writer.set_prepared_statement_cache_capacity(512);
-        writer.pragma_update(None, "journal_mode", "WAL")?;
-        writer.pragma_update(None, "synchronous", "NORMAL")?;
+        let pages: i64 = writer.query_row("PRAGMA page_count", [], |row| row.get(0))?;
+        if pages == 0 {
+            writer.pragma_update(None, "journal_mode", "WAL")?;
+        }
+        let mode: String = writer.query_row("PRAGMA journal_mode", [], |row| row.get(0))?;
+        if mode.eq_ignore_ascii_case("wal") {
+            // Safe in WAL mode (a power loss can lose the last commits, never corrupt).
+            writer.pragma_update(None, "synchronous", "NORMAL")?;
+        }
         // A 64 MiB page cache keeps index pages of large imports in memory.
         writer.pragma_update(None, "cache_size", -65_536)?;
         writer.pragma_update(None, "temp_store", "MEMORY")?;
@@ -226,101 +369,164 @@ impl Database {
         })?
     }
 
-    /// Runs `f` with the writer connection (blocking the current thread).
+    /// Runs `f` with the writer connection (blocking the current thread), then copies what
+    /// it wrote from the `-wal` file into the database file (`PRAGMA
+    /// wal_checkpoint(TRUNCATE)`), so that the database file alone holds every committed
+    /// write: copying only the `.db` file gives all the data. A checkpoint that fails is
+    /// [`DbError::Checkpoint`] (the write itself was committed); one that cannot finish
+    /// because readers still use older data is completed by a later write.
     pub fn write_blocking<T>(&self, f: impl FnOnce(&mut Connection) -> T) -> Result<T, DbError> {
         let writer = self.inner.writer.as_ref().ok_or(DbError::ReadOnly)?;
         let mut conn = lock(writer);
-        Ok(f(&mut conn))
+        let result = f(&mut conn);
+        if conn.is_autocommit() {
+            conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+                .map_err(DbError::Checkpoint)?;
+        }
+        Ok(result)
     }
 
     /// Runs `f` with a read-only connection from the pool, waiting for one to be free
-    /// (blocking the current thread).
+    /// (blocking the current thread). No deadline applies.
     pub fn read_blocking<T>(&self, f: impl FnOnce(&Connection) -> T) -> T {
+        let call = CallSlot::default();
+        match self.read_until(None, &call, f) {
+            Ok(value) => value,
+            // Without a deadline and with nobody abandoning the call, the wait only ends
+            // with a connection.
+            Err(_) => unreachable!("a read without a deadline always gets a connection"),
+        }
+    }
+
+    /// Runs `f` on a read-only connection, stopping SQLite at `deadline` (and when `call` is
+    /// abandoned); waits for a free connection no later than the deadline.
+    fn read_until<T>(
+        &self,
+        deadline: Option<Instant>,
+        call: &CallSlot,
+        f: impl FnOnce(&Connection) -> T,
+    ) -> Result<T, DbError> {
         let pool = &self.inner.readers;
-        let conn = {
+        let reader = {
             let mut idle = lock(&pool.idle);
             loop {
-                if let Some(conn) = idle.pop() {
-                    break conn;
+                if let Some(reader) = idle.pop() {
+                    break reader;
                 }
-                idle = pool
-                    .available
-                    .wait(idle)
-                    .unwrap_or_else(PoisonError::into_inner);
+                if lock(&call.state).abandoned {
+                    return Err(DbError::Stopped);
+                }
+                idle = match deadline {
+                    None => pool
+                        .available
+                        .wait(idle)
+                        .unwrap_or_else(PoisonError::into_inner),
+                    Some(deadline) => {
+                        let now = Instant::now();
+                        if now >= deadline {
+                            return Err(DbError::Timeout);
+                        }
+                        pool.available
+                            .wait_timeout(idle, deadline - now)
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .0
+                    }
+                };
             }
         };
         struct Return<'a> {
             pool: &'a Pool,
-            conn: Option<Connection>,
+            call: &'a CallSlot,
+            reader: Option<Reader>,
         }
         impl Drop for Return<'_> {
             fn drop(&mut self) {
-                if let Some(conn) = self.conn.take() {
-                    lock(&self.pool.idle).push(conn);
+                lock(&self.call.state).running = None;
+                if let Some(reader) = self.reader.take() {
+                    reader.watch.arm(None);
+                    lock(&self.pool.idle).push(reader);
                     self.pool.available.notify_one();
                 }
             }
         }
+        reader.watch.arm(deadline);
+        {
+            let mut state = lock(&call.state);
+            if state.abandoned {
+                reader.watch.abandoned.store(true, Ordering::Relaxed);
+            }
+            state.running = Some((reader.conn.get_interrupt_handle(), reader.watch.clone()));
+        }
         let guard = Return {
             pool,
-            conn: Some(conn),
+            call,
+            reader: Some(reader),
         };
-        let conn = guard
-            .conn
+        let conn = &guard
+            .reader
             .as_ref()
-            .expect("connection is present until drop");
-        f(conn)
+            .expect("connection is present until drop")
+            .conn;
+        Ok(f(conn))
     }
 
     /// Runs `f` on a read-only connection on tokio's blocking thread pool.
     ///
-    /// If the returned future is dropped before `f` finishes (a caller's timeout, a cancelled
-    /// call), the running statement is interrupted (`sqlite3_interrupt`) and the connection goes
-    /// back to the pool. Fails with [`DbError::Stopped`] if `f` panicked or the blocking task was
-    /// cancelled.
+    /// Inside a call through a registry, the call's deadline ([`CallBudget::current_deadline`])
+    /// applies: SQLite stops the running statement when it passes (the statement fails with
+    /// `SQLITE_INTERRUPT`, see [`is_interrupt`]), and a wait for a free connection ends with
+    /// [`DbError::Timeout`]. If the returned future is dropped before `f` finishes (a caller's
+    /// timeout, a cancelled call), the running statement is interrupted the same way. Either
+    /// way the connection goes back to the pool. Fails with [`DbError::Stopped`] if `f`
+    /// panicked or the blocking task was cancelled.
     pub async fn read<T, F>(&self, f: F) -> Result<T, DbError>
     where
         T: Send + 'static,
         F: FnOnce(&Connection) -> T + Send + 'static,
     {
         let db = self.clone();
-        let slot: Arc<Mutex<Option<rusqlite::InterruptHandle>>> = Arc::new(Mutex::new(None));
+        let deadline = CallBudget::current_deadline();
+        let call = Arc::new(CallSlot::default());
         let guard = InterruptOnDrop {
-            slot: slot.clone(),
+            call: call.clone(),
             armed: true,
         };
-        let task = tokio::task::spawn_blocking(move || {
-            db.read_blocking(|conn| {
-                struct Clear<'a>(&'a Mutex<Option<rusqlite::InterruptHandle>>);
-                impl Drop for Clear<'_> {
-                    fn drop(&mut self) {
-                        lock(self.0).take();
-                    }
-                }
-                *lock(&slot) = Some(conn.get_interrupt_handle());
-                let _clear = Clear(&slot);
-                f(conn)
-            })
-        });
-        let result = task.await.map_err(|_| DbError::Stopped);
+        let task = tokio::task::spawn_blocking(move || db.read_until(deadline, &call, f));
+        let result = task.await.map_err(|_| DbError::Stopped).and_then(|r| r);
         let mut guard = guard;
         guard.armed = false;
         result
     }
 }
 
+/// The state of one read: whether its caller went away, and while its closure runs, how to
+/// stop it.
+#[derive(Default)]
+struct CallSlot {
+    state: Mutex<SlotState>,
+}
+
+#[derive(Default)]
+struct SlotState {
+    abandoned: bool,
+    running: Option<(rusqlite::InterruptHandle, Arc<Watch>)>,
+}
+
 /// Interrupts the statement running for a [`Database::read`] whose future was dropped.
 struct InterruptOnDrop {
-    slot: Arc<Mutex<Option<rusqlite::InterruptHandle>>>,
+    call: Arc<CallSlot>,
     armed: bool,
 }
 
 impl Drop for InterruptOnDrop {
     fn drop(&mut self) {
         if self.armed {
+            let mut state = lock(&self.call.state);
+            state.abandoned = true;
             // The slot holds a handle only while the caller's closure runs, so this never
             // interrupts another caller's statement on the same connection.
-            if let Some(handle) = lock(&self.slot).as_ref() {
+            if let Some((handle, watch)) = state.running.as_ref() {
+                watch.abandoned.store(true, Ordering::Relaxed);
                 handle.interrupt();
             }
         }

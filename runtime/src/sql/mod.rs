@@ -19,6 +19,7 @@ pub mod database;
 pub mod ddl;
 #[cfg(feature = "sqlite")]
 pub mod describe;
+pub mod glob;
 pub mod ident;
 #[cfg(feature = "sqlite")]
 pub mod import;
@@ -43,7 +44,7 @@ pub use import::{EndPoint, ImportError, ImportStats, Importer};
 #[cfg(feature = "sqlite")]
 pub use records::RecordsError;
 #[cfg(feature = "sqlite")]
-pub use registry::{registry, registry_definitions, schema_gaps};
+pub use registry::{registry, registry_builder, registry_definitions, schema_gaps};
 #[cfg(feature = "sqlite")]
 pub use schema_diff::SchemaDifference;
 

@@ -25,6 +25,8 @@ use serde_json::{Map, Value};
 use crate::ToolError;
 use crate::spec::{EntitySpec, FieldType};
 
+use super::database::GLOB_FUNCTION;
+use super::glob::{GlobPattern, prefix_successor};
 use super::ident::{qualified, quote};
 use super::names::{shorten, unknown_name_message};
 use super::value::{json_to_sql, sql_to_json, value_type_as_field_type};
@@ -436,8 +438,24 @@ pub fn compile_condition(
                     pattern.len()
                 )));
             }
+            // SQLite's own GLOB recurses once per `*` and can overflow the stack (see
+            // `glob`); the registered function does not. A literal prefix becomes a range an
+            // index on a stored column can serve, as SQLite does for its GLOB.
+            let compiled = GlobPattern::new(&pattern);
+            let mut sql = String::new();
+            if !field.computed
+                && let Some(prefix) = compiled.literal_prefix()
+            {
+                let low = push(params, SqlValue::Text(prefix.clone()));
+                sql.push_str(&format!("{column} >= {low} AND "));
+                if let Some(high) = prefix_successor(&prefix) {
+                    let high = push(params, SqlValue::Text(high));
+                    sql.push_str(&format!("{column} < {high} AND "));
+                }
+            }
             let p = push(params, SqlValue::Text(pattern));
-            format!("{column} GLOB {p}")
+            sql.push_str(&format!("{GLOB_FUNCTION}({p}, CAST({column} AS TEXT))"));
+            format!("({sql})")
         }
         Operator::Regex => {
             let pattern = text_operand(&field, &condition.value, value_path)?;
@@ -567,6 +585,8 @@ pub struct EntityQuery<'s> {
     pub params: Vec<SqlValue>,
     /// The most records returned.
     pub limit: u32,
+    /// How many matching records to skip (in order) before the first one returned.
+    pub offset: u64,
 }
 
 /// A page of results.
@@ -574,14 +594,26 @@ pub struct EntityQuery<'s> {
 pub struct Page {
     /// How many records match in total.
     pub total: u64,
+    /// How many matching records came before this page.
+    pub offset: u64,
     /// The records returned (at most the limit).
     pub results: Vec<Value>,
 }
 
 impl Page {
-    /// True when more records matched than were returned.
+    /// True when more records matched than were returned (before or after this page).
     pub fn truncated(&self) -> bool {
         self.total > self.results.len() as u64
+    }
+
+    /// True when matching records follow this page: ask again from [`Page::next_offset`].
+    pub fn has_more(&self) -> bool {
+        self.next_offset() < self.total
+    }
+
+    /// The offset of the record after this page.
+    pub fn next_offset(&self) -> u64 {
+        self.offset + self.results.len() as u64
     }
 }
 
@@ -671,19 +703,27 @@ impl<'s> EntityQuery<'s> {
             order_sql,
             params,
             limit,
+            offset: 0,
         })
+    }
+
+    /// The same query, skipping the first `offset` matching records.
+    pub fn with_offset(mut self, offset: u64) -> Self {
+        self.offset = offset;
+        self
     }
 
     /// The SELECT statement (with `LIMIT limit + 1` to detect truncation).
     pub fn select_sql(&self) -> String {
         format!(
-            "SELECT {} FROM {} AS {} WHERE {} ORDER BY {} LIMIT {}",
+            "SELECT {} FROM {} AS {} WHERE {} ORDER BY {} LIMIT {} OFFSET {}",
             self.projection.select_list(),
             quote(&self.entity.table),
             quote(ROW_ALIAS),
             self.where_sql,
             self.order_sql,
-            u64::from(self.limit) + 1
+            u64::from(self.limit) + 1,
+            self.offset
         )
     }
 
@@ -697,8 +737,19 @@ impl<'s> EntityQuery<'s> {
         )
     }
 
-    /// Runs the query: the page of records, and the total (counted only when the page is cut).
+    /// Runs the query: the page of records, and the total (counted only when it is not known
+    /// from the page).
     pub fn run(&self, conn: &Connection) -> rusqlite::Result<Page> {
+        self.run_taking(conn, |_| true)
+    }
+
+    /// Runs the query, offering each record in order to `take` and ending the page at the
+    /// first one it refuses (or after `limit` records): the records taken, and the total.
+    pub fn run_taking(
+        &self,
+        conn: &Connection,
+        mut take: impl FnMut(&Value) -> bool,
+    ) -> rusqlite::Result<Page> {
         let mut statement = conn.prepare_cached(&self.select_sql())?;
         let mut rows = statement.query(rusqlite::params_from_iter(self.params.iter()))?;
         let mut results = Vec::new();
@@ -708,18 +759,27 @@ impl<'s> EntityQuery<'s> {
                 more = true;
                 break;
             }
-            results.push(Value::Object(self.projection.record(row, 0)?));
+            let record = Value::Object(self.projection.record(row, 0)?);
+            if !take(&record) {
+                more = true;
+                break;
+            }
+            results.push(record);
         }
         drop(rows);
-        let total = if more {
+        let total = if !more && (!results.is_empty() || self.offset == 0) {
+            self.offset + results.len() as u64
+        } else {
             let mut count = conn.prepare_cached(&self.count_sql())?;
             count.query_row(rusqlite::params_from_iter(self.params.iter()), |row| {
                 row.get::<_, i64>(0)
             })? as u64
-        } else {
-            results.len() as u64
         };
-        Ok(Page { total, results })
+        Ok(Page {
+            total,
+            offset: self.offset,
+            results,
+        })
     }
 }
 

@@ -177,6 +177,11 @@ impl From<RecordsError> for ToolError {
     fn from(error: RecordsError) -> Self {
         match error {
             RecordsError::InvalidQuery { source, .. } => source,
+            RecordsError::Database { source, .. }
+                if matches!(source, DbError::Timeout) || source.is_interrupt() =>
+            {
+                super::tools::stopped_error()
+            }
             RecordsError::Database {
                 source: DbError::Sqlite(sqlite),
                 ..

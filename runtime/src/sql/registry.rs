@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::builtin::{BatchConfig, BatchTool};
 use crate::spec::SchemaSpec;
-use crate::{RegistryError, Tool, ToolDefinition, ToolRegistry};
+use crate::{RegistryBuilder, RegistryError, Tool, ToolDefinition, ToolRegistry};
 
 use super::database::{Database, DbError};
 use super::ddl::schema_objects;
@@ -47,9 +47,36 @@ use super::tools::{database_tool_definitions, register_database_tools};
 /// # Ok(()) }
 /// ```
 pub fn registry(spec: Arc<SchemaSpec>, db: Database) -> Result<Arc<ToolRegistry>, RegistryError> {
-    Ok(register_database_tools(ToolRegistry::builder(), spec, db)?
-        .with_builtins()?
-        .build())
+    Ok(registry_builder(spec, db)?.build())
+}
+
+/// The builder of [`registry`], before it is built: the same tools in the same order, for
+/// setting limits ([`RegistryBuilder::with_limits`], [`RegistryBuilder::with_tool_limits`]) or
+/// adding tools.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let spec: toolforge::spec::SchemaSpec = serde_json::from_value(serde_json::json!({
+/// #   "name": "books", "entities": [{"name": "Book", "table": "book", "unique_field": "isbn",
+/// #   "fields": [{"name": "isbn", "type": "string", "unique": true}]}],
+/// #   "relationships": [], "tools": {"default_limit": 20, "max_limit": 100,
+/// #   "families": ["query"]}}))?;
+/// use std::time::Duration;
+/// let dir = tempfile::tempdir()?;
+/// let db = toolforge::sql::Database::open(dir.path().join("books.db"))?;
+/// db.init(&spec)?;
+/// let registry = toolforge::sql::registry_builder(std::sync::Arc::new(spec), db)?
+///     .with_timeout(Duration::from_secs(5))
+///     .with_max_answer_bytes(64 * 1024)
+///     .build();
+/// assert_eq!(registry.limits_for("glob_search").max_answer_bytes, Some(64 * 1024));
+/// # Ok(()) }
+/// ```
+pub fn registry_builder(
+    spec: Arc<SchemaSpec>,
+    db: Database,
+) -> Result<RegistryBuilder, RegistryError> {
+    register_database_tools(ToolRegistry::builder(), spec, db)?.with_builtins()
 }
 
 /// The definitions of the tools [`registry`] holds, in the same order and identical, from the

@@ -3,16 +3,19 @@
 use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{ToolAnnotations, ToolDefinition, ToolError, ToolFuture};
 
 use super::super::Database;
+use super::super::database::{DbError, is_interrupt};
 use super::super::names::{shorten, unknown_name_message};
-use super::super::query::{Page, execution_error};
+use super::super::query::{EntityQuery, Page, execution_error};
 use super::EngineTool;
 use super::arguments::{input_schema, limit_bounds};
+use crate::CallBudget;
+use crate::limits::json_len;
 
 /// The spec and database the tools answer from.
 #[derive(Debug)]
@@ -74,19 +77,37 @@ pub(crate) fn run_json<A: EngineTool>(
 pub(crate) fn run<A: EngineTool>(shared: Arc<Shared>, arguments: A) -> ToolFuture<'static> {
     Box::pin(async move {
         let spec = shared.spec.clone();
+        // The handler runs on a blocking thread: it sees the call's budget there too.
+        let budget = CallBudget::current();
         let outcome = shared
             .db
-            .read(move |conn| arguments.execute(&spec, conn))
+            .read(move |conn| match budget {
+                Some(budget) => budget.enter(|| arguments.execute(&spec, conn)),
+                None => arguments.execute(&spec, conn),
+            })
             .await;
         match outcome {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(HandlerError::Tool(error))) => Err(error),
+            Ok(Err(HandlerError::Sqlite(error))) if is_interrupt(&error) => Err(stopped_error()),
             Ok(Err(HandlerError::Sqlite(error))) => Err(execution_error(&error)),
+            Err(DbError::Timeout) => Err(stopped_error()),
             Err(_) => Err(ToolError::execution_failed(
                 "The database call stopped unexpectedly; nothing was changed.",
             )),
         }
     })
+}
+
+/// The error of a read SQLite stopped: the call's `timeout` error when it has a deadline,
+/// otherwise (the caller went away) a plain failure nobody waits for.
+pub(crate) fn stopped_error() -> ToolError {
+    match CallBudget::current() {
+        Some(budget) => budget.timeout_error(),
+        None => {
+            ToolError::execution_failed("The database call was cancelled; nothing was changed.")
+        }
+    }
 }
 
 /// Deserialises the arguments object; errors become `invalid_arguments` naming the tool.
@@ -145,16 +166,201 @@ pub(crate) fn limit(spec: &SchemaSpec, requested: Option<i64>) -> Result<u32, To
     }
 }
 
-/// A list answer: `{"entity_type", "total", "returned", "truncated", "results"}`.
-pub(crate) fn page_json(entity: &str, page: Page) -> Value {
-    let truncated = page.truncated();
-    json!({
-        "entity_type": entity,
-        "total": page.total,
-        "returned": page.results.len(),
-        "truncated": truncated,
-        "results": page.results,
-    })
+/// How one page of a list answer is bounded: the most records (and which limit set that
+/// number), and the most bytes of the whole answer.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PageLimits {
+    /// The most records.
+    pub rows: u32,
+    /// `"limit"` (the call's `limit` or the default) or `"max_rows"` (the registry's cap).
+    pub rows_limit: &'static str,
+    /// The most bytes of compact JSON of the answer, if capped.
+    pub max_bytes: Option<usize>,
+}
+
+impl PageLimits {
+    /// The limits of a call asking for `requested` records: the call's limit (or the
+    /// default), lowered by the current call's `max_rows`, and its `max_answer_bytes`.
+    pub fn of(spec: &SchemaSpec, requested: Option<i64>) -> Result<PageLimits, ToolError> {
+        Ok(Self::capped(limit(spec, requested)?))
+    }
+
+    /// `rows` lowered by the current call's limits.
+    pub fn capped(rows: u32) -> PageLimits {
+        let limits = CallBudget::current().map(|budget| budget.limits());
+        let max_rows = limits.and_then(|limits| limits.max_rows);
+        let (rows, rows_limit) = match max_rows {
+            Some(max) if max < rows => (max, "max_rows"),
+            _ => (rows, "limit"),
+        };
+        PageLimits {
+            rows,
+            rows_limit,
+            max_bytes: limits.and_then(|limits| limits.max_answer_bytes),
+        }
+    }
+}
+
+/// The bytes a list answer may need beyond its head and its records: the paging keys and
+/// their largest numbers.
+const PAGING_BYTES: usize = 320;
+
+/// Counts the bytes of the records of a page against the answer's cap.
+#[derive(Debug)]
+pub(crate) struct Collector {
+    budget: Option<usize>,
+    used: usize,
+    taken: usize,
+    /// The page ended because the next record did not fit.
+    pub cut: bool,
+    /// The first record alone did not fit: its size.
+    pub oversized: Option<usize>,
+}
+
+impl Collector {
+    /// A collector for an answer whose other parts are `head` (the records go in `results`).
+    pub fn new(limits: &PageLimits, head: &Map<String, Value>) -> Collector {
+        let head_bytes = json_len(&Value::Object(head.clone())) + PAGING_BYTES;
+        Collector {
+            budget: limits.max_bytes.map(|max| max.saturating_sub(head_bytes)),
+            used: 0,
+            taken: 0,
+            cut: false,
+            oversized: None,
+        }
+    }
+
+    /// Whether `record` fits after the records taken so far (and takes its place if so).
+    pub fn take(&mut self, record: &Value) -> bool {
+        self.take_bytes(json_len(record) + 1)
+    }
+
+    /// Whether `bytes` more fit (and takes them if so).
+    pub fn take_bytes(&mut self, bytes: usize) -> bool {
+        match self.budget {
+            Some(budget) if self.used + bytes > budget => {
+                if self.taken == 0 {
+                    self.oversized = Some(bytes - 1);
+                }
+                self.cut = true;
+                false
+            }
+            _ => {
+                self.used += bytes;
+                self.taken += 1;
+                true
+            }
+        }
+    }
+}
+
+/// A list answer: `head` followed by `offset`, `total`, `returned`, then the paging keys
+/// ([`insert_paging`]) and `results`.
+///
+/// A first record too large for the answer's cap on its own is a `too_large` error.
+pub(crate) fn list_answer(
+    mut head: Map<String, Value>,
+    page: Page,
+    limits: &PageLimits,
+    collector: &Collector,
+) -> Result<Value, ToolError> {
+    if page.results.is_empty() {
+        check_oversized(page.offset, limits, collector)?;
+    }
+    head.insert("offset".into(), json!(page.offset));
+    head.insert("total".into(), json!(page.total));
+    head.insert("returned".into(), json!(page.results.len()));
+    insert_paging(&mut head, page.next_offset(), page.total, limits, collector);
+    head.insert("results".into(), Value::Array(page.results));
+    Ok(Value::Object(head))
+}
+
+/// The `too_large` error when the record at `offset` alone did not fit in the answer.
+pub(crate) fn check_oversized(
+    offset: u64,
+    limits: &PageLimits,
+    collector: &Collector,
+) -> Result<(), ToolError> {
+    let (Some(bytes), Some(max)) = (collector.oversized, limits.max_bytes) else {
+        return Ok(());
+    };
+    let tool = CallBudget::current()
+        .map(|budget| budget.tool().to_owned())
+        .unwrap_or_default();
+    Err(ToolError::new(
+        crate::ErrorCode::TooLarge,
+        format!(
+            "the record at offset {offset} has {bytes} bytes, more than an answer may have \
+             ({max} bytes, max_answer_bytes); fetch it with get_entities_by_ids and fewer \
+             `fields`, or skip it with `offset`: {}",
+            offset + 1
+        ),
+    )
+    .with_details(json!({
+        "tool": tool,
+        "limit": "max_answer_bytes",
+        "max_answer_bytes": max,
+        "bytes": bytes,
+        "offset": offset,
+    })))
+}
+
+/// Inserts the paging keys of a list answer whose page ends before `next_offset` of `total`:
+/// `truncated` (more follow), `truncated_by` (only then: which limit ended the page and its
+/// value), `has_more` and `next_offset` (null when nothing follows).
+pub(crate) fn insert_paging(
+    answer: &mut Map<String, Value>,
+    next_offset: u64,
+    total: u64,
+    limits: &PageLimits,
+    collector: &Collector,
+) {
+    let has_more = next_offset < total;
+    answer.insert("truncated".into(), json!(has_more));
+    if has_more {
+        let (limit, value) = match (collector.cut, limits.max_bytes) {
+            (true, Some(max)) => ("max_answer_bytes", json!(max)),
+            _ => (limits.rows_limit, json!(limits.rows)),
+        };
+        answer.insert(
+            "truncated_by".into(),
+            json!({"limit": limit, "value": value}),
+        );
+    }
+    answer.insert("has_more".into(), json!(has_more));
+    answer.insert(
+        "next_offset".into(),
+        if has_more {
+            json!(next_offset)
+        } else {
+            Value::Null
+        },
+    );
+}
+
+/// The offset of a call: 0 when absent, an error when negative.
+pub(crate) fn offset(requested: Option<i64>) -> Result<u64, ToolError> {
+    match requested {
+        None => Ok(0),
+        Some(n) if n >= 0 => Ok(n as u64),
+        Some(n) => Err(ToolError::invalid_arguments(format!(
+            "`offset` must be 0 or more, got {n}"
+        ))
+        .with_details(json!({"path": "offset", "minimum": 0}))),
+    }
+}
+
+/// Runs `query` for a list tool: the page its [`PageLimits`] allow from `offset`, as a
+/// [`list_answer`] with `head`.
+pub(crate) fn list_page(
+    conn: &rusqlite::Connection,
+    query: EntityQuery<'_>,
+    head: Map<String, Value>,
+    limits: &PageLimits,
+) -> Result<Value, HandlerError> {
+    let mut collector = Collector::new(limits, &head);
+    let page = query.run_taking(conn, |record| collector.take(record))?;
+    Ok(list_answer(head, page, limits, &collector)?)
 }
 
 /// The read-only, idempotent definition of the tool `A` for `spec`: its input schema is

@@ -1,5 +1,5 @@
 //! `explore_relationships {start_entity_type, start_conditions, relationship_type, direction,
-//! target_entity_type, limit}`.
+//! target_entity_type, limit, offset}`.
 
 use rusqlite::Connection;
 use rusqlite::types::Value as SqlValue;
@@ -13,9 +13,9 @@ use crate::{ToolDefinition, ToolError};
 use super::super::describe::relationship_arrow;
 use super::super::ident::{qualified, quote};
 use super::super::names::unknown_name_message;
-use super::super::query::{Condition, Projection, ROW_ALIAS, compile_conditions};
+use super::super::query::{Condition, Page, Projection, ROW_ALIAS, compile_conditions};
 use super::super::value::sql_to_json;
-use super::common::{HandlerError, definition, entity, limit};
+use super::common::{Collector, HandlerError, PageLimits, definition, entity, list_answer, offset};
 use super::{ArgName, DatabaseTool, EngineTool};
 
 /// Which edges `explore_relationships` follows from the start records.
@@ -62,6 +62,15 @@ pub struct ExploreRelationshipsArgs<E = String, F = String, R = String> {
     )]
     #[schemars(extend("x-toolforge-slot" = "limit"))]
     pub limit: Option<i64>,
+    /// How many related records to skip (in order) before the first one returned: `0` (the
+    /// default), then the `next_offset` of the previous answer.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::common::optional_integer"
+    )]
+    #[schemars(range(min = 0))]
+    pub offset: Option<i64>,
 }
 
 impl<E: ArgName, F: ArgName, R: ArgName> ExploreRelationshipsArgs<E, F, R> {
@@ -78,6 +87,7 @@ impl<E: ArgName, F: ArgName, R: ArgName> ExploreRelationshipsArgs<E, F, R> {
             direction: self.direction,
             target_entity_type: self.target_entity_type.map(|e| e.as_name().to_owned()),
             limit: self.limit,
+            offset: self.offset,
         }
     }
 }
@@ -237,7 +247,8 @@ fn handle(
         Some(name) => Some(entity(spec, name, "target_entity_type")?),
         None => None,
     };
-    let limit = limit(spec, arguments.limit)?;
+    let limits = PageLimits::of(spec, arguments.limit)?;
+    let offset = offset(arguments.offset)?;
     let legs = legs(
         spec,
         start,
@@ -258,8 +269,19 @@ fn handle(
         quote(&start.table),
         quote(ROW_ALIAS)
     );
+    let mut head = Map::new();
+    head.insert("start_entity_type".into(), json!(start.name));
+    head.insert(
+        "relationship_type".into(),
+        json!(arguments.relationship_type),
+    );
+    let mut collector = Collector::new(&limits, &head);
     let mut results = Vec::new();
     let mut total: u64 = 0;
+    // The legs' records are listed one leg after the other; `skip` is what is left of the
+    // offset when a leg starts, `full` whether the page is complete.
+    let mut skip = offset;
+    let mut full = false;
     for leg in &legs {
         let (from_column, other_column) = if leg.outgoing {
             ("source_id", "target_id")
@@ -286,9 +308,21 @@ fn handle(
             other_column = quote(other_column),
             from_column = quote(from_column),
         );
-        let remaining = u64::from(limit).saturating_sub(results.len() as u64);
+        let count = || -> rusqlite::Result<u64> {
+            let mut count = conn.prepare_cached(&format!("SELECT count(*) {from_sql}"))?;
+            Ok(
+                count.query_row(rusqlite::params_from_iter(params.iter()), |row| {
+                    row.get::<_, i64>(0)
+                })? as u64,
+            )
+        };
+        if full {
+            total += count()?;
+            continue;
+        }
+        let remaining = u64::from(limits.rows).saturating_sub(results.len() as u64);
         let sql = format!(
-            "SELECT {} {from_sql} ORDER BY 1, {} LIMIT {}",
+            "SELECT {} {from_sql} ORDER BY 1, {} LIMIT {} OFFSET {skip}",
             select.join(", "),
             qualified(ROW_ALIAS, &leg.other.unique_field),
             remaining + 1
@@ -296,10 +330,9 @@ fn handle(
         let mut statement = conn.prepare_cached(&sql)?;
         let mut rows = statement.query(rusqlite::params_from_iter(params.iter()))?;
         let mut taken: u64 = 0;
-        let mut more = false;
         while let Some(row) = rows.next()? {
             if taken >= remaining {
-                more = true;
+                full = true;
                 break;
             }
             let from: String = row.get(0)?;
@@ -328,26 +361,27 @@ fn handle(
                 "record".into(),
                 Value::Object(projection.record(row, 1 + properties.len())?),
             );
-            results.push(Value::Object(item));
+            let item = Value::Object(item);
+            if !collector.take(&item) {
+                full = true;
+                break;
+            }
+            results.push(item);
             taken += 1;
         }
         drop(rows);
-        total += if more || remaining == 0 {
-            let mut count = conn.prepare_cached(&format!("SELECT count(*) {from_sql}"))?;
-            count.query_row(rusqlite::params_from_iter(params.iter()), |row| {
-                row.get::<_, i64>(0)
-            })? as u64
+        let leg_total = if !full && (taken > 0 || skip == 0) {
+            skip + taken
         } else {
-            taken
+            count()?
         };
+        skip = skip.saturating_sub(leg_total);
+        total += leg_total;
     }
-    let returned = results.len();
-    Ok(json!({
-        "start_entity_type": start.name,
-        "relationship_type": arguments.relationship_type,
-        "total": total,
-        "returned": returned,
-        "truncated": total > returned as u64,
-        "results": results,
-    }))
+    let page = Page {
+        total,
+        offset,
+        results,
+    };
+    Ok(list_answer(head, page, &limits, &collector)?)
 }

@@ -1,4 +1,4 @@
-//! `get_entities_by_ids {entity_type, ids, fields, with_children}`.
+//! `get_entities_by_ids {entity_type, ids, fields, with_children, offset}`.
 
 use std::collections::HashMap;
 
@@ -14,8 +14,11 @@ use crate::{ToolDefinition, ToolError};
 use super::super::ident::{qualified, quote};
 use super::super::query::{Projection, ROW_ALIAS, resolve_field};
 use super::super::value::sql_to_json;
-use super::common::{HandlerError, definition, entity};
+use super::common::{
+    Collector, HandlerError, PageLimits, check_oversized, definition, entity, insert_paging, offset,
+};
 use super::{ArgName, DatabaseTool, EngineTool};
+use crate::limits::json_len;
 
 /// The arguments of `get_entities_by_ids`: several records by the values of their unique
 /// field, in the order given.
@@ -38,6 +41,15 @@ pub struct GetEntitiesByIdsArgs<E = String, F = String> {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     #[schemars(extend("default" = false))]
     pub with_children: bool,
+    /// How many of the (distinct) ids to skip before the first one answered: `0` (the
+    /// default), then the `next_offset` of the previous answer.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::common::optional_integer"
+    )]
+    #[schemars(range(min = 0))]
+    pub offset: Option<i64>,
 }
 
 impl<E: ArgName, F: ArgName> GetEntitiesByIdsArgs<E, F> {
@@ -50,6 +62,7 @@ impl<E: ArgName, F: ArgName> GetEntitiesByIdsArgs<E, F> {
                 .fields
                 .map(|fields| fields.iter().map(|f| f.as_name().to_owned()).collect()),
             with_children: self.with_children,
+            offset: self.offset,
         }
     }
 }
@@ -213,18 +226,26 @@ fn handle(
             unique.push(id.clone());
         }
     }
-    let params: Vec<SqlValue> = unique.iter().cloned().map(SqlValue::Text).collect();
-    let placeholders: Vec<String> = (1..=params.len()).map(|i| format!("?{i}")).collect();
-    let unique_sql = qualified(ROW_ALIAS, &entity.unique_field);
-    let sql = format!(
-        "SELECT {unique_sql}, {} FROM {} AS {} WHERE {unique_sql} IN ({})",
-        projection.select_list(),
-        quote(&entity.table),
-        quote(ROW_ALIAS),
-        placeholders.join(", ")
-    );
+    let offset = offset(arguments.offset)?;
+    let limits = PageLimits::capped(u32::try_from(unique.len()).unwrap_or(u32::MAX));
+    let window: Vec<String> = unique
+        .iter()
+        .skip(usize::try_from(offset).unwrap_or(usize::MAX))
+        .take(limits.rows as usize)
+        .cloned()
+        .collect();
     let mut found: HashMap<String, Map<String, Value>> = HashMap::new();
-    {
+    if !window.is_empty() {
+        let params: Vec<SqlValue> = window.iter().cloned().map(SqlValue::Text).collect();
+        let placeholders: Vec<String> = (1..=params.len()).map(|i| format!("?{i}")).collect();
+        let unique_sql = qualified(ROW_ALIAS, &entity.unique_field);
+        let sql = format!(
+            "SELECT {unique_sql}, {} FROM {} AS {} WHERE {unique_sql} IN ({})",
+            projection.select_list(),
+            quote(&entity.table),
+            quote(ROW_ALIAS),
+            placeholders.join(", ")
+        );
         let mut statement = conn.prepare_cached(&sql)?;
         let mut rows = statement.query(rusqlite::params_from_iter(params.iter()))?;
         while let Some(row) = rows.next()? {
@@ -233,7 +254,7 @@ fn handle(
         }
     }
     let mut children_of = if arguments.with_children {
-        let present: Vec<SqlValue> = unique
+        let present: Vec<SqlValue> = window
             .iter()
             .filter(|id| found.contains_key(*id))
             .cloned()
@@ -247,9 +268,16 @@ fn handle(
     } else {
         HashMap::new()
     };
+    let mut answer = Map::new();
+    answer.insert("entity_type".into(), json!(entity.name));
+    answer.insert("requested".into(), json!(unique.len()));
+    let mut collector = Collector::new(&limits, &answer);
     let mut results = Vec::new();
     let mut missing = Vec::new();
-    for id in &unique {
+    // The page is counted in ids answered (found or missing), so `next_offset` indexes the
+    // distinct ids.
+    let mut answered: u64 = 0;
+    for id in &window {
         match found.remove(id) {
             Some(mut record) => {
                 if arguments.with_children {
@@ -258,16 +286,30 @@ fn handle(
                         Value::Array(children_of.remove(id).unwrap_or_default()),
                     );
                 }
-                results.push(Value::Object(record));
+                let record = Value::Object(record);
+                if !collector.take(&record) {
+                    break;
+                }
+                results.push(record);
             }
-            None => missing.push(id.clone()),
+            None => {
+                if !collector.take_bytes(json_len(&json!(id)) + 1) {
+                    break;
+                }
+                missing.push(id.clone());
+            }
         }
+        answered += 1;
     }
-    Ok(json!({
-        "entity_type": entity.name,
-        "requested": unique.len(),
-        "returned": results.len(),
-        "missing": missing,
-        "results": results,
-    }))
+    if answered == 0 {
+        check_oversized(offset, &limits, &collector)?;
+    }
+    let total = unique.len() as u64;
+    answer.insert("offset".into(), json!(offset));
+    answer.insert("returned".into(), json!(results.len()));
+    answer.insert("missing".into(), json!(missing));
+    let next_offset = offset.saturating_add(answered).min(total.max(offset));
+    insert_paging(&mut answer, next_offset, total, &limits, &collector);
+    answer.insert("results".into(), Value::Array(results));
+    Ok(Value::Object(answer))
 }

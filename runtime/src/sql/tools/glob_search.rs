@@ -1,15 +1,15 @@
-//! `glob_search {entity_type, field, pattern, limit}`.
+//! `glob_search {entity_type, field, pattern, limit, offset}`.
 
 use rusqlite::Connection;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::ToolDefinition;
 use crate::spec::{FieldType, SchemaSpec};
 
 use super::super::query::{Condition, ConditionPaths, EntityQuery, Operator};
-use super::common::{HandlerError, definition, entity, limit, page_json};
+use super::common::{HandlerError, PageLimits, definition, entity, list_page, offset};
 use super::{ArgName, DatabaseTool, EngineTool};
 
 /// The arguments of `glob_search`: records whose text field matches a glob pattern.
@@ -31,6 +31,15 @@ pub struct GlobSearchArgs<E = String, F = String> {
     )]
     #[schemars(extend("x-toolforge-slot" = "limit"))]
     pub limit: Option<i64>,
+    /// How many matching records to skip (in order) before the first one returned: `0` (the
+    /// default), then the `next_offset` of the previous answer.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::common::optional_integer"
+    )]
+    #[schemars(range(min = 0))]
+    pub offset: Option<i64>,
 }
 
 impl<E: ArgName, F: ArgName> GlobSearchArgs<E, F> {
@@ -41,6 +50,7 @@ impl<E: ArgName, F: ArgName> GlobSearchArgs<E, F> {
             field: self.field.as_name().to_owned(),
             pattern: self.pattern,
             limit: self.limit,
+            offset: self.offset,
         }
     }
 }
@@ -97,7 +107,8 @@ fn handle(
     arguments: GlobSearchArgs,
 ) -> Result<Value, HandlerError> {
     let entity = entity(spec, &arguments.entity_type, "entity_type")?;
-    let limit = limit(spec, arguments.limit)?;
+    let limits = PageLimits::of(spec, arguments.limit)?;
+    let offset = offset(arguments.offset)?;
     let condition = Condition {
         field: arguments.field,
         operator: Operator::Glob,
@@ -108,7 +119,8 @@ fn handle(
         operator: "field".into(),
         value: "pattern".into(),
     };
-    let query = EntityQuery::single(entity, &condition, &paths, limit)?;
-    let page = query.run(conn)?;
-    Ok(page_json(&entity.name, page))
+    let query = EntityQuery::single(entity, &condition, &paths, limits.rows)?.with_offset(offset);
+    let mut head = Map::new();
+    head.insert("entity_type".into(), Value::String(entity.name.clone()));
+    list_page(conn, query, head, &limits)
 }

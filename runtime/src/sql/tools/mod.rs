@@ -3,8 +3,14 @@
 //!
 //! Every tool is read-only and idempotent, checks entity and field names against the spec
 //! before building SQL, binds every value as a parameter, and runs on the database's pool of
-//! read-only connections. Lists are answered as
-//! `{"entity_type", "total", "returned", "truncated", "results": [...]}`.
+//! read-only connections. Lists (`query_entities`, `glob_search`, `explore_relationships`,
+//! `get_entities_by_ids`) take an `offset` and are answered as `{"entity_type", "offset",
+//! "total", "returned", "truncated", "truncated_by", "has_more", "next_offset", "results":
+//! [...]}`: `truncated_by` (only when records follow) names the limit that ended the page —
+//! `limit` (the call's or the default), `max_rows` or `max_answer_bytes` (the call's
+//! [`CallLimits`](crate::CallLimits)) — and its value; `next_offset` (null at the end) is the
+//! `offset` of the next page. A page never makes the answer exceed `max_answer_bytes`; a first
+//! record too large on its own is a `too_large` error.
 //!
 //! The argument structs are generic over the name types ([`ArgName`]): the engine reads them
 //! with `String` names; a generated module instantiates them with its name enums, which makes
@@ -327,6 +333,7 @@ impl DatabaseTool {
 }
 
 use common::run_json;
+pub(crate) use common::stopped_error;
 
 /// The tools `spec.tools.families` asks for, in a stable order.
 fn plan(spec: &SchemaSpec) -> Vec<DatabaseTool> {

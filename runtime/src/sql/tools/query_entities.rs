@@ -1,16 +1,16 @@
-//! `query_entities {entity_type, conditions, order_by, limit}`.
+//! `query_entities {entity_type, conditions, order_by, limit, offset}`.
 
 use rusqlite::Connection;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::ToolDefinition;
 use crate::spec::SchemaSpec;
 
 use super::super::describe::query_entities_description;
 use super::super::query::{Condition, EntityQuery, OrderBy};
-use super::common::{HandlerError, definition, entity, limit, page_json};
+use super::common::{HandlerError, PageLimits, definition, entity, list_page, offset};
 use super::{ArgName, DatabaseTool, EngineTool};
 
 /// The arguments of `query_entities`: the records of one entity type matching conditions.
@@ -38,6 +38,15 @@ pub struct QueryEntitiesArgs<E = String, F = String> {
     )]
     #[schemars(extend("x-toolforge-slot" = "limit"))]
     pub limit: Option<i64>,
+    /// How many matching records to skip (in order) before the first one returned: `0` (the
+    /// default), then the `next_offset` of the previous answer.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::common::optional_integer"
+    )]
+    #[schemars(range(min = 0))]
+    pub offset: Option<i64>,
 }
 
 impl<E: ArgName, F: ArgName> QueryEntitiesArgs<E, F> {
@@ -52,6 +61,7 @@ impl<E: ArgName, F: ArgName> QueryEntitiesArgs<E, F> {
                 .collect(),
             order_by: self.order_by.map(OrderBy::into_engine),
             limit: self.limit,
+            offset: self.offset,
         }
     }
 }
@@ -70,9 +80,17 @@ impl EngineTool for QueryEntitiesArgs {
 
     fn execute(self, spec: &SchemaSpec, conn: &Connection) -> Result<Value, HandlerError> {
         let entity = entity(spec, &self.entity_type, "entity_type")?;
-        let limit = limit(spec, self.limit)?;
-        let query = EntityQuery::new(entity, &self.conditions, self.order_by.as_ref(), limit)?;
-        let page = query.run(conn)?;
-        Ok(page_json(&entity.name, page))
+        let limits = PageLimits::of(spec, self.limit)?;
+        let offset = offset(self.offset)?;
+        let query = EntityQuery::new(
+            entity,
+            &self.conditions,
+            self.order_by.as_ref(),
+            limits.rows,
+        )?
+        .with_offset(offset);
+        let mut head = Map::new();
+        head.insert("entity_type".into(), Value::String(entity.name.clone()));
+        list_page(conn, query, head, &limits)
     }
 }

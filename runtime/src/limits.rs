@@ -1,0 +1,287 @@
+//! Deadlines and answer caps: what a [`ToolRegistry`](crate::ToolRegistry) allows each call.
+//!
+//! Every call through a registry gets a [`CallBudget`]: its deadline (default 30 s after the
+//! call starts), the most bytes its answer may have (default 1 MiB of compact JSON) and,
+//! optionally, the most records a list tool may return. The registry sets them per registry
+//! ([`RegistryBuilder::with_limits`](crate::RegistryBuilder::with_limits)) and per tool
+//! ([`RegistryBuilder::with_tool_limits`](crate::RegistryBuilder::with_tool_limits)).
+//!
+//! The budget is visible to the code a call runs ([`CallBudget::current`]): the database reads
+//! of [`sql::Database`](crate::sql::Database) stop inside SQLite when the deadline passes, and
+//! the list tools stop adding records before the answer outgrows its cap (and say so in the
+//! answer). An answer that still exceeds the cap is replaced by a
+//! [`ErrorCode::TooLarge`] error; a call that overruns its deadline is answered with
+//! [`ErrorCode::Timeout`].
+
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::{ErrorCode, ToolError};
+
+/// The default deadline of a call: 30 seconds.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The default cap on an answer: 1 MiB of compact JSON.
+pub const DEFAULT_MAX_ANSWER_BYTES: usize = 1 << 20;
+
+/// The limits of the calls of one tool (or of every tool of a registry).
+///
+/// ```
+/// use std::time::Duration;
+/// use toolforge::CallLimits;
+/// let limits = CallLimits::default();
+/// assert_eq!(limits.timeout, Some(Duration::from_secs(30)));
+/// assert_eq!(limits.max_answer_bytes, Some(1 << 20));
+/// assert_eq!(limits.max_rows, None);
+/// let strict = limits.timeout(Some(Duration::from_secs(2))).max_rows(Some(50));
+/// assert_eq!(strict.max_rows, Some(50));
+/// ```
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallLimits {
+    /// How long a call may run (default [`DEFAULT_TIMEOUT`]); `None`: no deadline.
+    pub timeout: Option<Duration>,
+    /// The most bytes of compact JSON an answer may have (default
+    /// [`DEFAULT_MAX_ANSWER_BYTES`]); `None`: no cap.
+    pub max_answer_bytes: Option<usize>,
+    /// The most records a list tool returns in one answer, whatever the call's `limit`
+    /// (default `None`: the tool's own limits only).
+    pub max_rows: Option<u32>,
+}
+
+impl Default for CallLimits {
+    fn default() -> Self {
+        CallLimits {
+            timeout: Some(DEFAULT_TIMEOUT),
+            max_answer_bytes: Some(DEFAULT_MAX_ANSWER_BYTES),
+            max_rows: None,
+        }
+    }
+}
+
+impl CallLimits {
+    /// No deadline and no caps.
+    pub const UNLIMITED: CallLimits = CallLimits {
+        timeout: None,
+        max_answer_bytes: None,
+        max_rows: None,
+    };
+
+    /// Sets [`CallLimits::timeout`].
+    pub fn timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Sets [`CallLimits::max_answer_bytes`].
+    pub fn max_answer_bytes(mut self, max_answer_bytes: Option<usize>) -> Self {
+        self.max_answer_bytes = max_answer_bytes;
+        self
+    }
+
+    /// Sets [`CallLimits::max_rows`].
+    pub fn max_rows(mut self, max_rows: Option<u32>) -> Self {
+        self.max_rows = max_rows;
+        self
+    }
+}
+
+tokio::task_local! {
+    static BUDGET: CallBudget;
+}
+
+/// The limits of the call being run: the tool's name, its [`CallLimits`] and the instant its
+/// deadline falls.
+///
+/// A registry sets it around each call; [`CallBudget::current`] reads it from inside the
+/// call (on the task that runs it).
+///
+/// ```
+/// use std::time::Duration;
+/// use toolforge::{CallBudget, CallLimits, ErrorCode};
+/// let budget = CallBudget::new("slow_tool", CallLimits::default().timeout(Some(Duration::from_millis(5))));
+/// assert!(budget.deadline().is_some());
+/// assert_eq!(budget.timeout_error().code, ErrorCode::Timeout);
+/// assert!(CallBudget::current().is_none(), "no call is running here");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallBudget {
+    tool: String,
+    limits: CallLimits,
+    deadline: Option<Instant>,
+}
+
+impl CallBudget {
+    /// The budget of a call of `tool` starting now.
+    pub fn new(tool: impl Into<String>, limits: CallLimits) -> CallBudget {
+        let deadline = limits
+            .timeout
+            .and_then(|timeout| Instant::now().checked_add(timeout));
+        CallBudget {
+            tool: tool.into(),
+            limits,
+            deadline,
+        }
+    }
+
+    /// The budget of the call running on this task, if it runs through a registry.
+    pub fn current() -> Option<CallBudget> {
+        BUDGET.try_with(Clone::clone).ok()
+    }
+
+    /// The deadline of the call running on this task, if any.
+    pub fn current_deadline() -> Option<Instant> {
+        BUDGET.try_with(|budget| budget.deadline).ok().flatten()
+    }
+
+    /// The name of the tool called.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The limits that apply.
+    pub fn limits(&self) -> CallLimits {
+        self.limits
+    }
+
+    /// When the call's deadline falls, if it has one.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// Whether the deadline has passed.
+    pub fn is_expired(&self) -> bool {
+        self.deadline
+            .is_some_and(|deadline| Instant::now() >= deadline)
+    }
+
+    /// The [`ErrorCode::Timeout`] error of this call.
+    pub fn timeout_error(&self) -> ToolError {
+        timed_out(&self.tool, self.limits.timeout.unwrap_or_default())
+    }
+
+    /// This budget, tightened by the budget of an enclosing call (a `batch`): the earlier
+    /// deadline and the smaller caps.
+    pub(crate) fn within(mut self, outer: Option<&CallBudget>) -> CallBudget {
+        let Some(outer) = outer else {
+            return self;
+        };
+        if let Some(deadline) = outer.deadline
+            && self.deadline.is_none_or(|own| deadline < own)
+        {
+            self.deadline = Some(deadline);
+            self.limits.timeout = outer.limits.timeout;
+        }
+        self.limits.max_answer_bytes =
+            smaller(self.limits.max_answer_bytes, outer.limits.max_answer_bytes);
+        self.limits.max_rows = smaller(self.limits.max_rows, outer.limits.max_rows);
+        self
+    }
+
+    /// This budget with `bytes` fewer bytes allowed in the answer (a `batch` keeps room for
+    /// its other results).
+    pub(crate) fn less_bytes(mut self, bytes: usize) -> CallBudget {
+        self.limits.max_answer_bytes = self
+            .limits
+            .max_answer_bytes
+            .map(|max| max.saturating_sub(bytes));
+        self
+    }
+
+    /// Runs `f` with this budget as the current one.
+    pub(crate) fn enter<T>(&self, f: impl FnOnce() -> T) -> T {
+        BUDGET.sync_scope(self.clone(), f)
+    }
+
+    /// Polls `future` with this budget as the current one: what a registry does around each
+    /// call, for code that runs tools or database reads without one. Only the reads that honour
+    /// the budget stop at its deadline; nothing else ends the future.
+    pub fn scope<F: Future>(&self, future: F) -> impl Future<Output = F::Output> {
+        BUDGET.scope(self.clone(), future)
+    }
+}
+
+fn smaller<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, None) => a,
+        (None, b) => b,
+    }
+}
+
+/// The error for a call of `name` that overran `limit`.
+pub(crate) fn timed_out(name: &str, limit: Duration) -> ToolError {
+    ToolError::new(
+        ErrorCode::Timeout,
+        format!(
+            "`{name}` did not finish within {} ms and was cancelled; try narrower arguments",
+            limit.as_millis()
+        ),
+    )
+    .with_details(json!({ "tool": name, "timeout_ms": limit.as_millis() as u64 }))
+}
+
+/// The error for an answer of `bytes` bytes over the cap `max`.
+pub(crate) fn too_large(name: &str, bytes: usize, max: usize) -> ToolError {
+    ToolError::new(
+        ErrorCode::TooLarge,
+        format!(
+            "the answer of `{name}` has {bytes} bytes, more than the {max} bytes allowed \
+             (max_answer_bytes); ask for less (a smaller `limit`, fewer `fields`, narrower \
+             conditions)"
+        ),
+    )
+    .with_details(json!({
+        "tool": name,
+        "limit": "max_answer_bytes",
+        "max_answer_bytes": max,
+        "bytes": bytes,
+    }))
+}
+
+/// The length of `value` as compact JSON, without building the text.
+pub(crate) fn json_len(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing a `Value` to a writer that never fails cannot fail.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_len_is_the_compact_length() {
+        let value = json!({"a": [1, "é", null], "b": {"c": true}});
+        assert_eq!(json_len(&value), value.to_string().len());
+    }
+
+    #[test]
+    fn an_enclosing_budget_tightens() {
+        let outer = CallBudget::new(
+            "batch",
+            CallLimits::default()
+                .timeout(Some(Duration::from_secs(1)))
+                .max_answer_bytes(Some(100)),
+        );
+        let inner =
+            CallBudget::new("q", CallLimits::default().max_rows(Some(5))).within(Some(&outer));
+        assert_eq!(inner.deadline(), outer.deadline());
+        assert_eq!(inner.limits().timeout, Some(Duration::from_secs(1)));
+        assert_eq!(inner.limits().max_answer_bytes, Some(100));
+        assert_eq!(inner.limits().max_rows, Some(5));
+    }
+}
