@@ -611,3 +611,27 @@ async fn strict_mode_calls_with_null_optionals_pass_the_registry() {
     let error = registry.call("search", bad).await.unwrap_err();
     assert_eq!(error.code, toolforge::ErrorCode::InvalidArguments);
 }
+
+#[test]
+fn every_dialect_cuts_a_description_over_1024_characters() {
+    use toolforge::dialect::MAX_DESCRIPTION_CHARS;
+    let mut long = definition("long", json!({"type": "object"}));
+    long.description = "A sentence that a custom tool repeats. ".repeat(100);
+    for dialect in Dialect::ALL {
+        let exported = export(&long, dialect);
+        let text = exported["description"]
+            .as_str()
+            .or(exported["function"]["description"].as_str())
+            .unwrap();
+        assert!(text.chars().count() <= MAX_DESCRIPTION_CHARS, "{dialect:?}");
+        assert!(
+            text.starts_with("A sentence") && text.ends_with(" A…"),
+            "{text}"
+        );
+    }
+    let short = definition("short", json!({"type": "object"}));
+    assert_eq!(
+        export(&short, Dialect::Anthropic)["description"],
+        json!(short.description)
+    );
+}

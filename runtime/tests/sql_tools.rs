@@ -105,13 +105,10 @@ async fn tool_set_and_definitions() {
     assert_eq!(query.input_schema["properties"]["limit"]["maximum"], 100);
     let description = &query.description;
     for needle in [
-        "uuid: string [unique id]",
-        "startLine: number — Starting line number",
-        "kind: enum (function | class | method)",
-        "line_count: number = endLine - startLine + 1 — Number of lines",
-        "Scope -[DEFINED_IN]-> File — The file a scope is defined in",
+        "Scope (unique field uuid), File (unique field path)",
+        "call describe_entity (one entity) or get_schema (all)",
         "STARTS WITH",
-        "Example call:",
+        "Example call: ",
         "\"entity_type\":\"Scope\"",
     ] {
         assert!(
@@ -119,12 +116,103 @@ async fn tool_set_and_definitions() {
             "missing {needle} in\n{description}"
         );
     }
+    // The field catalogue lives in describe_entity and get_schema, not in the description.
+    assert!(
+        !description.contains("Starting line number"),
+        "{description}"
+    );
     // The example call in the description is itself a valid call.
     let example: Value =
-        serde_json::from_str(description.rsplit("Example call:\n").next().unwrap()).unwrap();
+        serde_json::from_str(description.rsplit("Example call: ").next().unwrap()).unwrap();
     f.call("query_entities", example).await.unwrap();
     let explore = f.tools[6].definition();
     assert!(explore.description.contains("Scope -[CONSUMES]-> Scope"));
+}
+
+/// A spec far larger than any real config: many entities with long names, many fields,
+/// hierarchies everywhere, many relationships with long descriptions.
+fn huge_spec(families: Value) -> toolforge::spec::SchemaSpec {
+    let entities: Vec<Value> = (0..60)
+        .map(|i| {
+            let name = format!("AnEntityWithARatherLongDescriptiveName{i}");
+            let mut fields = vec![json!({"name": "uuid", "type": "string", "unique": true})];
+            for j in 0..40 {
+                fields.push(json!({
+                    "name": format!("a_field_with_a_long_name_{j}"),
+                    "type": if j % 2 == 0 { "string" } else { "number" },
+                    "description": "x".repeat(200),
+                }));
+            }
+            json!({
+                "name": name, "table": format!("t{i}"), "unique_field": "uuid",
+                "description": "y".repeat(500), "fields": fields,
+                "hierarchy": {"relationship": "HAS_PARENT", "child_is_source": true,
+                              "content_field": "a_field_with_a_long_name_0"}
+            })
+        })
+        .collect();
+    let relationships: Vec<Value> = (0..120)
+        .map(|i| {
+            json!({
+                "source": format!("AnEntityWithARatherLongDescriptiveName{}", i % 60),
+                "type": format!("A_LONG_RELATIONSHIP_TYPE_{i}"),
+                "target": format!("AnEntityWithARatherLongDescriptiveName{}", (i + 1) % 60),
+                "table": format!("e{i}"),
+                "description": "z".repeat(300),
+            })
+        })
+        .collect();
+    serde_json::from_value(json!({
+        "name": "huge", "entities": entities, "relationships": relationships,
+        "tools": {"name_prefix": "a_rather_long_prefix_", "default_limit": 20,
+                  "max_limit": 100, "families": families}
+    }))
+    .unwrap()
+}
+
+#[test]
+fn descriptions_fit_1024_characters_in_every_dialect_even_for_huge_specs() {
+    use toolforge::dialect::{Dialect, MAX_DESCRIPTION_CHARS, export};
+    let fixture_spec = sql_fixtures::code_rag_spec();
+    let specs = [
+        huge_spec(json!(["schema", "query", "lookup", "relationships"])),
+        huge_spec(json!(["query", "lookup", "relationships"])),
+        fixture_spec,
+    ];
+    for spec in &specs {
+        for definition in toolforge::sql::registry_definitions(spec) {
+            let length = definition.description.chars().count();
+            assert!(
+                length <= MAX_DESCRIPTION_CHARS,
+                "{} has {length} characters:\n{}",
+                definition.name,
+                definition.description
+            );
+            for dialect in Dialect::ALL {
+                let exported = export(&definition, dialect);
+                let text = exported["description"]
+                    .as_str()
+                    .or(exported["function"]["description"].as_str())
+                    .unwrap();
+                assert!(text.chars().count() <= MAX_DESCRIPTION_CHARS, "{dialect:?}");
+            }
+        }
+    }
+    // Without get_schema / describe_entity, the description lists fields itself, as far as
+    // they fit.
+    let without_schema = toolforge::sql::registry_definitions(&specs[1]);
+    let query = &without_schema[0];
+    assert!(query.name.ends_with("query_entities"));
+    assert!(
+        query.description.contains("Fields of each entity: "),
+        "{}",
+        query.description
+    );
+    assert!(
+        query.description.contains(" more."),
+        "{}",
+        query.description
+    );
 }
 
 #[test]

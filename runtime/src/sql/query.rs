@@ -234,6 +234,53 @@ pub fn field_names(entity: &EntitySpec) -> Vec<&str> {
         .collect()
 }
 
+/// The names of an entity's text fields, the ones `GLOB` and the other text operators apply
+/// to: stored string, enum and datetime fields (the unique field included), then computed
+/// string and datetime fields.
+pub fn text_field_names(entity: &EntitySpec) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    if entity.field(&entity.unique_field).is_none() {
+        names.push(&entity.unique_field);
+    }
+    for field in &entity.fields {
+        if field.name == entity.unique_field
+            || matches!(
+                field.ty,
+                FieldType::String | FieldType::Enum | FieldType::Datetime
+            )
+        {
+            names.push(&field.name);
+        }
+    }
+    for computed in &entity.computed_fields {
+        if matches!(
+            value_type_as_field_type(computed.ty),
+            FieldType::String | FieldType::Datetime
+        ) {
+            names.push(&computed.name);
+        }
+    }
+    names
+}
+
+/// The names of an entity's fields `order_by` accepts: every stored and computed field but the
+/// arrays.
+pub fn sortable_field_names(entity: &EntitySpec) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    if entity.field(&entity.unique_field).is_none() {
+        names.push(&entity.unique_field);
+    }
+    for field in &entity.fields {
+        if field.name == entity.unique_field
+            || !matches!(field.ty, FieldType::StringArray | FieldType::NumberArray)
+        {
+            names.push(&field.name);
+        }
+    }
+    names.extend(entity.computed_fields.iter().map(|c| c.name.as_str()));
+    names
+}
+
 /// Resolves a stored or computed field name; an unknown name is an `invalid_arguments` error
 /// naming `path`, the nearest names and every valid one.
 pub fn resolve_field<'s>(

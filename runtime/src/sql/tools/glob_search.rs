@@ -6,9 +6,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::ToolDefinition;
-use crate::spec::{FieldType, SchemaSpec};
+use crate::spec::SchemaSpec;
 
-use super::super::query::{Condition, ConditionPaths, EntityQuery, Operator};
+use super::super::describe::{DescriptionBuilder, field_catalogue};
+use super::super::query::{Condition, ConditionPaths, EntityQuery, Operator, text_field_names};
 use super::common::{HandlerError, definition, entity, limit, page_json};
 use super::{ArgName, DatabaseTool, EngineTool};
 
@@ -49,39 +50,40 @@ impl EngineTool for GlobSearchArgs {
     const KIND: DatabaseTool = DatabaseTool::GlobSearch;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
-        let mut text = String::from(
+        let mut text = DescriptionBuilder::new(
             "Find records whose text field matches a glob pattern (case-sensitive): `*` matches any \
-             text, `?` one character, `[abc]` one of the listed characters. The answer says how many \
-             matched in total and whether the list was cut.\nText fields:\n",
+             text, `?` one character, `[abc]` one of the listed characters. `field` is a text field \
+             (string, enum or datetime, stored or computed) of entity_type. The answer says how many \
+             matched in total and whether the list was cut.",
         );
-        for entity in &spec.entities {
-            let fields: Vec<&str> = entity
-                .fields
-                .iter()
-                .filter(|f| {
-                    matches!(
-                        f.ty,
-                        FieldType::String | FieldType::Enum | FieldType::Datetime
-                    )
-                })
-                .map(|f| f.name.as_str())
-                .collect();
-            text.push_str(&format!("  - {}: {}\n", entity.name, fields.join(", ")));
+        let per_entity: Vec<String> = spec
+            .entities
+            .iter()
+            .map(|entity| format!("{}: {}", entity.name, text_field_names(entity).join(", ")))
+            .collect();
+        let listed = format!("Text fields: {}.", per_entity.join("; "));
+        if listed.chars().count() > 500 || !text.push("\n", &listed) {
+            let room = text.remaining("\n").min(500);
+            text.push("\n", &field_catalogue(spec, room, "Text fields"));
         }
         if let Some(entity) = spec.entities.first() {
             let field = entity
                 .display_name_field
                 .clone()
+                .filter(|name| text_field_names(entity).contains(&name.as_str()))
                 .unwrap_or_else(|| entity.unique_field.clone());
-            text.push_str(&format!(
-                "Example call: {}",
-                json!({"entity_type": entity.name, "field": field, "pattern": "*parse*", "limit": 10})
-            ));
+            text.push(
+                "\n",
+                &format!(
+                    "Example call: {}",
+                    json!({"entity_type": entity.name, "field": field, "pattern": "*parse*", "limit": 10})
+                ),
+            );
         }
         definition::<Self>(
             spec,
             "Glob search",
-            text,
+            text.finish(),
             &["glob", "pattern", "wildcard", "search", "path"],
         )
     }
