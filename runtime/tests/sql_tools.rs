@@ -545,6 +545,10 @@ async fn invalid_queries_are_explained() {
             json!({"entity_type": "Scope", "bogus": 1}),
             "unknown field `bogus`",
         ),
+        (
+            json!({"entity_type": "Scope", "order_by": {"field": "tags"}}),
+            "`order_by.field`: `tags` is an array<string> field, and arrays have no order",
+        ),
     ];
     for (arguments, needle) in cases {
         let error = f.error("query_entities", arguments.clone()).await;
@@ -593,11 +597,25 @@ async fn glob_search_tool() {
             json!({"entity_type": "Scope", "field": "startLine", "pattern": "1*"}),
         )
         .await;
+    // glob_search takes no operator: it names the entity's text fields, never operators.
     assert!(
-        error.message.contains("`GLOB` does not apply"),
+        error.message.contains(
+            "glob_search matches text fields, and `startLine` is a number field of Scope"
+        ),
         "{}",
         error.message
     );
+    assert!(
+        error.message.contains("name, type, file"),
+        "{}",
+        error.message
+    );
+    assert!(
+        !error.message.contains("use one of: ="),
+        "{}",
+        error.message
+    );
+    assert_eq!(error.details.unwrap()["valid"][0], "uuid");
     assert!(error.message.starts_with("`field`:"), "{}", error.message);
     let too_long = f
         .error(
@@ -895,4 +913,149 @@ async fn a_dropped_call_interrupts_its_query() {
             .unwrap();
         assert_eq!(n, 5);
     }
+}
+
+#[tokio::test]
+async fn field_arguments_are_enums_of_the_config_names() {
+    let (_dir, spec, db) = seeded();
+    let definitions = toolforge::sql::registry_definitions(&spec);
+    let schema_of = |name: &str| {
+        definitions
+            .iter()
+            .find(|d| d.name == name)
+            .unwrap()
+            .input_schema
+            .clone()
+    };
+    let scope_and_file = json!([
+        "uuid",
+        "name",
+        "type",
+        "file",
+        "startLine",
+        "endLine",
+        "source",
+        "tags",
+        "kind",
+        "created_at",
+        "is_exported",
+        "line_count",
+        "is_large",
+        "char_count",
+        "path",
+        "language"
+    ]);
+    let query = schema_of("query_entities");
+    let condition_field = &query["properties"]["conditions"]["items"]["properties"]["field"];
+    assert_eq!(condition_field["enum"], scope_and_file);
+    assert_eq!(condition_field["type"], "string");
+    // Arrays cannot be sorted: `tags` is not offered.
+    assert_eq!(
+        query["properties"]["order_by"]["properties"]["field"]["enum"],
+        json!([
+            "uuid",
+            "name",
+            "type",
+            "file",
+            "startLine",
+            "endLine",
+            "source",
+            "kind",
+            "created_at",
+            "is_exported",
+            "line_count",
+            "is_large",
+            "char_count",
+            "path",
+            "language"
+        ])
+    );
+    let explore = schema_of("explore_relationships");
+    assert_eq!(
+        explore["properties"]["start_conditions"]["items"]["properties"]["field"]["enum"],
+        scope_and_file
+    );
+    assert_eq!(
+        schema_of("get_entities_by_ids")["properties"]["fields"]["items"]["enum"],
+        scope_and_file
+    );
+    // glob_search: text fields only (stored string, enum and datetime fields).
+    assert_eq!(
+        schema_of("glob_search")["properties"]["field"]["enum"],
+        json!([
+            "uuid",
+            "name",
+            "type",
+            "file",
+            "source",
+            "kind",
+            "created_at",
+            "path",
+            "language"
+        ])
+    );
+
+    let registry = toolforge::sql::registry(spec, db).unwrap();
+    // A name no entity has is refused by the schema, naming the nearest and the valid names.
+    let error = registry
+        .call(
+            "query_entities",
+            json!({"entity_type": "Scope", "conditions": [{"field": "nmae", "operator": "=", "value": "x"}]}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, ErrorCode::InvalidArguments);
+    assert!(
+        error.message.contains("(did you mean \"name\"?)"),
+        "{}",
+        error.message
+    );
+    let problem = &error.details.unwrap()["problems"][0];
+    assert_eq!(problem["path"], "/conditions/0/field");
+    assert_eq!(problem["did_you_mean"], json!(["name"]));
+    assert_eq!(problem["allowed"], scope_and_file);
+    for (tool, arguments, path) in [
+        (
+            "query_entities",
+            json!({"entity_type": "Scope", "order_by": {"field": "line_cont"}}),
+            "/order_by/field",
+        ),
+        (
+            "glob_search",
+            json!({"entity_type": "Scope", "field": "startLine", "pattern": "1*"}),
+            "/field",
+        ),
+        (
+            "get_entities_by_ids",
+            json!({"entity_type": "Scope", "ids": ["s1"], "fields": ["nmae"]}),
+            "/fields/0",
+        ),
+    ] {
+        let error = registry.call(tool, arguments).await.unwrap_err();
+        assert_eq!(
+            error.details.unwrap()["problems"][0]["path"],
+            path,
+            "{tool}"
+        );
+    }
+    // A field of another entity passes the schema; the engine names the entity's own fields.
+    let error = registry
+        .call(
+            "query_entities",
+            json!({"entity_type": "File", "conditions": [{"field": "name", "operator": "=", "value": "x"}]}),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        error
+            .message
+            .contains("`conditions[0].field`: Unknown field `name` on File."),
+        "{}",
+        error.message
+    );
+    assert!(
+        error.message.contains("Valid field names: path, language."),
+        "{}",
+        error.message
+    );
 }

@@ -135,6 +135,7 @@ impl Operator {
 #[serde(deny_unknown_fields, bound(deserialize = "F: Deserialize<'de>"))]
 pub struct Condition<F = String> {
     /// A field or computed field of the entity.
+    #[schemars(extend("x-toolforge-slot" = "field"))]
     pub field: F,
     /// The comparison (see the tool description).
     pub operator: Operator,
@@ -192,7 +193,8 @@ pub enum Direction {
 #[schemars(description = "A field to sort by, and the direction.")]
 #[serde(deny_unknown_fields)]
 pub struct OrderBy<F = String> {
-    /// A field or computed field to sort by.
+    /// A field or computed field of the entity to sort by (not an array field).
+    #[schemars(extend("x-toolforge-slot" = "sort_field"))]
     pub field: F,
     /// ASC (default) or DESC.
     #[serde(default)]
@@ -664,6 +666,20 @@ pub fn compile_order(entity: &EntitySpec, order_by: Option<&OrderBy>) -> Result<
         None => Ok(format!("{unique} ASC")),
         Some(order) => {
             let field = resolve_field(entity, &order.field, "order_by.field")?;
+            if matches!(field.ty, FieldType::StringArray | FieldType::NumberArray) {
+                let sortable = sortable_field_names(entity);
+                return Err(ToolError::invalid_arguments(format!(
+                    "`order_by.field`: `{}` is an {} field, and arrays have no order to sort \
+                     by; sort by one of: {}",
+                    field.name,
+                    field.ty.config_name(),
+                    sortable.join(", ")
+                ))
+                .with_details(serde_json::json!({
+                    "path": "order_by.field",
+                    "valid": sortable,
+                })));
+            }
             let direction = match order.direction {
                 Direction::Asc => "ASC",
                 Direction::Desc => "DESC",

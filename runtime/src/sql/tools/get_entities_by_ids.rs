@@ -32,8 +32,9 @@ pub struct GetEntitiesByIdsArgs<E = String, F = String> {
     /// Values of the entity's unique field.
     #[schemars(length(min = 1), extend("x-toolforge-slot" = "max_items"))]
     pub ids: Vec<String>,
-    /// Fields or computed fields to return (default: all).
+    /// Fields or computed fields of the entity to return (default: all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-toolforge-slot" = "field_list"))]
     pub fields: Option<Vec<F>>,
     /// Also return each record's children (entities with a hierarchy only).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

@@ -5,11 +5,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::ToolDefinition;
-use crate::spec::SchemaSpec;
+use crate::spec::{FieldType, SchemaSpec};
+use crate::{ToolDefinition, ToolError};
 
 use super::super::describe::{DescriptionBuilder, field_catalogue};
-use super::super::query::{Condition, ConditionPaths, EntityQuery, Operator, text_field_names};
+use super::super::query::{
+    Condition, ConditionPaths, EntityQuery, Operator, resolve_field, text_field_names,
+};
 use super::common::{HandlerError, definition, entity, limit, page_json};
 use super::{ArgName, DatabaseTool, EngineTool};
 
@@ -20,7 +22,8 @@ pub struct GlobSearchArgs<E = String, F = String> {
     /// The entity type to search.
     #[schemars(extend("x-toolforge-slot" = "entity"))]
     pub entity_type: E,
-    /// A text field of the entity (see the list in the description).
+    /// A text field (string, enum or datetime) of the entity.
+    #[schemars(extend("x-toolforge-slot" = "text_field"))]
     pub field: F,
     /// The glob pattern, e.g. `src/*.ts` or `*Parser*`.
     pub pattern: String,
@@ -100,6 +103,33 @@ fn handle(
 ) -> Result<Value, HandlerError> {
     let entity = entity(spec, &arguments.entity_type, "entity_type")?;
     let limit = limit(spec, arguments.limit)?;
+    let field = resolve_field(entity, &arguments.field, "field")?;
+    if !matches!(
+        field.ty,
+        FieldType::String | FieldType::Enum | FieldType::Datetime
+    ) {
+        let text_fields = text_field_names(entity);
+        return Err(ToolError::invalid_arguments(format!(
+            "`field`: glob_search matches text fields, and `{}` is {} {} field of {}; use one \
+             of its text fields ({}), or query_entities to compare {}",
+            field.name,
+            if field
+                .ty
+                .config_name()
+                .starts_with(['a', 'e', 'i', 'o', 'u'])
+            {
+                "an"
+            } else {
+                "a"
+            },
+            field.ty.config_name(),
+            entity.name,
+            text_fields.join(", "),
+            field.name
+        ))
+        .with_details(json!({"path": "field", "valid": text_fields}))
+        .into());
+    }
     let condition = Condition {
         field: arguments.field,
         operator: Operator::Glob,
