@@ -9,7 +9,9 @@
 //! - `keyword`: the schema rule that failed (`type`, `enum`, `required`, `maximum`, ...),
 //! - `message`: one sentence the model can act on,
 //! - and, where it helps, `expected` (types or limit), `allowed` (enum values or known property
-//!   names) and `did_you_mean` (the closest known property for an unexpected one).
+//!   names) and `did_you_mean`: for unexpected properties, each one's closest known property
+//!   (`{"nmae": "name"}`); for a string outside an enum, the nearest allowed values
+//!   (`["name"]`), which the message names too.
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{ValidationError, Validator};
@@ -394,7 +396,17 @@ fn describe(error: &ValidationError<'_>, schema: &Value) -> Value {
         }
         ValidationErrorKind::Enum { options } => {
             problem.insert("allowed".into(), options.clone());
-            format!("{at} must be one of {options}, got {instance}")
+            let mut message = format!("{at} must be one of {options}, got {instance}");
+            if let (Some(given), Some(options)) = (instance.as_str(), options.as_array()) {
+                let near =
+                    toolforge_names::did_you_mean(given, options.iter().filter_map(Value::as_str));
+                if !near.is_empty() {
+                    let listed: Vec<String> = near.iter().map(|n| format!("\"{n}\"")).collect();
+                    message.push_str(&format!(" (did you mean {}?)", listed.join(" or ")));
+                    problem.insert("did_you_mean".into(), json!(near));
+                }
+            }
+            message
         }
         ValidationErrorKind::Constant { expected_value } => {
             problem.insert("allowed".into(), json!([expected_value]));

@@ -248,9 +248,13 @@ fn strict_search_schema_is_inlined_closed_and_nullable() {
     let names: Vec<&String> = properties.keys().collect();
     assert_eq!(strict["required"], json!(names));
     assert_eq!(strict["additionalProperties"], false);
-    // Option<u32>: nullable integer without the non-standard `uint32` format.
-    assert_eq!(properties["limit"]["type"], json!(["integer", "null"]));
-    assert!(properties["limit"].get("format").is_none());
+    // Option<u32>: nullable integer without the non-standard `uint32` format, written as the
+    // OpenAI SDK writes an optional value.
+    assert_eq!(
+        properties["limit"]["anyOf"],
+        json!([{"type": "integer", "minimum": 0}, {"type": "null"}])
+    );
+    assert_eq!(properties["limit"]["description"], "Maximum results.");
     // The nested struct was inlined and closed.
     assert_eq!(properties["location"]["additionalProperties"], false);
     assert_eq!(
@@ -262,7 +266,76 @@ fn strict_search_schema_is_inlined_closed_and_nullable() {
     let unit = properties["unit"].to_string();
     assert!(unit.contains("celsius") && unit.contains("null"), "{unit}");
     // `exact` was optional (serde default): now required and nullable.
-    assert_eq!(properties["exact"]["type"], json!(["boolean", "null"]));
+    assert_eq!(
+        properties["exact"]["anyOf"],
+        json!([{"type": "boolean"}, {"type": "null"}])
+    );
+}
+
+/// Every node of `schema`, depth first.
+fn nodes(schema: &Value) -> Vec<&Value> {
+    let mut out = vec![schema];
+    match schema {
+        Value::Object(object) => object.values().for_each(|v| out.extend(nodes(v))),
+        Value::Array(items) => items.iter().for_each(|v| out.extend(nodes(v))),
+        _ => {}
+    }
+    out
+}
+
+#[test]
+fn strict_optionals_are_any_of_with_null_never_a_type_list_or_a_null_enum_value() {
+    let optional_enum = json!({
+        "type": "object",
+        "properties": {
+            "mode": {"type": "string", "enum": ["fast", "slow"], "description": "How."},
+            "kind": {"type": ["string", "null"], "enum": ["a", "b", null]},
+            "count": {"type": ["integer", "null"]}
+        },
+        "required": ["kind"]
+    });
+    let mut schemas: Vec<Value> = fixtures().into_iter().map(|(_, s, _)| s).collect();
+    schemas.push(optional_enum.clone());
+    for schema in &schemas {
+        let Ok(strict) = to_openai_strict(schema) else {
+            continue;
+        };
+        for node in nodes(&strict) {
+            assert!(
+                !node.get("type").is_some_and(Value::is_array),
+                "list type in {strict:#}"
+            );
+            assert!(
+                !node
+                    .get("enum")
+                    .and_then(Value::as_array)
+                    .is_some_and(|values| values.contains(&Value::Null)),
+                "null enum value in {strict:#}"
+            );
+        }
+    }
+    let strict = to_openai_strict(&optional_enum).unwrap();
+    assert_eq!(
+        strict["properties"]["mode"],
+        json!({"anyOf": [{"type": "string", "enum": ["fast", "slow"]}, {"type": "null"}],
+               "description": "How."})
+    );
+    assert_eq!(
+        strict["properties"]["kind"],
+        json!({"anyOf": [{"type": "string", "enum": ["a", "b"]}, {"type": "null"}]})
+    );
+    assert!(jsonschema::is_valid(
+        &strict,
+        &json!({"mode": null, "kind": "a", "count": null})
+    ));
+    assert!(jsonschema::is_valid(
+        &strict,
+        &json!({"mode": "fast", "kind": null, "count": 2})
+    ));
+    assert!(!jsonschema::is_valid(
+        &strict,
+        &json!({"mode": "x", "kind": null, "count": 2})
+    ));
 }
 
 #[test]
@@ -537,4 +610,28 @@ async fn strict_mode_calls_with_null_optionals_pass_the_registry() {
     bad["query"] = Value::Null;
     let error = registry.call("search", bad).await.unwrap_err();
     assert_eq!(error.code, toolforge::ErrorCode::InvalidArguments);
+}
+
+#[test]
+fn every_dialect_cuts_a_description_over_1024_characters() {
+    use toolforge::dialect::MAX_DESCRIPTION_CHARS;
+    let mut long = definition("long", json!({"type": "object"}));
+    long.description = "A sentence that a custom tool repeats. ".repeat(100);
+    for dialect in Dialect::ALL {
+        let exported = export(&long, dialect);
+        let text = exported["description"]
+            .as_str()
+            .or(exported["function"]["description"].as_str())
+            .unwrap();
+        assert!(text.chars().count() <= MAX_DESCRIPTION_CHARS, "{dialect:?}");
+        assert!(
+            text.starts_with("A sentence") && text.ends_with(" A…"),
+            "{text}"
+        );
+    }
+    let short = definition("short", json!({"type": "object"}));
+    assert_eq!(
+        export(&short, Dialect::Anthropic)["description"],
+        json!(short.description)
+    );
 }

@@ -105,13 +105,10 @@ async fn tool_set_and_definitions() {
     assert_eq!(query.input_schema["properties"]["limit"]["maximum"], 100);
     let description = &query.description;
     for needle in [
-        "uuid: string [unique id]",
-        "startLine: number — Starting line number",
-        "kind: enum (function | class | method)",
-        "line_count: number = endLine - startLine + 1 — Number of lines",
-        "Scope -[DEFINED_IN]-> File — The file a scope is defined in",
+        "Scope (unique field uuid), File (unique field path)",
+        "call describe_entity (one entity) or get_schema (all)",
         "STARTS WITH",
-        "Example call:",
+        "Example call: ",
         "\"entity_type\":\"Scope\"",
     ] {
         assert!(
@@ -119,12 +116,103 @@ async fn tool_set_and_definitions() {
             "missing {needle} in\n{description}"
         );
     }
+    // The field catalogue lives in describe_entity and get_schema, not in the description.
+    assert!(
+        !description.contains("Starting line number"),
+        "{description}"
+    );
     // The example call in the description is itself a valid call.
     let example: Value =
-        serde_json::from_str(description.rsplit("Example call:\n").next().unwrap()).unwrap();
+        serde_json::from_str(description.rsplit("Example call: ").next().unwrap()).unwrap();
     f.call("query_entities", example).await.unwrap();
     let explore = f.tools[6].definition();
     assert!(explore.description.contains("Scope -[CONSUMES]-> Scope"));
+}
+
+/// A spec far larger than any real config: many entities with long names, many fields,
+/// hierarchies everywhere, many relationships with long descriptions.
+fn huge_spec(families: Value) -> toolforge::spec::SchemaSpec {
+    let entities: Vec<Value> = (0..60)
+        .map(|i| {
+            let name = format!("AnEntityWithARatherLongDescriptiveName{i}");
+            let mut fields = vec![json!({"name": "uuid", "type": "string", "unique": true})];
+            for j in 0..40 {
+                fields.push(json!({
+                    "name": format!("a_field_with_a_long_name_{j}"),
+                    "type": if j % 2 == 0 { "string" } else { "number" },
+                    "description": "x".repeat(200),
+                }));
+            }
+            json!({
+                "name": name, "table": format!("t{i}"), "unique_field": "uuid",
+                "description": "y".repeat(500), "fields": fields,
+                "hierarchy": {"relationship": "HAS_PARENT", "child_is_source": true,
+                              "content_field": "a_field_with_a_long_name_0"}
+            })
+        })
+        .collect();
+    let relationships: Vec<Value> = (0..120)
+        .map(|i| {
+            json!({
+                "source": format!("AnEntityWithARatherLongDescriptiveName{}", i % 60),
+                "type": format!("A_LONG_RELATIONSHIP_TYPE_{i}"),
+                "target": format!("AnEntityWithARatherLongDescriptiveName{}", (i + 1) % 60),
+                "table": format!("e{i}"),
+                "description": "z".repeat(300),
+            })
+        })
+        .collect();
+    serde_json::from_value(json!({
+        "name": "huge", "entities": entities, "relationships": relationships,
+        "tools": {"name_prefix": "a_rather_long_prefix_", "default_limit": 20,
+                  "max_limit": 100, "families": families}
+    }))
+    .unwrap()
+}
+
+#[test]
+fn descriptions_fit_1024_characters_in_every_dialect_even_for_huge_specs() {
+    use toolforge::dialect::{Dialect, MAX_DESCRIPTION_CHARS, export};
+    let fixture_spec = sql_fixtures::code_rag_spec();
+    let specs = [
+        huge_spec(json!(["schema", "query", "lookup", "relationships"])),
+        huge_spec(json!(["query", "lookup", "relationships"])),
+        fixture_spec,
+    ];
+    for spec in &specs {
+        for definition in toolforge::sql::registry_definitions(spec) {
+            let length = definition.description.chars().count();
+            assert!(
+                length <= MAX_DESCRIPTION_CHARS,
+                "{} has {length} characters:\n{}",
+                definition.name,
+                definition.description
+            );
+            for dialect in Dialect::ALL {
+                let exported = export(&definition, dialect);
+                let text = exported["description"]
+                    .as_str()
+                    .or(exported["function"]["description"].as_str())
+                    .unwrap();
+                assert!(text.chars().count() <= MAX_DESCRIPTION_CHARS, "{dialect:?}");
+            }
+        }
+    }
+    // Without get_schema / describe_entity, the description lists fields itself, as far as
+    // they fit.
+    let without_schema = toolforge::sql::registry_definitions(&specs[1]);
+    let query = &without_schema[0];
+    assert!(query.name.ends_with("query_entities"));
+    assert!(
+        query.description.contains("Fields of each entity: "),
+        "{}",
+        query.description
+    );
+    assert!(
+        query.description.contains(" more."),
+        "{}",
+        query.description
+    );
 }
 
 #[test]
@@ -457,6 +545,10 @@ async fn invalid_queries_are_explained() {
             json!({"entity_type": "Scope", "bogus": 1}),
             "unknown field `bogus`",
         ),
+        (
+            json!({"entity_type": "Scope", "order_by": {"field": "tags"}}),
+            "`order_by.field`: `tags` is an array<string> field, and arrays have no order",
+        ),
     ];
     for (arguments, needle) in cases {
         let error = f.error("query_entities", arguments.clone()).await;
@@ -505,11 +597,25 @@ async fn glob_search_tool() {
             json!({"entity_type": "Scope", "field": "startLine", "pattern": "1*"}),
         )
         .await;
+    // glob_search takes no operator: it names the entity's text fields, never operators.
     assert!(
-        error.message.contains("`GLOB` does not apply"),
+        error.message.contains(
+            "glob_search matches text fields, and `startLine` is a number field of Scope"
+        ),
         "{}",
         error.message
     );
+    assert!(
+        error.message.contains("name, type, file"),
+        "{}",
+        error.message
+    );
+    assert!(
+        !error.message.contains("use one of: ="),
+        "{}",
+        error.message
+    );
+    assert_eq!(error.details.unwrap()["valid"][0], "uuid");
     assert!(error.message.starts_with("`field`:"), "{}", error.message);
     let too_long = f
         .error(
@@ -808,4 +914,149 @@ async fn a_dropped_call_interrupts_its_query() {
             .unwrap();
         assert_eq!(n, 5);
     }
+}
+
+#[tokio::test]
+async fn field_arguments_are_enums_of_the_config_names() {
+    let (_dir, spec, db) = seeded();
+    let definitions = toolforge::sql::registry_definitions(&spec);
+    let schema_of = |name: &str| {
+        definitions
+            .iter()
+            .find(|d| d.name == name)
+            .unwrap()
+            .input_schema
+            .clone()
+    };
+    let scope_and_file = json!([
+        "uuid",
+        "name",
+        "type",
+        "file",
+        "startLine",
+        "endLine",
+        "source",
+        "tags",
+        "kind",
+        "created_at",
+        "is_exported",
+        "line_count",
+        "is_large",
+        "char_count",
+        "path",
+        "language"
+    ]);
+    let query = schema_of("query_entities");
+    let condition_field = &query["properties"]["conditions"]["items"]["properties"]["field"];
+    assert_eq!(condition_field["enum"], scope_and_file);
+    assert_eq!(condition_field["type"], "string");
+    // Arrays cannot be sorted: `tags` is not offered.
+    assert_eq!(
+        query["properties"]["order_by"]["properties"]["field"]["enum"],
+        json!([
+            "uuid",
+            "name",
+            "type",
+            "file",
+            "startLine",
+            "endLine",
+            "source",
+            "kind",
+            "created_at",
+            "is_exported",
+            "line_count",
+            "is_large",
+            "char_count",
+            "path",
+            "language"
+        ])
+    );
+    let explore = schema_of("explore_relationships");
+    assert_eq!(
+        explore["properties"]["start_conditions"]["items"]["properties"]["field"]["enum"],
+        scope_and_file
+    );
+    assert_eq!(
+        schema_of("get_entities_by_ids")["properties"]["fields"]["items"]["enum"],
+        scope_and_file
+    );
+    // glob_search: text fields only (stored string, enum and datetime fields).
+    assert_eq!(
+        schema_of("glob_search")["properties"]["field"]["enum"],
+        json!([
+            "uuid",
+            "name",
+            "type",
+            "file",
+            "source",
+            "kind",
+            "created_at",
+            "path",
+            "language"
+        ])
+    );
+
+    let registry = toolforge::sql::registry(spec, db).unwrap();
+    // A name no entity has is refused by the schema, naming the nearest and the valid names.
+    let error = registry
+        .call(
+            "query_entities",
+            json!({"entity_type": "Scope", "conditions": [{"field": "nmae", "operator": "=", "value": "x"}]}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, ErrorCode::InvalidArguments);
+    assert!(
+        error.message.contains("(did you mean \"name\"?)"),
+        "{}",
+        error.message
+    );
+    let problem = &error.details.unwrap()["problems"][0];
+    assert_eq!(problem["path"], "/conditions/0/field");
+    assert_eq!(problem["did_you_mean"], json!(["name"]));
+    assert_eq!(problem["allowed"], scope_and_file);
+    for (tool, arguments, path) in [
+        (
+            "query_entities",
+            json!({"entity_type": "Scope", "order_by": {"field": "line_cont"}}),
+            "/order_by/field",
+        ),
+        (
+            "glob_search",
+            json!({"entity_type": "Scope", "field": "startLine", "pattern": "1*"}),
+            "/field",
+        ),
+        (
+            "get_entities_by_ids",
+            json!({"entity_type": "Scope", "ids": ["s1"], "fields": ["nmae"]}),
+            "/fields/0",
+        ),
+    ] {
+        let error = registry.call(tool, arguments).await.unwrap_err();
+        assert_eq!(
+            error.details.unwrap()["problems"][0]["path"],
+            path,
+            "{tool}"
+        );
+    }
+    // A field of another entity passes the schema; the engine names the entity's own fields.
+    let error = registry
+        .call(
+            "query_entities",
+            json!({"entity_type": "File", "conditions": [{"field": "name", "operator": "=", "value": "x"}]}),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        error
+            .message
+            .contains("`conditions[0].field`: Unknown field `name` on File."),
+        "{}",
+        error.message
+    );
+    assert!(
+        error.message.contains("Valid field names: path, language."),
+        "{}",
+        error.message
+    );
 }

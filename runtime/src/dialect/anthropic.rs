@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::normalize_object_root;
+use super::{fit_description, normalize_object_root};
 use crate::ToolDefinition;
 
 /// `{name, description, input_schema}`; the schema keeps `$defs`/`$ref`, which Anthropic
@@ -10,7 +10,7 @@ use crate::ToolDefinition;
 pub(super) fn export(definition: &ToolDefinition) -> Value {
     json!({
         "name": definition.name,
-        "description": definition.description,
+        "description": fit_description(&definition.description),
         "input_schema": normalize_object_root(&definition.input_schema),
     })
 }

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::normalize_object_root;
+use super::{fit_description, normalize_object_root};
 use crate::ToolDefinition;
 
 /// `{name, title?, description, inputSchema, outputSchema?, annotations?}`.
@@ -15,7 +15,10 @@ pub(super) fn export(definition: &ToolDefinition) -> Value {
     if let Some(title) = &definition.title {
         tool.insert("title".into(), json!(title));
     }
-    tool.insert("description".into(), json!(definition.description));
+    tool.insert(
+        "description".into(),
+        json!(fit_description(&definition.description)),
+    );
     tool.insert(
         "inputSchema".into(),
         normalize_object_root(&definition.input_schema),

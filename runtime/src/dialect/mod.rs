@@ -8,13 +8,18 @@
 //! | [`Dialect::Anthropic`] | `{name, description, input_schema}` |
 //!
 //! Every exported input schema has an object root with `properties` present (never null) and
-//! no `$schema` keyword. OpenAI schemas are made strict when possible (see [`openai_strict`]);
+//! no `$schema` keyword. Every exported description is at most [`MAX_DESCRIPTION_CHARS`]
+//! characters (Azure OpenAI and several gateways refuse a whole request over one longer
+//! description): the database tools' descriptions are written to fit, and a longer one of
+//! another tool is cut by [`fit_description`]. OpenAI schemas are made strict when possible (see [`openai_strict`]);
 //! `strict: true` is only ever set on a schema that passes [`is_openai_strict_compatible`].
 
 mod anthropic;
 mod mcp;
 mod openai;
 pub mod openai_strict;
+
+use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
@@ -76,6 +81,34 @@ pub fn export(definition: &ToolDefinition, dialect: Dialect) -> Value {
         Dialect::OpenAiResponses => openai::export_responses(definition),
         Dialect::Anthropic => anthropic::export(definition),
     }
+}
+
+/// The longest tool description any dialect exports, in characters: Azure OpenAI and several
+/// gateways refuse a request in which one tool description is longer.
+pub const MAX_DESCRIPTION_CHARS: usize = 1024;
+
+/// `text` cut to at most [`MAX_DESCRIPTION_CHARS`] characters: unchanged when it fits,
+/// otherwise cut at the last space before the limit (when there is one close to it) and ended
+/// with `…`.
+///
+/// ```
+/// use toolforge::dialect::{MAX_DESCRIPTION_CHARS, fit_description};
+/// assert_eq!(fit_description("Short."), "Short.");
+/// let long = "word ".repeat(400);
+/// let fitted = fit_description(&long);
+/// assert!(fitted.chars().count() <= MAX_DESCRIPTION_CHARS);
+/// assert!(fitted.ends_with("word…"));
+/// ```
+pub fn fit_description(text: &str) -> Cow<'_, str> {
+    if text.chars().count() <= MAX_DESCRIPTION_CHARS {
+        return Cow::Borrowed(text);
+    }
+    let kept: String = text.chars().take(MAX_DESCRIPTION_CHARS - 1).collect();
+    let cut = match kept.rfind(char::is_whitespace) {
+        Some(at) if kept[at..].chars().count() <= 80 => kept[..at].trim_end(),
+        _ => kept.as_str(),
+    };
+    Cow::Owned(format!("{cut}…"))
 }
 
 /// The base normalisation every dialect shares: an object root (`true`/`{}` become an empty

@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
-use super::normalize_object_root;
 use super::openai_strict::to_openai_strict;
+use super::{fit_description, normalize_object_root};
 use crate::ToolDefinition;
 
 /// The parameters and the strict flag: the strict form when the schema can be made strict,
@@ -22,7 +22,7 @@ pub(super) fn export_chat(definition: &ToolDefinition) -> Value {
         "type": "function",
         "function": {
             "name": definition.name,
-            "description": definition.description,
+            "description": fit_description(&definition.description),
             "parameters": parameters,
             "strict": strict,
         }
@@ -35,7 +35,7 @@ pub(super) fn export_responses(definition: &ToolDefinition) -> Value {
     json!({
         "type": "function",
         "name": definition.name,
-        "description": definition.description,
+        "description": fit_description(&definition.description),
         "parameters": parameters,
         "strict": strict,
     })

@@ -5,8 +5,9 @@
 //!
 //! - the root is an object schema (`"type": "object"`), not an `anyOf`;
 //! - every object has `properties`, `additionalProperties: false`, and lists **every** property
-//!   in `required` (optional values are expressed as nullable: `"type": ["string", "null"]`, or
-//!   an `anyOf` with `{"type": "null"}`);
+//!   in `required` (optional values are expressed as nullable: an `anyOf` with
+//!   `{"type": "null"}`, as the OpenAI SDK writes them; a list type such as
+//!   `"type": ["string", "null"]` is valid too, but the normaliser never emits one);
 //! - every schema has a `type` (or is an `anyOf` / a `$ref`); arrays have `items`;
 //! - only these keywords: `type`, `description`, `properties`, `required`,
 //!   `additionalProperties`, `items`, `enum`, `const`, `anyOf`, `$ref`, `$defs` (root only),
@@ -101,7 +102,10 @@ const JSON_TYPES: [&str; 7] = [
 /// });
 /// let strict = to_openai_strict(&schema).unwrap();
 /// assert_eq!(strict["required"], json!(["name", "limit"]));
-/// assert_eq!(strict["properties"]["limit"], json!({"type": ["integer", "null"], "minimum": 0}));
+/// assert_eq!(
+///     strict["properties"]["limit"],
+///     json!({"anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}]})
+/// );
 /// assert_eq!(strict["additionalProperties"], false);
 /// assert!(is_openai_strict_compatible(&strict).is_ok());
 ///
@@ -266,6 +270,9 @@ impl Rewriter {
         if is_object_schema(&object) {
             self.close_object(&object, &mut out, path, is_root);
         }
+        if !is_root {
+            split_null_type(&mut out);
+        }
         Value::Object(out)
     }
 
@@ -322,7 +329,9 @@ impl Rewriter {
     }
 }
 
-/// Lets `schema` also accept `null` (an optional property in strict mode).
+/// Lets `schema` also accept `null` (an optional property in strict mode), the way the OpenAI
+/// SDK writes an optional value: `{"anyOf": [{...}, {"type": "null"}]}`, the description kept
+/// outside. An untyped `anyOf` gets a `null` branch instead.
 fn make_nullable(schema: &mut Value) {
     if accepts_null(schema) {
         return;
@@ -330,25 +339,6 @@ fn make_nullable(schema: &mut Value) {
     let Value::Object(object) = schema else {
         return;
     };
-    let primitive = match object.get("type") {
-        Some(Value::String(kind)) => !matches!(kind.as_str(), "object" | "array"),
-        Some(Value::Array(kinds)) => kinds.iter().all(|k| k != "object" && k != "array"),
-        _ => false,
-    };
-    if primitive && !object.contains_key("const") {
-        match object.get_mut("type") {
-            Some(Value::String(kind)) => {
-                let kind = std::mem::take(kind);
-                object.insert("type".into(), json!([kind, "null"]));
-            }
-            Some(Value::Array(kinds)) => kinds.push(json!("null")),
-            _ => {}
-        }
-        if let Some(Value::Array(values)) = object.get_mut("enum") {
-            values.push(Value::Null);
-        }
-        return;
-    }
     if !object.contains_key("type")
         && let Some(Value::Array(branches)) = object.get_mut("anyOf")
     {
@@ -357,6 +347,50 @@ fn make_nullable(schema: &mut Value) {
     }
     let description = object.remove("description");
     let inner = std::mem::take(object);
+    object.insert(
+        "anyOf".into(),
+        json!([Value::Object(inner), {"type": "null"}]),
+    );
+    if let Some(description) = description {
+        object.insert("description".into(), description);
+    }
+}
+
+/// Rewrites a node typed `[T, "null"]` into `{"anyOf": [{"type": T, ...}, {"type": "null"}]}`
+/// (a `null` in its `enum` dropped): the list-typed nullable shape, above all with an `enum`
+/// listing `null`, breaks schema readers such as google-genai's.
+fn split_null_type(object: &mut Map<String, Value>) {
+    let Some(Value::Array(kinds)) = object.get("type") else {
+        return;
+    };
+    if !kinds.iter().any(|kind| kind == "null") {
+        return;
+    }
+    let others: Vec<Value> = kinds
+        .iter()
+        .filter(|kind| *kind != "null")
+        .cloned()
+        .collect();
+    let description = object.remove("description");
+    let mut inner = std::mem::take(object);
+    match <[Value; 1]>::try_from(others) {
+        Ok([single]) => {
+            inner.insert("type".into(), single);
+        }
+        Err(others) if others.is_empty() => {
+            object.insert("type".into(), json!("null"));
+            if let Some(description) = description {
+                object.insert("description".into(), description);
+            }
+            return;
+        }
+        Err(others) => {
+            inner.insert("type".into(), Value::Array(others));
+        }
+    }
+    if let Some(Value::Array(values)) = inner.get_mut("enum") {
+        values.retain(|value| !value.is_null());
+    }
     object.insert(
         "anyOf".into(),
         json!([Value::Object(inner), {"type": "null"}]),

@@ -3,7 +3,8 @@
 
 use serde_json::{Value, json};
 
-use crate::spec::{EntitySpec, FieldType, RelationshipSpec, SchemaSpec};
+use crate::dialect::{MAX_DESCRIPTION_CHARS, fit_description};
+use crate::spec::{EntitySpec, FieldType, RelationshipSpec, SchemaSpec, ToolFamily};
 
 use super::query::Operator;
 
@@ -172,21 +173,130 @@ pub fn example_query(spec: &SchemaSpec, entity: &EntitySpec) -> Value {
     })
 }
 
-/// The description of `query_entities`: purpose, schema, operators and one example call.
-pub fn query_entities_description(spec: &SchemaSpec) -> String {
-    let mut out = String::from(
-        "Find records of one entity type by conditions on their fields or computed fields \
-         (combined with AND), optionally ordered, with a limit. The answer says how many records \
-         matched in total, how many were returned and whether the list was cut.\n\n",
-    );
-    out.push_str(&schema_text(spec));
-    out.push('\n');
-    out.push_str(&operators_text());
-    if let Some(entity) = spec.entities.first() {
-        out.push_str("\n\nExample call:\n");
-        out.push_str(&example_query(spec, entity).to_string());
+/// A tool description kept within [`MAX_DESCRIPTION_CHARS`]: the parts every description needs
+/// are always written, the optional ones (lists of names, an example call) only when they fit.
+pub(crate) struct DescriptionBuilder {
+    text: String,
+}
+
+impl DescriptionBuilder {
+    /// Starts with the tool's purpose.
+    pub(crate) fn new(text: impl Into<String>) -> Self {
+        DescriptionBuilder { text: text.into() }
+    }
+
+    /// How many characters are left after `separator`.
+    pub(crate) fn remaining(&self, separator: &str) -> usize {
+        MAX_DESCRIPTION_CHARS.saturating_sub(self.text.chars().count() + separator.chars().count())
+    }
+
+    /// Appends `separator` and `part` when they fit; says whether they did.
+    pub(crate) fn push(&mut self, separator: &str, part: &str) -> bool {
+        if part.chars().count() > self.remaining(separator) {
+            return false;
+        }
+        self.text.push_str(separator);
+        self.text.push_str(part);
+        true
+    }
+
+    /// The description (cut as the dialects would, should the required parts alone be too
+    /// long).
+    pub(crate) fn finish(self) -> String {
+        fit_description(&self.text).into_owned()
+    }
+}
+
+/// `items` joined with `, ` within `budget` characters: as many as fit, then `and N more`.
+pub(crate) fn bounded_list(items: &[String], budget: usize) -> String {
+    let all = items.join(", ");
+    if all.chars().count() <= budget {
+        return all;
+    }
+    let mut out = String::new();
+    for (taken, item) in items.iter().enumerate() {
+        let separator = if taken == 0 { "" } else { ", " };
+        let more = format!(" and {} more", items.len() - taken - 1);
+        let would = out.chars().count()
+            + separator.chars().count()
+            + item.chars().count()
+            + more.chars().count();
+        if would > budget {
+            return format!("{out} and {} more", items.len() - taken)
+                .trim_start()
+                .to_string();
+        }
+        out.push_str(separator);
+        out.push_str(item);
     }
     out
+}
+
+/// The sentence pointing a model to the tools that list every field (`describe_entity`,
+/// `get_schema`), or, in a spec without them, the fields themselves as far as they fit.
+pub(crate) fn field_catalogue(spec: &SchemaSpec, budget: usize, what: &str) -> String {
+    let prefix = &spec.tools.name_prefix;
+    if spec.tools.families.contains(&ToolFamily::Schema) {
+        return format!(
+            "{what}: call {prefix}describe_entity (one entity) or {prefix}get_schema (all) for \
+             each entity's fields, types and computed fields."
+        );
+    }
+    let entities: Vec<String> = spec
+        .entities
+        .iter()
+        .map(|entity| {
+            format!(
+                "{} ({})",
+                entity.name,
+                super::query::field_names(entity).join(", ")
+            )
+        })
+        .collect();
+    format!(
+        "{what} of each entity: {}.",
+        bounded_list(&entities, budget)
+    )
+}
+
+/// The description of `query_entities`: purpose, the entities, where to find their fields,
+/// the operators and one example call, within [`MAX_DESCRIPTION_CHARS`].
+pub fn query_entities_description(spec: &SchemaSpec) -> String {
+    let mut out = DescriptionBuilder::new(
+        "Find records of one entity type by conditions on their fields or computed fields \
+         (combined with AND), optionally ordered, with a limit. The answer says how many records \
+         matched in total, how many were returned and whether the list was cut.",
+    );
+    let operators = "Operators (case-sensitive): = != > >= < <= compare (value null with = or != \
+         tests for a missing value); CONTAINS substring, or an element of an array field; \
+         STARTS WITH / ENDS WITH prefix / suffix; IN one of an array of values; REGEX Rust \
+         syntax, (?i) ignores case; GLOB * any text, ? one character, [abc] one of. Datetimes \
+         are UTC ISO-8601 (2024-05-01T12:00:00Z).";
+    out.push("\n", operators);
+    let catalogue = field_catalogue(spec, 400, "Fields");
+    let example = spec
+        .entities
+        .first()
+        .map(|entity| format!("Example call: {}", example_query(spec, entity)));
+    let reserved =
+        catalogue.chars().count() + example.as_ref().map_or(0, |e| e.chars().count() + 1) + 1;
+    let entities: Vec<String> = spec
+        .entities
+        .iter()
+        .map(|e| format!("{} (unique field {})", e.name, e.unique_field))
+        .collect();
+    let room = out.remaining("\nEntities: .").saturating_sub(reserved);
+    if room >= 40 {
+        out.push(
+            "\n",
+            &format!("Entities: {}.", bounded_list(&entities, room)),
+        );
+    }
+    out.push("\n", &catalogue);
+    if let Some(example) = example {
+        out.push("\n", &example);
+    }
+    out.finish()
 }
 
 /// The schema as JSON, as `get_schema` returns it: every entity, or only the entities named in

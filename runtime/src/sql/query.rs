@@ -137,6 +137,7 @@ impl Operator {
 #[serde(deny_unknown_fields, bound(deserialize = "F: Deserialize<'de>"))]
 pub struct Condition<F = String> {
     /// A field or computed field of the entity.
+    #[schemars(extend("x-toolforge-slot" = "field"))]
     pub field: F,
     /// The comparison (see the tool description).
     pub operator: Operator,
@@ -194,7 +195,8 @@ pub enum Direction {
 #[schemars(description = "A field to sort by, and the direction.")]
 #[serde(deny_unknown_fields)]
 pub struct OrderBy<F = String> {
-    /// A field or computed field to sort by.
+    /// A field or computed field of the entity to sort by (not an array field).
+    #[schemars(extend("x-toolforge-slot" = "sort_field"))]
     pub field: F,
     /// ASC (default) or DESC.
     #[serde(default)]
@@ -234,6 +236,53 @@ pub fn field_names(entity: &EntitySpec) -> Vec<&str> {
         .map(|f| f.name.as_str())
         .chain(entity.computed_fields.iter().map(|c| c.name.as_str()))
         .collect()
+}
+
+/// The names of an entity's text fields, the ones `GLOB` and the other text operators apply
+/// to: stored string, enum and datetime fields (the unique field included), then computed
+/// string and datetime fields.
+pub fn text_field_names(entity: &EntitySpec) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    if entity.field(&entity.unique_field).is_none() {
+        names.push(&entity.unique_field);
+    }
+    for field in &entity.fields {
+        if field.name == entity.unique_field
+            || matches!(
+                field.ty,
+                FieldType::String | FieldType::Enum | FieldType::Datetime
+            )
+        {
+            names.push(&field.name);
+        }
+    }
+    for computed in &entity.computed_fields {
+        if matches!(
+            value_type_as_field_type(computed.ty),
+            FieldType::String | FieldType::Datetime
+        ) {
+            names.push(&computed.name);
+        }
+    }
+    names
+}
+
+/// The names of an entity's fields `order_by` accepts: every stored and computed field but the
+/// arrays.
+pub fn sortable_field_names(entity: &EntitySpec) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    if entity.field(&entity.unique_field).is_none() {
+        names.push(&entity.unique_field);
+    }
+    for field in &entity.fields {
+        if field.name == entity.unique_field
+            || !matches!(field.ty, FieldType::StringArray | FieldType::NumberArray)
+        {
+            names.push(&field.name);
+        }
+    }
+    names.extend(entity.computed_fields.iter().map(|c| c.name.as_str()));
+    names
 }
 
 /// Resolves a stored or computed field name; an unknown name is an `invalid_arguments` error
@@ -649,6 +698,20 @@ pub fn compile_order(entity: &EntitySpec, order_by: Option<&OrderBy>) -> Result<
         None => Ok(format!("{unique} ASC")),
         Some(order) => {
             let field = resolve_field(entity, &order.field, "order_by.field")?;
+            if matches!(field.ty, FieldType::StringArray | FieldType::NumberArray) {
+                let sortable = sortable_field_names(entity);
+                return Err(ToolError::invalid_arguments(format!(
+                    "`order_by.field`: `{}` is an {} field, and arrays have no order to sort \
+                     by; sort by one of: {}",
+                    field.name,
+                    field.ty.config_name(),
+                    sortable.join(", ")
+                ))
+                .with_details(serde_json::json!({
+                    "path": "order_by.field",
+                    "valid": sortable,
+                })));
+            }
             let direction = match order.direction {
                 Direction::Asc => "ASC",
                 Direction::Desc => "DESC",

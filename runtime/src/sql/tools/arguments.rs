@@ -6,8 +6,11 @@
 //! names and checks every name against the spec before building SQL; a generated module
 //! instantiates the same structs with its own name enums (`QueryEntitiesArgs<EntityName,
 //! FieldName>`), so Rust code cannot misspell a name. The schema is derived once from the
-//! struct (schemars); the parts that depend on the spec (the entity and relationship names,
-//! the limit's bounds) are marked with an `x-toolforge-slot` keyword and filled in per spec.
+//! struct (schemars); the parts that depend on the spec (the entity, field and relationship
+//! names, the limit's bounds) are marked with an `x-toolforge-slot` keyword and filled in per
+//! spec. A field argument not tied to one entity (a condition's `field`, `order_by.field`,
+//! `fields`, `glob_search`'s `field`) takes the union of the entities' names; the engine checks
+//! that the name belongs to the call's entity.
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -18,7 +21,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use crate::spec::SchemaSpec;
+use crate::spec::{EntitySpec, SchemaSpec};
+
+use super::super::query::{field_names, sortable_field_names, text_field_names};
 
 /// The keyword marking a part of a derived schema that the spec completes.
 pub(crate) const SLOT: &str = "x-toolforge-slot";
@@ -250,10 +255,53 @@ fn fill_slot(object: &mut Map<String, Value>, slot: &str, spec: &SchemaSpec) {
             let (max, _) = limit_bounds(spec);
             object.insert("maxItems".into(), json!(max));
         }
+        "field" => {
+            object.insert("type".into(), json!("string"));
+            object.insert("enum".into(), json!(field_union(spec, field_names)));
+        }
+        "sort_field" => {
+            object.insert("type".into(), json!("string"));
+            object.insert(
+                "enum".into(),
+                json!(field_union(spec, sortable_field_names)),
+            );
+        }
+        "text_field" => {
+            object.insert("type".into(), json!("string"));
+            object.insert("enum".into(), json!(field_union(spec, text_field_names)));
+        }
+        "field_list" => {
+            object.insert(
+                "items".into(),
+                json!({"type": "string", "enum": field_union(spec, field_names)}),
+            );
+        }
         // Unknown slots are a bug of this crate; leaving the derived schema as it is keeps
         // the tool usable.
         _ => {}
     }
+}
+
+/// The names `names_of` gives for each entity (the unique field always included), in config
+/// order without repeats: the values a field argument not tied to one entity may take. Which
+/// of them belong to the call's entity is checked when the call runs.
+fn field_union<'s>(
+    spec: &'s SchemaSpec,
+    names_of: impl Fn(&'s EntitySpec) -> Vec<&'s str>,
+) -> Vec<&'s str> {
+    let mut union: Vec<&str> = Vec::new();
+    for entity in &spec.entities {
+        let mut names = names_of(entity);
+        if !names.contains(&entity.unique_field.as_str()) {
+            names.insert(0, &entity.unique_field);
+        }
+        for name in names {
+            if !union.contains(&name) {
+                union.push(name);
+            }
+        }
+    }
+    union
 }
 
 /// The spec's largest and default page sizes, as the tools apply them.

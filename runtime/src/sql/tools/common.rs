@@ -374,7 +374,7 @@ pub(crate) fn definition<A: EngineTool>(
     ToolDefinition {
         name: format!("{}{}", spec.tools.name_prefix, A::KIND.name()),
         title: Some(title.to_string()),
-        description,
+        description: crate::dialect::fit_description(&description).into_owned(),
         input_schema: input_schema::<A>(spec),
         output_schema: None,
         annotations: ToolAnnotations {

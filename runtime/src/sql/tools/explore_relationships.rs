@@ -10,9 +10,9 @@ use serde_json::{Map, Value, json};
 use crate::spec::{EntitySpec, RelationshipSpec, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
 
-use super::super::describe::relationship_arrow;
+use super::super::describe::{DescriptionBuilder, bounded_list, relationship_arrow};
 use super::super::ident::{qualified, quote};
-use super::super::names::unknown_name_message;
+use super::super::names::{shorten, unknown_name_message};
 use super::super::query::{Condition, Page, Projection, ROW_ALIAS, compile_conditions};
 use super::super::value::sql_to_json;
 use super::common::{Collector, HandlerError, PageLimits, definition, entity, list_answer, offset};
@@ -96,34 +96,50 @@ impl EngineTool for ExploreRelationshipsArgs {
     const KIND: DatabaseTool = DatabaseTool::ExploreRelationships;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
-        let mut description = String::from(
+        let mut description = DescriptionBuilder::new(
             "Follow a relationship from the records matching start_conditions to the related \
              records. direction: outgoing (start -[REL]-> other), incoming (other -[REL]-> start) \
              or both (default). Each result says which start record it came from (`from`), the \
-             direction and the related record. Relationships:\n",
+             direction and the related record.",
         );
-        for relationship in &spec.relationships {
-            description.push_str(&format!("  - {}", relationship_arrow(relationship)));
-            if let Some(text) = &relationship.description {
-                description.push_str(&format!(" — {text}"));
-            }
-            description.push('\n');
-        }
+        let described: Vec<String> = spec
+            .relationships
+            .iter()
+            .map(|relationship| match &relationship.description {
+                Some(text) => format!("{} ({})", relationship_arrow(relationship), shorten(text)),
+                None => relationship_arrow(relationship),
+            })
+            .collect();
+        let arrows: Vec<String> = spec.relationships.iter().map(relationship_arrow).collect();
+        // Room is kept for the example call.
+        let room = description
+            .remaining("\nRelationships: .")
+            .saturating_sub(330);
+        let listed = if described.join(", ").chars().count() <= room {
+            described.join(", ")
+        } else {
+            bounded_list(&arrows, room)
+        };
+        description.push("\n", &format!("Relationships: {listed}."));
         if let Some(relationship) = spec.relationships.first()
             && let Some(source) = spec.entity(&relationship.source)
         {
-            description.push_str(&format!(
-                "Example call: {}",
-                json!({
-                    "start_entity_type": relationship.source,
-                    "start_conditions": [{"field": source.unique_field, "operator": "=", "value": "<id>"}],
-                    "relationship_type": relationship.rel_type,
-                    "direction": "outgoing",
-                    "target_entity_type": relationship.target,
-                    "limit": 10
-                })
-            ));
+            description.push(
+                "\n",
+                &format!(
+                    "Example call: {}",
+                    json!({
+                        "start_entity_type": relationship.source,
+                        "start_conditions": [{"field": source.unique_field, "operator": "=", "value": "<id>"}],
+                        "relationship_type": relationship.rel_type,
+                        "direction": "outgoing",
+                        "target_entity_type": relationship.target,
+                        "limit": 10
+                    })
+                ),
+            );
         }
+        let description = description.finish();
         definition::<Self>(
             spec,
             "Explore relationships",

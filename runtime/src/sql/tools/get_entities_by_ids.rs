@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
 
+use super::super::describe::{DescriptionBuilder, bounded_list};
 use super::super::ident::{qualified, quote};
 use super::super::query::{Projection, ROW_ALIAS, resolve_field};
 use super::super::value::sql_to_json;
@@ -34,8 +35,9 @@ pub struct GetEntitiesByIdsArgs<E = String, F = String> {
     /// Values of the entity's unique field.
     #[schemars(length(min = 1), extend("x-toolforge-slot" = "max_items"))]
     pub ids: Vec<String>,
-    /// Fields or computed fields to return (default: all).
+    /// Fields or computed fields of the entity to return (default: all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-toolforge-slot" = "field_list"))]
     pub fields: Option<Vec<F>>,
     /// Also return each record's children (entities with a hierarchy only).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -84,16 +86,24 @@ impl EngineTool for GetEntitiesByIdsArgs {
                 })
             })
             .collect();
-        let mut description = format!(
+        let mut description = DescriptionBuilder::new(format!(
             "Fetch several records by the values of their unique field, in the order given (at most \
              {max}). `fields` limits the returned fields (the unique field is always included); \
              missing ids are listed in `missing`."
-        );
+        ));
         if !hierarchical.is_empty() {
-            description.push_str(&format!(
-                " `with_children: true` adds each record's children and their content for: {}.",
-                hierarchical.join(", ")
-            ));
+            let room = description
+                .remaining(
+                    " `with_children: true` adds each record's children and their content for: .",
+                )
+                .min(500);
+            description.push(
+                " ",
+                &format!(
+                    "`with_children: true` adds each record's children and their content for: {}.",
+                    bounded_list(&hierarchical, room)
+                ),
+            );
         }
         if let Some(entity) = spec.entities.first() {
             let fields: Vec<&str> = entity
@@ -102,11 +112,15 @@ impl EngineTool for GetEntitiesByIdsArgs {
                 .take(3)
                 .map(|f| f.name.as_str())
                 .collect();
-            description.push_str(&format!(
-                "\nExample call: {}",
-                json!({"entity_type": entity.name, "ids": ["<id 1>", "<id 2>"], "fields": fields})
-            ));
+            description.push(
+                "\n",
+                &format!(
+                    "Example call: {}",
+                    json!({"entity_type": entity.name, "ids": ["<id 1>", "<id 2>"], "fields": fields})
+                ),
+            );
         }
+        let description = description.finish();
         definition::<Self>(
             spec,
             "Get entities by ids",

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use crate::spec::SchemaSpec;
 use crate::{ToolDefinition, ToolError};
 
+use super::super::describe::{DescriptionBuilder, bounded_list};
 use super::super::ident::{qualified, quote};
 use super::super::query::{Projection, ROW_ALIAS};
 use super::common::{HandlerError, definition, entity, quoted};
@@ -43,17 +44,25 @@ impl EngineTool for GetEntityByIdArgs {
             .iter()
             .map(|e| format!("{} by {}", e.name, e.unique_field))
             .collect();
-        let mut description = format!(
+        let mut description = DescriptionBuilder::new(
             "Fetch one record with all its fields and computed fields by the value of its unique \
-             field ({}). Answers not_found when no record has that value.",
-            ids.join(", ")
+             field. Answers not_found when no record has that value.",
+        );
+        let room = description.remaining(" Unique fields: .").min(600);
+        description.push(
+            " ",
+            &format!("Unique fields: {}.", bounded_list(&ids, room)),
         );
         if let Some(entity) = spec.entities.first() {
-            description.push_str(&format!(
-                "\nExample call: {}",
-                json!({"entity_type": entity.name, "id_value": "<the record's unique value>"})
-            ));
+            description.push(
+                "\n",
+                &format!(
+                    "Example call: {}",
+                    json!({"entity_type": entity.name, "id_value": "<the record's unique value>"})
+                ),
+            );
         }
+        let description = description.finish();
         definition::<Self>(
             spec,
             "Get entity by id",

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::ToolDefinition;
 use crate::spec::SchemaSpec;
 
-use super::super::describe::schema_json;
+use super::super::describe::{DescriptionBuilder, bounded_list, schema_json};
 use super::common::{HandlerError, definition, entity, entity_names};
 use super::{ArgName, DatabaseTool, EngineTool};
 
@@ -51,12 +51,15 @@ impl EngineTool for GetSchemaArgs {
     const KIND: DatabaseTool = DatabaseTool::GetSchema;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
-        let description = format!(
-            "Return the database schema: every entity ({}) with its fields, types, unique field and \
+        let names: Vec<String> = entity_names(spec).into_iter().map(str::to_owned).collect();
+        let mut description = DescriptionBuilder::new(
+            "Return the database schema: every entity with its fields, types, unique field and \
              computed fields, the relationships between entities, and the query operators. Call it \
              first when unsure which fields exist.",
-            entity_names(spec).join(", ")
         );
+        let room = description.remaining(" Entities: .");
+        description.push(" ", &format!("Entities: {}.", bounded_list(&names, room)));
+        let description = description.finish();
         definition::<Self>(
             spec,
             "Get schema",

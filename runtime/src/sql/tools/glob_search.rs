@@ -5,10 +5,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::ToolDefinition;
 use crate::spec::{FieldType, SchemaSpec};
+use crate::{ToolDefinition, ToolError};
 
-use super::super::query::{Condition, ConditionPaths, EntityQuery, Operator};
+use super::super::describe::{DescriptionBuilder, field_catalogue};
+use super::super::query::{
+    Condition, ConditionPaths, EntityQuery, Operator, resolve_field, text_field_names,
+};
 use super::common::{HandlerError, PageLimits, definition, entity, list_page, offset};
 use super::{ArgName, DatabaseTool, EngineTool};
 
@@ -19,7 +22,8 @@ pub struct GlobSearchArgs<E = String, F = String> {
     /// The entity type to search.
     #[schemars(extend("x-toolforge-slot" = "entity"))]
     pub entity_type: E,
-    /// A text field of the entity (see the list in the description).
+    /// A text field (string, enum or datetime) of the entity.
+    #[schemars(extend("x-toolforge-slot" = "text_field"))]
     pub field: F,
     /// The glob pattern, e.g. `src/*.ts` or `*Parser*`.
     pub pattern: String,
@@ -59,39 +63,40 @@ impl EngineTool for GlobSearchArgs {
     const KIND: DatabaseTool = DatabaseTool::GlobSearch;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
-        let mut text = String::from(
+        let mut text = DescriptionBuilder::new(
             "Find records whose text field matches a glob pattern (case-sensitive): `*` matches any \
-             text, `?` one character, `[abc]` one of the listed characters. The answer says how many \
-             matched in total and whether the list was cut.\nText fields:\n",
+             text, `?` one character, `[abc]` one of the listed characters. `field` is a text field \
+             (string, enum or datetime, stored or computed) of entity_type. The answer says how many \
+             matched in total and whether the list was cut.",
         );
-        for entity in &spec.entities {
-            let fields: Vec<&str> = entity
-                .fields
-                .iter()
-                .filter(|f| {
-                    matches!(
-                        f.ty,
-                        FieldType::String | FieldType::Enum | FieldType::Datetime
-                    )
-                })
-                .map(|f| f.name.as_str())
-                .collect();
-            text.push_str(&format!("  - {}: {}\n", entity.name, fields.join(", ")));
+        let per_entity: Vec<String> = spec
+            .entities
+            .iter()
+            .map(|entity| format!("{}: {}", entity.name, text_field_names(entity).join(", ")))
+            .collect();
+        let listed = format!("Text fields: {}.", per_entity.join("; "));
+        if listed.chars().count() > 500 || !text.push("\n", &listed) {
+            let room = text.remaining("\n").min(500);
+            text.push("\n", &field_catalogue(spec, room, "Text fields"));
         }
         if let Some(entity) = spec.entities.first() {
             let field = entity
                 .display_name_field
                 .clone()
+                .filter(|name| text_field_names(entity).contains(&name.as_str()))
                 .unwrap_or_else(|| entity.unique_field.clone());
-            text.push_str(&format!(
-                "Example call: {}",
-                json!({"entity_type": entity.name, "field": field, "pattern": "*parse*", "limit": 10})
-            ));
+            text.push(
+                "\n",
+                &format!(
+                    "Example call: {}",
+                    json!({"entity_type": entity.name, "field": field, "pattern": "*parse*", "limit": 10})
+                ),
+            );
         }
         definition::<Self>(
             spec,
             "Glob search",
-            text,
+            text.finish(),
             &["glob", "pattern", "wildcard", "search", "path"],
         )
     }
@@ -109,6 +114,33 @@ fn handle(
     let entity = entity(spec, &arguments.entity_type, "entity_type")?;
     let limits = PageLimits::of(spec, arguments.limit)?;
     let offset = offset(arguments.offset)?;
+    let field = resolve_field(entity, &arguments.field, "field")?;
+    if !matches!(
+        field.ty,
+        FieldType::String | FieldType::Enum | FieldType::Datetime
+    ) {
+        let text_fields = text_field_names(entity);
+        return Err(ToolError::invalid_arguments(format!(
+            "`field`: glob_search matches text fields, and `{}` is {} {} field of {}; use one \
+             of its text fields ({}), or query_entities to compare {}",
+            field.name,
+            if field
+                .ty
+                .config_name()
+                .starts_with(['a', 'e', 'i', 'o', 'u'])
+            {
+                "an"
+            } else {
+                "a"
+            },
+            field.ty.config_name(),
+            entity.name,
+            text_fields.join(", "),
+            field.name
+        ))
+        .with_details(json!({"path": "field", "valid": text_fields}))
+        .into());
+    }
     let condition = Condition {
         field: arguments.field,
         operator: Operator::Glob,
