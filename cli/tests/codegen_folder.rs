@@ -188,6 +188,65 @@ fn a_bad_config_changes_no_file_and_says_where() {
     assert_eq!(snapshot(&out), before);
 }
 
+/// Configs `validate` used to accept and `generate` or `db init` then refused or panicked on:
+/// now `validate` refuses them with a location, and nothing else runs on them.
+#[test]
+fn what_validate_refuses_nothing_else_runs() {
+    let cases = [
+        (
+            "unique.yaml",
+            "entities:\n  - name: Doc\n    unique_field: \"x²\"\n",
+            "unique.yaml:3:19",
+        ),
+        (
+            "reserved.yaml",
+            "entities:\n  - name: SqliteMaster\n",
+            "reserved.yaml:2:11",
+        ),
+        (
+            "edge.yaml",
+            "entities:\n  - name: Doc\n    relationships:\n      - type: LINKS\n        target: Doc\n        properties:\n          - name: source_id\n            type: string\n",
+            "edge.yaml:7:19",
+        ),
+        (
+            "objects.yaml",
+            "entities:\n  - name: A\n    searchable_fields:\n      - name: x\n        type: string\n        indexed: true\n    relationships:\n      - type: X\n        target: Idx\n  - name: Idx\n",
+            "objects.yaml:8:15",
+        ),
+    ];
+    for (name, source, location) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join(name);
+        fs::write(&config, source).unwrap();
+        let config = config.to_str().unwrap();
+        let out = dir.path().join("tools");
+        let db = dir.path().join("data.db");
+        let (code, _, stderr) = run(&["validate", "--config", config]);
+        assert_eq!(code, 1, "{name}: {stderr}");
+        assert!(stderr.contains(location), "{name}: {stderr}");
+        let (code, _, stderr) = run(&[
+            "generate",
+            "--config",
+            config,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 1, "{name}: {stderr}");
+        assert!(stderr.contains(location), "{name}: {stderr}");
+        assert!(!out.exists(), "{name}: nothing generated");
+        let (code, _, stderr) = run(&[
+            "db",
+            "init",
+            "--config",
+            config,
+            "--db",
+            db.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 1, "{name}: {stderr}");
+        assert!(stderr.contains(location), "{name}: {stderr}");
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn an_unwritable_folder_changes_no_file() {

@@ -67,6 +67,7 @@ pub fn compile_str(
     };
     crate::validate::validate(&config, &mut reporter);
     let spec = crate::ir::lower(&config, &default_name(file_name), &mut reporter);
+    crate::validate::validate_spec(&config, &spec, &mut reporter);
     let strict = options.strict
         || config
             .toolforge

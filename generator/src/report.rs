@@ -104,6 +104,14 @@ impl<'a> Reporter<'a> {
         }
     }
 
+    /// How many errors have been reported so far.
+    pub(crate) fn error_count(&self) -> usize {
+        self.out
+            .iter()
+            .filter(|diagnostic| diagnostic.severity == Severity::Error)
+            .count()
+    }
+
     /// Where `path` is, as `line:column`.
     pub(crate) fn line_col(&self, path: &str) -> String {
         let location = self.index().locate(path, At::Value);

@@ -562,3 +562,279 @@ entities:
     let error = find(&errors, "unknown variant `lokup`");
     at(error, 2, 18, "toolforge.tools[1]");
 }
+
+// What `validate` accepts, `db init` creates and `generate` turns into a compiling module: the
+// names below used to validate and then fail in SQLite, in code generation or in rustc.
+
+#[test]
+fn an_unlisted_unique_field_must_be_an_identifier() {
+    let source = "\
+entities:
+  - name: Doc
+    unique_field: \"x²\"
+    searchable_fields:
+      - name: title
+        type: string
+";
+    let errors = fail(source);
+    let error = find(&errors, "field name `x²` is not an identifier");
+    at(error, 3, 19, "entities[0].unique_field");
+    assert!(hint(error).contains("ASCII letters"));
+}
+
+#[test]
+fn tables_sqlite_reserves_are_refused() {
+    let source = "\
+entities:
+  - name: Doc
+  - name: SqliteMaster
+";
+    let errors = fail(source);
+    let error = find(
+        &errors,
+        "entity `SqliteMaster` would be stored in the table `sqlite_master`",
+    );
+    at(error, 3, 11, "entities[1].name");
+    assert!(hint(error).contains("sqlite_"));
+}
+
+#[test]
+fn relationship_properties_named_like_edge_columns_are_refused() {
+    let source = "\
+entities:
+  - name: Doc
+    relationships:
+      - type: LINKS
+        target: Doc
+        properties:
+          - name: weight
+            type: number
+          - name: source_id
+            type: string
+          - name: Target_ID
+            type: string
+          - name: Weight
+            type: number
+";
+    let errors = fail(source);
+    at(
+        find(
+            &errors,
+            "`source_id` is named like the edge table's own column `source_id`",
+        ),
+        9,
+        19,
+        "entities[0].relationships[0].properties[1].name",
+    );
+    at(
+        find(
+            &errors,
+            "`Target_ID` is named like the edge table's own column `target_id`",
+        ),
+        11,
+        19,
+        "entities[0].relationships[0].properties[2].name",
+    );
+    let twin = find(&errors, "`Weight` collides with `weight`");
+    at(
+        twin,
+        13,
+        19,
+        "entities[0].relationships[0].properties[3].name",
+    );
+    assert!(twin.message.contains("ignores case"), "{}", twin.message);
+}
+
+#[test]
+fn properties_merged_from_both_ends_may_not_differ_only_in_case() {
+    let source = "\
+entities:
+  - name: Doc
+    relationships:
+      - type: CITES
+        target: Paper
+        properties:
+          - name: page
+            type: number
+  - name: Paper
+    relationships:
+      - type: CITES
+        target: Doc
+        direction: incoming
+        properties:
+          - name: Page
+            type: number
+";
+    let errors = fail(source);
+    let error = find(
+        &errors,
+        "relationship property `Page` of `Doc -[CITES]-> Paper`",
+    );
+    at(
+        error,
+        15,
+        19,
+        "entities[1].relationships[0].properties[0].name",
+    );
+}
+
+#[test]
+fn a_table_and_an_index_may_not_share_a_name() {
+    // The index of `A.x` is `a__x__idx`; so is the edge table of `A -[X]-> Idx`.
+    let source = "\
+entities:
+  - name: A
+    searchable_fields:
+      - name: x
+        type: string
+        indexed: true
+    relationships:
+      - type: X
+        target: Idx
+  - name: Idx
+";
+    let errors = fail(source);
+    let error = find(&errors, "the edge table `a__x__idx`");
+    at(error, 8, 15, "entities[0].relationships[0].type");
+    assert!(
+        error
+            .message
+            .contains("the index `a__x__idx` of the indexed field `A.x`"),
+        "{}",
+        error.message
+    );
+    assert_eq!(
+        error.related[0].path,
+        "entities[0].searchable_fields[0].name"
+    );
+}
+
+#[test]
+fn columns_differing_only_in_case_are_one_column_for_sqlite() {
+    let source = "\
+entities:
+  - name: Doc
+    searchable_fields:
+      - name: aB
+        type: string
+      - name: ab
+        type: string
+";
+    let errors = fail(source);
+    let error = find(&errors, "`ab` collides with `aB`");
+    at(error, 6, 15, "entities[0].searchable_fields[1].name");
+    assert!(error.message.contains("ignores case"), "{}", error.message);
+}
+
+#[test]
+fn fields_colliding_as_enum_variants_are_refused() {
+    // `a_1` and `a1` are distinct fields in snake_case but both `A1` in the field enum.
+    let source = "\
+entities:
+  - name: Doc
+    searchable_fields:
+      - name: a_1
+        type: string
+      - name: a1
+        type: string
+";
+    let errors = fail(source);
+    let error = find(&errors, "`a1` collides with `a_1`");
+    at(error, 6, 15, "entities[0].searchable_fields[1].name");
+    assert!(
+        error.message.contains("`A1` as Rust enum variants"),
+        "{}",
+        error.message
+    );
+}
+
+#[test]
+fn an_entity_named_like_another_entitys_generated_type_is_refused() {
+    let source = "\
+entities:
+  - name: Doc
+  - name: DocField
+  - name: Book
+    searchable_fields:
+      - name: genre
+        type: enum
+        values: [sf, crime]
+  - name: BookGenre
+";
+    let errors = fail(source);
+    let field_enum = find(&errors, "the Rust type `DocField`");
+    at(field_enum, 3, 11, "entities[1].name");
+    assert!(
+        field_enum.message.contains("the field enum of `Doc`"),
+        "{}",
+        field_enum.message
+    );
+    let value_enum = find(&errors, "the Rust type `BookGenre`");
+    at(value_enum, 9, 11, "entities[3].name");
+    assert!(
+        value_enum
+            .message
+            .contains("the enum of the values of `Book.genre`"),
+        "{}",
+        value_enum.message
+    );
+}
+
+#[test]
+fn a_vector_column_may_not_reuse_a_field() {
+    let source = "\
+entities:
+  - name: Doc
+    searchable_fields:
+      - name: embedding
+        type: string
+    vector_index:
+      name: by_text
+      dimension: 4
+";
+    let errors = fail(source);
+    let error = find(&errors, "duplicate vector column `embedding`");
+    at(error, 7, 13, "entities[0].vector_index.name");
+}
+
+#[test]
+fn names_need_a_letter_or_a_digit() {
+    let source = "\
+entities:
+  - name: _
+    searchable_fields:
+      - name: __
+        type: string
+";
+    let errors = fail(source);
+    at(
+        find(&errors, "entity name `_` has no letter or digit"),
+        2,
+        11,
+        "entities[0].name",
+    );
+    at(
+        find(&errors, "field name `__` has no letter or digit"),
+        4,
+        15,
+        "entities[0].searchable_fields[0].name",
+    );
+}
+
+#[test]
+fn hostile_but_valid_names_validate() {
+    // Prelude, runtime and keyword names are fine: the generated code qualifies every path.
+    ok("\
+entities:
+  - name: Option
+    searchable_fields:
+      - name: Some
+        type: string
+  - name: Result
+  - name: Query
+  - name: Record
+  - name: String
+  - name: Self
+    unique_field: crate
+");
+}

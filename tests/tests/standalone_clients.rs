@@ -36,6 +36,7 @@ fn configs() -> Vec<(String, PathBuf)> {
     for (name, path) in [
         ("fixture_awkward_names", "tests/fixtures/awkward-names.yaml"),
         ("fixture_notes", "config-macro/tests/fixtures/notes.yaml"),
+        ("fixture_prelude_names", "tests/fixtures/prelude-names.yaml"),
         ("example_code_rag", "examples/code-rag/ragforge.config.yaml"),
         (
             "example_cli_client",

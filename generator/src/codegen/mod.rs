@@ -46,7 +46,7 @@ mod crate_path;
 mod format;
 mod module;
 pub mod names;
-mod records;
+pub(crate) mod records;
 mod string_enum;
 mod templates;
 mod tool_args;

@@ -51,21 +51,41 @@ pub fn type_ident(name: &str) -> Ident {
     ident(&camel(name))
 }
 
-/// An identifier for an already-cased name, made safe for Rust.
+/// An identifier for an already-cased name, made safe for Rust: every character that cannot
+/// be in an identifier becomes `_`, a leading digit gets a `_` before it, keywords become raw
+/// identifiers (`r#type`) or get a `_` after them (`self_`) when they cannot be raw. Never
+/// panics, whatever the name (validation rejects names that are not identifiers; this keeps
+/// code generation total anyway).
+///
+/// ```
+/// use toolforge_generator::__private::codegen::names::ident;
+/// assert_eq!(ident("x²").to_string(), "x_");
+/// assert_eq!(ident("1a").to_string(), "_1a");
+/// assert_eq!(ident("fn").to_string(), "r#fn");
+/// assert_eq!(ident("").to_string(), "_unnamed");
+/// ```
 pub fn ident(name: &str) -> Ident {
-    let name = if name.is_empty() {
-        "_unnamed".to_string()
-    } else if name.starts_with(|c: char| c.is_ascii_digit()) {
-        format!("_{name}")
+    let mut safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if safe.is_empty() {
+        safe = "_unnamed".to_owned();
+    } else if safe.starts_with(|c: char| c.is_ascii_digit()) {
+        safe.insert(0, '_');
+    }
+    if NOT_RAW.contains(&safe.as_str()) {
+        Ident::new(&format!("{safe}_"), Span::call_site())
+    } else if KEYWORDS.contains(&safe.as_str()) {
+        Ident::new_raw(&safe, Span::call_site())
     } else {
-        name.to_string()
-    };
-    if NOT_RAW.contains(&name.as_str()) {
-        Ident::new(&format!("{name}_"), Span::call_site())
-    } else if KEYWORDS.contains(&name.as_str()) {
-        Ident::new_raw(&name, Span::call_site())
-    } else {
-        Ident::new(&name, Span::call_site())
+        Ident::new(&safe, Span::call_site())
     }
 }
 
@@ -88,5 +108,17 @@ mod tests {
         assert_eq!(type_ident("HTTPServer").to_string(), "HttpServer");
         assert_eq!(field_ident("startLine").to_string(), "start_line");
         assert_eq!(field_ident("2fa").to_string(), "_2fa");
+    }
+
+    #[test]
+    fn any_name_gives_an_identifier() {
+        for name in [
+            "x²", "é", "名前", "a-b", "a b", "", "_", "__", "1", "r#type", "\n", "self",
+        ] {
+            for made in [ident(name), field_ident(name), type_ident(name)] {
+                syn::parse_str::<syn::Ident>(&made.to_string())
+                    .unwrap_or_else(|error| panic!("{name:?} gave {made}: {error}"));
+            }
+        }
     }
 }

@@ -10,27 +10,43 @@ use toolforge::spec::{EntitySpec, FieldSpec, FieldType, SchemaSpec, ValueType};
 use super::CodegenError;
 use super::names::{camel, field_ident, ident, snake, type_ident};
 
-/// The name of an entity's field enum (`Scope` → `ScopeField`).
+/// The name of an entity's field enum (`Scope` → `ScopeField`), a valid identifier.
 pub(crate) fn field_enum_name(entity: &EntitySpec) -> String {
-    format!("{}Field", camel(&entity.name))
+    ident(&format!("{}Field", camel(&entity.name))).to_string()
 }
 
 /// The Rust enum of an enum field with listed values (`Book.genre` → `BookGenre`), or `None`
 /// for a field that is not such an enum.
 fn value_enum_name(entity: &EntitySpec, field: &FieldSpec) -> Option<String> {
     (field.ty == FieldType::Enum && !field.values.is_empty())
-        .then(|| format!("{}{}", camel(&entity.name), camel(&field.name)))
+        .then(|| ident(&format!("{}{}", camel(&entity.name), camel(&field.name))).to_string())
 }
 
-/// Every Rust type name the records module declares for `entity`.
-fn type_names(entity: &EntitySpec) -> Vec<String> {
-    let mut names = vec![camel(&entity.name), field_enum_name(entity)];
+/// What a Rust type the records module declares for an entity is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TypeRole<'s> {
+    /// The record struct (`Book`).
+    Record,
+    /// The field enum (`BookField`).
+    FieldEnum,
+    /// The enum of the values of this `enum` field (`BookGenre`).
+    ValueEnum(&'s str),
+}
+
+/// Every Rust type name the records module declares for `entity`, with what it is for.
+pub(crate) fn type_names(entity: &EntitySpec) -> Vec<(String, TypeRole<'_>)> {
+    let mut names = vec![
+        (type_ident(&entity.name).to_string(), TypeRole::Record),
+        (field_enum_name(entity), TypeRole::FieldEnum),
+    ];
     names.extend(
         entity
             .fields
             .iter()
             .filter(|field| field.name != entity.unique_field)
-            .filter_map(|field| value_enum_name(entity, field)),
+            .filter_map(|field| {
+                value_enum_name(entity, field).map(|name| (name, TypeRole::ValueEnum(&field.name)))
+            }),
     );
     names
 }
@@ -45,11 +61,11 @@ fn doc(text: &str) -> TokenStream {
 
 fn stored_type(ty: FieldType) -> TokenStream {
     match ty {
-        FieldType::String | FieldType::Datetime | FieldType::Enum => quote!(String),
+        FieldType::String | FieldType::Datetime | FieldType::Enum => quote!(::std::string::String),
         FieldType::Number => quote!(f64),
         FieldType::Boolean => quote!(bool),
-        FieldType::StringArray => quote!(Vec<String>),
-        FieldType::NumberArray => quote!(Vec<f64>),
+        FieldType::StringArray => quote!(::std::vec::Vec<::std::string::String>),
+        FieldType::NumberArray => quote!(::std::vec::Vec<f64>),
     }
 }
 
@@ -61,12 +77,12 @@ fn stored_type(ty: FieldType) -> TokenStream {
 fn optional_serde(config: &str, number: bool) -> TokenStream {
     if number {
         quote! {
-            #[serde(rename = #config, skip_serializing_if = "Option::is_none",
+            #[serde(rename = #config, skip_serializing_if = "::core::option::Option::is_none",
                 serialize_with = "::toolforge::sql::records::number::serialize")]
         }
     } else {
         quote! {
-            #[serde(rename = #config, default, skip_serializing_if = "Option::is_none")]
+            #[serde(rename = #config, default, skip_serializing_if = "::core::option::Option::is_none")]
         }
     }
 }
@@ -82,7 +98,7 @@ fn value_type_name(ty: ValueType) -> &'static str {
 
 fn computed_type(ty: ValueType) -> TokenStream {
     match ty {
-        ValueType::String | ValueType::Datetime => quote!(String),
+        ValueType::String | ValueType::Datetime => quote!(::std::string::String),
         ValueType::Number => quote!(f64),
         ValueType::Boolean => quote!(bool),
     }
@@ -93,7 +109,7 @@ pub(crate) fn records_module(spec: &SchemaSpec) -> Result<TokenStream, CodegenEr
     let mut type_names = BTreeSet::new();
     let mut items = Vec::new();
     for entity in &spec.entities {
-        for name in self::type_names(entity) {
+        for (name, _) in self::type_names(entity) {
             if !type_names.insert(name.clone()) {
                 return Err(CodegenError::NameCollision(format!(
                     "entity `{}` needs the Rust type name `{name}`, which another entity already uses; rename one of them",
@@ -107,15 +123,12 @@ pub(crate) fn records_module(spec: &SchemaSpec) -> Result<TokenStream, CodegenEr
         /// Typed records: one struct and one field enum per entity, with typed queries.
         #[allow(dead_code)]
         pub mod records {
-            #[allow(unused_imports)]
-            use ::toolforge::sql::records::{Follow, Query, Record, RecordField, Writer};
-
             /// Runs `f` in one write transaction: every upsert and link it makes through the
             /// writer is committed together, or none is. Returns `f`'s value and how much was written.
             pub fn write<T>(
                 db: &::toolforge::sql::Database,
-                f: impl FnOnce(&mut Writer<'_, '_, '_>) -> Result<T, ::toolforge::sql::ImportError>,
-            ) -> Result<(T, ::toolforge::sql::ImportStats), ::toolforge::sql::ImportError> {
+                f: impl FnOnce(&mut ::toolforge::sql::records::Writer<'_, '_, '_>) -> ::core::result::Result<T, ::toolforge::sql::ImportError>,
+            ) -> ::core::result::Result<(T, ::toolforge::sql::ImportStats), ::toolforge::sql::ImportError> {
                 ::toolforge::sql::records::write(db, super::spec(), f)
             }
 
@@ -183,7 +196,7 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
             fields.push(quote! {
                 #field_doc
                 #[serde(rename = #config)]
-                pub #rust: String,
+                pub #rust: ::std::string::String,
             });
         } else {
             let serde = optional_serde(
@@ -193,7 +206,7 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
             fields.push(quote! {
                 #field_doc
                 #serde
-                pub #rust: Option<#field_ty>,
+                pub #rust: ::core::option::Option<#field_ty>,
             });
         }
     }
@@ -214,7 +227,7 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
         fields.push(quote! {
             #field_doc
             #serde
-            pub #rust: Option<#field_ty>,
+            pub #rust: ::core::option::Option<#field_ty>,
         });
         let variant_doc = doc(&format!(
             "`{config}` (computed, {}): `{}`{}",
@@ -238,7 +251,7 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
             quote! {
                 #field_doc
                 #[serde(rename = #config)]
-                pub #rust: String,
+                pub #rust: ::std::string::String,
             },
         );
         variants.insert(0, (config.clone(), type_ident(config), field_doc));
@@ -286,13 +299,13 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
             }
         }
 
-        impl RecordField for #field_enum {
+        impl ::toolforge::sql::records::RecordField for #field_enum {
             fn as_str(self) -> &'static str {
                 #field_enum::as_str(self)
             }
         }
 
-        impl Record for #ty {
+        impl ::toolforge::sql::records::Record for #ty {
             const ENTITY: &'static str = #name;
             type Field = #field_enum;
 
@@ -307,18 +320,18 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
 
         impl #ty {
             /// A typed query over these records.
-            pub fn query() -> Query<#ty> {
-                Query::new()
+            pub fn query() -> ::toolforge::sql::records::Query<#ty> {
+                ::toolforge::sql::records::Query::new()
             }
 
             /// The record with this unique value, if any.
-            pub async fn get(db: &::toolforge::sql::Database, id: &str) -> Result<Option<#ty>, ::toolforge::sql::RecordsError> {
+            pub async fn get(db: &::toolforge::sql::Database, id: &str) -> ::core::result::Result<::core::option::Option<#ty>, ::toolforge::sql::RecordsError> {
                 ::toolforge::sql::records::get(db, id).await
             }
 
             /// Inserts or updates records by their unique field, in one transaction (to write
             /// several entities and edges in one, use `records::write`).
-            pub fn upsert(db: &::toolforge::sql::Database, records: &[#ty]) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+            pub fn upsert(db: &::toolforge::sql::Database, records: &[#ty]) -> ::core::result::Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
                 ::toolforge::sql::records::upsert(db, records)
             }
 
@@ -362,17 +375,17 @@ fn relationship_methods(spec: &SchemaSpec, entity: &EntitySpec) -> Vec<TokenStre
             ));
             out.push(quote! {
                 #docs
-                pub async fn #method(&self, db: &::toolforge::sql::Database, limit: u32) -> Result<Vec<#target>, ::toolforge::sql::RecordsError> {
-                    ::toolforge::sql::records::related::<Self, #target>(db, #rel_type, Follow::Outgoing, self.id(), limit).await
+                pub async fn #method(&self, db: &::toolforge::sql::Database, limit: u32) -> ::core::result::Result<::std::vec::Vec<#target>, ::toolforge::sql::RecordsError> {
+                    ::toolforge::sql::records::related::<Self, #target>(db, #rel_type, ::toolforge::sql::records::Follow::Outgoing, ::toolforge::sql::records::Record::id(self), limit).await
                 }
 
                 #link_docs
-                pub fn #link(&self, db: &::toolforge::sql::Database, to: &#target) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+                pub fn #link(&self, db: &::toolforge::sql::Database, to: &#target) -> ::core::result::Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
                     ::toolforge::sql::records::link(db, #rel_type, self, to)
                 }
 
                 #link_in_docs
-                pub fn #link_in(&self, writer: &mut Writer<'_, '_, '_>, to: &#target) -> Result<(), ::toolforge::sql::ImportError> {
+                pub fn #link_in(&self, writer: &mut ::toolforge::sql::records::Writer<'_, '_, '_>, to: &#target) -> ::core::result::Result<(), ::toolforge::sql::ImportError> {
                     writer.link(#rel_type, self, to)
                 }
             });
@@ -386,8 +399,8 @@ fn relationship_methods(spec: &SchemaSpec, entity: &EntitySpec) -> Vec<TokenStre
             ));
             out.push(quote! {
                 #docs
-                pub async fn #method(&self, db: &::toolforge::sql::Database, limit: u32) -> Result<Vec<#source>, ::toolforge::sql::RecordsError> {
-                    ::toolforge::sql::records::related::<Self, #source>(db, #rel_type, Follow::Incoming, self.id(), limit).await
+                pub async fn #method(&self, db: &::toolforge::sql::Database, limit: u32) -> ::core::result::Result<::std::vec::Vec<#source>, ::toolforge::sql::RecordsError> {
+                    ::toolforge::sql::records::related::<Self, #source>(db, #rel_type, ::toolforge::sql::records::Follow::Incoming, ::toolforge::sql::records::Record::id(self), limit).await
                 }
             });
         }

@@ -61,8 +61,8 @@ pub(crate) fn string_enum(name: &Ident, doc: &str, values: &[(String, String)]) 
             }
         }
 
-        impl ::core::convert::From<#name> for String {
-            fn from(value: #name) -> String {
+        impl ::core::convert::From<#name> for ::std::string::String {
+            fn from(value: #name) -> ::std::string::String {
                 value.as_str().to_owned()
             }
         }

@@ -116,7 +116,7 @@ fn stub_entity(entity: &EntitySpec) -> StubEntity {
         name: entity.name.clone(),
         type_name: super::names::type_ident(&entity.name).to_string(),
         field_enum: super::records::field_enum_name(entity),
-        tool_type: format!("List{}", camel(&entity.name)),
+        tool_type: super::names::ident(&format!("List{}", camel(&entity.name))).to_string(),
         filter_variant: variant(&filter_field),
         filter_field,
         order_variant: variant(&order_field),

@@ -9,11 +9,13 @@
 //! | `vectors.rs` | vector index dimensions, source fields, similarity |
 //! | `computed.rs` | computed field bodies, `materialized` / `cache_property` |
 //! | `options.rs` | the `toolforge:` section |
+//! | `storage.rs` | on the lowered spec: table and index names, merged edge properties, Rust type names |
 
 mod computed;
 mod names;
 mod options;
 mod references;
+mod storage;
 mod types;
 mod vectors;
 
@@ -38,6 +40,18 @@ pub(crate) fn validate(config: &Config, reporter: &mut Reporter<'_>) {
     vectors::check(config, reporter);
     computed::check(config, reporter);
     options::check(config, reporter);
+}
+
+/// Checks the spec lowered from a config without errors: what SQLite and the generated Rust
+/// need beyond the config's own rules (see `storage.rs`).
+pub(crate) fn validate_spec(
+    config: &Config,
+    spec: &toolforge::spec::SchemaSpec,
+    reporter: &mut Reporter<'_>,
+) {
+    if reporter.error_count() == 0 {
+        storage::check(config, spec, reporter);
+    }
 }
 
 /// True for names usable as identifiers in every generated language: an ASCII letter or `_`

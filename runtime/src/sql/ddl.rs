@@ -61,7 +61,7 @@ pub struct SchemaObject {
 #[non_exhaustive]
 pub enum SpecError {
     /// Two columns of one table have the same name (a field, a vector index or a materialized
-    /// computed field).
+    /// computed field), compared ignoring ASCII case as SQLite does.
     #[error("entity `{entity}` has two columns named `{column}`")]
     DuplicateColumn {
         /// The entity.
@@ -101,12 +101,54 @@ pub enum SpecError {
         /// The property.
         property: String,
     },
-    /// Two tables or indexes have the same name (compared case-insensitively, as SQLite does).
+    /// Two tables or indexes have the same name (compared ignoring ASCII case, as SQLite does).
     #[error("two schema objects are named `{name}`")]
     DuplicateObject {
         /// The name.
         name: String,
     },
+    /// A table or index name starts with `sqlite_`, which SQLite reserves for itself.
+    #[error("the name `{name}` starts with `sqlite_`, which SQLite reserves for itself")]
+    ReservedName {
+        /// The name.
+        name: String,
+    },
+}
+
+/// The name of the index on an entity's `indexed` field: `<table>__<field>__idx`.
+///
+/// ```
+/// assert_eq!(toolforge::sql::ddl::field_index_name("scope", "name"), "scope__name__idx");
+/// ```
+pub fn field_index_name(table: &str, field: &str) -> String {
+    format!("{table}__{field}__idx")
+}
+
+/// The name of an edge table's index on its target: `<edge_table>__target_id__idx`.
+///
+/// ```
+/// assert_eq!(
+///     toolforge::sql::ddl::target_index_name("scope__defined_in__file"),
+///     "scope__defined_in__file__target_id__idx"
+/// );
+/// ```
+pub fn target_index_name(edge_table: &str) -> String {
+    format!("{edge_table}__target_id__idx")
+}
+
+/// The columns every edge table has before the relationship's properties.
+pub const EDGE_COLUMNS: [&str; 2] = ["source_id", "target_id"];
+
+/// True when SQLite reserves `name` for itself: names starting with `sqlite_`, in any case.
+///
+/// ```
+/// use toolforge::sql::ddl::is_reserved_name;
+/// assert!(is_reserved_name("sqlite_master") && is_reserved_name("SQLite_stat1"));
+/// assert!(!is_reserved_name("sqlite") && !is_reserved_name("my_sqlite_table"));
+/// ```
+pub fn is_reserved_name(name: &str) -> bool {
+    name.get(..7)
+        .is_some_and(|prefix| prefix.eq_ignore_ascii_case("sqlite_"))
 }
 
 /// A SQL string literal: `'it''s'`.
@@ -158,7 +200,7 @@ pub fn entity_objects(entity: &EntitySpec) -> Result<Vec<SchemaObject>, SpecErro
     let mut columns = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut add = |name: &str, def: String, decl: String, generated: bool| {
-        if !seen.insert(name.to_string()) {
+        if !seen.insert(name.to_ascii_lowercase()) {
             return Err(SpecError::DuplicateColumn {
                 entity: entity.name.clone(),
                 column: name.to_owned(),
@@ -230,7 +272,7 @@ pub fn entity_objects(entity: &EntitySpec) -> Result<Vec<SchemaObject>, SpecErro
     }];
     for field in &entity.fields {
         if field.indexed && field.name != entity.unique_field {
-            let name = format!("{}__{}__idx", entity.table, field.name);
+            let name = field_index_name(&entity.table, &field.name);
             objects.push(SchemaObject {
                 kind: ObjectKind::Index,
                 sql: format!(
@@ -278,7 +320,10 @@ pub fn relationship_objects(
         },
     ];
     for property in &relationship.properties {
-        if columns.iter().any(|c| c.name == property.name) {
+        if columns
+            .iter()
+            .any(|c| c.name.eq_ignore_ascii_case(&property.name))
+        {
             return Err(SpecError::ReservedProperty {
                 relationship: relationship.rel_type.clone(),
                 property: property.name.clone(),
@@ -293,7 +338,7 @@ pub fn relationship_objects(
         });
     }
     definitions.push("PRIMARY KEY (\"source_id\", \"target_id\")".into());
-    let index = format!("{}__target_id__idx", relationship.table);
+    let index = target_index_name(&relationship.table);
     Ok(vec![
         SchemaObject {
             kind: ObjectKind::Table,
@@ -351,7 +396,12 @@ pub fn schema_objects(spec: &SchemaSpec) -> Result<Vec<SchemaObject>, SpecError>
     }
     let mut names = std::collections::HashSet::new();
     for object in &objects {
-        if !names.insert(object.name.to_lowercase()) {
+        if is_reserved_name(&object.name) {
+            return Err(SpecError::ReservedName {
+                name: object.name.clone(),
+            });
+        }
+        if !names.insert(object.name.to_ascii_lowercase()) {
             return Err(SpecError::DuplicateObject {
                 name: object.name.clone(),
             });

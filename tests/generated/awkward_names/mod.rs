@@ -65,16 +65,17 @@ pub fn setup_tool_registry(
 /// Typed records: one struct and one field enum per entity, with typed queries.
 #[allow(dead_code)]
 pub mod records {
-    #[allow(unused_imports)]
-    use ::toolforge::sql::records::{Follow, Query, Record, RecordField, Writer};
     /// Runs `f` in one write transaction: every upsert and link it makes through the
     /// writer is committed together, or none is. Returns `f`'s value and how much was written.
     pub fn write<T>(
         db: &::toolforge::sql::Database,
         f: impl FnOnce(
-            &mut Writer<'_, '_, '_>,
-        ) -> Result<T, ::toolforge::sql::ImportError>,
-    ) -> Result<(T, ::toolforge::sql::ImportStats), ::toolforge::sql::ImportError> {
+            &mut ::toolforge::sql::records::Writer<'_, '_, '_>,
+        ) -> ::core::result::Result<T, ::toolforge::sql::ImportError>,
+    ) -> ::core::result::Result<
+        (T, ::toolforge::sql::ImportStats),
+        ::toolforge::sql::ImportError,
+    > {
         ::toolforge::sql::records::write(db, super::spec(), f)
     }
     /// A `HTTPServer` record: A server, named with an acronym.
@@ -91,39 +92,63 @@ pub mod records {
     pub struct HttpServer {
         /// `apiKey` (string, unique)
         #[serde(rename = "apiKey")]
-        pub api_key: String,
+        pub api_key: ::std::string::String,
         /// `type` (string): A Rust keyword.
-        #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-        pub r#type: Option<String>,
+        #[serde(
+            rename = "type",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub r#type: ::core::option::Option<::std::string::String>,
         /// `self` (string): Cannot even be a raw identifier.
-        #[serde(rename = "self", default, skip_serializing_if = "Option::is_none")]
-        pub self_: Option<String>,
+        #[serde(
+            rename = "self",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub self_: ::core::option::Option<::std::string::String>,
         /// `order` (number): An SQL keyword.
         #[serde(
             rename = "order",
-            skip_serializing_if = "Option::is_none",
+            skip_serializing_if = "::core::option::Option::is_none",
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]
-        pub order: Option<f64>,
+        pub order: ::core::option::Option<f64>,
         /// `match` (boolean)
-        #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
-        pub r#match: Option<bool>,
+        #[serde(
+            rename = "match",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub r#match: ::core::option::Option<bool>,
         /// `select` (string)
-        #[serde(rename = "select", default, skip_serializing_if = "Option::is_none")]
-        pub select: Option<String>,
+        #[serde(
+            rename = "select",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub select: ::core::option::Option<::std::string::String>,
         /// `where` (enum), one of: here, there
-        #[serde(rename = "where", default, skip_serializing_if = "Option::is_none")]
-        pub r#where: Option<HttpServerWhere>,
+        #[serde(
+            rename = "where",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub r#where: ::core::option::Option<HttpServerWhere>,
         /// `tags` (array<string>)
-        #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
-        pub tags: Option<Vec<String>>,
+        #[serde(
+            rename = "tags",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub tags: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
         /// Computed, read-only: `order + 1`
         #[serde(
             rename = "orderPlusOne",
-            skip_serializing_if = "Option::is_none",
+            skip_serializing_if = "::core::option::Option::is_none",
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]
-        pub order_plus_one: Option<f64>,
+        pub order_plus_one: ::core::option::Option<f64>,
     }
     /// The values of `HTTPServer.where`.
     #[derive(
@@ -161,8 +186,8 @@ pub mod records {
             }
         }
     }
-    impl ::core::convert::From<HttpServerWhere> for String {
-        fn from(value: HttpServerWhere) -> String {
+    impl ::core::convert::From<HttpServerWhere> for ::std::string::String {
+        fn from(value: HttpServerWhere) -> ::std::string::String {
             value.as_str().to_owned()
         }
     }
@@ -237,12 +262,12 @@ pub mod records {
             }
         }
     }
-    impl RecordField for HttpServerField {
+    impl ::toolforge::sql::records::RecordField for HttpServerField {
         fn as_str(self) -> &'static str {
             HttpServerField::as_str(self)
         }
     }
-    impl Record for HttpServer {
+    impl ::toolforge::sql::records::Record for HttpServer {
         const ENTITY: &'static str = "HTTPServer";
         type Field = HttpServerField;
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
@@ -254,14 +279,17 @@ pub mod records {
     }
     impl HttpServer {
         /// A typed query over these records.
-        pub fn query() -> Query<HttpServer> {
-            Query::new()
+        pub fn query() -> ::toolforge::sql::records::Query<HttpServer> {
+            ::toolforge::sql::records::Query::new()
         }
         /// The record with this unique value, if any.
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<HttpServer>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::core::option::Option<HttpServer>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -269,7 +297,10 @@ pub mod records {
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[HttpServer],
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::upsert(db, records)
         }
         /// The `user_account` records this one points to: `HTTPServer -[SERVES]-> user_account`.
@@ -277,11 +308,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<UserAccount>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<UserAccount>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 UserAccount,
-            >(db, "SERVES", Follow::Outgoing, self.id(), limit)
+            >(
+                    db,
+                    "SERVES",
+                    ::toolforge::sql::records::Follow::Outgoing,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
         /// Adds the edge `HTTPServer -[SERVES]-> user_account` from this record to `to` (both must exist), in its own transaction.
@@ -289,15 +329,18 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             to: &UserAccount,
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::link(db, "SERVES", self, to)
         }
         /// Adds the edge `HTTPServer -[SERVES]-> user_account` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
         pub fn link_serves_user_account_in(
             &self,
-            writer: &mut Writer<'_, '_, '_>,
+            writer: &mut ::toolforge::sql::records::Writer<'_, '_, '_>,
             to: &UserAccount,
-        ) -> Result<(), ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<(), ::toolforge::sql::ImportError> {
             writer.link("SERVES", self, to)
         }
     }
@@ -315,24 +358,28 @@ pub mod records {
     pub struct UserAccount {
         /// `uuid` (string, unique): Unique identifier of a user_account
         #[serde(rename = "uuid")]
-        pub uuid: String,
+        pub uuid: ::std::string::String,
         /// `user_account` (string)
         #[serde(
             rename = "user_account",
             default,
-            skip_serializing_if = "Option::is_none"
+            skip_serializing_if = "::core::option::Option::is_none"
         )]
-        pub user_account: Option<String>,
+        pub user_account: ::core::option::Option<::std::string::String>,
         /// `Self` (string)
-        #[serde(rename = "Self", default, skip_serializing_if = "Option::is_none")]
-        pub self_: Option<String>,
+        #[serde(
+            rename = "Self",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub self_: ::core::option::Option<::std::string::String>,
         /// `fn` (number)
         #[serde(
             rename = "fn",
-            skip_serializing_if = "Option::is_none",
+            skip_serializing_if = "::core::option::Option::is_none",
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]
-        pub r#fn: Option<f64>,
+        pub r#fn: ::core::option::Option<f64>,
     }
     /// The fields of `user_account` (stored, then computed), for queries and ordering.
     #[derive(
@@ -380,12 +427,12 @@ pub mod records {
             }
         }
     }
-    impl RecordField for UserAccountField {
+    impl ::toolforge::sql::records::RecordField for UserAccountField {
         fn as_str(self) -> &'static str {
             UserAccountField::as_str(self)
         }
     }
-    impl Record for UserAccount {
+    impl ::toolforge::sql::records::Record for UserAccount {
         const ENTITY: &'static str = "user_account";
         type Field = UserAccountField;
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
@@ -397,14 +444,17 @@ pub mod records {
     }
     impl UserAccount {
         /// A typed query over these records.
-        pub fn query() -> Query<UserAccount> {
-            Query::new()
+        pub fn query() -> ::toolforge::sql::records::Query<UserAccount> {
+            ::toolforge::sql::records::Query::new()
         }
         /// The record with this unique value, if any.
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<UserAccount>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::core::option::Option<UserAccount>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -412,7 +462,10 @@ pub mod records {
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[UserAccount],
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::upsert(db, records)
         }
         /// The `HTTPServer` records pointing to this one: `HTTPServer -[SERVES]-> user_account`.
@@ -420,11 +473,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<HttpServer>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<HttpServer>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 HttpServer,
-            >(db, "SERVES", Follow::Incoming, self.id(), limit)
+            >(
+                    db,
+                    "SERVES",
+                    ::toolforge::sql::records::Follow::Incoming,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
     }
@@ -472,8 +534,8 @@ pub mod tool_args {
             }
         }
     }
-    impl ::core::convert::From<EntityName> for String {
-        fn from(value: EntityName) -> String {
+    impl ::core::convert::From<EntityName> for ::std::string::String {
+        fn from(value: EntityName) -> ::std::string::String {
             value.as_str().to_owned()
         }
     }
@@ -573,8 +635,8 @@ pub mod tool_args {
             }
         }
     }
-    impl ::core::convert::From<FieldName> for String {
-        fn from(value: FieldName) -> String {
+    impl ::core::convert::From<FieldName> for ::std::string::String {
+        fn from(value: FieldName) -> ::std::string::String {
             value.as_str().to_owned()
         }
     }
@@ -612,8 +674,8 @@ pub mod tool_args {
             }
         }
     }
-    impl ::core::convert::From<RelationshipName> for String {
-        fn from(value: RelationshipName) -> String {
+    impl ::core::convert::From<RelationshipName> for ::std::string::String {
+        fn from(value: RelationshipName) -> ::std::string::String {
             value.as_str().to_owned()
         }
     }

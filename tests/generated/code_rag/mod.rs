@@ -65,16 +65,17 @@ pub fn setup_tool_registry(
 /// Typed records: one struct and one field enum per entity, with typed queries.
 #[allow(dead_code)]
 pub mod records {
-    #[allow(unused_imports)]
-    use ::toolforge::sql::records::{Follow, Query, Record, RecordField, Writer};
     /// Runs `f` in one write transaction: every upsert and link it makes through the
     /// writer is committed together, or none is. Returns `f`'s value and how much was written.
     pub fn write<T>(
         db: &::toolforge::sql::Database,
         f: impl FnOnce(
-            &mut Writer<'_, '_, '_>,
-        ) -> Result<T, ::toolforge::sql::ImportError>,
-    ) -> Result<(T, ::toolforge::sql::ImportStats), ::toolforge::sql::ImportError> {
+            &mut ::toolforge::sql::records::Writer<'_, '_, '_>,
+        ) -> ::core::result::Result<T, ::toolforge::sql::ImportError>,
+    ) -> ::core::result::Result<
+        (T, ::toolforge::sql::ImportStats),
+        ::toolforge::sql::ImportError,
+    > {
         ::toolforge::sql::records::write(db, super::spec(), f)
     }
     /// A `Scope` record: Code scope (function, class, method, etc.)
@@ -91,36 +92,56 @@ pub mod records {
     pub struct Scope {
         /// `uuid` (string, unique): Unique identifier of a Scope
         #[serde(rename = "uuid")]
-        pub uuid: String,
+        pub uuid: ::std::string::String,
         /// `name` (string): Scope name (e.g., "handleLogin")
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: Option<String>,
+        #[serde(
+            rename = "name",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub name: ::core::option::Option<::std::string::String>,
         /// `type` (enum), one of: function, class, method, variable, interface, type: Type of code scope
-        #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-        pub r#type: Option<ScopeType>,
+        #[serde(
+            rename = "type",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub r#type: ::core::option::Option<ScopeType>,
         /// `file` (string): File path relative to project root
-        #[serde(rename = "file", default, skip_serializing_if = "Option::is_none")]
-        pub file: Option<String>,
+        #[serde(
+            rename = "file",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub file: ::core::option::Option<::std::string::String>,
         /// `signature` (string): Function/method signature
-        #[serde(rename = "signature", default, skip_serializing_if = "Option::is_none")]
-        pub signature: Option<String>,
+        #[serde(
+            rename = "signature",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub signature: ::core::option::Option<::std::string::String>,
         /// `language` (enum), one of: typescript, python, javascript: Programming language
-        #[serde(rename = "language", default, skip_serializing_if = "Option::is_none")]
-        pub language: Option<ScopeLanguage>,
+        #[serde(
+            rename = "language",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub language: ::core::option::Option<ScopeLanguage>,
         /// `startLine` (number): Start line number
         #[serde(
             rename = "startLine",
-            skip_serializing_if = "Option::is_none",
+            skip_serializing_if = "::core::option::Option::is_none",
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]
-        pub start_line: Option<f64>,
+        pub start_line: ::core::option::Option<f64>,
         /// `endLine` (number): End line number
         #[serde(
             rename = "endLine",
-            skip_serializing_if = "Option::is_none",
+            skip_serializing_if = "::core::option::Option::is_none",
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]
-        pub end_line: Option<f64>,
+        pub end_line: ::core::option::Option<f64>,
     }
     /// The values of `Scope.type`.
     #[derive(
@@ -178,8 +199,8 @@ pub mod records {
             }
         }
     }
-    impl ::core::convert::From<ScopeType> for String {
-        fn from(value: ScopeType) -> String {
+    impl ::core::convert::From<ScopeType> for ::std::string::String {
+        fn from(value: ScopeType) -> ::std::string::String {
             value.as_str().to_owned()
         }
     }
@@ -224,8 +245,8 @@ pub mod records {
             }
         }
     }
-    impl ::core::convert::From<ScopeLanguage> for String {
-        fn from(value: ScopeLanguage) -> String {
+    impl ::core::convert::From<ScopeLanguage> for ::std::string::String {
+        fn from(value: ScopeLanguage) -> ::std::string::String {
             value.as_str().to_owned()
         }
     }
@@ -295,12 +316,12 @@ pub mod records {
             }
         }
     }
-    impl RecordField for ScopeField {
+    impl ::toolforge::sql::records::RecordField for ScopeField {
         fn as_str(self) -> &'static str {
             ScopeField::as_str(self)
         }
     }
-    impl Record for Scope {
+    impl ::toolforge::sql::records::Record for Scope {
         const ENTITY: &'static str = "Scope";
         type Field = ScopeField;
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
@@ -312,14 +333,17 @@ pub mod records {
     }
     impl Scope {
         /// A typed query over these records.
-        pub fn query() -> Query<Scope> {
-            Query::new()
+        pub fn query() -> ::toolforge::sql::records::Query<Scope> {
+            ::toolforge::sql::records::Query::new()
         }
         /// The record with this unique value, if any.
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<Scope>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::core::option::Option<Scope>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -327,7 +351,10 @@ pub mod records {
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[Scope],
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::upsert(db, records)
         }
         /// The `Scope` records this one points to: `Scope -[CONSUMES]-> Scope`.
@@ -335,11 +362,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<Scope>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
-            >(db, "CONSUMES", Follow::Outgoing, self.id(), limit)
+            >(
+                    db,
+                    "CONSUMES",
+                    ::toolforge::sql::records::Follow::Outgoing,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
         /// Adds the edge `Scope -[CONSUMES]-> Scope` from this record to `to` (both must exist), in its own transaction.
@@ -347,15 +383,18 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             to: &Scope,
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::link(db, "CONSUMES", self, to)
         }
         /// Adds the edge `Scope -[CONSUMES]-> Scope` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
         pub fn link_consumes_scope_in(
             &self,
-            writer: &mut Writer<'_, '_, '_>,
+            writer: &mut ::toolforge::sql::records::Writer<'_, '_, '_>,
             to: &Scope,
-        ) -> Result<(), ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<(), ::toolforge::sql::ImportError> {
             writer.link("CONSUMES", self, to)
         }
         /// The `Scope` records pointing to this one: `Scope -[CONSUMES]-> Scope`.
@@ -363,11 +402,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<Scope>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
-            >(db, "CONSUMES", Follow::Incoming, self.id(), limit)
+            >(
+                    db,
+                    "CONSUMES",
+                    ::toolforge::sql::records::Follow::Incoming,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
         /// The `Scope` records this one points to: `Scope -[CONSUMED_BY]-> Scope`.
@@ -375,11 +423,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<Scope>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
-            >(db, "CONSUMED_BY", Follow::Outgoing, self.id(), limit)
+            >(
+                    db,
+                    "CONSUMED_BY",
+                    ::toolforge::sql::records::Follow::Outgoing,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
         /// Adds the edge `Scope -[CONSUMED_BY]-> Scope` from this record to `to` (both must exist), in its own transaction.
@@ -387,15 +444,18 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             to: &Scope,
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::link(db, "CONSUMED_BY", self, to)
         }
         /// Adds the edge `Scope -[CONSUMED_BY]-> Scope` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
         pub fn link_consumed_by_scope_in(
             &self,
-            writer: &mut Writer<'_, '_, '_>,
+            writer: &mut ::toolforge::sql::records::Writer<'_, '_, '_>,
             to: &Scope,
-        ) -> Result<(), ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<(), ::toolforge::sql::ImportError> {
             writer.link("CONSUMED_BY", self, to)
         }
         /// The `Scope` records pointing to this one: `Scope -[CONSUMED_BY]-> Scope`.
@@ -403,11 +463,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<Scope>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
-            >(db, "CONSUMED_BY", Follow::Incoming, self.id(), limit)
+            >(
+                    db,
+                    "CONSUMED_BY",
+                    ::toolforge::sql::records::Follow::Incoming,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
         /// The `Project` records this one points to: `Scope -[BELONGS_TO]-> Project`.
@@ -415,11 +484,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Project>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<Project>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 Project,
-            >(db, "BELONGS_TO", Follow::Outgoing, self.id(), limit)
+            >(
+                    db,
+                    "BELONGS_TO",
+                    ::toolforge::sql::records::Follow::Outgoing,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
         /// Adds the edge `Scope -[BELONGS_TO]-> Project` from this record to `to` (both must exist), in its own transaction.
@@ -427,15 +505,18 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             to: &Project,
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::link(db, "BELONGS_TO", self, to)
         }
         /// Adds the edge `Scope -[BELONGS_TO]-> Project` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
         pub fn link_belongs_to_project_in(
             &self,
-            writer: &mut Writer<'_, '_, '_>,
+            writer: &mut ::toolforge::sql::records::Writer<'_, '_, '_>,
             to: &Project,
-        ) -> Result<(), ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<(), ::toolforge::sql::ImportError> {
             writer.link("BELONGS_TO", self, to)
         }
         /// The `File` records this one points to: `Scope -[DEFINED_IN]-> File`.
@@ -443,11 +524,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<File>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<File>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 File,
-            >(db, "DEFINED_IN", Follow::Outgoing, self.id(), limit)
+            >(
+                    db,
+                    "DEFINED_IN",
+                    ::toolforge::sql::records::Follow::Outgoing,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
         /// Adds the edge `Scope -[DEFINED_IN]-> File` from this record to `to` (both must exist), in its own transaction.
@@ -455,15 +545,18 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             to: &File,
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::link(db, "DEFINED_IN", self, to)
         }
         /// Adds the edge `Scope -[DEFINED_IN]-> File` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
         pub fn link_defined_in_file_in(
             &self,
-            writer: &mut Writer<'_, '_, '_>,
+            writer: &mut ::toolforge::sql::records::Writer<'_, '_, '_>,
             to: &File,
-        ) -> Result<(), ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<(), ::toolforge::sql::ImportError> {
             writer.link("DEFINED_IN", self, to)
         }
     }
@@ -481,16 +574,28 @@ pub mod records {
     pub struct File {
         /// `uuid` (string, unique): Unique identifier of a File
         #[serde(rename = "uuid")]
-        pub uuid: String,
+        pub uuid: ::std::string::String,
         /// `path` (string)
-        #[serde(rename = "path", default, skip_serializing_if = "Option::is_none")]
-        pub path: Option<String>,
+        #[serde(
+            rename = "path",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub path: ::core::option::Option<::std::string::String>,
         /// `extension` (string)
-        #[serde(rename = "extension", default, skip_serializing_if = "Option::is_none")]
-        pub extension: Option<String>,
+        #[serde(
+            rename = "extension",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub extension: ::core::option::Option<::std::string::String>,
         /// `directory` (string)
-        #[serde(rename = "directory", default, skip_serializing_if = "Option::is_none")]
-        pub directory: Option<String>,
+        #[serde(
+            rename = "directory",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub directory: ::core::option::Option<::std::string::String>,
     }
     /// The fields of `File` (stored, then computed), for queries and ordering.
     #[derive(
@@ -538,12 +643,12 @@ pub mod records {
             }
         }
     }
-    impl RecordField for FileField {
+    impl ::toolforge::sql::records::RecordField for FileField {
         fn as_str(self) -> &'static str {
             FileField::as_str(self)
         }
     }
-    impl Record for File {
+    impl ::toolforge::sql::records::Record for File {
         const ENTITY: &'static str = "File";
         type Field = FileField;
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
@@ -555,14 +660,17 @@ pub mod records {
     }
     impl File {
         /// A typed query over these records.
-        pub fn query() -> Query<File> {
-            Query::new()
+        pub fn query() -> ::toolforge::sql::records::Query<File> {
+            ::toolforge::sql::records::Query::new()
         }
         /// The record with this unique value, if any.
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<File>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::core::option::Option<File>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -570,7 +678,10 @@ pub mod records {
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[File],
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::upsert(db, records)
         }
         /// The `Scope` records pointing to this one: `Scope -[DEFINED_IN]-> File`.
@@ -578,11 +689,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<Scope>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
-            >(db, "DEFINED_IN", Follow::Incoming, self.id(), limit)
+            >(
+                    db,
+                    "DEFINED_IN",
+                    ::toolforge::sql::records::Follow::Incoming,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
     }
@@ -600,10 +720,14 @@ pub mod records {
     pub struct Project {
         /// `uuid` (string, unique): Unique identifier of a Project
         #[serde(rename = "uuid")]
-        pub uuid: String,
+        pub uuid: ::std::string::String,
         /// `name` (string)
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: Option<String>,
+        #[serde(
+            rename = "name",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub name: ::core::option::Option<::std::string::String>,
     }
     /// The fields of `Project` (stored, then computed), for queries and ordering.
     #[derive(
@@ -638,12 +762,12 @@ pub mod records {
             }
         }
     }
-    impl RecordField for ProjectField {
+    impl ::toolforge::sql::records::RecordField for ProjectField {
         fn as_str(self) -> &'static str {
             ProjectField::as_str(self)
         }
     }
-    impl Record for Project {
+    impl ::toolforge::sql::records::Record for Project {
         const ENTITY: &'static str = "Project";
         type Field = ProjectField;
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
@@ -655,14 +779,17 @@ pub mod records {
     }
     impl Project {
         /// A typed query over these records.
-        pub fn query() -> Query<Project> {
-            Query::new()
+        pub fn query() -> ::toolforge::sql::records::Query<Project> {
+            ::toolforge::sql::records::Query::new()
         }
         /// The record with this unique value, if any.
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<Project>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::core::option::Option<Project>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -670,7 +797,10 @@ pub mod records {
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[Project],
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::upsert(db, records)
         }
         /// The `Scope` records pointing to this one: `Scope -[BELONGS_TO]-> Project`.
@@ -678,11 +808,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<Scope>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
-            >(db, "BELONGS_TO", Follow::Incoming, self.id(), limit)
+            >(
+                    db,
+                    "BELONGS_TO",
+                    ::toolforge::sql::records::Follow::Incoming,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
     }
@@ -735,8 +874,8 @@ pub mod tool_args {
             }
         }
     }
-    impl ::core::convert::From<EntityName> for String {
-        fn from(value: EntityName) -> String {
+    impl ::core::convert::From<EntityName> for ::std::string::String {
+        fn from(value: EntityName) -> ::std::string::String {
             value.as_str().to_owned()
         }
     }
@@ -826,8 +965,8 @@ pub mod tool_args {
             }
         }
     }
-    impl ::core::convert::From<FieldName> for String {
-        fn from(value: FieldName) -> String {
+    impl ::core::convert::From<FieldName> for ::std::string::String {
+        fn from(value: FieldName) -> ::std::string::String {
             value.as_str().to_owned()
         }
     }
@@ -882,8 +1021,8 @@ pub mod tool_args {
             }
         }
     }
-    impl ::core::convert::From<RelationshipName> for String {
-        fn from(value: RelationshipName) -> String {
+    impl ::core::convert::From<RelationshipName> for ::std::string::String {
+        fn from(value: RelationshipName) -> ::std::string::String {
             value.as_str().to_owned()
         }
     }

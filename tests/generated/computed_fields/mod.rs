@@ -65,16 +65,17 @@ pub fn setup_tool_registry(
 /// Typed records: one struct and one field enum per entity, with typed queries.
 #[allow(dead_code)]
 pub mod records {
-    #[allow(unused_imports)]
-    use ::toolforge::sql::records::{Follow, Query, Record, RecordField, Writer};
     /// Runs `f` in one write transaction: every upsert and link it makes through the
     /// writer is committed together, or none is. Returns `f`'s value and how much was written.
     pub fn write<T>(
         db: &::toolforge::sql::Database,
         f: impl FnOnce(
-            &mut Writer<'_, '_, '_>,
-        ) -> Result<T, ::toolforge::sql::ImportError>,
-    ) -> Result<(T, ::toolforge::sql::ImportStats), ::toolforge::sql::ImportError> {
+            &mut ::toolforge::sql::records::Writer<'_, '_, '_>,
+        ) -> ::core::result::Result<T, ::toolforge::sql::ImportError>,
+    ) -> ::core::result::Result<
+        (T, ::toolforge::sql::ImportStats),
+        ::toolforge::sql::ImportError,
+    > {
         ::toolforge::sql::records::write(db, super::spec(), f)
     }
     /// A `Scope` record.
@@ -91,50 +92,70 @@ pub mod records {
     pub struct Scope {
         /// `uuid` (string, unique): Unique identifier of a Scope
         #[serde(rename = "uuid")]
-        pub uuid: String,
+        pub uuid: ::std::string::String,
         /// `name` (string): Scope name (function/class/method)
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: Option<String>,
+        #[serde(
+            rename = "name",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub name: ::core::option::Option<::std::string::String>,
         /// `file` (string): File path
-        #[serde(rename = "file", default, skip_serializing_if = "Option::is_none")]
-        pub file: Option<String>,
+        #[serde(
+            rename = "file",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub file: ::core::option::Option<::std::string::String>,
         /// `type` (string): Scope type (function, class, method)
-        #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-        pub r#type: Option<String>,
+        #[serde(
+            rename = "type",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub r#type: ::core::option::Option<::std::string::String>,
         /// `startLine` (number): Starting line number
         #[serde(
             rename = "startLine",
-            skip_serializing_if = "Option::is_none",
+            skip_serializing_if = "::core::option::Option::is_none",
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]
-        pub start_line: Option<f64>,
+        pub start_line: ::core::option::Option<f64>,
         /// `endLine` (number): Ending line number
         #[serde(
             rename = "endLine",
-            skip_serializing_if = "Option::is_none",
+            skip_serializing_if = "::core::option::Option::is_none",
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]
-        pub end_line: Option<f64>,
+        pub end_line: ::core::option::Option<f64>,
         /// `source` (string): Full source code
-        #[serde(rename = "source", default, skip_serializing_if = "Option::is_none")]
-        pub source: Option<String>,
+        #[serde(
+            rename = "source",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub source: ::core::option::Option<::std::string::String>,
         /// Computed, read-only: `endLine - startLine + 1` (Number of lines in this scope)
         #[serde(
             rename = "line_count",
-            skip_serializing_if = "Option::is_none",
+            skip_serializing_if = "::core::option::Option::is_none",
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]
-        pub line_count: Option<f64>,
+        pub line_count: ::core::option::Option<f64>,
         /// Computed, read-only: `(endLine - startLine + 1) > 100` (Whether this scope is large (>100 lines))
-        #[serde(rename = "is_large", default, skip_serializing_if = "Option::is_none")]
-        pub is_large: Option<bool>,
+        #[serde(
+            rename = "is_large",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub is_large: ::core::option::Option<bool>,
         /// Computed, read-only: `source.length` (Number of characters in source code)
         #[serde(
             rename = "char_count",
-            skip_serializing_if = "Option::is_none",
+            skip_serializing_if = "::core::option::Option::is_none",
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]
-        pub char_count: Option<f64>,
+        pub char_count: ::core::option::Option<f64>,
     }
     /// The fields of `Scope` (stored, then computed), for queries and ordering.
     #[derive(
@@ -212,12 +233,12 @@ pub mod records {
             }
         }
     }
-    impl RecordField for ScopeField {
+    impl ::toolforge::sql::records::RecordField for ScopeField {
         fn as_str(self) -> &'static str {
             ScopeField::as_str(self)
         }
     }
-    impl Record for Scope {
+    impl ::toolforge::sql::records::Record for Scope {
         const ENTITY: &'static str = "Scope";
         type Field = ScopeField;
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
@@ -229,14 +250,17 @@ pub mod records {
     }
     impl Scope {
         /// A typed query over these records.
-        pub fn query() -> Query<Scope> {
-            Query::new()
+        pub fn query() -> ::toolforge::sql::records::Query<Scope> {
+            ::toolforge::sql::records::Query::new()
         }
         /// The record with this unique value, if any.
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<Scope>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::core::option::Option<Scope>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -244,7 +268,10 @@ pub mod records {
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[Scope],
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::upsert(db, records)
         }
         /// The `Scope` records this one points to: `Scope -[CONSUMES]-> Scope`.
@@ -252,11 +279,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<Scope>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
-            >(db, "CONSUMES", Follow::Outgoing, self.id(), limit)
+            >(
+                    db,
+                    "CONSUMES",
+                    ::toolforge::sql::records::Follow::Outgoing,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
         /// Adds the edge `Scope -[CONSUMES]-> Scope` from this record to `to` (both must exist), in its own transaction.
@@ -264,15 +300,18 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             to: &Scope,
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::link(db, "CONSUMES", self, to)
         }
         /// Adds the edge `Scope -[CONSUMES]-> Scope` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
         pub fn link_consumes_scope_in(
             &self,
-            writer: &mut Writer<'_, '_, '_>,
+            writer: &mut ::toolforge::sql::records::Writer<'_, '_, '_>,
             to: &Scope,
-        ) -> Result<(), ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<(), ::toolforge::sql::ImportError> {
             writer.link("CONSUMES", self, to)
         }
         /// The `Scope` records pointing to this one: `Scope -[CONSUMES]-> Scope`.
@@ -280,11 +319,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<Scope>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
-            >(db, "CONSUMES", Follow::Incoming, self.id(), limit)
+            >(
+                    db,
+                    "CONSUMES",
+                    ::toolforge::sql::records::Follow::Incoming,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
     }
@@ -325,8 +373,8 @@ pub mod tool_args {
             }
         }
     }
-    impl ::core::convert::From<EntityName> for String {
-        fn from(value: EntityName) -> String {
+    impl ::core::convert::From<EntityName> for ::std::string::String {
+        fn from(value: EntityName) -> ::std::string::String {
             value.as_str().to_owned()
         }
     }
@@ -411,8 +459,8 @@ pub mod tool_args {
             }
         }
     }
-    impl ::core::convert::From<FieldName> for String {
-        fn from(value: FieldName) -> String {
+    impl ::core::convert::From<FieldName> for ::std::string::String {
+        fn from(value: FieldName) -> ::std::string::String {
             value.as_str().to_owned()
         }
     }
@@ -450,8 +498,8 @@ pub mod tool_args {
             }
         }
     }
-    impl ::core::convert::From<RelationshipName> for String {
-        fn from(value: RelationshipName) -> String {
+    impl ::core::convert::From<RelationshipName> for ::std::string::String {
+        fn from(value: RelationshipName) -> ::std::string::String {
             value.as_str().to_owned()
         }
     }

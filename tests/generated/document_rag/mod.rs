@@ -65,16 +65,17 @@ pub fn setup_tool_registry(
 /// Typed records: one struct and one field enum per entity, with typed queries.
 #[allow(dead_code)]
 pub mod records {
-    #[allow(unused_imports)]
-    use ::toolforge::sql::records::{Follow, Query, Record, RecordField, Writer};
     /// Runs `f` in one write transaction: every upsert and link it makes through the
     /// writer is committed together, or none is. Returns `f`'s value and how much was written.
     pub fn write<T>(
         db: &::toolforge::sql::Database,
         f: impl FnOnce(
-            &mut Writer<'_, '_, '_>,
-        ) -> Result<T, ::toolforge::sql::ImportError>,
-    ) -> Result<(T, ::toolforge::sql::ImportStats), ::toolforge::sql::ImportError> {
+            &mut ::toolforge::sql::records::Writer<'_, '_, '_>,
+        ) -> ::core::result::Result<T, ::toolforge::sql::ImportError>,
+    ) -> ::core::result::Result<
+        (T, ::toolforge::sql::ImportStats),
+        ::toolforge::sql::ImportError,
+    > {
         ::toolforge::sql::records::write(db, super::spec(), f)
     }
     /// A `Document` record.
@@ -91,13 +92,21 @@ pub mod records {
     pub struct Document {
         /// `path` (string, unique): Unique identifier of a Document
         #[serde(rename = "path")]
-        pub path: String,
+        pub path: ::std::string::String,
         /// `title` (string)
-        #[serde(rename = "title", default, skip_serializing_if = "Option::is_none")]
-        pub title: Option<String>,
+        #[serde(
+            rename = "title",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub title: ::core::option::Option<::std::string::String>,
         /// `author` (string)
-        #[serde(rename = "author", default, skip_serializing_if = "Option::is_none")]
-        pub author: Option<String>,
+        #[serde(
+            rename = "author",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub author: ::core::option::Option<::std::string::String>,
     }
     /// The fields of `Document` (stored, then computed), for queries and ordering.
     #[derive(
@@ -140,12 +149,12 @@ pub mod records {
             }
         }
     }
-    impl RecordField for DocumentField {
+    impl ::toolforge::sql::records::RecordField for DocumentField {
         fn as_str(self) -> &'static str {
             DocumentField::as_str(self)
         }
     }
-    impl Record for Document {
+    impl ::toolforge::sql::records::Record for Document {
         const ENTITY: &'static str = "Document";
         type Field = DocumentField;
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
@@ -157,14 +166,17 @@ pub mod records {
     }
     impl Document {
         /// A typed query over these records.
-        pub fn query() -> Query<Document> {
-            Query::new()
+        pub fn query() -> ::toolforge::sql::records::Query<Document> {
+            ::toolforge::sql::records::Query::new()
         }
         /// The record with this unique value, if any.
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<Document>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::core::option::Option<Document>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -172,7 +184,10 @@ pub mod records {
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[Document],
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::upsert(db, records)
         }
     }
@@ -190,10 +205,14 @@ pub mod records {
     pub struct Chunk {
         /// `uuid` (string, unique): Unique identifier of a Chunk
         #[serde(rename = "uuid")]
-        pub uuid: String,
+        pub uuid: ::std::string::String,
         /// `content` (string)
-        #[serde(rename = "content", default, skip_serializing_if = "Option::is_none")]
-        pub content: Option<String>,
+        #[serde(
+            rename = "content",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub content: ::core::option::Option<::std::string::String>,
     }
     /// The fields of `Chunk` (stored, then computed), for queries and ordering.
     #[derive(
@@ -228,12 +247,12 @@ pub mod records {
             }
         }
     }
-    impl RecordField for ChunkField {
+    impl ::toolforge::sql::records::RecordField for ChunkField {
         fn as_str(self) -> &'static str {
             ChunkField::as_str(self)
         }
     }
-    impl Record for Chunk {
+    impl ::toolforge::sql::records::Record for Chunk {
         const ENTITY: &'static str = "Chunk";
         type Field = ChunkField;
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
@@ -245,14 +264,17 @@ pub mod records {
     }
     impl Chunk {
         /// A typed query over these records.
-        pub fn query() -> Query<Chunk> {
-            Query::new()
+        pub fn query() -> ::toolforge::sql::records::Query<Chunk> {
+            ::toolforge::sql::records::Query::new()
         }
         /// The record with this unique value, if any.
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<Chunk>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::core::option::Option<Chunk>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -260,7 +282,10 @@ pub mod records {
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[Chunk],
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::upsert(db, records)
         }
     }
@@ -305,8 +330,8 @@ pub mod tool_args {
             }
         }
     }
-    impl ::core::convert::From<EntityName> for String {
-        fn from(value: EntityName) -> String {
+    impl ::core::convert::From<EntityName> for ::std::string::String {
+        fn from(value: EntityName) -> ::std::string::String {
             value.as_str().to_owned()
         }
     }
@@ -366,8 +391,8 @@ pub mod tool_args {
             }
         }
     }
-    impl ::core::convert::From<FieldName> for String {
-        fn from(value: FieldName) -> String {
+    impl ::core::convert::From<FieldName> for ::std::string::String {
+        fn from(value: FieldName) -> ::std::string::String {
             value.as_str().to_owned()
         }
     }

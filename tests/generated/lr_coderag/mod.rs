@@ -65,16 +65,17 @@ pub fn setup_tool_registry(
 /// Typed records: one struct and one field enum per entity, with typed queries.
 #[allow(dead_code)]
 pub mod records {
-    #[allow(unused_imports)]
-    use ::toolforge::sql::records::{Follow, Query, Record, RecordField, Writer};
     /// Runs `f` in one write transaction: every upsert and link it makes through the
     /// writer is committed together, or none is. Returns `f`'s value and how much was written.
     pub fn write<T>(
         db: &::toolforge::sql::Database,
         f: impl FnOnce(
-            &mut Writer<'_, '_, '_>,
-        ) -> Result<T, ::toolforge::sql::ImportError>,
-    ) -> Result<(T, ::toolforge::sql::ImportStats), ::toolforge::sql::ImportError> {
+            &mut ::toolforge::sql::records::Writer<'_, '_, '_>,
+        ) -> ::core::result::Result<T, ::toolforge::sql::ImportError>,
+    ) -> ::core::result::Result<
+        (T, ::toolforge::sql::ImportStats),
+        ::toolforge::sql::ImportError,
+    > {
         ::toolforge::sql::records::write(db, super::spec(), f)
     }
     /// A `Scope` record: Scope entity (516 nodes)
@@ -90,20 +91,36 @@ pub mod records {
     #[schemars(crate = "::toolforge::schemars")]
     pub struct Scope {
         /// `signature` (string): signature of Scope
-        #[serde(rename = "signature", default, skip_serializing_if = "Option::is_none")]
-        pub signature: Option<String>,
+        #[serde(
+            rename = "signature",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub signature: ::core::option::Option<::std::string::String>,
         /// `type` (string): type of Scope
-        #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-        pub r#type: Option<String>,
+        #[serde(
+            rename = "type",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub r#type: ::core::option::Option<::std::string::String>,
         /// `file` (string): file of Scope
-        #[serde(rename = "file", default, skip_serializing_if = "Option::is_none")]
-        pub file: Option<String>,
+        #[serde(
+            rename = "file",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub file: ::core::option::Option<::std::string::String>,
         /// `uuid` (string, unique): uuid of Scope
         #[serde(rename = "uuid")]
-        pub uuid: String,
+        pub uuid: ::std::string::String,
         /// `name` (string): name of Scope
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: Option<String>,
+        #[serde(
+            rename = "name",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub name: ::core::option::Option<::std::string::String>,
     }
     /// The fields of `Scope` (stored, then computed), for queries and ordering.
     #[derive(
@@ -156,12 +173,12 @@ pub mod records {
             }
         }
     }
-    impl RecordField for ScopeField {
+    impl ::toolforge::sql::records::RecordField for ScopeField {
         fn as_str(self) -> &'static str {
             ScopeField::as_str(self)
         }
     }
-    impl Record for Scope {
+    impl ::toolforge::sql::records::Record for Scope {
         const ENTITY: &'static str = "Scope";
         type Field = ScopeField;
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
@@ -173,14 +190,17 @@ pub mod records {
     }
     impl Scope {
         /// A typed query over these records.
-        pub fn query() -> Query<Scope> {
-            Query::new()
+        pub fn query() -> ::toolforge::sql::records::Query<Scope> {
+            ::toolforge::sql::records::Query::new()
         }
         /// The record with this unique value, if any.
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<Scope>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::core::option::Option<Scope>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -188,7 +208,10 @@ pub mod records {
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[Scope],
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::upsert(db, records)
         }
         /// The `File` records this one points to: `Scope -[DEFINED_IN]-> File`.
@@ -196,11 +219,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<File>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<File>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 File,
-            >(db, "DEFINED_IN", Follow::Outgoing, self.id(), limit)
+            >(
+                    db,
+                    "DEFINED_IN",
+                    ::toolforge::sql::records::Follow::Outgoing,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
         /// Adds the edge `Scope -[DEFINED_IN]-> File` from this record to `to` (both must exist), in its own transaction.
@@ -208,15 +240,18 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             to: &File,
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::link(db, "DEFINED_IN", self, to)
         }
         /// Adds the edge `Scope -[DEFINED_IN]-> File` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
         pub fn link_defined_in_file_in(
             &self,
-            writer: &mut Writer<'_, '_, '_>,
+            writer: &mut ::toolforge::sql::records::Writer<'_, '_, '_>,
             to: &File,
-        ) -> Result<(), ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<(), ::toolforge::sql::ImportError> {
             writer.link("DEFINED_IN", self, to)
         }
         /// The `Scope` records this one points to: `Scope -[CONSUMES]-> Scope`.
@@ -224,11 +259,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<Scope>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
-            >(db, "CONSUMES", Follow::Outgoing, self.id(), limit)
+            >(
+                    db,
+                    "CONSUMES",
+                    ::toolforge::sql::records::Follow::Outgoing,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
         /// Adds the edge `Scope -[CONSUMES]-> Scope` from this record to `to` (both must exist), in its own transaction.
@@ -236,15 +280,18 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             to: &Scope,
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::link(db, "CONSUMES", self, to)
         }
         /// Adds the edge `Scope -[CONSUMES]-> Scope` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
         pub fn link_consumes_scope_in(
             &self,
-            writer: &mut Writer<'_, '_, '_>,
+            writer: &mut ::toolforge::sql::records::Writer<'_, '_, '_>,
             to: &Scope,
-        ) -> Result<(), ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<(), ::toolforge::sql::ImportError> {
             writer.link("CONSUMES", self, to)
         }
         /// The `Scope` records pointing to this one: `Scope -[CONSUMES]-> Scope`.
@@ -252,11 +299,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<Scope>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
-            >(db, "CONSUMES", Follow::Incoming, self.id(), limit)
+            >(
+                    db,
+                    "CONSUMES",
+                    ::toolforge::sql::records::Follow::Incoming,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
         /// The `Scope` records this one points to: `Scope -[CONSUMED_BY]-> Scope`.
@@ -264,11 +320,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<Scope>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
-            >(db, "CONSUMED_BY", Follow::Outgoing, self.id(), limit)
+            >(
+                    db,
+                    "CONSUMED_BY",
+                    ::toolforge::sql::records::Follow::Outgoing,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
         /// Adds the edge `Scope -[CONSUMED_BY]-> Scope` from this record to `to` (both must exist), in its own transaction.
@@ -276,15 +341,18 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             to: &Scope,
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::link(db, "CONSUMED_BY", self, to)
         }
         /// Adds the edge `Scope -[CONSUMED_BY]-> Scope` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
         pub fn link_consumed_by_scope_in(
             &self,
-            writer: &mut Writer<'_, '_, '_>,
+            writer: &mut ::toolforge::sql::records::Writer<'_, '_, '_>,
             to: &Scope,
-        ) -> Result<(), ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<(), ::toolforge::sql::ImportError> {
             writer.link("CONSUMED_BY", self, to)
         }
         /// The `Scope` records pointing to this one: `Scope -[CONSUMED_BY]-> Scope`.
@@ -292,11 +360,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<Scope>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
-            >(db, "CONSUMED_BY", Follow::Incoming, self.id(), limit)
+            >(
+                    db,
+                    "CONSUMED_BY",
+                    ::toolforge::sql::records::Follow::Incoming,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
         /// The `ExternalLibrary` records this one points to: `Scope -[USES_LIBRARY]-> ExternalLibrary`.
@@ -304,11 +381,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<ExternalLibrary>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<ExternalLibrary>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 ExternalLibrary,
-            >(db, "USES_LIBRARY", Follow::Outgoing, self.id(), limit)
+            >(
+                    db,
+                    "USES_LIBRARY",
+                    ::toolforge::sql::records::Follow::Outgoing,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
         /// Adds the edge `Scope -[USES_LIBRARY]-> ExternalLibrary` from this record to `to` (both must exist), in its own transaction.
@@ -316,15 +402,18 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             to: &ExternalLibrary,
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::link(db, "USES_LIBRARY", self, to)
         }
         /// Adds the edge `Scope -[USES_LIBRARY]-> ExternalLibrary` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
         pub fn link_uses_library_external_library_in(
             &self,
-            writer: &mut Writer<'_, '_, '_>,
+            writer: &mut ::toolforge::sql::records::Writer<'_, '_, '_>,
             to: &ExternalLibrary,
-        ) -> Result<(), ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<(), ::toolforge::sql::ImportError> {
             writer.link("USES_LIBRARY", self, to)
         }
     }
@@ -342,10 +431,14 @@ pub mod records {
     pub struct File {
         /// `uuid` (string, unique): Unique identifier of a File
         #[serde(rename = "uuid")]
-        pub uuid: String,
+        pub uuid: ::std::string::String,
         /// `name` (string): name of File
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: Option<String>,
+        #[serde(
+            rename = "name",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub name: ::core::option::Option<::std::string::String>,
     }
     /// The fields of `File` (stored, then computed), for queries and ordering.
     #[derive(
@@ -380,12 +473,12 @@ pub mod records {
             }
         }
     }
-    impl RecordField for FileField {
+    impl ::toolforge::sql::records::RecordField for FileField {
         fn as_str(self) -> &'static str {
             FileField::as_str(self)
         }
     }
-    impl Record for File {
+    impl ::toolforge::sql::records::Record for File {
         const ENTITY: &'static str = "File";
         type Field = FileField;
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
@@ -397,14 +490,17 @@ pub mod records {
     }
     impl File {
         /// A typed query over these records.
-        pub fn query() -> Query<File> {
-            Query::new()
+        pub fn query() -> ::toolforge::sql::records::Query<File> {
+            ::toolforge::sql::records::Query::new()
         }
         /// The record with this unique value, if any.
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<File>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::core::option::Option<File>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -412,7 +508,10 @@ pub mod records {
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[File],
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::upsert(db, records)
         }
         /// The `Scope` records pointing to this one: `Scope -[DEFINED_IN]-> File`.
@@ -420,11 +519,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<Scope>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
-            >(db, "DEFINED_IN", Follow::Incoming, self.id(), limit)
+            >(
+                    db,
+                    "DEFINED_IN",
+                    ::toolforge::sql::records::Follow::Incoming,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
         /// The `Directory` records this one points to: `File -[IN_DIRECTORY]-> Directory`.
@@ -432,11 +540,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Directory>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<Directory>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 Directory,
-            >(db, "IN_DIRECTORY", Follow::Outgoing, self.id(), limit)
+            >(
+                    db,
+                    "IN_DIRECTORY",
+                    ::toolforge::sql::records::Follow::Outgoing,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
         /// Adds the edge `File -[IN_DIRECTORY]-> Directory` from this record to `to` (both must exist), in its own transaction.
@@ -444,15 +561,18 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             to: &Directory,
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::link(db, "IN_DIRECTORY", self, to)
         }
         /// Adds the edge `File -[IN_DIRECTORY]-> Directory` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
         pub fn link_in_directory_directory_in(
             &self,
-            writer: &mut Writer<'_, '_, '_>,
+            writer: &mut ::toolforge::sql::records::Writer<'_, '_, '_>,
             to: &Directory,
-        ) -> Result<(), ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<(), ::toolforge::sql::ImportError> {
             writer.link("IN_DIRECTORY", self, to)
         }
     }
@@ -470,10 +590,14 @@ pub mod records {
     pub struct ExternalLibrary {
         /// `uuid` (string, unique): Unique identifier of a ExternalLibrary
         #[serde(rename = "uuid")]
-        pub uuid: String,
+        pub uuid: ::std::string::String,
         /// `name` (string): name of ExternalLibrary
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: Option<String>,
+        #[serde(
+            rename = "name",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub name: ::core::option::Option<::std::string::String>,
     }
     /// The fields of `ExternalLibrary` (stored, then computed), for queries and ordering.
     #[derive(
@@ -511,12 +635,12 @@ pub mod records {
             }
         }
     }
-    impl RecordField for ExternalLibraryField {
+    impl ::toolforge::sql::records::RecordField for ExternalLibraryField {
         fn as_str(self) -> &'static str {
             ExternalLibraryField::as_str(self)
         }
     }
-    impl Record for ExternalLibrary {
+    impl ::toolforge::sql::records::Record for ExternalLibrary {
         const ENTITY: &'static str = "ExternalLibrary";
         type Field = ExternalLibraryField;
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
@@ -528,14 +652,17 @@ pub mod records {
     }
     impl ExternalLibrary {
         /// A typed query over these records.
-        pub fn query() -> Query<ExternalLibrary> {
-            Query::new()
+        pub fn query() -> ::toolforge::sql::records::Query<ExternalLibrary> {
+            ::toolforge::sql::records::Query::new()
         }
         /// The record with this unique value, if any.
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<ExternalLibrary>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::core::option::Option<ExternalLibrary>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -543,7 +670,10 @@ pub mod records {
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[ExternalLibrary],
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::upsert(db, records)
         }
         /// The `Scope` records pointing to this one: `Scope -[USES_LIBRARY]-> ExternalLibrary`.
@@ -551,11 +681,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Scope>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<Scope>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 Scope,
-            >(db, "USES_LIBRARY", Follow::Incoming, self.id(), limit)
+            >(
+                    db,
+                    "USES_LIBRARY",
+                    ::toolforge::sql::records::Follow::Incoming,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
     }
@@ -573,7 +712,7 @@ pub mod records {
     pub struct Directory {
         /// `uuid` (string, unique): Unique identifier of a Directory
         #[serde(rename = "uuid")]
-        pub uuid: String,
+        pub uuid: ::std::string::String,
     }
     /// The fields of `Directory` (stored, then computed), for queries and ordering.
     #[derive(
@@ -604,12 +743,12 @@ pub mod records {
             }
         }
     }
-    impl RecordField for DirectoryField {
+    impl ::toolforge::sql::records::RecordField for DirectoryField {
         fn as_str(self) -> &'static str {
             DirectoryField::as_str(self)
         }
     }
-    impl Record for Directory {
+    impl ::toolforge::sql::records::Record for Directory {
         const ENTITY: &'static str = "Directory";
         type Field = DirectoryField;
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
@@ -621,14 +760,17 @@ pub mod records {
     }
     impl Directory {
         /// A typed query over these records.
-        pub fn query() -> Query<Directory> {
-            Query::new()
+        pub fn query() -> ::toolforge::sql::records::Query<Directory> {
+            ::toolforge::sql::records::Query::new()
         }
         /// The record with this unique value, if any.
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<Directory>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::core::option::Option<Directory>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -636,7 +778,10 @@ pub mod records {
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[Directory],
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::upsert(db, records)
         }
         /// The `File` records pointing to this one: `File -[IN_DIRECTORY]-> Directory`.
@@ -644,11 +789,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<File>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<File>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 File,
-            >(db, "IN_DIRECTORY", Follow::Incoming, self.id(), limit)
+            >(
+                    db,
+                    "IN_DIRECTORY",
+                    ::toolforge::sql::records::Follow::Incoming,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
         /// The `Directory` records this one points to: `Directory -[PARENT_OF]-> Directory`.
@@ -656,11 +810,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Directory>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<Directory>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 Directory,
-            >(db, "PARENT_OF", Follow::Outgoing, self.id(), limit)
+            >(
+                    db,
+                    "PARENT_OF",
+                    ::toolforge::sql::records::Follow::Outgoing,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
         /// Adds the edge `Directory -[PARENT_OF]-> Directory` from this record to `to` (both must exist), in its own transaction.
@@ -668,15 +831,18 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             to: &Directory,
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::link(db, "PARENT_OF", self, to)
         }
         /// Adds the edge `Directory -[PARENT_OF]-> Directory` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
         pub fn link_parent_of_directory_in(
             &self,
-            writer: &mut Writer<'_, '_, '_>,
+            writer: &mut ::toolforge::sql::records::Writer<'_, '_, '_>,
             to: &Directory,
-        ) -> Result<(), ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<(), ::toolforge::sql::ImportError> {
             writer.link("PARENT_OF", self, to)
         }
         /// The `Directory` records pointing to this one: `Directory -[PARENT_OF]-> Directory`.
@@ -684,11 +850,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Directory>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<Directory>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 Directory,
-            >(db, "PARENT_OF", Follow::Incoming, self.id(), limit)
+            >(
+                    db,
+                    "PARENT_OF",
+                    ::toolforge::sql::records::Follow::Incoming,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
     }
@@ -746,8 +921,8 @@ pub mod tool_args {
             }
         }
     }
-    impl ::core::convert::From<EntityName> for String {
-        fn from(value: EntityName) -> String {
+    impl ::core::convert::From<EntityName> for ::std::string::String {
+        fn from(value: EntityName) -> ::std::string::String {
             value.as_str().to_owned()
         }
     }
@@ -807,8 +982,8 @@ pub mod tool_args {
             }
         }
     }
-    impl ::core::convert::From<FieldName> for String {
-        fn from(value: FieldName) -> String {
+    impl ::core::convert::From<FieldName> for ::std::string::String {
+        fn from(value: FieldName) -> ::std::string::String {
             value.as_str().to_owned()
         }
     }
@@ -873,8 +1048,8 @@ pub mod tool_args {
             }
         }
     }
-    impl ::core::convert::From<RelationshipName> for String {
-        fn from(value: RelationshipName) -> String {
+    impl ::core::convert::From<RelationshipName> for ::std::string::String {
+        fn from(value: RelationshipName) -> ::std::string::String {
             value.as_str().to_owned()
         }
     }

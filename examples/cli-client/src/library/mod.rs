@@ -65,16 +65,17 @@ pub fn setup_tool_registry(
 /// Typed records: one struct and one field enum per entity, with typed queries.
 #[allow(dead_code)]
 pub mod records {
-    #[allow(unused_imports)]
-    use ::toolforge::sql::records::{Follow, Query, Record, RecordField, Writer};
     /// Runs `f` in one write transaction: every upsert and link it makes through the
     /// writer is committed together, or none is. Returns `f`'s value and how much was written.
     pub fn write<T>(
         db: &::toolforge::sql::Database,
         f: impl FnOnce(
-            &mut Writer<'_, '_, '_>,
-        ) -> Result<T, ::toolforge::sql::ImportError>,
-    ) -> Result<(T, ::toolforge::sql::ImportStats), ::toolforge::sql::ImportError> {
+            &mut ::toolforge::sql::records::Writer<'_, '_, '_>,
+        ) -> ::core::result::Result<T, ::toolforge::sql::ImportError>,
+    ) -> ::core::result::Result<
+        (T, ::toolforge::sql::ImportStats),
+        ::toolforge::sql::ImportError,
+    > {
         ::toolforge::sql::records::write(db, super::spec(), f)
     }
     /// A `Book` record: A book of the library
@@ -91,30 +92,42 @@ pub mod records {
     pub struct Book {
         /// `isbn` (string, unique): The ISBN-13, digits only (`9780441013593`)
         #[serde(rename = "isbn")]
-        pub isbn: String,
+        pub isbn: ::std::string::String,
         /// `title` (string): The title (`Dune`)
-        #[serde(rename = "title", default, skip_serializing_if = "Option::is_none")]
-        pub title: Option<String>,
+        #[serde(
+            rename = "title",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub title: ::core::option::Option<::std::string::String>,
         /// `genre` (enum), one of: novel, science-fiction, fantasy, essay, poetry: The genre
-        #[serde(rename = "genre", default, skip_serializing_if = "Option::is_none")]
-        pub genre: Option<BookGenre>,
+        #[serde(
+            rename = "genre",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub genre: ::core::option::Option<BookGenre>,
         /// `year` (number): Year of first publication
         #[serde(
             rename = "year",
-            skip_serializing_if = "Option::is_none",
+            skip_serializing_if = "::core::option::Option::is_none",
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]
-        pub year: Option<f64>,
+        pub year: ::core::option::Option<f64>,
         /// `pages` (number): Number of pages of the library's edition
         #[serde(
             rename = "pages",
-            skip_serializing_if = "Option::is_none",
+            skip_serializing_if = "::core::option::Option::is_none",
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]
-        pub pages: Option<f64>,
+        pub pages: ::core::option::Option<f64>,
         /// Computed, read-only: `pages > 400` (Whether the book has more than 400 pages)
-        #[serde(rename = "is_long", default, skip_serializing_if = "Option::is_none")]
-        pub is_long: Option<bool>,
+        #[serde(
+            rename = "is_long",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub is_long: ::core::option::Option<bool>,
     }
     /// The values of `Book.genre`.
     #[derive(
@@ -167,8 +180,8 @@ pub mod records {
             }
         }
     }
-    impl ::core::convert::From<BookGenre> for String {
-        fn from(value: BookGenre) -> String {
+    impl ::core::convert::From<BookGenre> for ::std::string::String {
+        fn from(value: BookGenre) -> ::std::string::String {
             value.as_str().to_owned()
         }
     }
@@ -228,12 +241,12 @@ pub mod records {
             }
         }
     }
-    impl RecordField for BookField {
+    impl ::toolforge::sql::records::RecordField for BookField {
         fn as_str(self) -> &'static str {
             BookField::as_str(self)
         }
     }
-    impl Record for Book {
+    impl ::toolforge::sql::records::Record for Book {
         const ENTITY: &'static str = "Book";
         type Field = BookField;
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
@@ -245,14 +258,17 @@ pub mod records {
     }
     impl Book {
         /// A typed query over these records.
-        pub fn query() -> Query<Book> {
-            Query::new()
+        pub fn query() -> ::toolforge::sql::records::Query<Book> {
+            ::toolforge::sql::records::Query::new()
         }
         /// The record with this unique value, if any.
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<Book>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::core::option::Option<Book>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -260,7 +276,10 @@ pub mod records {
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[Book],
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::upsert(db, records)
         }
         /// The `Author` records this one points to: `Book -[WRITTEN_BY]-> Author`.
@@ -268,11 +287,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Author>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<Author>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 Author,
-            >(db, "WRITTEN_BY", Follow::Outgoing, self.id(), limit)
+            >(
+                    db,
+                    "WRITTEN_BY",
+                    ::toolforge::sql::records::Follow::Outgoing,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
         /// Adds the edge `Book -[WRITTEN_BY]-> Author` from this record to `to` (both must exist), in its own transaction.
@@ -280,15 +308,18 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             to: &Author,
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::link(db, "WRITTEN_BY", self, to)
         }
         /// Adds the edge `Book -[WRITTEN_BY]-> Author` from this record to `to` in the writer's transaction (see `records::write`; both records must exist when it ends).
         pub fn link_written_by_author_in(
             &self,
-            writer: &mut Writer<'_, '_, '_>,
+            writer: &mut ::toolforge::sql::records::Writer<'_, '_, '_>,
             to: &Author,
-        ) -> Result<(), ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<(), ::toolforge::sql::ImportError> {
             writer.link("WRITTEN_BY", self, to)
         }
     }
@@ -306,17 +337,21 @@ pub mod records {
     pub struct Author {
         /// `slug` (string, unique): Lower-case id (`frank-herbert`)
         #[serde(rename = "slug")]
-        pub slug: String,
+        pub slug: ::std::string::String,
         /// `name` (string): Full name (`Frank Herbert`)
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: Option<String>,
+        #[serde(
+            rename = "name",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub name: ::core::option::Option<::std::string::String>,
         /// `born` (number): Year of birth
         #[serde(
             rename = "born",
-            skip_serializing_if = "Option::is_none",
+            skip_serializing_if = "::core::option::Option::is_none",
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]
-        pub born: Option<f64>,
+        pub born: ::core::option::Option<f64>,
     }
     /// The fields of `Author` (stored, then computed), for queries and ordering.
     #[derive(
@@ -359,12 +394,12 @@ pub mod records {
             }
         }
     }
-    impl RecordField for AuthorField {
+    impl ::toolforge::sql::records::RecordField for AuthorField {
         fn as_str(self) -> &'static str {
             AuthorField::as_str(self)
         }
     }
-    impl Record for Author {
+    impl ::toolforge::sql::records::Record for Author {
         const ENTITY: &'static str = "Author";
         type Field = AuthorField;
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
@@ -376,14 +411,17 @@ pub mod records {
     }
     impl Author {
         /// A typed query over these records.
-        pub fn query() -> Query<Author> {
-            Query::new()
+        pub fn query() -> ::toolforge::sql::records::Query<Author> {
+            ::toolforge::sql::records::Query::new()
         }
         /// The record with this unique value, if any.
         pub async fn get(
             db: &::toolforge::sql::Database,
             id: &str,
-        ) -> Result<Option<Author>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::core::option::Option<Author>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::get(db, id).await
         }
         /// Inserts or updates records by their unique field, in one transaction (to write
@@ -391,7 +429,10 @@ pub mod records {
         pub fn upsert(
             db: &::toolforge::sql::Database,
             records: &[Author],
-        ) -> Result<::toolforge::sql::ImportStats, ::toolforge::sql::ImportError> {
+        ) -> ::core::result::Result<
+            ::toolforge::sql::ImportStats,
+            ::toolforge::sql::ImportError,
+        > {
             ::toolforge::sql::records::upsert(db, records)
         }
         /// The `Book` records pointing to this one: `Book -[WRITTEN_BY]-> Author`.
@@ -399,11 +440,20 @@ pub mod records {
             &self,
             db: &::toolforge::sql::Database,
             limit: u32,
-        ) -> Result<Vec<Book>, ::toolforge::sql::RecordsError> {
+        ) -> ::core::result::Result<
+            ::std::vec::Vec<Book>,
+            ::toolforge::sql::RecordsError,
+        > {
             ::toolforge::sql::records::related::<
                 Self,
                 Book,
-            >(db, "WRITTEN_BY", Follow::Incoming, self.id(), limit)
+            >(
+                    db,
+                    "WRITTEN_BY",
+                    ::toolforge::sql::records::Follow::Incoming,
+                    ::toolforge::sql::records::Record::id(self),
+                    limit,
+                )
                 .await
         }
     }
@@ -448,8 +498,8 @@ pub mod tool_args {
             }
         }
     }
-    impl ::core::convert::From<EntityName> for String {
-        fn from(value: EntityName) -> String {
+    impl ::core::convert::From<EntityName> for ::std::string::String {
+        fn from(value: EntityName) -> ::std::string::String {
             value.as_str().to_owned()
         }
     }
@@ -529,8 +579,8 @@ pub mod tool_args {
             }
         }
     }
-    impl ::core::convert::From<FieldName> for String {
-        fn from(value: FieldName) -> String {
+    impl ::core::convert::From<FieldName> for ::std::string::String {
+        fn from(value: FieldName) -> ::std::string::String {
             value.as_str().to_owned()
         }
     }
@@ -568,8 +618,8 @@ pub mod tool_args {
             }
         }
     }
-    impl ::core::convert::From<RelationshipName> for String {
-        fn from(value: RelationshipName) -> String {
+    impl ::core::convert::From<RelationshipName> for ::std::string::String {
+        fn from(value: RelationshipName) -> ::std::string::String {
             value.as_str().to_owned()
         }
     }
