@@ -871,3 +871,31 @@ fn call_reads_a_database_in_a_folder_it_cannot_write() {
         call.stderr
     );
 }
+
+#[test]
+fn db_import_refuses_a_line_longer_than_the_bound_and_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = initialised(dir.path());
+    let data = dir.path().join("long.jsonl");
+    let short = json!({"entity": "Project", "data": {"uuid": "p", "name": "p"}});
+    std::fs::write(&data, format!("{short}\n{}", "x".repeat(5_000))).unwrap();
+    let run = toolforge(&[
+        "db",
+        "import",
+        "--config",
+        s(&code_rag()),
+        "--db",
+        s(&db),
+        "--max-line-bytes",
+        "1000",
+        s(&data),
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("line 2: the line is longer than 1000 bytes"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(count(&db, "project"), 0);
+}
