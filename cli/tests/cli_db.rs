@@ -760,3 +760,142 @@ fn a_refused_import_changes_nothing_not_even_the_journal_mode() {
     let fresh = initialised(dir.path());
     assert_eq!(journal_mode(&fresh), (vec![2, 2], "wal".to_string()));
 }
+
+/// Runs `toolforge` so that file permissions apply: as the user `nobody` (uid 65534) when the
+/// tests run as root (root writes anywhere, whatever the permissions), as the current user
+/// otherwise.
+fn toolforge_without_privileges(args: &[&str]) -> Run {
+    use std::os::unix::process::CommandExt;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toolforge"));
+    command.args(args);
+    if is_root() {
+        command.uid(65_534).gid(65_534);
+    }
+    finish(command.output().expect("run toolforge"))
+}
+
+fn is_root() -> bool {
+    std::fs::metadata("/proc/self")
+        .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
+        .unwrap_or(false)
+}
+
+fn chmod(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// `call` reads a database in a folder its user cannot write (read-only media): here a WAL
+/// database whose `.db` file alone was copied into a folder of mode 0555, read by a user for
+/// whom that mode holds (see `toolforge_without_privileges`). That it holds is checked: the
+/// same user cannot create a file there.
+#[test]
+fn call_reads_a_database_in_a_folder_it_cannot_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = seeded(dir.path());
+    let media = tempfile::tempdir().unwrap();
+    chmod(media.path(), 0o755);
+    // The folder's name has the characters a SQLite URI must escape.
+    let folder = media.path().join("read only ?#%41");
+    std::fs::create_dir(&folder).unwrap();
+    let copy = folder.join("code.db");
+    std::fs::copy(&db, &copy).unwrap();
+    assert_eq!(
+        std::fs::read(&copy).unwrap()[18..20],
+        [2, 2],
+        "a WAL database"
+    );
+    let config = folder.join("ragforge.config.yaml");
+    std::fs::copy(code_rag(), &config).unwrap();
+    chmod(&copy, 0o444);
+    chmod(&config, 0o444);
+    chmod(&folder, 0o555);
+
+    // The folder really is read-only for the user that runs the call.
+    let mut probe = Command::new("sh");
+    probe.args(["-c", &format!("touch '{}/probe'", folder.display())]);
+    if is_root() {
+        use std::os::unix::process::CommandExt;
+        probe.uid(65_534).gid(65_534);
+    }
+    let probe = probe.output().unwrap();
+    assert!(
+        !probe.status.success(),
+        "the folder must not be writable for the test user"
+    );
+
+    let call = toolforge_without_privileges(&[
+        "call",
+        "--config",
+        s(&config),
+        "--db",
+        s(&copy),
+        "query_entities",
+        r#"{"entity_type":"Scope","conditions":[{"field":"name","operator":"GLOB","value":"handle*"}]}"#,
+    ]);
+    chmod(&folder, 0o755);
+    assert_eq!(call.code, 0, "{}{}", call.stdout, call.stderr);
+    assert_eq!(call.json()["results"][0]["uuid"], "s-login");
+    assert!(!folder.join("code.db-shm").exists());
+    assert!(!folder.join("code.db-wal").exists());
+
+    // Changes left in a -wal file cannot be read there: refused, not silently missing.
+    let writable = tempfile::tempdir().unwrap();
+    let source = writable.path().join("code.db");
+    std::fs::copy(&db, &source).unwrap();
+    let conn = rusqlite::Connection::open(&source).unwrap();
+    conn.execute_batch(
+        "PRAGMA wal_autocheckpoint = 0; UPDATE scope SET name = 'changed' WHERE uuid = 's-login';",
+    )
+    .unwrap();
+    let wal = folder.join("code.db-wal");
+    chmod(&copy, 0o644);
+    std::fs::copy(writable.path().join("code.db-wal"), &wal).unwrap();
+    drop(conn);
+    assert!(std::fs::metadata(&wal).unwrap().len() > 0);
+    chmod(&wal, 0o444);
+    chmod(&folder, 0o555);
+    let call = toolforge_without_privileges(&[
+        "call",
+        "--config",
+        s(&config),
+        "--db",
+        s(&copy),
+        "get_schema",
+    ]);
+    chmod(&folder, 0o755);
+    assert_eq!(call.code, 1, "{}{}", call.stdout, call.stderr);
+    assert!(
+        call.stderr.contains("code.db-wal holds changes"),
+        "{}",
+        call.stderr
+    );
+}
+
+#[test]
+fn db_import_refuses_a_line_longer_than_the_bound_and_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = initialised(dir.path());
+    let data = dir.path().join("long.jsonl");
+    let short = json!({"entity": "Project", "data": {"uuid": "p", "name": "p"}});
+    std::fs::write(&data, format!("{short}\n{}", "x".repeat(5_000))).unwrap();
+    let run = toolforge(&[
+        "db",
+        "import",
+        "--config",
+        s(&code_rag()),
+        "--db",
+        s(&db),
+        "--max-line-bytes",
+        "1000",
+        s(&data),
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("line 2: the line is longer than 1000 bytes"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(count(&db, "project"), 0);
+}

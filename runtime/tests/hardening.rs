@@ -123,8 +123,13 @@ fn slow_calls_time_out_and_the_connections_work_afterwards() {
         db.clone(),
     )
     .unwrap()
-    .with_timeout(Duration::from_millis(50))
+    .with_tool_limits(
+        "query_entities",
+        CallLimits::default().timeout(Some(Duration::from_millis(50))),
+    )
+    .unwrap()
     .build();
+    assert_eq!(registry.timeout(), Some(Duration::from_secs(30)));
     let slow_glob = format!("*{}b*", "a".repeat(40_000));
     let slow_calls = [
         json!({"entity_type": "Scope", "conditions": [{"field": "source", "operator": "GLOB", "value": slow_glob}]}),

@@ -361,3 +361,45 @@ fn count(db: &Database, table: &str) -> i64 {
             .unwrap()
     })
 }
+
+/// A reader of endless `a`s (a line with no end) that fails once it has given `limit` bytes.
+struct Endless {
+    given: usize,
+    limit: usize,
+}
+
+impl std::io::Read for Endless {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        if self.given >= self.limit {
+            return Err(std::io::Error::other("read past the bound"));
+        }
+        let n = buffer.len().min(self.limit - self.given);
+        buffer[..n].fill(b'a');
+        self.given += n;
+        Ok(n)
+    }
+}
+
+/// A line with no end is refused at the bound, naming the line, instead of growing memory
+/// until the process aborts: the reader is never asked for more than the bound allows.
+#[test]
+fn a_line_with_no_end_is_refused_at_the_bound() {
+    let (_dir, spec, db) = seeded();
+    let before = dump(&db);
+    let first = format!(
+        "{}\n",
+        json!({"entity": "File", "data": {"path": "src/z.ts", "language": "ts"}})
+    );
+    let endless = Endless {
+        given: 0,
+        limit: toolforge::sql::import::MAX_LINE_BYTES + (1 << 20),
+    };
+    let reader = std::io::BufReader::new(std::io::Read::chain(first.as_bytes(), endless));
+    let error = db.import_jsonl(&spec, reader).unwrap_err();
+    assert_eq!(error.line, Some(2), "{error}");
+    assert!(
+        error.message.contains("longer than 33554432 bytes"),
+        "{error}"
+    );
+    assert_eq!(dump(&db), before, "nothing was imported");
+}

@@ -3,6 +3,7 @@
 //! Loads records (`{"entity": …, "data": {…}}`, upserted by the unique field) and
 //! relationships (`{"relationship": …, "from": {…}, "to": {…}}`) in one transaction. On any
 //! error nothing is committed, the error names the line and the field, and the exit code is 1.
+//! A line longer than `--max-line-bytes` (default 32 MiB) is such an error.
 //! `-` reads the lines from standard input.
 
 use std::fs::File;
@@ -24,6 +25,9 @@ pub struct Args {
     /// The JSON-lines file to load (`-` for standard input).
     #[arg(value_name = "DATA.jsonl")]
     pub data: PathBuf,
+    /// The longest line accepted, in bytes (a longer line is an error naming it).
+    #[arg(long, value_name = "BYTES", default_value_t = toolforge::sql::import::MAX_LINE_BYTES)]
+    pub max_line_bytes: usize,
 }
 
 /// Runs the command.
@@ -46,11 +50,11 @@ fn import(args: &Args, out: &mut Output<'_>) -> Result<(), String> {
     dynamic::check_ready(&db, &args.db, spec, &args.config).map_err(|e| e.to_string())?;
     let data_name = args.data.display().to_string();
     let result = if args.data.as_os_str() == "-" {
-        db.import_jsonl(spec, std::io::stdin().lock())
+        db.import_jsonl_with_max_line(spec, std::io::stdin().lock(), args.max_line_bytes)
     } else {
         let file = File::open(&args.data)
             .map_err(|e| format!("error: cannot read the data file {data_name}: {e}"))?;
-        db.import_jsonl(spec, BufReader::new(file))
+        db.import_jsonl_with_max_line(spec, BufReader::new(file), args.max_line_bytes)
     };
     let stats = result.map_err(|error| format!("error: {data_name}: {error}"))?;
     let _ = writeln!(

@@ -44,6 +44,19 @@ pub enum DbError {
          failed (keep the -wal file next to the database): {0}"
     )]
     Checkpoint(#[source] rusqlite::Error),
+    /// The database lies in a folder the process cannot write and its `-wal` file holds
+    /// changes not yet in the database file, which SQLite cannot read there.
+    #[error(
+        "{} holds changes that are not in the database file yet, and SQLite cannot read them \
+         in a folder it cannot write; open the database once where it can be written (any \
+         toolforge write copies them into the database file), or copy both files to a \
+         writable folder",
+        wal.display()
+    )]
+    UnreadableWal {
+        /// The `-wal` file.
+        wal: PathBuf,
+    },
     /// The call's deadline passed before a connection was free; nothing was run.
     #[error("the call's deadline passed before a database connection was free")]
     Timeout,
@@ -258,11 +271,46 @@ fn configure(conn: &Connection, watch: Arc<Watch>) -> rusqlite::Result<()> {
 /// How many SQLite virtual-machine steps run between two checks of a read's deadline.
 const STEPS_BETWEEN_CHECKS: i32 = 1_000;
 
-fn open_reader(path: &Path) -> rusqlite::Result<Reader> {
-    let mut conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
+/// How the read-only connections open the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// As a file others may write (the normal case).
+    Shared,
+    /// With `immutable=1`: SQLite assumes nobody changes the file and needs no `-shm` or
+    /// `-wal` file (read-only media).
+    Immutable,
+}
+
+/// `file:` URI of `path` with `immutable=1` (`%`, `?` and `#` escaped), if `path` is text.
+fn immutable_uri(path: &Path) -> Option<String> {
+    let text = path.to_str()?;
+    let mut uri = String::from(if text.starts_with('/') {
+        "file://"
+    } else {
+        "file:"
+    });
+    for c in text.chars() {
+        match c {
+            '%' => uri.push_str("%25"),
+            '?' => uri.push_str("%3f"),
+            '#' => uri.push_str("%23"),
+            other => uri.push(other),
+        }
+    }
+    uri.push_str("?immutable=1");
+    Some(uri)
+}
+
+fn open_reader(path: &Path, access: Access) -> rusqlite::Result<Reader> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let mut conn = match access {
+        Access::Shared => Connection::open_with_flags(path, flags)?,
+        Access::Immutable => {
+            let uri = immutable_uri(path)
+                .ok_or_else(|| rusqlite::Error::InvalidPath(path.to_path_buf()))?;
+            Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)?
+        }
+    };
     let watch = Arc::new(Watch::default());
     configure(&conn, watch.clone())?;
     conn.pragma_update(None, "query_only", true)?;
@@ -272,6 +320,22 @@ fn open_reader(path: &Path) -> rusqlite::Result<Reader> {
         Some(move || handler_watch.should_stop()),
     )?;
     Ok(Reader { conn, watch })
+}
+
+/// Whether reading failed because SQLite needed to create or write a file next to the
+/// database (its `-shm` or `-wal`) and could not.
+fn needs_write_access(error: &rusqlite::Error) -> bool {
+    matches!(
+        error.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::CannotOpen)
+    )
+}
+
+/// The `-wal` file of the database at `path`.
+fn wal_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push("-wal");
+    PathBuf::from(name)
 }
 
 fn reader_count() -> usize {
@@ -306,19 +370,45 @@ impl Database {
         // A 64 MiB page cache keeps index pages of large imports in memory.
         writer.pragma_update(None, "cache_size", -65_536)?;
         writer.pragma_update(None, "temp_store", "MEMORY")?;
-        Self::with_readers(path, Some(writer))
+        Self::with_readers(path, Some(writer), Access::Shared)
     }
 
     /// Opens an existing database file for reading only (no writer connection).
+    ///
+    /// Works on read-only media too: a WAL database needs a `-shm` file next to it, which
+    /// SQLite cannot create in a folder the process cannot write. When reading fails for that
+    /// reason, the file is opened `immutable` (SQLite then assumes nobody changes it while it
+    /// is open, which holds on read-only media). If a `-wal` file with content lies next to
+    /// it, those changes could not be read that way: that is [`DbError::UnreadableWal`].
     pub fn open_read_only(path: impl AsRef<Path>) -> Result<Database, DbError> {
-        Self::with_readers(path.as_ref().to_path_buf(), None)
+        let path = path.as_ref().to_path_buf();
+        let shared = Self::with_readers(path.clone(), None, Access::Shared).and_then(|db| {
+            db.read_blocking(|conn| {
+                conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))
+            })?;
+            Ok(db)
+        });
+        match shared {
+            Err(DbError::Sqlite(error)) if path.is_file() && needs_write_access(&error) => {
+                let wal = wal_path(&path);
+                if std::fs::metadata(&wal).is_ok_and(|meta| meta.len() > 0) {
+                    return Err(DbError::UnreadableWal { wal });
+                }
+                Self::with_readers(path, None, Access::Immutable)
+            }
+            other => other,
+        }
     }
 
-    fn with_readers(path: PathBuf, writer: Option<Connection>) -> Result<Database, DbError> {
+    fn with_readers(
+        path: PathBuf,
+        writer: Option<Connection>,
+        access: Access,
+    ) -> Result<Database, DbError> {
         let size = reader_count();
         let mut idle = Vec::with_capacity(size);
         for _ in 0..size {
-            idle.push(open_reader(&path)?);
+            idle.push(open_reader(&path, access)?);
         }
         Ok(Database {
             inner: Arc::new(Inner {

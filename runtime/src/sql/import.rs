@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 use rusqlite::Transaction;
 use rusqlite::types::Value as SqlValue;
@@ -27,6 +27,11 @@ use super::names::{shorten, unknown_name_message};
 use super::value::{
     Bound, ValueError, describe_json, json_to_bound, json_to_sql, normalize_datetime,
 };
+
+/// The longest import line [`Database::import_jsonl`] reads, in bytes without its newline:
+/// 32 MiB. Longer lines are refused with their line number (see
+/// [`Database::import_jsonl_with_max_line`] for another bound).
+pub const MAX_LINE_BYTES: usize = 32 << 20;
 
 /// An import failure: where (line, field) and what. The message includes the underlying
 /// SQLite or JSON error's text, so it has no separate `source()`.
@@ -781,25 +786,76 @@ impl Database {
         })?
     }
 
-    /// Loads JSON lines (see the [module docs](self)) in one transaction.
+    /// Loads JSON lines (see the [module docs](self)) in one transaction; a line longer than
+    /// [`MAX_LINE_BYTES`] is an error naming it.
     pub fn import_jsonl(
         &self,
         spec: &SchemaSpec,
+        reader: impl BufRead,
+    ) -> Result<ImportStats, ImportError> {
+        self.import_jsonl_with_max_line(spec, reader, MAX_LINE_BYTES)
+    }
+
+    /// [`Database::import_jsonl`] with another bound on the length of a line, in bytes
+    /// (without its newline): a longer line is an error naming it, read no further than the
+    /// bound, so a line with no end cannot exhaust the memory.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let spec: toolforge::spec::SchemaSpec = serde_json::from_value(serde_json::json!({
+    /// #   "name": "books", "entities": [{"name": "Book", "table": "book", "unique_field": "isbn",
+    /// #   "fields": [{"name": "isbn", "type": "string", "unique": true}]}],
+    /// #   "relationships": [], "tools": {"default_limit": 20, "max_limit": 100, "families": []}}))?;
+    /// let dir = tempfile::tempdir()?;
+    /// let db = toolforge::sql::Database::open(dir.path().join("books.db"))?;
+    /// db.init(&spec)?;
+    /// let lines = "{\"entity\":\"Book\",\"data\":{\"isbn\":\"1\"}}\n".repeat(2) + &"x".repeat(100);
+    /// let error = db.import_jsonl_with_max_line(&spec, lines.as_bytes(), 64).unwrap_err();
+    /// assert_eq!(error.line, Some(3));
+    /// assert!(error.message.contains("longer than 64 bytes"), "{error}");
+    /// # Ok(()) }
+    /// ```
+    pub fn import_jsonl_with_max_line(
+        &self,
+        spec: &SchemaSpec,
         mut reader: impl BufRead,
+        max_line_bytes: usize,
     ) -> Result<ImportStats, ImportError> {
         self.import(spec, |importer| {
-            let mut buffer = String::new();
+            let mut buffer = Vec::new();
+            let bound = u64::try_from(max_line_bytes)
+                .unwrap_or(u64::MAX)
+                .saturating_add(1);
             loop {
                 buffer.clear();
-                let read = reader.read_line(&mut buffer).map_err(|e| ImportError {
-                    line: Some(importer.line + 1),
-                    field: None,
-                    message: format!("could not read the line: {e}"),
-                })?;
+                let line = importer.line + 1;
+                let read = (&mut reader)
+                    .take(bound)
+                    .read_until(b'\n', &mut buffer)
+                    .map_err(|e| ImportError {
+                        line: Some(line),
+                        field: None,
+                        message: format!("could not read the line: {e}"),
+                    })?;
                 if read == 0 {
                     return Ok(());
                 }
-                importer.json_line(&buffer)?;
+                if buffer.last() != Some(&b'\n') && buffer.len() > max_line_bytes {
+                    return Err(ImportError {
+                        line: Some(line),
+                        field: None,
+                        message: format!(
+                            "the line is longer than {max_line_bytes} bytes, the most an \
+                             import line may have (a line without its end?)"
+                        ),
+                    });
+                }
+                let text = std::str::from_utf8(&buffer).map_err(|_| ImportError {
+                    line: Some(line),
+                    field: None,
+                    message: "could not read the line: it is not valid UTF-8".into(),
+                })?;
+                importer.json_line(text)?;
             }
         })
     }
