@@ -387,6 +387,55 @@ fn concurrent_generations_leave_no_torn_file() {
     );
 }
 
+/// Two configs generated into one folder at the same time: the folder afterwards is exactly
+/// one config's output (the runs take turns on the folder's lock), and no lock or temporary
+/// file is left.
+#[test]
+fn concurrent_generations_of_two_configs_leave_one_configs_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tools");
+    let out = out.to_str().unwrap();
+    let mut configs = Vec::new();
+    for (name, entity) in [("a.yaml", "Product"), ("b.yaml", "Order")] {
+        let mut text = format!("name: {entity}\nentities:\n");
+        for i in 0..12 {
+            text.push_str(&format!(
+                "  - name: {entity}{i}\n    searchable_fields:\n      - name: {entity}_field{i}\n        type: string\n"
+            ));
+        }
+        let path = dir.path().join(name);
+        fs::write(&path, text).unwrap();
+        configs.push(path.to_str().unwrap().to_string());
+    }
+    for round in 0..25 {
+        std::thread::scope(|scope| {
+            for config in &configs {
+                scope.spawn(move || {
+                    let (code, _, stderr) = run(&["generate", "--config", config, "--out", out]);
+                    assert_eq!(code, 0, "{stderr}");
+                });
+            }
+        });
+        let fresh: Vec<bool> = configs
+            .iter()
+            .map(|config| run(&["check", "--config", config, "--out", out]).0 == 0)
+            .collect();
+        assert!(
+            fresh.contains(&true),
+            "round {round}: the folder mixes the two configs' files"
+        );
+        let names: Vec<String> = snapshot(Path::new(out))
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(
+            names,
+            ["custom_tools.rs", "mod.rs", "schema.sql", "spec.json"],
+            "round {round}: no lock or temporary file left"
+        );
+    }
+}
+
 #[test]
 fn init_scaffolds_a_valid_config_and_its_client() {
     let dir = tempfile::tempdir().unwrap();
