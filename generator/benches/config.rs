@@ -1,5 +1,6 @@
 //! Parse + validate + lower of configs: the largest corpus config and a synthetic
-//! 500-entity × 20-field config (target: under 50 ms).
+//! 500-entity × 20-field config (target: under 50 ms), and a hostile 200 KB file of nested
+//! flow sequences, refused for its depth (quadratic in the depth before it was refused early).
 //!
 //! `cargo bench -p toolforge-generator --bench config`
 
@@ -78,5 +79,18 @@ fn synthetic_500_entities_20_fields_with_a_warning(bencher: divan::Bencher) {
             &CompileOptions::default(),
         )
         .expect("valid")
+    });
+}
+
+#[divan::bench]
+fn deeply_nested_200kb_refused(bencher: divan::Bencher) {
+    let source = format!("entities: {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
+    bencher.bench(|| {
+        compile_str(
+            divan::black_box(&source),
+            "deep.yaml",
+            &CompileOptions::default(),
+        )
+        .expect_err("too deep")
     });
 }

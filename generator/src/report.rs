@@ -139,6 +139,23 @@ impl Pending<'_, '_> {
         self
     }
 
+    /// [`Pending::related`] at an explicit position (already resolved).
+    pub(crate) fn related_at(
+        mut self,
+        path: &str,
+        location: crate::config::spans::Location,
+        message: impl Into<String>,
+    ) -> Self {
+        self.diagnostic.related.push(Related {
+            message: message.into(),
+            path: path.to_owned(),
+            line: location.line,
+            column: location.column,
+            span: location.span,
+        });
+        self
+    }
+
     /// Records the diagnostic.
     pub(crate) fn emit(self) {
         self.reporter.out.push(self.diagnostic);

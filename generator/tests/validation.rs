@@ -838,3 +838,136 @@ entities:
     unique_field: crate
 ");
 }
+
+// YAML itself: syntax errors where the parser stopped, duplicate keys at the repeated key,
+// nesting refused before it gets expensive.
+
+#[test]
+fn a_syntax_error_is_framed_where_its_message_says() {
+    let source = "\
+name: x
+entities:
+  - name: Doc
+    searchable_fields:
+      - name: a
+        type: string
+     bad: [
+";
+    let errors = fail(source);
+    let error = &errors.items()[0];
+    assert_eq!((error.line, error.column), (7, 6), "{error}");
+    assert_eq!(
+        error.message,
+        "did not find expected key, while parsing a block mapping starting at line 3 column 5"
+    );
+    // Other shapes: the frame is where the message's problem is.
+    for (source, line, column) in [
+        ("entities:\n  - name: \"unclosed\n", 3, 1),
+        ("entities:\n  - name: Doc\n    description: b: c\n", 3, 19),
+        (
+            "entities:\n  - name: Doc\n    searchable_fields:\n      - name: a\n        type: string\n      b: c\n",
+            6,
+            7,
+        ),
+    ] {
+        let errors = fail(source);
+        let error = &errors.items()[0];
+        assert_eq!(
+            (error.line, error.column),
+            (line, column),
+            "{source:?}: {error}"
+        );
+        assert!(
+            !error
+                .message
+                .contains(&format!("line {line} column {column}")),
+            "{error}"
+        );
+    }
+}
+
+#[test]
+fn duplicate_keys_are_reported_at_the_repeated_key() {
+    for (source, line, column, path, first) in [
+        // top level
+        ("name: x\nname: y\nentities: []\n", 2, 1, "name", (1, 1)),
+        // in an entity, after another key
+        (
+            "entities:\n  - name: Doc\n    description: d\n    name: Other\n",
+            4,
+            5,
+            "entities[0].name",
+            (2, 5),
+        ),
+        // in a field of the second entity
+        (
+            "entities:\n  - name: A\n  - name: B\n    searchable_fields:\n      - name: a\n        type: string\n        type: number\n",
+            7,
+            9,
+            "entities[1].searchable_fields[0].type",
+            (6, 9),
+        ),
+        // in a flow mapping, and quoted the second time
+        (
+            "entities:\n  - {name: A, \"name\": B}\n",
+            2,
+            15,
+            "entities[0].name",
+            (2, 6),
+        ),
+        // in a section toolforge keeps but does not read (serde would keep one value silently)
+        (
+            "neo4j:\n  uri: a\n  uri: b\nentities:\n  - name: A\n",
+            3,
+            3,
+            "neo4j.uri",
+            (2, 3),
+        ),
+    ] {
+        let errors = fail(source);
+        let error = find(&errors, "duplicate key");
+        assert_eq!(errors.items().len(), 1, "{source:?}: {errors}");
+        at(error, line, column, path);
+        assert_eq!(
+            (error.related[0].line, error.related[0].column),
+            first,
+            "{source:?}"
+        );
+        assert!(
+            error
+                .message
+                .contains(&format!("first written at {}:{}", first.0, first.1)),
+            "{error}"
+        );
+    }
+}
+
+#[test]
+fn deep_nesting_is_refused_before_it_is_read() {
+    let flow_sequences = format!("entities: {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
+    let flow_mappings = format!(
+        "entities:\n  - name: A\n    description: {}1{}\n",
+        "{a: ".repeat(20_000),
+        "}".repeat(20_000)
+    );
+    let mut block = String::from("entities:\n  - name: A\n    neo4j:\n");
+    for depth in 0..300 {
+        block.push_str(&format!("{}k:\n", "  ".repeat(depth + 3)));
+    }
+    block.push_str(&format!("{}v\n", "  ".repeat(303)));
+    for (name, source, line) in [
+        ("flow sequences", flow_sequences, 1),
+        ("flow mappings", flow_mappings, 3),
+        ("block mappings", block, 65),
+    ] {
+        let errors = fail(&source);
+        assert_eq!(errors.items().len(), 1, "{name}: {errors}");
+        let error = find(&errors, "the YAML nests deeper than 64 levels");
+        assert_eq!(error.line, line, "{name}: {error}");
+        assert!(hint(error).contains("flatten"), "{name}");
+    }
+    // 64 levels are fine (as YAML; this config then fails for its content only).
+    let fine = format!("entities: {}{}\n", "[".repeat(63), "]".repeat(63));
+    let errors = fail(&fine);
+    assert!(!errors.to_string().contains("nests deeper"), "{errors}");
+}

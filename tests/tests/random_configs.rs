@@ -141,6 +141,21 @@ fn name() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Free text (names of configs, descriptions) that ends up in comments, doc comments and
+/// string literals: line breaks, comment ends, code fences, bidirectional controls, SQL.
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("a description".to_owned()),
+        Just("line one\nline two */ /* ``` \"quoted\" \\ #[x] {{ x }} {% if %}".to_owned()),
+        Just("-- comment\nDROP TABLE x; /* \r\n */".to_owned()),
+        Just("tab\there, bell\u{7}, rtl \u{202E}txet\u{202C}, isolate \u{2067}x\u{2069}, sep \u{2028}".to_owned()),
+        Just("ends with a backslash \\".to_owned()),
+        Just("a bare\rcarriage return".to_owned()),
+        "[ -~]{0,20}",
+        "\\PC{0,12}",
+    ]
+}
+
 const FIELD_TYPES: &[&str] = &[
     "string",
     "number",
@@ -167,16 +182,13 @@ fn field() -> impl Strategy<Value = FieldPlan> {
         any::<bool>(),
         prop::collection::btree_set(
             prop_oneof![
-                "[a-z]{1,5}",
-                prop::sample::select(HOSTILE).prop_map(str::to_owned)
+                3 => "[a-z]{1,5}",
+                2 => prop::sample::select(HOSTILE).prop_map(str::to_owned),
+                1 => text(),
             ],
             1..4,
         ),
-        prop::option::of(prop_oneof![
-            Just("a description".to_owned()),
-            Just("line one\nline two */ /* ``` \"quoted\" \\ #[x]".to_owned()),
-            "[ -~]{0,20}",
-        ]),
+        prop::option::of(text()),
     )
         .prop_map(|(name, ty, indexed, values, description)| FieldPlan {
             name,
@@ -257,6 +269,7 @@ struct EntityPlan {
     relationships: Vec<RelationshipPlan>,
     vector: Option<Option<String>>,
     display: Option<Index>,
+    description: Option<String>,
 }
 
 fn entity() -> impl Strategy<Value = EntityPlan> {
@@ -271,16 +284,20 @@ fn entity() -> impl Strategy<Value = EntityPlan> {
         prop::collection::vec(relationship(), 0..3),
         prop::option::weighted(0.2, prop::option::of(name())),
         prop::option::weighted(0.3, any::<Index>()),
+        prop::option::weighted(0.3, text()),
     )
         .prop_map(
-            |(name, fields, unique, computed, relationships, vector, display)| EntityPlan {
-                name,
-                fields,
-                unique,
-                computed,
-                relationships,
-                vector,
-                display,
+            |(name, fields, unique, computed, relationships, vector, display, description)| {
+                EntityPlan {
+                    description,
+                    name,
+                    fields,
+                    unique,
+                    computed,
+                    relationships,
+                    vector,
+                    display,
+                }
             },
         )
 }
@@ -290,8 +307,12 @@ fn config() -> impl Strategy<Value = String> {
     (
         prop::collection::vec(entity(), 1..4),
         prop::option::weighted(0.2, prop_oneof![Just("code_".to_owned()), name()]),
+        prop::option::weighted(0.3, text()),
+        prop::option::weighted(0.3, text()),
     )
-        .prop_map(|(entities, prefix)| render(&entities, prefix))
+        .prop_map(|(entities, prefix, name, description)| {
+            render(&entities, prefix, name, description)
+        })
 }
 
 /// A computed-field expression naming `name` (backticks for names that need them).
@@ -299,13 +320,21 @@ fn quoted(name: &str) -> String {
     format!("`{name}`")
 }
 
-fn render(entities: &[EntityPlan], prefix: Option<String>) -> String {
+fn render(
+    entities: &[EntityPlan],
+    prefix: Option<String>,
+    name: Option<String>,
+    description: Option<String>,
+) -> String {
     let names: Vec<&str> = entities.iter().map(|e| e.name.as_str()).collect();
     let rendered: Vec<Value> = entities
         .iter()
         .map(|entity| {
             let mut out = Map::new();
             out.insert("name".into(), json!(entity.name));
+            if let Some(description) = &entity.description {
+                out.insert("description".into(), json!(description));
+            }
             out.insert(
                 "searchable_fields".into(),
                 entity.fields.iter().map(field_value).collect(),
@@ -402,7 +431,13 @@ fn render(entities: &[EntityPlan], prefix: Option<String>) -> String {
         })
         .collect();
     let mut config = Map::new();
-    config.insert("name".into(), json!("random"));
+    config.insert(
+        "name".into(),
+        json!(name.unwrap_or_else(|| "random".to_owned())),
+    );
+    if let Some(description) = description {
+        config.insert("description".into(), json!(description));
+    }
     config.insert("entities".into(), Value::Array(rendered));
     if let Some(prefix) = prefix {
         config.insert("toolforge".into(), json!({ "name_prefix": prefix }));

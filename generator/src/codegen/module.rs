@@ -1,27 +1,11 @@
 //! The generated module: the embedded spec and schema, the records and tool-argument modules,
 //! and the registry setup.
 
-use std::str::FromStr;
-
-use proc_macro2::TokenStream;
+use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 use toolforge::spec::SchemaSpec;
 
 use super::{CodegenError, Layout, records, tool_args};
-
-/// A raw string literal holding `text` (with enough `#`s).
-fn raw_string(text: &str) -> Result<TokenStream, CodegenError> {
-    let mut hashes = String::from("#");
-    while text.contains(&format!("\"{hashes}")) {
-        hashes.push('#');
-    }
-    TokenStream::from_str(&format!("r{hashes}\"{text}\"{hashes}")).map_err(|error| {
-        CodegenError::InvalidRust {
-            file: "mod.rs".into(),
-            reason: error.to_string(),
-        }
-    })
-}
 
 pub(crate) fn module_tokens(
     spec: &SchemaSpec,
@@ -39,12 +23,15 @@ pub(crate) fn module_tokens(
                     reason: error.to_string(),
                 })?;
             let ddl = toolforge::sql::ddl::schema_sql(spec).map_err(CodegenError::Spec)?;
-            (raw_string(&json)?, raw_string(ddl.trim_end())?)
+            // Plain (escaped) literals: a raw string cannot hold a carriage return, which an
+            // `enum` value may put into the DDL.
+            let (json, ddl) = (Literal::string(&json), Literal::string(ddl.trim_end()));
+            (quote!(#json), quote!(#ddl))
         }
     };
     let records = records::records_module(spec)?;
     let tools = tool_args::tools_module(spec);
-    let name = &spec.name;
+    let name = crate::output::escape_invisible(&spec.name, false);
     let spec_doc =
         format!(" The storage spec of `{name}`, as JSON (`spec.json`; see `toolforge::spec`).");
     // A client folder is a real module file: keep rustfmt from reformatting it (and `toolforge

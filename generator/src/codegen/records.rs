@@ -52,6 +52,7 @@ pub(crate) fn type_names(entity: &EntitySpec) -> Vec<(String, TypeRole<'_>)> {
 }
 
 fn doc(text: &str) -> TokenStream {
+    let text = crate::output::escape_invisible(text, true);
     let lines: Vec<String> = text
         .lines()
         .map(|line| format!(" {}", line.trim_end()))

@@ -9,10 +9,14 @@ use quote::quote;
 /// The variant for a config string: UpperCamelCase, only ASCII letters, digits and `_`
 /// (`science-fiction` → `ScienceFiction`, `C++` → `C`), `Value` when nothing is left.
 fn variant_base(value: &str) -> String {
-    let camel: String = super::names::camel(value)
+    let mut camel: String = super::names::camel(value)
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
         .collect();
+    // Dropping letters without ASCII forms can leave a lowercase start (`名z` → `z`).
+    if let Some(first) = camel.get_mut(..1) {
+        first.make_ascii_uppercase();
+    }
     if camel.is_empty() {
         "Value".to_owned()
     } else {
@@ -24,7 +28,12 @@ fn variant_base(value: &str) -> String {
 /// would collide get a numeric suffix (`C`, `C2`).
 pub(crate) fn string_enum(name: &Ident, doc: &str, values: &[(String, String)]) -> TokenStream {
     let strings: Vec<&String> = values.iter().map(|(value, _)| value).collect();
-    let docs: Vec<String> = values.iter().map(|(_, doc)| format!(" {doc}")).collect();
+    let escape = |text: &str| crate::output::escape_invisible(text, true).into_owned();
+    let doc = escape(doc);
+    let docs: Vec<String> = values
+        .iter()
+        .map(|(_, doc)| format!(" {}", escape(doc)))
+        .collect();
     let mut used = BTreeSet::new();
     let variants: Vec<Ident> = strings
         .iter()
@@ -75,10 +84,11 @@ mod tests {
 
     #[test]
     fn variants_are_valid_distinct_identifiers() {
-        let values: Vec<(String, String)> = ["science-fiction", "C++", "C", "", "²", "123", "self"]
-            .iter()
-            .map(|v| (v.to_string(), String::new()))
-            .collect();
+        let values: Vec<(String, String)> =
+            ["science-fiction", "C++", "C", "", "²", "123", "self", "名z"]
+                .iter()
+                .map(|v| (v.to_string(), String::new()))
+                .collect();
         let tokens = string_enum(&super::super::names::ident("Genre"), " Genres.", &values);
         let parsed: syn::File = syn::parse2(tokens).expect("valid Rust");
         let syn::Item::Enum(item) = &parsed.items[0] else {
@@ -94,7 +104,8 @@ mod tests {
                 "Value",
                 "Value2",
                 "_123",
-                "Self_"
+                "Self_",
+                "Z"
             ]
         );
     }

@@ -30,7 +30,7 @@ pub(crate) fn schema_sql(spec: &SchemaSpec, header: &str) -> Result<String, Code
         SCHEMA_SQL,
         context! {
             header => header.trim_end(),
-            name => spec.name.clone(),
+            name => crate::output::escape_invisible(&spec.name, false),
             entity_count => spec.entities.len(),
             relationship_count => spec.relationships.len(),
             ddl => ddl.trim_end(),
@@ -65,7 +65,12 @@ pub(crate) fn custom_tools(
     render(
         "custom_tools.rs.j2",
         CUSTOM_TOOLS,
-        context! { config_name, krate, entity => entity.map(|e| e.into_map()), tool_name },
+        context! {
+            config_name => crate::output::escape_invisible(config_name, false),
+            krate,
+            entity => entity.map(|e| e.into_map()),
+            tool_name,
+        },
     )
 }
 

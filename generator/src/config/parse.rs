@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 
 use super::model::Config;
-use super::spans::At;
+use super::spans::{At, MAX_DEPTH};
 use crate::diagnostics::Severity;
 use crate::report::{Reporter, suggestion};
 
@@ -160,6 +160,46 @@ pub(crate) fn parse(source: &str, reporter: &mut Reporter<'_>) -> Option<Config>
             .emit();
         return None;
     }
+    // One streaming pass (the span index) before serde reads anything: it stops at the first
+    // node nested too deep, and finds keys written twice.
+    if let Some(span) = reporter.index().too_deep() {
+        let location = reporter.index().location(span);
+        reporter
+            .at_location(
+                Severity::Error,
+                "",
+                location,
+                format!("the YAML nests deeper than {MAX_DEPTH} levels here"),
+            )
+            .hint("a config nests about six levels (`entities[0].searchable_fields[0].values`); flatten or remove this value")
+            .emit();
+        return None;
+    }
+    let duplicates = reporter.index().duplicates().to_vec();
+    if !duplicates.is_empty() {
+        for duplicate in duplicates {
+            let first = reporter.index().location(duplicate.first);
+            let second = reporter.index().location(duplicate.second);
+            reporter
+                .at_location(
+                    Severity::Error,
+                    &duplicate.path,
+                    second,
+                    format!(
+                        "duplicate key `{}` (first written at {}:{})",
+                        duplicate.key, first.line, first.column
+                    ),
+                )
+                .related_at(
+                    &duplicate.path,
+                    first,
+                    format!("`{}` first written here", duplicate.key),
+                )
+                .hint("a key may appear once in a mapping: remove one of the two, or merge their values")
+                .emit();
+        }
+        return None;
+    }
     let mut unknown: Vec<Vec<Segment>> = Vec::new();
     let result = {
         let deserializer = serde_yaml::Deserializer::from_str(source);
@@ -196,8 +236,16 @@ pub(crate) fn parse(source: &str, reporter: &mut Reporter<'_>) -> Option<Config>
             let segments = error_segments(error.path());
             let path = format_path(&segments);
             let inner = error.inner();
-            let message = clean_message(&inner.to_string());
-            let from_index = !path.is_empty() && reporter.index().get(&path).is_some();
+            // A syntax error is where the parser stopped (serde_yaml's location, the one its
+            // message names), not at the node being read then.
+            let syntax = reporter.index().syntax_error().is_some();
+            let raw = inner.to_string();
+            let message = if raw.contains(", while ") {
+                syntax_message(&raw)
+            } else {
+                clean_message(&raw)
+            };
+            let from_index = !syntax && !path.is_empty() && reporter.index().get(&path).is_some();
             let pending = match (from_index, inner.location()) {
                 (false, Some(location)) => {
                     let (line, column) = (location.line(), location.column());
@@ -227,6 +275,38 @@ pub(crate) fn parse(source: &str, reporter: &mut Reporter<'_>) -> Option<Config>
             pending.hint(type_hint(&message)).emit();
             None
         }
+    }
+}
+
+/// Splits `… at line L column C` into the text and its position.
+fn split_position(text: &str) -> (&str, Option<&str>) {
+    match text.rfind(" at line ") {
+        Some(cut)
+            if text[cut + " at line ".len()..]
+                .split(" column ")
+                .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit())) =>
+        {
+            (&text[..cut], Some(&text[cut + " at ".len()..]))
+        }
+        _ => (text, None),
+    }
+}
+
+/// A libyaml syntax error (`did not find expected key at line 7 column 6, while parsing a block
+/// mapping at line 3 column 5`) without the problem's own position (the code frame shows it),
+/// naming where the enclosing construct starts.
+fn syntax_message(message: &str) -> String {
+    let (problem, context) = match message.split_once(", while ") {
+        Some((problem, context)) => (problem, Some(context)),
+        None => (message, None),
+    };
+    let (problem, _) = split_position(problem);
+    match context.map(split_position) {
+        Some((context, Some(position))) => {
+            format!("{problem}, while {context} starting at {position}")
+        }
+        Some((context, None)) => format!("{problem}, while {context}"),
+        None => problem.to_owned(),
     }
 }
 
@@ -271,6 +351,20 @@ mod tests {
         ]);
         assert!(keys.contains(&"dimension"));
         assert!(known_keys(&[]).contains(&"toolforge"));
+    }
+
+    #[test]
+    fn syntax_messages_keep_the_context_and_drop_the_problems_position() {
+        assert_eq!(
+            syntax_message(
+                "did not find expected key at line 7 column 6, while parsing a block mapping at line 3 column 5"
+            ),
+            "did not find expected key, while parsing a block mapping starting at line 3 column 5"
+        );
+        assert_eq!(
+            syntax_message("mapping values are not allowed in this context at line 1 column 5"),
+            "mapping values are not allowed in this context"
+        );
     }
 
     #[test]

@@ -82,6 +82,28 @@ pub struct SpanIndex {
     char_bytes: Option<Vec<usize>>,
     len: usize,
     source: String,
+    duplicates: Vec<DuplicateKey>,
+    too_deep: Option<Range<usize>>,
+    syntax_error: Option<usize>,
+}
+
+/// The deepest nesting of mappings and sequences a config may have. Real configs nest about
+/// six levels; reading stops at the first node deeper than this, so that a hostile file costs
+/// no more than its first few hundred bytes (nesting is otherwise quadratic to index).
+pub const MAX_DEPTH: usize = 64;
+
+/// A key written a second time in one mapping (YAML requires keys to be unique; serde would
+/// report the mapping, or keep one of the two values without a word).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DuplicateKey {
+    /// The config path of the key (`entities[0].name`).
+    pub path: String,
+    /// The key.
+    pub key: String,
+    /// The byte range of its first occurrence.
+    pub first: Range<usize>,
+    /// The byte range of the repeated occurrence.
+    pub second: Range<usize>,
 }
 
 enum Frame {
@@ -90,6 +112,8 @@ enum Frame {
         key: Option<(String, Range<usize>)>,
         /// Complex keys (mappings / sequences as keys) are skipped: depth of nesting inside one.
         skipping: usize,
+        /// The scalar keys seen so far, where they are.
+        keys: HashMap<String, Range<usize>>,
     },
     Sequence {
         path: String,
@@ -114,6 +138,9 @@ impl SpanIndex {
             char_bytes,
             len: source.len(),
             source: source.to_owned(),
+            duplicates: Vec::new(),
+            too_deep: None,
+            syntax_error: None,
         };
         index.walk(source);
         index
@@ -132,9 +159,37 @@ impl SpanIndex {
 
     fn walk(&mut self, source: &str) {
         let mut stack: Vec<Frame> = Vec::new();
+        // Nesting of every mapping and sequence, complex keys included.
+        let mut depth = 0usize;
         let mut parser = Parser::new_from_str(source);
-        while let Some(Ok((event, span))) = parser.next_event() {
+        loop {
+            let (event, span) = match parser.next_event() {
+                Some(Ok(next)) => next,
+                Some(Err(error)) => {
+                    let at = self.byte(error.marker().index());
+                    // The parser's own nesting limit (flow collections are scanned ahead, so
+                    // it can be reached before the events that would pass MAX_DEPTH).
+                    if error.info().contains("recursion limit") {
+                        self.too_deep = Some(at..(at + 1).min(self.len));
+                    } else {
+                        self.syntax_error = Some(at);
+                    }
+                    break;
+                }
+                None => break,
+            };
             let range = self.byte(span.start.index())..self.byte(span.end.index());
+            match &event {
+                Event::MappingStart(..) | Event::SequenceStart(..) => {
+                    depth += 1;
+                    if depth > MAX_DEPTH {
+                        self.too_deep = Some(range);
+                        break;
+                    }
+                }
+                Event::MappingEnd | Event::SequenceEnd => depth = depth.saturating_sub(1),
+                _ => {}
+            }
             let (style, opens) = match &event {
                 Event::Scalar(_, style, _, _) => (
                     match style {
@@ -192,10 +247,27 @@ impl SpanIndex {
                     path,
                     key,
                     skipping,
+                    keys,
                 }) => match key.take() {
                     None => {
                         if let Event::Scalar(text, ..) = &event {
-                            *key = Some((text.to_string(), range));
+                            let name = text.to_string();
+                            match keys.get(&name) {
+                                Some(first) => self.duplicates.push(DuplicateKey {
+                                    path: if path.is_empty() {
+                                        name.clone()
+                                    } else {
+                                        format!("{path}.{name}")
+                                    },
+                                    key: name.clone(),
+                                    first: first.clone(),
+                                    second: range.clone(),
+                                }),
+                                None => {
+                                    keys.insert(name.clone(), range.clone());
+                                }
+                            }
+                            *key = Some((name, range));
                         } else if opens {
                             *skipping = 1;
                         } else {
@@ -224,6 +296,7 @@ impl SpanIndex {
                         path,
                         key: None,
                         skipping: 0,
+                        keys: HashMap::new(),
                     },
                     _ => Frame::Sequence { path, index: 0 },
                 });
@@ -248,9 +321,27 @@ impl SpanIndex {
         (line.max(1), column + 1)
     }
 
-    fn location(&self, span: Range<usize>) -> Location {
+    /// The location of a byte range.
+    pub fn location(&self, span: Range<usize>) -> Location {
         let (line, column) = self.line_col(span.start);
         Location { line, column, span }
+    }
+
+    /// Keys written twice in one mapping, in document order.
+    pub fn duplicates(&self) -> &[DuplicateKey] {
+        &self.duplicates
+    }
+
+    /// Where the first node nested deeper than [`MAX_DEPTH`] starts, if any (the index stops
+    /// there).
+    pub fn too_deep(&self) -> Option<Range<usize>> {
+        self.too_deep.clone()
+    }
+
+    /// The byte offset where the YAML stopped parsing, if it has a syntax error (the index
+    /// stops there).
+    pub fn syntax_error(&self) -> Option<usize> {
+        self.syntax_error
     }
 
     /// Where `path` is: its key or value, or (when the document has no such node, for example
@@ -414,6 +505,36 @@ mod tests {
         let loc = index.locate("name", At::Value);
         assert_eq!((loc.line, loc.column), (2, 7));
         assert_eq!(&"description: héhé\nname: x\n"[loc.span], "x");
+    }
+
+    #[test]
+    fn duplicate_keys_are_found_with_both_positions() {
+        let source = "a: 1\nb:\n  - {x: 1, y: 2, x: 3}\na: 2\n";
+        let index = SpanIndex::build(source);
+        let found: Vec<(&str, &str, &str)> = index
+            .duplicates()
+            .iter()
+            .map(|d| {
+                (
+                    d.path.as_str(),
+                    &source[d.first.clone()],
+                    &source[d.second.clone()],
+                )
+            })
+            .collect();
+        assert_eq!(found, [("b[0].x", "x", "x"), ("a", "a", "a")]);
+        assert_eq!(index.line_col(index.duplicates()[1].second.start), (4, 1));
+        assert!(index.too_deep().is_none() && index.syntax_error().is_none());
+    }
+
+    #[test]
+    fn reading_stops_past_the_depth_limit() {
+        let deep = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
+        let index = SpanIndex::build(&deep);
+        assert_eq!(index.too_deep().map(|span| span.start), Some(MAX_DEPTH));
+        let fine = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert!(SpanIndex::build(&fine).too_deep().is_none());
+        assert!(SpanIndex::build("a: [b\n").syntax_error().is_some());
     }
 
     #[test]

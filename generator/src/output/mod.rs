@@ -6,7 +6,9 @@ mod header;
 mod writer;
 
 pub use check::{Drift, check_folder};
-pub use header::{GENERATED_MARKER, is_generated, json_header, rust_header, sql_header};
+pub use header::{
+    GENERATED_MARKER, escape_invisible, is_generated, json_header, rust_header, sql_header,
+};
 pub use writer::{
-    FileAction, OutputError, OutputFile, WritePolicy, WriteReport, plan, write_folder,
+    FileAction, LOCK_FILE, OutputError, OutputFile, WritePolicy, WriteReport, plan, write_folder,
 };

@@ -7,10 +7,13 @@
 //!   never touched again;
 //! - an unchanged file is not rewritten (its modification time stays);
 //! - every refusal is found before anything is written, and each write goes to a temporary file
-//!   in the same folder that is then renamed over the target, so a reader never sees a torn file.
+//!   in the same folder that is then renamed over the target, so a reader never sees a torn file;
+//! - a run holds an exclusive lock on the folder ([`LOCK_FILE`]) from planning to its last
+//!   write, so concurrent runs into one folder take turns and the folder ends as one run's
+//!   output, never a mix of two configs'.
 
 use std::fmt;
-use std::fs;
+use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -124,7 +127,80 @@ impl WriteReport {
     }
 }
 
-/// Writes `files` into `folder` following the policy of this module.
+/// The lock file a run holds in the folder it writes. It is removed when the run ends (on Unix;
+/// elsewhere the empty file stays, and may be ignored by version control).
+pub const LOCK_FILE: &str = ".toolforge.lock";
+
+/// An exclusive lock on a folder being written: [`LOCK_FILE`] in it, locked with the
+/// operating system's advisory file lock, which other processes and other handles of this one
+/// respect and which is released if the process dies.
+struct FolderLock {
+    file: File,
+    path: PathBuf,
+}
+
+impl FolderLock {
+    /// Waits for the folder's lock (creating the folder if needed).
+    fn acquire(folder: &Path) -> Result<FolderLock, OutputError> {
+        fs::create_dir_all(folder).map_err(|source| OutputError::Io {
+            action: "creating folder",
+            path: folder.to_path_buf(),
+            source,
+        })?;
+        let path = folder.join(LOCK_FILE);
+        let io_error = |action| {
+            let path = path.clone();
+            move |source| OutputError::Io {
+                action,
+                path,
+                source,
+            }
+        };
+        loop {
+            let file = OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&path)
+                .map_err(io_error("creating the lock file"))?;
+            file.lock().map_err(io_error("locking"))?;
+            // The run that held the lock removed the file before releasing it: lock the file
+            // now at the path instead, or two runs would each hold a lock on a different file.
+            if still_at(&file, &path) {
+                return Ok(FolderLock { file, path });
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+fn still_at(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), fs::metadata(path)) {
+        (Ok(held), Ok(current)) => held.dev() == current.dev() && held.ino() == current.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn still_at(_file: &File, _path: &Path) -> bool {
+    // The lock file is never removed here, so the locked file is the one at the path.
+    true
+}
+
+impl Drop for FolderLock {
+    fn drop(&mut self) {
+        // Removed while still locked: a run waiting on this file sees it gone and retries.
+        #[cfg(unix)]
+        let _ = fs::remove_file(&self.path);
+        #[cfg(not(unix))]
+        let _ = &self.path;
+        let _ = self.file.unlock();
+    }
+}
+
+/// Writes `files` into `folder` following the policy of this module, holding the folder's
+/// lock throughout.
 ///
 /// With `force`, generated paths occupied by files without the header are overwritten too.
 pub fn write_folder(
@@ -132,12 +208,8 @@ pub fn write_folder(
     files: &[OutputFile],
     force: bool,
 ) -> Result<WriteReport, OutputError> {
+    let _lock = FolderLock::acquire(folder)?;
     let planned = plan(folder, files, force)?;
-    fs::create_dir_all(folder).map_err(|source| OutputError::Io {
-        action: "creating folder",
-        path: folder.to_path_buf(),
-        source,
-    })?;
     let mut report = Vec::with_capacity(files.len());
     for (file, action) in files.iter().zip(planned) {
         let target = folder.join(&file.path);
@@ -327,6 +399,37 @@ mod tests {
 
         let forced = write_folder(dir.path(), &files, true).unwrap();
         assert_eq!(forced.files[1].1, FileAction::Updated);
+    }
+
+    #[test]
+    fn a_run_waits_for_the_folders_lock_and_leaves_no_lock_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = FolderLock::acquire(dir.path()).unwrap();
+        let (done, finished) = std::sync::mpsc::channel();
+        let folder = dir.path().to_path_buf();
+        let writer = std::thread::spawn(move || {
+            let files = [OutputFile::generated("mod.rs", generated("1\n"))];
+            let report = write_folder(&folder, &files, false);
+            done.send(()).unwrap();
+            report
+        });
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert!(
+            finished.try_recv().is_err(),
+            "a run wrote while another held the lock"
+        );
+        assert!(!dir.path().join("mod.rs").exists());
+        drop(held);
+        finished.recv().unwrap();
+        assert_eq!(
+            writer.join().unwrap().unwrap().files[0].1,
+            FileAction::Created
+        );
+        #[cfg(unix)]
+        assert!(
+            !dir.path().join(LOCK_FILE).exists(),
+            "the lock file is removed"
+        );
     }
 
     #[test]
