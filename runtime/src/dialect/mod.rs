@@ -111,6 +111,17 @@ pub fn fit_description(text: &str) -> Cow<'_, str> {
     Cow::Owned(format!("{cut}…"))
 }
 
+/// The description of a schema node whose `default` a dialect drops, so that the default is
+/// still stated: `description (default: X)`, or `Default: X.` without a description. A
+/// description that already speaks of its default is kept as it is.
+pub(crate) fn description_with_default(description: Option<&str>, default: &Value) -> String {
+    match description {
+        Some(text) if text.to_lowercase().contains("default") => text.to_owned(),
+        Some(text) => format!("{} (default: {default})", text.trim_end()),
+        None => format!("Default: {default}."),
+    }
+}
+
 /// The base normalisation every dialect shares: an object root (`true`/`{}` become an empty
 /// object schema), `"type": "object"` set when missing, `properties` present (a `null` or
 /// missing one becomes `{}`), and `$schema` removed.
