@@ -153,3 +153,21 @@ fn batch_is_read_only_over_database_tools_and_with_children_needs_a_hierarchy() 
         );
     }
 }
+
+#[test]
+fn every_gemini_declaration_of_every_corpus_config_keeps_to_the_gemini_subset() {
+    let mut checked = 0;
+    for (file, definitions) in corpus_definitions() {
+        for definition in &definitions {
+            let declaration = export(definition, Dialect::Gemini);
+            let parameters = declaration
+                .get("parameters")
+                .unwrap_or_else(|| panic!("{file}: {} has no parameters", definition.name));
+            if let Err(problems) = toolforge::dialect::is_gemini_compatible(parameters) {
+                panic!("{file}: {}: {problems:#?}", definition.name);
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 80, "{checked}");
+}

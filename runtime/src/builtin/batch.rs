@@ -130,8 +130,9 @@ impl BatchTool {
     }
 
     /// The definition of a batch tool with `config` in a registry whose other tools have
-    /// `reachable` as definitions: what a bound tool's [`Tool::definition`] answers.
-    pub(crate) fn definition_reaching<'a>(
+    /// `reachable` as definitions: what a bound tool's [`Tool::definition`] answers, for
+    /// exporting definitions without building a registry.
+    pub fn definition_reaching<'a>(
         config: BatchConfig,
         reachable: impl IntoIterator<Item = &'a ToolDefinition>,
     ) -> ToolDefinition {
