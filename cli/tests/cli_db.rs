@@ -386,13 +386,28 @@ fn tools_list_prints_the_definitions_in_every_format_without_a_database() {
     assert_eq!(names(&anthropic, "/name"), expected);
     assert_eq!(anthropic[0]["input_schema"]["type"], "object");
 
-    let usage = toolforge(&[
+    let gemini = toolforge(&[
         "tools",
         "list",
         "--config",
         s(&config),
         "--format",
         "gemini",
+    ])
+    .json();
+    assert_eq!(names(&gemini, "/name"), expected);
+    for declaration in gemini.as_array().unwrap() {
+        toolforge::dialect::is_gemini_compatible(&declaration["parameters"])
+            .unwrap_or_else(|problems| panic!("{problems:?}"));
+    }
+
+    let usage = toolforge(&[
+        "tools",
+        "list",
+        "--config",
+        s(&config),
+        "--format",
+        "gemini-pro",
     ]);
     assert_eq!(usage.code, 2);
     assert!(

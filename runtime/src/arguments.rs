@@ -125,7 +125,13 @@ impl ArgumentValidator {
     /// (strict schemas make optional properties required and nullable). When the arguments
     /// do not validate as sent, a `null` given for an optional property whose own schema does
     /// not accept `null` is treated as absent: it is removed and the arguments are checked
-    /// again. Everything else is reported as by [`ArgumentValidator::validate`].
+    /// again.
+    ///
+    /// Gemini cannot declare an object without properties (a free-form object such as
+    /// `batch`'s `args`), so the Gemini dialect declares it as a string holding the object as
+    /// JSON text (see [`crate::dialect::to_gemini_schema`]). When the arguments do not validate
+    /// as sent, such a string given where the schema wants a free-form object is read as the
+    /// object it holds. Everything else is reported as by [`ArgumentValidator::validate`].
     ///
     /// ```
     /// use serde_json::json;
@@ -140,6 +146,12 @@ impl ArgumentValidator {
     /// let prepared = validator.prepare(json!({"q": "x", "limit": null})).unwrap();
     /// assert_eq!(prepared, json!({"q": "x"}));
     /// assert!(validator.prepare(json!({"q": null})).is_err());
+    ///
+    /// let free_form = json!({"type": "object", "properties": {"args": {"type": "object"}}});
+    /// let validator = ArgumentValidator::compile(&free_form).unwrap();
+    /// let prepared = validator.prepare(json!({"args": "{\"a\": 1}"})).unwrap();
+    /// assert_eq!(prepared, json!({"args": {"a": 1}}));
+    /// assert!(validator.prepare(json!({"args": "[1]"})).is_err());
     /// ```
     pub fn prepare(&self, arguments: Value) -> Result<Value, ToolError> {
         let first = match self.validate(&arguments) {
@@ -147,7 +159,9 @@ impl ArgumentValidator {
             Err(error) => error,
         };
         let mut pruned = arguments;
-        if drop_optional_nulls(&self.schema, &self.schema, &mut pruned, 0) {
+        let dropped = drop_optional_nulls(&self.schema, &self.schema, &mut pruned, 0);
+        let decoded = decode_object_texts(&self.schema, &self.schema, &mut pruned, 0);
+        if dropped || decoded {
             self.validate(&pruned).map(|()| pruned)
         } else {
             Err(first)
@@ -238,6 +252,79 @@ fn drop_optional_nulls(root: &Value, schema: &Value, value: &mut Value, depth: u
         _ => {}
     }
     changed
+}
+
+/// Replaces each string given where the schema wants a free-form object (an object schema
+/// without properties) by the JSON object the string holds, following `properties`, `items`,
+/// local `$ref`s, single-schema `allOf` and the object branch of an `anyOf`/`oneOf`. Returns
+/// whether anything was replaced.
+fn decode_object_texts(root: &Value, schema: &Value, value: &mut Value, depth: usize) -> bool {
+    if depth > MAX_PRUNE_DEPTH {
+        return false;
+    }
+    let schema = resolve(root, schema);
+    if let Value::String(text) = value
+        && is_free_form_object(schema)
+    {
+        return match serde_json::from_str::<Value>(text) {
+            Ok(object @ Value::Object(_)) => {
+                *value = object;
+                true
+            }
+            _ => false,
+        };
+    }
+    let mut changed = false;
+    if let Some(Value::Array(parts)) = schema.get("allOf")
+        && let [single] = parts.as_slice()
+    {
+        changed |= decode_object_texts(root, single, value, depth + 1);
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = schema.get(key)
+            && let Some(branch) = branches
+                .iter()
+                .find(|branch| shape_matches(resolve(root, branch), value))
+        {
+            changed |= decode_object_texts(root, branch, value, depth + 1);
+        }
+    }
+    match value {
+        Value::Object(object) => {
+            if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+                for (name, item) in object.iter_mut() {
+                    if let Some(property) = properties.get(name) {
+                        changed |= decode_object_texts(root, property, item, depth + 1);
+                    }
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = schema.get("items").filter(|items| items.is_object()) {
+                for item in items {
+                    changed |= decode_object_texts(root, item_schema, item, depth + 1);
+                }
+            }
+        }
+        _ => {}
+    }
+    changed
+}
+
+/// An object schema without properties that does not also accept a string.
+fn is_free_form_object(schema: &Value) -> bool {
+    let object_typed = match schema.get("type") {
+        Some(Value::String(kind)) => kind == "object",
+        Some(Value::Array(kinds)) => {
+            kinds.iter().any(|kind| kind == "object") && !kinds.iter().any(|kind| kind == "string")
+        }
+        _ => false,
+    };
+    object_typed
+        && schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_none_or(Map::is_empty)
 }
 
 /// Follows a local `$ref` (`#/...`) to its target, once per level.

@@ -243,3 +243,41 @@ async fn the_batch_tool_does_not_keep_its_registry_alive() {
         error.message
     );
 }
+
+#[test]
+fn batch_is_annotated_like_the_tools_it_can_reach() {
+    use toolforge::dialect::{Dialect, export};
+    let mut reader = definition("reader", json!({"type": "object"}));
+    reader.annotations.read_only = Some(true);
+    reader.annotations.open_world = Some(false);
+    // Registered before the tools it reaches: the hints come from the built registry.
+    let read_only = ToolRegistry::standard()
+        .unwrap()
+        .register(Echo(reader.clone()))
+        .unwrap()
+        .build();
+    let batch = read_only.get("batch").unwrap().definition().clone();
+    assert_eq!(
+        export(&batch, Dialect::Mcp)["annotations"],
+        json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true,
+               "openWorldHint": false})
+    );
+    // One tool without hints may be destructive: so may the batch.
+    let mixed = ToolRegistry::standard()
+        .unwrap()
+        .register(Echo(reader))
+        .unwrap()
+        .register(Echo::named("writer"))
+        .unwrap()
+        .build();
+    let batch = mixed.get("batch").unwrap().definition().clone();
+    assert_eq!(
+        export(&batch, Dialect::Mcp)["annotations"],
+        json!({"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false,
+               "openWorldHint": true})
+    );
+    assert_eq!(
+        mixed.definitions_for(Dialect::Mcp)[0]["annotations"]["readOnlyHint"],
+        false
+    );
+}

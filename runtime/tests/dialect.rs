@@ -175,11 +175,19 @@ fn strict_flag(exported: &Value, dialect: Dialect) -> Option<bool> {
 
 // ---- tests -------------------------------------------------------------------------------
 
+/// The dialects whose input schema is JSON Schema (Gemini's is its own OpenAPI subset).
+const JSON_SCHEMA_DIALECTS: [Dialect; 4] = [
+    Dialect::Mcp,
+    Dialect::OpenAiChat,
+    Dialect::OpenAiResponses,
+    Dialect::Anthropic,
+];
+
 #[test]
 fn every_exported_schema_is_valid_json_schema_2020_12() {
     let meta = jsonschema::draft202012::meta::validator();
     for definition in definitions() {
-        for dialect in Dialect::ALL {
+        for dialect in JSON_SCHEMA_DIALECTS {
             let exported = export(&definition, dialect);
             let schema = input_schema(&exported, dialect);
             if let Err(error) = meta.validate(schema) {
@@ -198,7 +206,7 @@ fn every_exported_schema_is_valid_json_schema_2020_12() {
 #[test]
 fn every_root_is_an_object_with_properties() {
     for definition in definitions() {
-        for dialect in Dialect::ALL {
+        for dialect in JSON_SCHEMA_DIALECTS {
             let exported = export(&definition, dialect);
             let schema = input_schema(&exported, dialect);
             assert_eq!(
@@ -634,4 +642,132 @@ fn every_dialect_cuts_a_description_over_1024_characters() {
         export(&short, Dialect::Anthropic)["description"],
         json!(short.description)
     );
+}
+
+#[test]
+fn gemini_declarations_keep_to_the_gemini_subset() {
+    use toolforge::dialect::is_gemini_compatible;
+    for definition in definitions() {
+        let declaration = export(&definition, Dialect::Gemini);
+        assert_eq!(declaration["name"], json!(definition.name));
+        assert_eq!(declaration["description"], json!(definition.description));
+        let keys: Vec<&String> = declaration.as_object().unwrap().keys().collect();
+        assert!(
+            keys.iter()
+                .all(|k| ["name", "description", "parameters"].contains(&k.as_str())),
+            "{keys:?}"
+        );
+        match declaration.get("parameters") {
+            Some(parameters) => {
+                if let Err(problems) = is_gemini_compatible(parameters) {
+                    panic!("{}: {problems:#?}\n{parameters:#}", definition.name);
+                }
+                assert_eq!(parameters["type"], "OBJECT");
+            }
+            // A tool without arguments declares no parameters (Gemini refuses an OBJECT
+            // without properties).
+            None => assert!(
+                ["empty", "bare_object", "null_properties", "true_schema"]
+                    .contains(&definition.name.as_str()),
+                "{}",
+                definition.name
+            ),
+        }
+    }
+    let search = export(
+        &definition("search", schema_of::<Search>()),
+        Dialect::Gemini,
+    );
+    let properties = &search["parameters"]["properties"];
+    // Option<u32>: an INTEGER, minimum kept, the non-Gemini `uint32` format dropped.
+    assert_eq!(
+        properties["limit"],
+        json!({"type": "INTEGER", "minimum": 0, "nullable": true, "description": "Maximum results."})
+    );
+    assert_eq!(properties["unit"]["enum"], json!(["celsius", "fahrenheit"]));
+    assert_eq!(properties["location"]["required"], json!(["city"]));
+    assert_eq!(
+        search["parameters"]["required"].as_array().unwrap().len(),
+        5
+    );
+    // A recursive type is cut where it refers to itself; a free-form value becomes JSON text.
+    let tree = export(&definition("tree", schema_of::<Tree>()), Dialect::Gemini);
+    is_gemini_compatible(&tree["parameters"]).unwrap();
+    let free = export(
+        &definition("free", schema_of::<FreeForm>()),
+        Dialect::Gemini,
+    );
+    is_gemini_compatible(&free["parameters"]).unwrap();
+}
+
+#[test]
+fn gemini_any_of_is_alone_in_its_node_with_the_description_in_each_branch() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "value": {
+                "description": "A value.",
+                "anyOf": [{"type": "string"}, {"type": "number"}, {"type": "null"}]
+            },
+            "either": {"type": ["integer", "boolean"]},
+            "maybe": {"anyOf": [{"type": "object", "properties": {"a": {"type": "string"}}}, {"type": "null"}]}
+        },
+        "required": ["value"]
+    });
+    let gemini = toolforge::dialect::to_gemini_schema(&schema);
+    assert_eq!(
+        gemini["properties"]["value"],
+        json!({"anyOf": [
+            {"type": "STRING", "nullable": true, "description": "A value."},
+            {"type": "NUMBER", "nullable": true, "description": "A value."}
+        ]})
+    );
+    assert_eq!(
+        gemini["properties"]["either"],
+        json!({"anyOf": [{"type": "INTEGER"}, {"type": "BOOLEAN"}]})
+    );
+    assert_eq!(
+        gemini["properties"]["maybe"],
+        json!({"type": "OBJECT", "properties": {"a": {"type": "STRING"}}, "nullable": true})
+    );
+    toolforge::dialect::is_gemini_compatible(&gemini).unwrap();
+}
+
+#[tokio::test]
+async fn batch_args_written_as_json_text_for_gemini_reach_the_tool_as_an_object() {
+    let registry = toolforge::ToolRegistry::standard()
+        .unwrap()
+        .register(registry_support::Echo::with_schema(
+            "echo",
+            json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+        ))
+        .unwrap()
+        .build();
+    let batch = registry.get("batch").unwrap().definition().clone();
+    let declaration = export(&batch, Dialect::Gemini);
+    let args = &declaration["parameters"]["properties"]["calls"]["items"]["properties"]["args"];
+    assert_eq!(args["type"], "STRING");
+    assert!(
+        args["description"]
+            .as_str()
+            .unwrap()
+            .contains("JSON object"),
+        "{args}"
+    );
+    toolforge::dialect::is_gemini_compatible(&declaration["parameters"]).unwrap();
+    // What a Gemini model sends, following that declaration.
+    let answer = registry
+        .call(
+            "batch",
+            json!({"calls": [{"tool": "echo", "args": "{\"text\": \"hi\"}"}]}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer["results"][0]["result"], json!({"text": "hi"}));
+    // Text that is not an object stays an error.
+    let error = registry
+        .call("batch", json!({"calls": [{"tool": "echo", "args": "[1]"}]}))
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, toolforge::ErrorCode::InvalidArguments);
 }

@@ -185,7 +185,7 @@ fn import_errors_name_line_and_field_and_commit_nothing() {
         (
             json!({"entity": "Scope", "data": {"uuid": "x", "kind": "interface"}}),
             "data.kind",
-            "allowed values: function, class, method",
+            "allowed values: \"function\", \"class\", \"method\"",
         ),
         (
             json!({"entity": "Scope", "data": {"uuid": "x", "created_at": "last week"}}),

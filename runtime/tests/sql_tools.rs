@@ -499,7 +499,7 @@ async fn invalid_queries_are_explained() {
         ),
         (
             json!({"entity_type": "Scope", "conditions": cond("kind", "=", json!("interface"))}),
-            "allowed values: function, class, method",
+            "allowed values: \"function\", \"class\", \"method\"",
         ),
         (
             json!({"entity_type": "Scope", "conditions": cond("name", "IN", json!("x"))}),
@@ -507,7 +507,11 @@ async fn invalid_queries_are_explained() {
         ),
         (
             json!({"entity_type": "Scope", "conditions": cond("name", "REGEX", json!("(unclosed"))}),
-            "invalid REGEX pattern",
+            "invalid REGEX pattern \"(unclosed\": unclosed group",
+        ),
+        (
+            json!({"entity_type": "Scope", "conditions": cond("kind", "=", json!(true))}),
+            "expected one of the strings \"function\", \"class\", \"method\", got a boolean (true)",
         ),
         (
             json!({"entity_type": "Scope", "conditions": cond("name", "LIKE", json!("x"))}),
@@ -559,6 +563,22 @@ async fn invalid_queries_are_explained() {
             error.message
         );
     }
+}
+
+#[tokio::test]
+async fn regex_errors_are_one_readable_line() {
+    let f = fixture();
+    let error = f
+        .error(
+            "query_entities",
+            json!({"entity_type": "Scope", "conditions": cond("name", "REGEX", json!("(\u{1}\n"))}),
+        )
+        .await;
+    assert_eq!(
+        error.message,
+        "`conditions[0].value`: invalid REGEX pattern \"(\\u{1}\\n\": unclosed group"
+    );
+    assert!(!error.message.contains('\u{FFFD}'));
 }
 
 #[tokio::test]
@@ -1059,4 +1079,62 @@ async fn field_arguments_are_enums_of_the_config_names() {
         "{}",
         error.message
     );
+}
+
+#[tokio::test]
+async fn with_children_is_offered_only_where_a_hierarchy_exists() {
+    use toolforge::dialect::{Dialect, export};
+    let (_dir, spec, db) = seeded();
+    let by_ids = |spec: &toolforge::spec::SchemaSpec| {
+        toolforge::sql::registry_definitions(spec)
+            .into_iter()
+            .find(|d| d.name == "get_entities_by_ids")
+            .unwrap()
+    };
+    let with_hierarchy = by_ids(&spec);
+    let property = &with_hierarchy.input_schema["properties"]["with_children"];
+    assert_eq!(
+        property["description"],
+        "Also return each record's children and their content. Only for: Scope."
+    );
+    // The strict normaliser drops `default`; the description states it instead.
+    let strict = export(&with_hierarchy, Dialect::OpenAiChat);
+    assert_eq!(
+        strict["function"]["parameters"]["properties"]["with_children"]["description"],
+        "Also return each record's children and their content. Only for: Scope. (default: false)"
+    );
+
+    let mut flat = (*spec).clone();
+    for entity in &mut flat.entities {
+        entity.hierarchy = None;
+    }
+    let without = by_ids(&flat);
+    assert!(
+        without.input_schema["properties"]
+            .get("with_children")
+            .is_none(),
+        "{}",
+        without.input_schema
+    );
+    assert!(!without.description.contains("with_children"));
+    let registry = toolforge::sql::registry(Arc::new(flat), db).unwrap();
+    let error = registry
+        .call(
+            "get_entities_by_ids",
+            json!({"entity_type": "Scope", "ids": ["s1"], "with_children": true}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.details.unwrap()["problems"][0]["unexpected"],
+        json!(["with_children"])
+    );
+    let answer = registry
+        .call(
+            "get_entities_by_ids",
+            json!({"entity_type": "Scope", "ids": ["s1"]}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer["returned"], 1);
 }

@@ -261,7 +261,7 @@ async fn lookups(s: &Seeded) {
             {"uuid": "s-pool", "name": "ConnectionPool", "endLine": 120}
         ])
     );
-    // code-rag has no hierarchical_content: with_children is refused with the reason
+    // code-rag has no hierarchical_content: with_children is not offered at all
     let no_children = s
         .err(
             "get_entities_by_ids",
@@ -270,7 +270,9 @@ async fn lookups(s: &Seeded) {
         .await;
     assert_eq!(no_children.code, ErrorCode::InvalidArguments);
     assert!(
-        no_children.message.contains("hierarchy"),
+        no_children
+            .message
+            .contains("unknown properties `with_children`"),
         "{}",
         no_children.message
     );

@@ -1,4 +1,4 @@
-//! `toolforge tools list --config FILE [--format mcp|openai|openai-responses|anthropic]`.
+//! `toolforge tools list --config FILE [--format mcp|openai|openai-responses|anthropic|gemini]`.
 //!
 //! Prints a JSON array of the definitions the live tools of `toolforge call` have, in the
 //! provider's format; needs no database.
@@ -32,6 +32,8 @@ pub enum Format {
     OpenaiResponses,
     /// Anthropic Messages API `tools` entries.
     Anthropic,
+    /// Gemini (google-genai) function declarations (`name`, `description`, `parameters`).
+    Gemini,
 }
 
 impl Format {
@@ -42,6 +44,7 @@ impl Format {
             Format::Openai => Dialect::OpenAiChat,
             Format::OpenaiResponses => Dialect::OpenAiResponses,
             Format::Anthropic => Dialect::Anthropic,
+            Format::Gemini => Dialect::Gemini,
         }
     }
 }

@@ -82,11 +82,17 @@ impl BatchConfig {
 
 /// The `batch` tool. Registered by [`crate::RegistryBuilder::with_builtins`] or
 /// [`crate::RegistryBuilder::with_batch`]; it is bound to the registry when that is built.
+///
+/// Its MCP annotations are those of the tools it can reach, set when the registry is built
+/// (see [`BatchTool::annotations_reaching`]): read-only when every other tool of the registry
+/// is, so clients do not treat a batch of reads as destructive.
 #[derive(Debug)]
 pub struct BatchTool {
     definition: ToolDefinition,
     config: BatchConfig,
     registry: OnceLock<Weak<ToolRegistry>>,
+    /// The definition with the annotations of the registry's tools, set when bound.
+    bound_definition: OnceLock<ToolDefinition>,
 }
 
 /// One parsed entry of `calls`.
@@ -108,12 +114,86 @@ impl BatchTool {
             definition: definition(&config),
             config,
             registry: OnceLock::new(),
+            bound_definition: OnceLock::new(),
         }
     }
 
-    /// Binds the tool to its registry (once; later binds are ignored).
-    pub(crate) fn bind(&self, registry: Weak<ToolRegistry>) {
+    /// Binds the tool to its registry, whose other tools have `reachable` as definitions
+    /// (once; later binds are ignored).
+    pub(crate) fn bind<'a>(
+        &self,
+        registry: Weak<ToolRegistry>,
+        reachable: impl IntoIterator<Item = &'a ToolDefinition>,
+    ) {
         let _ = self.registry.set(registry);
+        let mut definition = self.definition.clone();
+        definition.annotations = Self::annotations_reaching(reachable);
+        let _ = self.bound_definition.set(definition);
+    }
+
+    /// The definition of a batch tool with `config` in a registry whose other tools have
+    /// `reachable` as definitions: what a bound tool's [`Tool::definition`] answers, for
+    /// exporting definitions without building a registry.
+    pub fn definition_reaching<'a>(
+        config: BatchConfig,
+        reachable: impl IntoIterator<Item = &'a ToolDefinition>,
+    ) -> ToolDefinition {
+        let mut definition = definition(&config);
+        definition.annotations = Self::annotations_reaching(reachable);
+        definition
+    }
+
+    /// The MCP annotations of a batch that can call the tools defined by `reachable`, as a
+    /// client reads the hints (an absent `destructive` counts as destructive, an absent
+    /// `open_world` as open): read-only when every tool is read-only; not destructive when
+    /// every tool is read-only or not destructive; idempotent when every tool is read-only or
+    /// idempotent; closed-world when every tool is.
+    ///
+    /// ```
+    /// use toolforge::{BatchTool, ToolAnnotations, ToolDefinition};
+    /// let mut read = ToolDefinition {
+    ///     name: "read".into(),
+    ///     title: None,
+    ///     description: "Reads.".into(),
+    ///     input_schema: serde_json::json!({"type": "object"}),
+    ///     output_schema: None,
+    ///     annotations: Default::default(),
+    ///     capabilities: vec![],
+    ///     keywords: vec![],
+    /// };
+    /// read.annotations.read_only = Some(true);
+    /// read.annotations.open_world = Some(false);
+    /// let hints = BatchTool::annotations_reaching([&read]);
+    /// assert_eq!((hints.read_only, hints.destructive), (Some(true), Some(false)));
+    /// let mut write = read.clone();
+    /// write.annotations.read_only = None;
+    /// let hints = BatchTool::annotations_reaching([&read, &write]);
+    /// assert_eq!((hints.read_only, hints.destructive), (Some(false), Some(true)));
+    /// ```
+    pub fn annotations_reaching<'a>(
+        reachable: impl IntoIterator<Item = &'a ToolDefinition>,
+    ) -> ToolAnnotations {
+        let mut read_only = true;
+        let mut harmless = true;
+        let mut idempotent = true;
+        let mut closed = true;
+        for definition in reachable {
+            if definition.name == BATCH_TOOL_NAME {
+                continue;
+            }
+            let hints = &definition.annotations;
+            let reads = hints.read_only == Some(true);
+            read_only &= reads;
+            harmless &= reads || hints.destructive == Some(false);
+            idempotent &= reads || hints.idempotent == Some(true);
+            closed &= hints.open_world == Some(false);
+        }
+        ToolAnnotations {
+            read_only: Some(read_only),
+            destructive: Some(!harmless),
+            idempotent: Some(idempotent),
+            open_world: Some(!closed),
+        }
     }
 
     /// The limits this tool applies.
@@ -211,7 +291,7 @@ impl BatchTool {
 
 impl Tool for BatchTool {
     fn definition(&self) -> &ToolDefinition {
-        &self.definition
+        self.bound_definition.get().unwrap_or(&self.definition)
     }
 
     fn call<'a>(&'a self, arguments: Value, _context: &'a ToolContext) -> ToolFuture<'a> {

@@ -6,6 +6,7 @@
 //! | [`Dialect::OpenAiChat`] | `{"type": "function", "function": {name, description, parameters, strict}}` |
 //! | [`Dialect::OpenAiResponses`] | `{"type": "function", name, description, parameters, strict}` |
 //! | [`Dialect::Anthropic`] | `{name, description, input_schema}` |
+//! | [`Dialect::Gemini`] | google-genai `FunctionDeclaration`: `{name, description, parameters?}`, the schema in Gemini's subset (see [`to_gemini_schema`]) |
 //!
 //! Every exported input schema has an object root with `properties` present (never null) and
 //! no `$schema` keyword. Every exported description is at most [`MAX_DESCRIPTION_CHARS`]
@@ -15,6 +16,7 @@
 //! `strict: true` is only ever set on a schema that passes [`is_openai_strict_compatible`].
 
 mod anthropic;
+mod gemini;
 mod mcp;
 mod openai;
 pub mod openai_strict;
@@ -25,6 +27,7 @@ use serde_json::{Map, Value};
 
 use crate::ToolDefinition;
 
+pub use gemini::{GEMINI_KEYWORDS, is_gemini_compatible, to_gemini_schema};
 pub use openai_strict::{is_openai_strict_compatible, to_openai_strict};
 
 /// A provider's tool-definition format.
@@ -39,15 +42,18 @@ pub enum Dialect {
     OpenAiResponses,
     /// Anthropic Messages API `tools` entries.
     Anthropic,
+    /// Gemini (google-genai) function declarations, built from the MCP schema.
+    Gemini,
 }
 
 impl Dialect {
     /// Every dialect, in a fixed order.
-    pub const ALL: [Dialect; 4] = [
+    pub const ALL: [Dialect; 5] = [
         Dialect::Mcp,
         Dialect::OpenAiChat,
         Dialect::OpenAiResponses,
         Dialect::Anthropic,
+        Dialect::Gemini,
     ];
 }
 
@@ -80,6 +86,7 @@ pub fn export(definition: &ToolDefinition, dialect: Dialect) -> Value {
         Dialect::OpenAiChat => openai::export_chat(definition),
         Dialect::OpenAiResponses => openai::export_responses(definition),
         Dialect::Anthropic => anthropic::export(definition),
+        Dialect::Gemini => gemini::export(definition),
     }
 }
 
@@ -109,6 +116,17 @@ pub fn fit_description(text: &str) -> Cow<'_, str> {
         _ => kept.as_str(),
     };
     Cow::Owned(format!("{cut}…"))
+}
+
+/// The description of a schema node whose `default` a dialect drops, so that the default is
+/// still stated: `description (default: X)`, or `Default: X.` without a description. A
+/// description that already speaks of its default is kept as it is.
+pub(crate) fn description_with_default(description: Option<&str>, default: &Value) -> String {
+    match description {
+        Some(text) if text.to_lowercase().contains("default") => text.to_owned(),
+        Some(text) => format!("{} (default: {default})", text.trim_end()),
+        None => format!("Default: {default}."),
+    }
 }
 
 /// The base normalisation every dialect shares: an object root (`true`/`{}` become an empty

@@ -20,7 +20,8 @@
 //! [`to_openai_strict`] rewrites a schema to follow them: `$defs`/`$ref` are inlined (a
 //! recursive reference makes the schema non-strict), `oneOf` becomes `anyOf`, a single-element
 //! `allOf` is merged, unsupported keywords (`default`, `title`, `minLength`, `uniqueItems`, ...)
-//! and formats (`uint32`, `double`, ...) are dropped, objects are closed and optional
+//! and formats (`uint32`, `double`, ...) are dropped (a dropped `default` is stated in the
+//! description instead: `(default: X)`), objects are closed and optional
 //! properties made nullable. Dropping a keyword only widens what the model may send: the
 //! registry still validates every call against the original schema, and treats a `null` sent
 //! for an optional property the original schema does not allow to be null as absent (see
@@ -35,7 +36,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
 
-use super::normalize_object_root;
+use super::{description_with_default, normalize_object_root};
 
 /// The string formats strict mode supports.
 pub const SUPPORTED_FORMATS: [&str; 9] = [
@@ -104,7 +105,10 @@ const JSON_TYPES: [&str; 7] = [
 /// assert_eq!(strict["required"], json!(["name", "limit"]));
 /// assert_eq!(
 ///     strict["properties"]["limit"],
-///     json!({"anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}]})
+///     json!({
+///         "anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}],
+///         "description": "Default: 10."
+///     })
 /// );
 /// assert_eq!(strict["additionalProperties"], false);
 /// assert!(is_openai_strict_compatible(&strict).is_ok());
@@ -267,6 +271,13 @@ impl Rewriter {
             }
         }
 
+        if let Some(default) = object.get("default") {
+            let description = description_with_default(
+                object.get("description").and_then(Value::as_str),
+                default,
+            );
+            out.insert("description".into(), json!(description));
+        }
         if is_object_schema(&object) {
             self.close_object(&object, &mut out, path, is_root);
         }

@@ -240,7 +240,10 @@ impl RegistryBuilder {
         );
         Arc::new_cyclic(|weak: &Weak<ToolRegistry>| {
             if let Some(batch) = &batch {
-                batch.bind(weak.clone());
+                batch.bind(
+                    weak.clone(),
+                    entries.iter().map(|entry| entry.tool.definition()),
+                );
             }
             ToolRegistry {
                 entries,

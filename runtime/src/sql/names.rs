@@ -25,12 +25,25 @@ pub fn unknown_name_message<'a>(
     message
 }
 
-/// A user-supplied string cut to at most 80 characters for messages.
+/// A user-supplied string cut to at most 80 characters for messages, control characters
+/// written as escapes (`\n`, `\t`, `\u{1}`) so that a message stays on one line and shows
+/// what was sent.
+///
+/// ```
+/// use toolforge::sql::names::shorten;
+/// assert_eq!(shorten("a\nb\u{1}"), "a\\nb\\u{1}");
+/// ```
 pub fn shorten(text: &str) -> String {
     const MAX: usize = 80;
     let cleaned: String = text
         .chars()
-        .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
+        .map(|c| match c {
+            '\n' => "\\n".to_owned(),
+            '\r' => "\\r".to_owned(),
+            '\t' => "\\t".to_owned(),
+            c if c.is_control() => c.escape_unicode().to_string(),
+            c => c.to_string(),
+        })
         .collect();
     if cleaned.chars().count() <= MAX {
         cleaned

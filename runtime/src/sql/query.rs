@@ -515,7 +515,7 @@ pub fn compile_condition(
                     ToolError::invalid_arguments(format!(
                         "`{value_path}`: invalid REGEX pattern \"{}\": {}",
                         shorten(&pattern),
-                        shorten(&e.to_string())
+                        regex_problem(&e)
                     ))
                 })?;
             let p = push(params, SqlValue::Text(pattern));
@@ -548,6 +548,18 @@ pub fn compile_condition(
         }
     };
     Ok(sql)
+}
+
+/// What is wrong with a REGEX pattern, on one line: the regex crate's message draws the pattern
+/// with a caret under the problem over several lines; the last `error: ...` line says it.
+fn regex_problem(error: &regex::Error) -> String {
+    let text = error.to_string();
+    let problem = text
+        .lines()
+        .rev()
+        .find_map(|line| line.trim().strip_prefix("error: "))
+        .unwrap_or_else(|| text.lines().last().unwrap_or_default().trim());
+    shorten(problem)
 }
 
 /// The columns a query returns: each is a config name, its type and its SQL.

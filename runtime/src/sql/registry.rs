@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::builtin::{BatchConfig, BatchTool};
 use crate::spec::SchemaSpec;
-use crate::{RegistryBuilder, RegistryError, Tool, ToolDefinition, ToolRegistry};
+use crate::{RegistryBuilder, RegistryError, ToolDefinition, ToolRegistry};
 
 use super::database::{Database, DbError};
 use super::ddl::schema_objects;
@@ -96,7 +96,8 @@ pub fn registry_builder(
 /// ```
 pub fn registry_definitions(spec: &SchemaSpec) -> Vec<ToolDefinition> {
     let mut definitions = database_tool_definitions(spec);
-    definitions.push(BatchTool::new(BatchConfig::default()).definition().clone());
+    let batch = BatchTool::definition_reaching(BatchConfig::default(), &definitions);
+    definitions.push(batch);
     definitions
 }
 

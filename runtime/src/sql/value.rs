@@ -24,7 +24,7 @@ pub enum ValueError {
         got: String,
     },
     /// A string that is not one of an enum field's values.
-    #[error("\"{value}\" is not an allowed value; allowed values: {}", .allowed.join(", "))]
+    #[error("\"{value}\" is not an allowed value; allowed values: {}", quoted_list(.allowed))]
     NotAllowed {
         /// The value given (shortened for messages).
         value: String,
@@ -50,6 +50,16 @@ pub enum ValueError {
         /// The text given (shortened for messages).
         text: String,
     },
+}
+
+/// Values listed for a message, each as a JSON string (`"a", "b"`): an empty value, a comma
+/// or a control character inside one cannot blur where a value ends.
+fn quoted_list(values: &[String]) -> String {
+    values
+        .iter()
+        .map(|value| Value::String(value.clone()).to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The stored-field type a computed field's result behaves like.
@@ -160,7 +170,11 @@ pub fn json_to_sql(
                 value: shorten(s),
                 allowed: values.to_vec(),
             }),
-            _ => Err(wrong(&format!("one of the strings {}", values.join(", ")))),
+            _ if values.is_empty() => Err(wrong("a string")),
+            _ => Err(wrong(&format!(
+                "one of the strings {}",
+                quoted_list(values)
+            ))),
         },
         FieldType::StringArray => match value {
             Value::Array(items) => {
@@ -276,8 +290,18 @@ mod tests {
         assert_eq!(err.to_string(), "expected a number, got a string (\"3\")");
         let allowed = vec!["a".to_string(), "b".to_string()];
         let err = json_to_sql(FieldType::Enum, &allowed, &json!("c")).unwrap_err();
-        assert!(err.to_string().contains("allowed values: a, b"), "{err}");
+        assert!(
+            err.to_string().contains("allowed values: \"a\", \"b\""),
+            "{err}"
+        );
         assert!(matches!(err, ValueError::NotAllowed { .. }));
+        // Every value is quoted, so an empty one or one with a comma stays readable.
+        let odd = vec![String::new(), "typescript, python".to_string()];
+        let err = json_to_sql(FieldType::Enum, &odd, &json!(true)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "expected one of the strings \"\", \"typescript, python\", got a boolean (true)"
+        );
         assert_eq!(
             json_to_sql(FieldType::StringArray, &[], &json!(["x", "y"])).unwrap(),
             SqlValue::Text("[\"x\",\"y\"]".into())

@@ -28,6 +28,10 @@ use super::super::query::{field_names, sortable_field_names, text_field_names};
 /// The keyword marking a part of a derived schema that the spec completes.
 pub(crate) const SLOT: &str = "x-toolforge-slot";
 
+/// The keyword a filled slot leaves on a property the spec has no use for (`with_children`
+/// without any hierarchy): the property is removed from its object.
+const ABSENT: &str = "x-toolforge-absent";
+
 /// The keyword marking a property the schema requires although serde has a default for it.
 pub(crate) const REQUIRED: &str = "x-toolforge-required";
 
@@ -96,6 +100,7 @@ fn complete(schema: &mut Value, spec: &SchemaSpec) {
         }
     }
     flatten_documented_enum(object);
+    remove_absent_properties(object);
     require_marked_properties(object);
     drop_null_from_optional_properties(object);
     if let Some(Value::String(text)) = object.get_mut("description") {
@@ -132,6 +137,24 @@ fn unwrap_lines(text: &str) -> String {
         .map(|paragraph| paragraph.split_whitespace().collect::<Vec<_>>().join(" "))
         .collect::<Vec<_>>()
         .join("\n\n")
+}
+
+/// Removes the properties a slot marked absent, from `properties` and `required`.
+fn remove_absent_properties(object: &mut Map<String, Value>) {
+    let Some(Value::Object(properties)) = object.get_mut("properties") else {
+        return;
+    };
+    let absent: Vec<String> = properties
+        .iter()
+        .filter(|(_, property)| property.get(ABSENT).is_some())
+        .map(|(name, _)| name.clone())
+        .collect();
+    for name in &absent {
+        properties.remove(name);
+    }
+    if let Some(Value::Array(required)) = object.get_mut("required") {
+        required.retain(|name| !name.as_str().is_some_and(|n| absent.iter().any(|a| a == n)));
+    }
 }
 
 /// A property with a serde default that the model must still give (a condition's `value`,
@@ -254,6 +277,23 @@ fn fill_slot(object: &mut Map<String, Value>, slot: &str, spec: &SchemaSpec) {
         "max_items" => {
             let (max, _) = limit_bounds(spec);
             object.insert("maxItems".into(), json!(max));
+        }
+        "hierarchy" => {
+            let with_hierarchy: Vec<&str> = spec
+                .entities
+                .iter()
+                .filter(|entity| entity.hierarchy.is_some())
+                .map(|entity| entity.name.as_str())
+                .collect();
+            if with_hierarchy.is_empty() {
+                object.insert(ABSENT.into(), json!(true));
+            } else if let Some(Value::String(text)) = object.get_mut("description") {
+                *text = format!(
+                    "{} Only for: {}.",
+                    text.trim_end(),
+                    with_hierarchy.join(", ")
+                );
+            }
         }
         "field" => {
             object.insert("type".into(), json!("string"));

@@ -39,9 +39,13 @@ pub struct GetEntitiesByIdsArgs<E = String, F = String> {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("x-toolforge-slot" = "field_list"))]
     pub fields: Option<Vec<F>>,
-    /// Also return each record's children (entities with a hierarchy only).
+    /// Also return each record's children and their content. The schema offers it only when
+    /// some entity of the spec has a hierarchy.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    #[schemars(extend("default" = false))]
+    #[schemars(
+        description = "Also return each record's children and their content.",
+        extend("default" = false, "x-toolforge-slot" = "hierarchy")
+    )]
     pub with_children: bool,
     /// How many of the (distinct) ids to skip before the first one answered: `0` (the
     /// default), then the `next_offset` of the previous answer.
