@@ -40,7 +40,7 @@ pub struct Args {
 }
 
 /// A positive number of seconds.
-fn parse_seconds(text: &str) -> Result<Duration, String> {
+pub(crate) fn parse_seconds(text: &str) -> Result<Duration, String> {
     match text.parse::<f64>() {
         Ok(seconds) if seconds > 0.0 => {
             Duration::try_from_secs_f64(seconds).map_err(|_| format!("{text} seconds is too long"))

@@ -27,6 +27,7 @@ pub mod validate;
 // Databases and live tools straight from a config.
 pub mod call;
 pub mod db;
+pub mod serve;
 pub mod tools;
 
 use std::io::Write;
@@ -64,6 +65,8 @@ pub enum Command {
     Tools(tools::ToolsCommand),
     /// Run one tool over a database and print its result as JSON.
     Call(call::Args),
+    /// Serve the tools over MCP (stdio, or Streamable HTTP with --http).
+    Serve(serve::Args),
     /// Write a client folder (mod.rs, schema.sql, custom_tools.rs once) from a config.
     Generate(generate::Args),
     /// Exit 1 with a summary and diffs when a generated client folder is stale.
@@ -110,6 +113,7 @@ pub fn run(cli: Cli, out: &mut Output<'_>) -> i32 {
         Command::Db(command) => db::run(&command, out),
         Command::Tools(command) => tools::run(&command, out),
         Command::Call(args) => call::run(&args, out),
+        Command::Serve(args) => serve::run(&args, out),
         Command::Generate(args) => generate::run(&args, out),
         Command::Check(args) => check::run(&args, out),
         Command::Init(args) => init::run(&args, out),

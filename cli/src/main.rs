@@ -3,8 +3,10 @@
 use toolforge_cli::{Output, run_with};
 
 fn main() {
-    let mut stdout = std::io::stdout().lock();
-    let mut stderr = std::io::stderr().lock();
+    // Not locked for the whole run: `toolforge serve` writes MCP messages to stdout from
+    // another thread.
+    let mut stdout = std::io::stdout();
+    let mut stderr = std::io::stderr();
     let code = run_with(
         std::env::args_os(),
         &mut Output {

@@ -71,6 +71,7 @@ fn schema() -> SchemaSpec {
             properties: Vec::new(),
         }],
         tools: ToolOptions::default(),
+        mcp: Default::default(),
     }
 }
 

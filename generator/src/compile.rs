@@ -15,6 +15,10 @@ use crate::report::Reporter;
 pub struct CompileOptions {
     /// Treat warnings as errors (also switched on by `toolforge: { strict: true }`).
     pub strict: bool,
+    /// Check the config as `toolforge serve` serves it: a tool named in `mcp.tools` or
+    /// `toolforge.toolsets` that the config does not generate is an error (otherwise a
+    /// warning, since a Rust registry may add it).
+    pub serving: bool,
 }
 
 impl CompileOptions {
@@ -26,6 +30,21 @@ impl CompileOptions {
     /// ```
     pub fn strict(mut self, strict: bool) -> Self {
         self.strict = strict;
+        self
+    }
+
+    /// Sets [`CompileOptions::serving`].
+    ///
+    /// ```
+    /// use toolforge_generator::{CompileOptions, compile_str};
+    /// let yaml = "entities:\n  - name: Note\nmcp:\n  tools:\n    - name: search_notes\n";
+    /// let compiled = compile_str(yaml, "notes.yaml", &CompileOptions::default()).unwrap();
+    /// assert_eq!(compiled.warnings.warning_count(), 1);
+    /// let refused = compile_str(yaml, "notes.yaml", &CompileOptions::default().serving(true));
+    /// assert_eq!(refused.unwrap_err().items()[0].path, "mcp.tools[0].name");
+    /// ```
+    pub fn serving(mut self, serving: bool) -> Self {
+        self.serving = serving;
         self
     }
 }
@@ -67,7 +86,7 @@ pub fn compile_str(
     };
     crate::validate::validate(&config, &mut reporter);
     let spec = crate::ir::lower(&config, &default_name(file_name), &mut reporter);
-    crate::validate::validate_spec(&config, &spec, &mut reporter);
+    crate::validate::validate_spec(&config, &spec, options.serving, &mut reporter);
     let strict = options.strict
         || config
             .toolforge

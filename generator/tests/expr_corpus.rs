@@ -110,6 +110,7 @@ fn schema_of(config: &Value) -> SchemaSpec {
         entities,
         relationships,
         tools: ToolOptions::default(),
+        mcp: Default::default(),
     }
 }
 

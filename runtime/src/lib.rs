@@ -27,6 +27,8 @@ pub mod arguments;
 pub mod builtin;
 pub mod dialect;
 pub mod limits;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod registry;
 
 pub use arguments::ArgumentValidator;

@@ -24,6 +24,38 @@ pub struct SchemaSpec {
     pub relationships: Vec<RelationshipSpec>,
     /// Tool generation options (from the config's `toolforge:` section).
     pub tools: ToolOptions,
+    /// How the tools are served over MCP (the config's `mcp:` section and
+    /// `toolforge.toolsets`); empty when the config says nothing.
+    #[serde(default, skip_serializing_if = "McpSpec::is_empty")]
+    pub mcp: McpSpec,
+}
+
+/// How a config's tools are served over MCP: the server's identity, which tools are exposed
+/// and the named toolsets. Names are checked against the served registry when a server
+/// starts, since a Rust registry may add tools of its own.
+#[non_exhaustive]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct McpSpec {
+    /// The server's name (`mcp.server.name`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_name: Option<String>,
+    /// The server's version (`mcp.server.version`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_version: Option<String>,
+    /// The tools to expose, when the config lists them (`mcp.tools[]` with `expose` not
+    /// `false`); `None` exposes every tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expose: Option<Vec<String>>,
+    /// Named subsets of the tools (`toolforge.toolsets`), served at `/mcp/{toolset}`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub toolsets: std::collections::BTreeMap<String, Vec<String>>,
+}
+
+impl McpSpec {
+    /// Whether the config said nothing about serving.
+    pub fn is_empty(&self) -> bool {
+        self == &McpSpec::default()
+    }
 }
 
 /// One entity: a table.
@@ -242,6 +274,18 @@ pub enum ToolFamily {
 }
 
 impl ToolFamily {
+    /// The names of the family's tools, without a prefix, in registration order.
+    /// `explore_relationships` is built only for specs with relationships (see
+    /// [`SchemaSpec::database_tool_names`]).
+    pub fn tool_names(self) -> &'static [&'static str] {
+        match self {
+            ToolFamily::Schema => &["get_schema", "describe_entity"],
+            ToolFamily::Query => &["query_entities", "glob_search"],
+            ToolFamily::Lookup => &["get_entity_by_id", "get_entities_by_ids"],
+            ToolFamily::Relationships => &["explore_relationships"],
+        }
+    }
+
     /// Every family, in the order tools are registered.
     pub const ALL: [ToolFamily; 4] = [
         ToolFamily::Schema,
@@ -252,6 +296,26 @@ impl ToolFamily {
 }
 
 impl SchemaSpec {
+    /// The database tools this spec builds, without the name prefix, in registration order.
+    ///
+    /// ```
+    /// let spec: toolforge::spec::SchemaSpec = serde_json::from_value(serde_json::json!({
+    ///     "name": "notes", "entities": [], "relationships": [],
+    ///     "tools": {"default_limit": 20, "max_limit": 100, "families": ["lookup", "relationships"]}
+    /// })).unwrap();
+    /// assert_eq!(spec.database_tool_names(), ["get_entity_by_id", "get_entities_by_ids"]);
+    /// ```
+    pub fn database_tool_names(&self) -> Vec<&'static str> {
+        self.tools
+            .families
+            .iter()
+            .filter(|family| {
+                **family != ToolFamily::Relationships || !self.relationships.is_empty()
+            })
+            .flat_map(|family| family.tool_names().iter().copied())
+            .collect()
+    }
+
     /// The entity with this config name.
     pub fn entity(&self, name: &str) -> Option<&EntitySpec> {
         self.entities.iter().find(|entity| entity.name == name)

@@ -1,6 +1,6 @@
 //! The serde structs mirroring the ragforge config format (`ragforge.config.yaml`).
 //!
-//! Sections toolforge does not use (`neo4j`, `reranking`, `mcp`, ...) are accepted and kept as
+//! Sections toolforge does not use (`neo4j`, `reranking`, `generation`, ...) are accepted and kept as
 //! opaque JSON values. Values that are validated with located, did-you-mean diagnostics (field
 //! types, names) are plain strings here so that one wrong value never hides the others.
 
@@ -41,9 +41,9 @@ pub struct Config {
     /// ragforge: reranking strategies (unused by toolforge).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reranking: Option<Opaque>,
-    /// ragforge: MCP server settings (unused by toolforge).
+    /// The MCP server's identity and the tools it exposes (`toolforge serve`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mcp: Option<Opaque>,
+    pub mcp: Option<McpSection>,
     /// ragforge: TypeScript generation settings (unused by toolforge).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generation: Option<Opaque>,
@@ -74,6 +74,57 @@ pub struct Config {
     /// ragforge: topic merging (unused by toolforge).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topic_merging: Option<Opaque>,
+}
+
+/// The `mcp:` section: how `toolforge serve` presents the tools.
+///
+/// ```yaml
+/// mcp:
+///   server: {name: code-rag, version: 1.0.0}
+///   tools:                      # an allow-list; absent: every tool is served
+///     - name: query_entities
+///     - name: get_entity_by_id
+///       expose: false           # listed but not served
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct McpSection {
+    /// The server's identity, sent to clients when they connect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<McpServerInfo>,
+    /// The tools to serve, by name; a tool not listed (or listed with `expose: false`) is not
+    /// served.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<McpTool>>,
+}
+
+/// `mcp.server`: the name and version a server reports.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct McpServerInfo {
+    /// The server's name (default: the config's `name`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The server's version (default: the config's `version`, else toolforge's).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "string_or_number"
+    )]
+    #[schemars(schema_with = "string_or_number_schema")]
+    pub version: Option<String>,
+}
+
+/// One entry of `mcp.tools`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct McpTool {
+    /// The tool's name, as `toolforge tools list` shows it.
+    pub name: String,
+    /// ragforge: a description for the tool (toolforge keeps its own, which lists the
+    /// config's entities and fields).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Whether the tool is served (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expose: Option<bool>,
 }
 
 /// One entity: a node label in ragforge, a table in toolforge.

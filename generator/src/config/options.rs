@@ -7,6 +7,8 @@
 //!   max_limit: 200         # the largest limit a call may ask for
 //!   tools: [schema, query, lookup, relationships]
 //!   strict: false          # true: warnings are errors
+//!   toolsets:              # named subsets, served at /mcp/{toolset}
+//!     lookup: [get_schema, get_entity_by_id, get_entities_by_ids]
 //! ```
 
 use schemars::JsonSchema;
@@ -37,6 +39,11 @@ pub struct ToolforgeOptions {
     /// like `toolforge validate --strict` (default false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strict: Option<bool>,
+    /// Named subsets of the tools, each served on its own endpoint by `toolforge serve`
+    /// (`/mcp/{toolset}` over HTTP, `--toolset NAME` on stdio). Toolset names use letters,
+    /// digits, `_` and `-`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toolsets: Option<std::collections::BTreeMap<String, Vec<String>>>,
 }
 
 /// A family of generated tools.

@@ -151,7 +151,7 @@ pub enum ExprErrorKind {
 /// };
 /// let schema = SchemaSpec {
 ///     name: "demo".into(), description: None, entities: vec![scope], relationships: vec![],
-///     tools: ToolOptions::default(),
+///     tools: ToolOptions::default(), mcp: Default::default(),
 /// };
 /// let fields = [
 ///     ComputedSource { name: "line_count", declared_type: "number",

@@ -41,6 +41,28 @@ pub fn edge_table_name(source: &str, rel_type: &str, target: &str) -> String {
     )
 }
 
+/// The serving settings: `mcp:` and `toolforge.toolsets`.
+fn mcp_spec(config: &Config) -> toolforge::spec::McpSpec {
+    let mut mcp = toolforge::spec::McpSpec::default();
+    if let Some(section) = &config.mcp {
+        if let Some(server) = &section.server {
+            mcp.server_name = server.name.clone();
+            mcp.server_version = server.version.clone();
+        }
+        mcp.expose = section.tools.as_ref().map(|tools| {
+            tools
+                .iter()
+                .filter(|tool| tool.expose != Some(false))
+                .map(|tool| tool.name.clone())
+                .collect()
+        });
+    }
+    if let Some(toolsets) = config.toolforge.as_ref().and_then(|t| t.toolsets.as_ref()) {
+        mcp.toolsets = toolsets.clone();
+    }
+    mcp
+}
+
 /// Builds the spec; computed-field compile errors are reported through `reporter`.
 pub(crate) fn lower(
     config: &Config,
@@ -60,6 +82,7 @@ pub(crate) fn lower(
             .as_ref()
             .map(|options| options.to_tool_options())
             .unwrap_or_default(),
+        mcp: mcp_spec(config),
     };
     entities::add_hierarchies(config, &mut spec);
     computed::lower_computed_fields(config, &mut spec, reporter);

@@ -10,11 +10,13 @@
 //! | `computed.rs` | computed field bodies, `materialized` / `cache_property` |
 //! | `options.rs` | the `toolforge:` section |
 //! | `storage.rs` | on the lowered spec: table and index names, merged edge properties, Rust type names |
+//! | `serving.rs` | on the lowered spec: the tools named by `mcp.tools` and `toolforge.toolsets` |
 
 mod computed;
 mod names;
 mod options;
 mod references;
+mod serving;
 mod storage;
 mod types;
 mod vectors;
@@ -47,10 +49,12 @@ pub(crate) fn validate(config: &Config, reporter: &mut Reporter<'_>) {
 pub(crate) fn validate_spec(
     config: &Config,
     spec: &toolforge::spec::SchemaSpec,
+    serving: bool,
     reporter: &mut Reporter<'_>,
 ) {
     if reporter.error_count() == 0 {
         storage::check(config, spec, reporter);
+        serving::check(config, spec, serving, reporter);
     }
 }
 

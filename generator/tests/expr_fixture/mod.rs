@@ -92,6 +92,7 @@ pub fn schema() -> SchemaSpec {
             relationship("CONSUMES", "Scope", "Scope"),
         ],
         tools: ToolOptions::default(),
+        mcp: Default::default(),
     }
 }
 

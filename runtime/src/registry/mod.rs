@@ -68,7 +68,7 @@ pub enum RegistryError {
 
 struct Entry {
     tool: Arc<dyn Tool>,
-    validator: ArgumentValidator,
+    validator: Arc<ArgumentValidator>,
 }
 
 /// Collects tools and settings; [`RegistryBuilder::build`] makes the [`ToolRegistry`].
@@ -132,8 +132,18 @@ impl RegistryBuilder {
                 }
             })?;
         self.index.insert(name, self.entries.len());
-        self.entries.push(Entry { tool, validator });
+        self.entries.push(Entry {
+            tool,
+            validator: Arc::new(validator),
+        });
         Ok(())
+    }
+
+    /// Adds a tool already checked by another registry.
+    fn push(&mut self, tool: Arc<dyn Tool>, validator: Arc<ArgumentValidator>) {
+        self.index
+            .insert(tool.definition().name.clone(), self.entries.len());
+        self.entries.push(Entry { tool, validator });
     }
 
     /// Registers the built-in tools with default limits: `batch` ([`BatchConfig::default`]).
@@ -252,6 +262,7 @@ impl RegistryBuilder {
                 limits,
                 tool_limits,
                 invalid,
+                batch,
             }
         })
     }
@@ -315,6 +326,7 @@ pub struct ToolRegistry {
     limits: CallLimits,
     tool_limits: HashMap<String, CallLimits>,
     invalid: InvalidTool,
+    batch: Option<Arc<BatchTool>>,
 }
 
 impl fmt::Debug for ToolRegistry {
@@ -327,6 +339,51 @@ impl fmt::Debug for ToolRegistry {
 }
 
 impl ToolRegistry {
+    /// A registry of the tools `keep` accepts, in the same order, with the same context and
+    /// limits. A `batch` tool, when this registry has one and `keep` accepts it, is rebuilt
+    /// with the same settings so that it reaches only the tools kept (and its annotations say
+    /// what those tools do).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use toolforge::ToolRegistry;
+    /// let registry = ToolRegistry::standard()?.build();
+    /// assert_eq!(registry.subset(|tool| tool.name != "batch").len(), 0);
+    /// assert_eq!(registry.subset(|_| true).names().collect::<Vec<_>>(), ["batch"]);
+    /// # Ok(()) }
+    /// ```
+    pub fn subset(&self, keep: impl Fn(&ToolDefinition) -> bool) -> Arc<ToolRegistry> {
+        let mut builder = ToolRegistry::builder()
+            .with_context(self.context.clone())
+            .with_limits(self.limits);
+        for entry in &self.entries {
+            let definition = entry.tool.definition();
+            if !keep(definition) {
+                continue;
+            }
+            let is_batch = self
+                .batch
+                .as_ref()
+                .is_some_and(|batch| batch.definition().name == definition.name);
+            if is_batch {
+                let batch = Arc::new(BatchTool::new(
+                    self.batch
+                        .as_ref()
+                        .map(|b| b.config().clone())
+                        .unwrap_or_default(),
+                ));
+                builder.batch = Some(batch.clone());
+                builder.push(batch, entry.validator.clone());
+            } else {
+                builder.push(entry.tool.clone(), entry.validator.clone());
+            }
+            if let Some(limits) = self.tool_limits.get(&definition.name) {
+                builder.tool_limits.insert(definition.name.clone(), *limits);
+            }
+        }
+        builder.build()
+    }
+
     /// An empty builder (no built-in tools).
     pub fn builder() -> RegistryBuilder {
         RegistryBuilder::default()

@@ -34,7 +34,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::spec::{SchemaSpec, ToolFamily};
+use crate::spec::SchemaSpec;
 use crate::{RegistryBuilder, RegistryError, Tool, ToolContext, ToolDefinition, ToolFuture};
 
 use super::Database;
@@ -290,6 +290,17 @@ macro_rules! with_args {
 }
 
 impl DatabaseTool {
+    /// Every database tool, in registration order.
+    pub const ALL: [DatabaseTool; 7] = [
+        DatabaseTool::GetSchema,
+        DatabaseTool::DescribeEntity,
+        DatabaseTool::QueryEntities,
+        DatabaseTool::GlobSearch,
+        DatabaseTool::GetEntityById,
+        DatabaseTool::GetEntitiesByIds,
+        DatabaseTool::ExploreRelationships,
+    ];
+
     /// The tool's name without the spec's prefix (`query_entities`).
     pub fn name(self) -> &'static str {
         match self {
@@ -337,24 +348,12 @@ pub(crate) use common::stopped_error;
 
 /// The tools `spec.tools.families` asks for, in a stable order.
 fn plan(spec: &SchemaSpec) -> Vec<DatabaseTool> {
-    let mut kinds = Vec::new();
-    for family in &spec.tools.families {
-        match family {
-            ToolFamily::Schema => {
-                kinds.extend([DatabaseTool::GetSchema, DatabaseTool::DescribeEntity])
-            }
-            ToolFamily::Query => {
-                kinds.extend([DatabaseTool::QueryEntities, DatabaseTool::GlobSearch])
-            }
-            ToolFamily::Lookup => {
-                kinds.extend([DatabaseTool::GetEntityById, DatabaseTool::GetEntitiesByIds])
-            }
-            ToolFamily::Relationships => {
-                if !spec.relationships.is_empty() {
-                    kinds.push(DatabaseTool::ExploreRelationships);
-                }
-            }
-        }
-    }
-    kinds
+    spec.database_tool_names()
+        .into_iter()
+        .filter_map(|name| {
+            DatabaseTool::ALL
+                .into_iter()
+                .find(|kind| kind.name() == name)
+        })
+        .collect()
 }

@@ -1,0 +1,315 @@
+//! `toolforge serve --config FILE --db DB [--http ADDR]`.
+//!
+//! Serves the config's tools over MCP: on stdio by default (for desktop clients, which start
+//! the server themselves), or over Streamable HTTP at `http://ADDR/mcp`, with every toolset of
+//! `toolforge.toolsets` at `/mcp/{toolset}`. The config's `mcp:` section names the server and
+//! lists the tools to expose; a listed tool that does not exist stops the start with a located
+//! error. Logs go to stderr (`TOOLFORGE_LOG=debug` for more), never to stdout. SIGINT or
+//! SIGTERM stop the server once running calls have finished. `--reload` re-reads the config
+//! when it changes and tells connected clients (`notifications/tools/list_changed`); a config
+//! that no longer validates keeps the old tools and logs its errors.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use toolforge::CallLimits;
+use toolforge::mcp::{HttpOptions, McpOptions, McpServer, ServeError, shutdown_signal};
+use toolforge_generator::CompileOptions;
+
+use crate::call::parse_seconds;
+use crate::dynamic::{self, Live};
+use crate::{EXIT_INVALID, EXIT_OK, Output};
+
+/// Arguments of `toolforge serve`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The config file (`ragforge.config.yaml`).
+    #[arg(long, short = 'c', value_name = "FILE")]
+    pub config: PathBuf,
+    /// The SQLite database file (created by `toolforge db init`).
+    #[arg(long, value_name = "DB")]
+    pub db: PathBuf,
+    /// Serve over Streamable HTTP on this address (endpoint `/mcp`) instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<SocketAddr>,
+    /// Serve only this toolset of `toolforge.toolsets`.
+    #[arg(long, value_name = "NAME")]
+    pub toolset: Option<String>,
+    /// Serve only the read-only tools.
+    #[arg(long)]
+    pub read_only: bool,
+    /// Re-read the config when it changes and tell clients the tools changed.
+    #[arg(long)]
+    pub reload: bool,
+    /// Each call's deadline in seconds; an overrun is a `timeout` error.
+    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
+    pub timeout: Duration,
+    /// The largest answer, in bytes of compact JSON.
+    #[arg(long, value_name = "BYTES", default_value_t = toolforge::limits::DEFAULT_MAX_ANSWER_BYTES)]
+    pub max_answer_bytes: usize,
+    /// Calls running at once; more wait for a free slot within their deadline.
+    #[arg(long, value_name = "N", default_value_t = McpOptions::default().max_concurrent_calls)]
+    pub max_concurrent_calls: usize,
+    /// HTTP: require `Authorization: Bearer <token>`, the token read from this environment
+    /// variable.
+    #[arg(long, value_name = "VAR")]
+    pub token_env: Option<String>,
+    /// HTTP: a `Host` clients may use besides the loopback names (repeatable); needed to
+    /// serve on an address other than loopback.
+    #[arg(long = "allow-host", value_name = "HOST")]
+    pub allow_hosts: Vec<String>,
+    /// HTTP: a browser `Origin` allowed besides loopback ones, like `https://app.example.com`
+    /// (repeatable).
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allow_origins: Vec<String>,
+    /// HTTP: the largest request body in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = HttpOptions::default().max_body_bytes)]
+    pub max_body_bytes: usize,
+}
+
+/// Runs the command: returns when the server stops.
+pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
+    init_logging();
+    let http = match http_options(args) {
+        Ok(options) => options,
+        Err(message) => {
+            let _ = writeln!(out.stderr, "{message}");
+            return EXIT_INVALID;
+        }
+    };
+    let servers = match load_servers(args) {
+        Ok(servers) => servers,
+        Err(message) => {
+            let _ = writeln!(out.stderr, "{message}");
+            return EXIT_INVALID;
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            let _ = writeln!(out.stderr, "cannot start the async runtime: {error}");
+            return EXIT_INVALID;
+        }
+    };
+    let outcome = runtime.block_on(async {
+        if args.reload {
+            tokio::spawn(watch_config(args_for_reload(args), servers.clone()));
+        }
+        match (args.http, http) {
+            (Some(address), Some(options)) => serve_http(address, servers, &options).await,
+            _ => {
+                let server = servers.into_iter().next().map(|(_, server)| server);
+                match server {
+                    Some(server) => server.serve_stdio().await,
+                    None => Ok(()),
+                }
+            }
+        }
+    });
+    // stdin's reader thread cannot be interrupted: do not wait for it.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    match outcome {
+        Ok(()) => EXIT_OK,
+        Err(error) => {
+            let _ = writeln!(out.stderr, "{error}");
+            EXIT_INVALID
+        }
+    }
+}
+
+async fn serve_http(
+    address: SocketAddr,
+    servers: Vec<(String, McpServer)>,
+    options: &HttpOptions,
+) -> Result<(), ServeError> {
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .map_err(|error| ServeError::Transport(format!("cannot listen on {address}: {error}")))?;
+    if let Ok(bound) = listener.local_addr() {
+        // The one line a script waits for (the port, when 0 was asked for).
+        eprintln!("toolforge: serving MCP at http://{bound}/mcp");
+    }
+    McpServer::serve_http(listener, servers, options, shutdown_signal()).await
+}
+
+/// Logs to stderr, `TOOLFORGE_LOG` (like `info` or `toolforge=debug`) choosing what.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("TOOLFORGE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_target(false)
+        .try_init();
+}
+
+/// The HTTP settings, `None` on stdio. Refuses settings that would expose the server by
+/// accident.
+fn http_options(args: &Args) -> Result<Option<HttpOptions>, String> {
+    let Some(address) = args.http else {
+        return Ok(None);
+    };
+    if !address.ip().is_loopback() && args.allow_hosts.is_empty() {
+        return Err(format!(
+            "--http {address} listens beyond this machine; name the host clients use with \
+             --allow-host (and require a token with --token-env), or listen on 127.0.0.1"
+        ));
+    }
+    let token = match &args.token_env {
+        None => None,
+        Some(variable) => match std::env::var(variable) {
+            Ok(token) if !token.trim().is_empty() => Some(token),
+            _ => {
+                return Err(format!(
+                    "--token-env {variable}: the environment variable `{variable}` is not set or empty; set it to the token clients must send"
+                ));
+            }
+        },
+    };
+    let defaults = HttpOptions::default();
+    let mut hosts = defaults.allowed_hosts.clone();
+    hosts.extend(args.allow_hosts.iter().cloned());
+    let mut origins = defaults.allowed_origins.clone();
+    origins.extend(args.allow_origins.iter().cloned());
+    Ok(Some(
+        defaults
+            .with_allowed_hosts(hosts)
+            .with_allowed_origins(origins)
+            .with_bearer_token(token)
+            .with_max_body_bytes(args.max_body_bytes),
+    ))
+}
+
+/// What a reload needs of the arguments.
+#[derive(Debug, Clone)]
+struct ReloadArgs {
+    config: PathBuf,
+    db: PathBuf,
+    toolset: Option<String>,
+    read_only: bool,
+    limits: CallLimits,
+    options: McpOptions,
+}
+
+fn args_for_reload(args: &Args) -> ReloadArgs {
+    ReloadArgs {
+        config: args.config.clone(),
+        db: args.db.clone(),
+        toolset: args.toolset.clone(),
+        read_only: args.read_only,
+        limits: limits(args),
+        options: mcp_options(args),
+    }
+}
+
+fn limits(args: &Args) -> CallLimits {
+    CallLimits::default()
+        .timeout(Some(args.timeout))
+        .max_answer_bytes(Some(args.max_answer_bytes))
+}
+
+fn mcp_options(args: &Args) -> McpOptions {
+    let mut options = McpOptions::default();
+    options.max_concurrent_calls = args.max_concurrent_calls.max(1);
+    if args.reload {
+        options.list_ttl = Duration::ZERO;
+    }
+    options
+}
+
+/// The servers to mount, by path: `/mcp` and one per toolset (only the chosen one with
+/// `--toolset`). On stdio only the first is served.
+fn load_servers(args: &Args) -> Result<Vec<(String, McpServer)>, String> {
+    build_servers(&args_for_reload(args)).map_err(|error| error.to_string())
+}
+
+fn build_servers(
+    args: &ReloadArgs,
+) -> Result<Vec<(String, McpServer)>, Box<dyn std::error::Error>> {
+    let options = CompileOptions::default().serving(true);
+    let live: Live = dynamic::load_with_limits(&args.config, &args.db, &options, args.limits)?;
+    if !live.compiled.warnings.is_empty() {
+        tracing::warn!("{}", live.compiled.warnings.render().trim_end());
+    }
+    let mcp = &live.spec.mcp;
+    let mut root = McpServer::for_spec(
+        live.registry.clone(),
+        mcp,
+        &live.spec.name,
+        env!("CARGO_PKG_VERSION"),
+    )?
+    .with_options(args.options);
+    if args.read_only {
+        root = root.read_only();
+    }
+    let mut servers = Vec::new();
+    match &args.toolset {
+        Some(name) => {
+            let toolset = root.toolset(mcp, name)?;
+            servers.push(("/mcp".to_owned(), toolset.clone()));
+            servers.push((format!("/mcp/{name}"), toolset));
+        }
+        None => {
+            servers.push(("/mcp".to_owned(), root.clone()));
+            for name in mcp.toolsets.keys() {
+                servers.push((format!("/mcp/{name}"), root.toolset(mcp, name)?));
+            }
+        }
+    }
+    Ok(servers)
+}
+
+/// Polls the config file once a second; when its content changes, rebuilds the tools and swaps them into
+/// the running servers (same paths), or logs why the new config is refused.
+async fn watch_config(args: ReloadArgs, servers: Vec<(String, McpServer)>) {
+    let mut seen = modified(&args.config);
+    loop {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let now = modified(&args.config);
+        if now == seen {
+            continue;
+        }
+        seen = now;
+        let rebuild = {
+            let args = args.clone();
+            tokio::task::spawn_blocking(move || build_servers(&args).map_err(|e| e.to_string()))
+                .await
+        };
+        let fresh = match rebuild {
+            Ok(Ok(fresh)) => fresh,
+            Ok(Err(message)) => {
+                tracing::error!(config = %args.config.display(), "the changed config is refused; the old tools stay served:\n{message}");
+                continue;
+            }
+            Err(error) => {
+                tracing::error!(%error, "reloading the config failed; the old tools stay served");
+                continue;
+            }
+        };
+        for (path, server) in &servers {
+            match fresh.iter().find(|(fresh_path, _)| fresh_path == path) {
+                Some((_, replacement)) => server.replace_registry(replacement.registry()).await,
+                None => {
+                    tracing::warn!(%path, "the changed config no longer declares this toolset; it keeps its old tools until restart")
+                }
+            }
+        }
+        for (path, _) in fresh
+            .iter()
+            .filter(|(p, _)| !servers.iter().any(|(q, _)| q == p))
+        {
+            tracing::warn!(%path, "a new toolset is served only after a restart");
+        }
+        tracing::info!(config = %args.config.display(), "config reloaded");
+    }
+}
+
+/// The config's content (small: read whole), `None` while it cannot be read.
+fn modified(path: &Path) -> Option<Vec<u8>> {
+    std::fs::read(path).ok()
+}

@@ -1,0 +1,196 @@
+//! The rmcp [`ServerHandler`] of an [`super::McpServer`]: `tools/list` and `tools/call`.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rmcp::ServerHandler;
+use rmcp::model::{
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
+    ErrorCode as RpcCode, ErrorData, InitializeResult, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer};
+use serde_json::Value;
+
+use super::Shared;
+use crate::limits::DEFAULT_TIMEOUT;
+use crate::{ErrorCode, ToolError, ToolResult};
+
+/// Answers MCP requests with the tools of an [`super::McpServer`]. Clones share the server.
+#[derive(Clone)]
+pub struct McpHandler {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for McpHandler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpHandler")
+            .field("server", &self.shared.identity.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpHandler {
+    pub(super) fn new(shared: Arc<Shared>) -> McpHandler {
+        McpHandler { shared }
+    }
+
+    /// Runs one call within the server's concurrency bound; `None` when the client cancelled
+    /// it (the call's future is dropped, which interrupts its database statement).
+    async fn run(
+        &self,
+        name: &str,
+        arguments: Value,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<ToolResult> {
+        let served = self.shared.current();
+        if self.shared.is_draining() {
+            return Some(Err(ToolError::new(
+                ErrorCode::Unavailable,
+                "the server is shutting down and takes no new calls; call again once it is back",
+            )));
+        }
+        let wait = served
+            .registry
+            .limits_for(name)
+            .timeout
+            .unwrap_or(DEFAULT_TIMEOUT);
+        let calls = self.shared.calls.clone();
+        let permit = tokio::select! {
+            permit = tokio::time::timeout(wait, calls.acquire_owned()) => match permit {
+                Ok(Ok(permit)) => permit,
+                _ => return Some(Err(busy(name, wait, self.shared.options.max_concurrent_calls))),
+            },
+            () = context.ct.cancelled() => return None,
+        };
+        let outcome = tokio::select! {
+            outcome = served.registry.call(name, arguments) => Some(outcome),
+            () = context.ct.cancelled() => None,
+        };
+        drop(permit);
+        outcome
+    }
+}
+
+impl ServerHandler for McpHandler {
+    fn get_info(&self) -> InitializeResult {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        let info =
+            InitializeResult::new(capabilities).with_server_info(self.shared.identity.clone());
+        match &self.shared.instructions {
+            Some(instructions) => info.with_instructions(instructions.clone()),
+            None => info,
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let served = self.shared.current();
+        let total = served.tools.len();
+        let start = match request.and_then(|params| params.cursor) {
+            None => 0,
+            Some(cursor) => match cursor.parse::<usize>() {
+                Ok(start) if start <= total => start,
+                _ => {
+                    return Err(ErrorData::invalid_params(
+                        format!(
+                            "invalid cursor `{cursor}`: use the `nextCursor` of the previous page"
+                        ),
+                        None,
+                    ));
+                }
+            },
+        };
+        let end = start
+            .saturating_add(self.shared.options.page_size.max(1))
+            .min(total);
+        let mut page = ListToolsResult::with_all_items(served.tools[start..end].to_vec())
+            .with_ttl_ms(
+                u64::try_from(self.shared.options.list_ttl.as_millis()).unwrap_or(u64::MAX),
+            )
+            .with_cache_scope(CacheScope::Public);
+        if end < total {
+            page.next_cursor = Some(end.to_string());
+        }
+        Ok(page)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.as_ref();
+        let served = self.shared.current();
+        if !served.registry.contains(name) {
+            tracing::info!(tool = %name, "unknown tool");
+            let error = served.registry.invalid_tool().error(name);
+            return Err(ErrorData::new(
+                RpcCode::INVALID_PARAMS,
+                error.message.clone(),
+                Some(error.to_json()),
+            ));
+        }
+        let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        let started = Instant::now();
+        let Some(outcome) = self.run(name, arguments, &context).await else {
+            tracing::info!(tool = %name, ms = started.elapsed().as_millis() as u64, "call cancelled by the client");
+            return Ok(error_result(&ToolError::new(
+                ErrorCode::Unavailable,
+                "the call was cancelled by the client",
+            ))
+            .into());
+        };
+        let ms = started.elapsed().as_millis() as u64;
+        Ok(match outcome {
+            Ok(value) => {
+                tracing::info!(tool = %name, ms, "call answered");
+                success_result(value).into()
+            }
+            Err(error) => {
+                tracing::info!(tool = %name, ms, error = %error.code, "call failed");
+                error_result(&error).into()
+            }
+        })
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let mut peers = self.shared.lock_peers();
+        peers.retain(|peer| !peer.is_transport_closed());
+        peers.push(context.peer);
+    }
+}
+
+/// A tool's answer: `structuredContent` when it is an object, always mirrored as JSON text.
+fn success_result(value: Value) -> CallToolResult {
+    let text = serde_json::to_string(&value).unwrap_or_else(|_| "null".to_owned());
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    if value.is_object() {
+        result.structured_content = Some(value);
+    }
+    result
+}
+
+/// A failed call, as a result the model reads (`isError: true`, the structured error as text).
+fn error_result(error: &ToolError) -> CallToolResult {
+    let text = serde_json::to_string(&error.to_json()).unwrap_or_else(|_| error.message.clone());
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+/// The error of a call that found no free slot within its deadline.
+fn busy(name: &str, waited: Duration, max: usize) -> ToolError {
+    ToolError::new(
+        ErrorCode::Unavailable,
+        format!(
+            "the server is busy ({max} calls running) and `{name}` found no free slot within {} ms; call again shortly",
+            waited.as_millis()
+        ),
+    )
+    .with_details(serde_json::json!({"tool": name, "max_concurrent_calls": max}))
+}

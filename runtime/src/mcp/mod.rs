@@ -1,0 +1,363 @@
+//! Serving a [`ToolRegistry`] over the Model Context Protocol, with rmcp (the official Rust
+//! SDK): on stdio for desktop clients ([`McpServer::serve_stdio`]) and, with the `mcp-http`
+//! feature, over Streamable HTTP ([`McpServer::router`] to mount in an axum app, or
+//! [`McpServer::serve_http`]).
+//!
+//! Every tool of the registry is served the way the registry runs it (validation, deadlines,
+//! answer caps, panic isolation), generated, custom and `#[derive(Tool)]` tools alike:
+//! - `tools/list` in registration order, in pages of [`McpOptions::page_size`], with
+//!   `ttlMs` / `cacheScope` caching hints; each tool has its `title`, annotations and, when
+//!   its output is typed, its `outputSchema`;
+//! - a result is `structuredContent` (when it is a JSON object) mirrored as JSON text;
+//! - a failed call (invalid arguments, timeout, too large, the tool's own errors) is a result
+//!   with `isError: true` whose text is the structured error the model can act on;
+//! - an unknown tool is the JSON-RPC error `-32602` whose `data` carries the nearest names;
+//! - at most [`McpOptions::max_concurrent_calls`] calls run at once; a call whose client
+//!   cancels it (or disconnects) is dropped, which stops its database statement.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use toolforge::ToolRegistry;
+//! use toolforge::mcp::McpServer;
+//! let registry = ToolRegistry::standard()?.build();
+//! McpServer::new(registry).with_server_info("notes", "1.0.0").serve_stdio().await?;
+//! # Ok(()) }
+//! ```
+
+mod convert;
+mod handler;
+#[cfg(feature = "mcp-http")]
+mod http;
+mod shutdown;
+mod stdio;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use rmcp::service::{Peer, RoleServer};
+use tokio::sync::Semaphore;
+
+use crate::ToolRegistry;
+use crate::spec::McpSpec;
+
+pub use handler::McpHandler;
+#[cfg(feature = "mcp-http")]
+pub use http::HttpOptions;
+pub use shutdown::shutdown_signal;
+
+/// How a server pages, caches and bounds its work.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct McpOptions {
+    /// Tools per `tools/list` page (default 100).
+    pub page_size: usize,
+    /// Calls running at once; further calls wait for a free slot within their deadline
+    /// (default 64).
+    pub max_concurrent_calls: usize,
+    /// How long a client may cache `tools/list` (`ttlMs`, default 5 minutes; 0 when the
+    /// tools may change, see [`McpServer::replace_registry`]).
+    pub list_ttl: Duration,
+}
+
+impl Default for McpOptions {
+    fn default() -> Self {
+        McpOptions {
+            page_size: 100,
+            max_concurrent_calls: 64,
+            list_ttl: Duration::from_secs(300),
+        }
+    }
+}
+
+/// Why a server could not start or stopped.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// `mcp.tools` or a toolset names a tool the registry does not have.
+    #[error("{what} names `{name}`, which is not a tool of the registry served{hint}")]
+    UnknownTool {
+        /// Where the name comes from (`mcp.tools`, `toolset lookup`).
+        what: String,
+        /// The name.
+        name: String,
+        /// ` (did you mean ...?)` or empty.
+        hint: String,
+    },
+    /// No toolset has this name.
+    #[error("there is no toolset `{name}`; {available}")]
+    UnknownToolset {
+        /// The name asked for.
+        name: String,
+        /// The toolsets there are.
+        available: String,
+    },
+    /// The transport failed (stdio closed during the handshake, an address in use, ...).
+    #[error("the MCP transport failed: {0}")]
+    Transport(String),
+}
+
+/// An MCP server over one [`ToolRegistry`]. Cheap to clone: clones serve the same tools.
+#[derive(Clone)]
+pub struct McpServer {
+    shared: Arc<Shared>,
+}
+
+/// What every connection of a server shares.
+struct Shared {
+    served: RwLock<Arc<Served>>,
+    identity: rmcp::model::Implementation,
+    instructions: Option<String>,
+    options: McpOptions,
+    calls: Arc<Semaphore>,
+    draining: AtomicBool,
+    peers: Mutex<Vec<Peer<RoleServer>>>,
+}
+
+/// The tools served now: the registry and its MCP definitions, converted once.
+struct Served {
+    registry: Arc<ToolRegistry>,
+    tools: Vec<rmcp::model::Tool>,
+}
+
+impl Served {
+    fn new(registry: Arc<ToolRegistry>) -> Arc<Served> {
+        let tools = convert::tools(&registry);
+        Arc::new(Served { registry, tools })
+    }
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServer")
+            .field("name", &self.shared.identity.name)
+            .field("tools", &self.registry().len())
+            .field("options", &self.shared.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpServer {
+    /// A server of every tool of `registry`, named `toolforge` with the crate's version.
+    pub fn new(registry: Arc<ToolRegistry>) -> McpServer {
+        McpServer::build(
+            registry,
+            rmcp::model::Implementation::new("toolforge", env!("CARGO_PKG_VERSION")),
+            None,
+            McpOptions::default(),
+        )
+    }
+
+    fn build(
+        registry: Arc<ToolRegistry>,
+        identity: rmcp::model::Implementation,
+        instructions: Option<String>,
+        options: McpOptions,
+    ) -> McpServer {
+        McpServer {
+            shared: Arc::new(Shared {
+                served: RwLock::new(Served::new(registry)),
+                identity,
+                instructions,
+                calls: Arc::new(Semaphore::new(options.max_concurrent_calls.max(1))),
+                options,
+                draining: AtomicBool::new(false),
+                peers: Mutex::new(Vec::new()),
+            }),
+        }
+    }
+
+    /// The name and version the server reports to clients.
+    pub fn with_server_info(self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        let identity = rmcp::model::Implementation::new(name, version);
+        let shared = &self.shared;
+        McpServer::build(
+            self.registry(),
+            identity,
+            shared.instructions.clone(),
+            shared.options,
+        )
+    }
+
+    /// Instructions sent to clients when they connect (how to use the tools together).
+    pub fn with_instructions(self, instructions: impl Into<String>) -> Self {
+        let shared = &self.shared;
+        McpServer::build(
+            self.registry(),
+            shared.identity.clone(),
+            Some(instructions.into()),
+            shared.options,
+        )
+    }
+
+    /// Paging, caching and concurrency settings.
+    pub fn with_options(self, options: McpOptions) -> Self {
+        let shared = &self.shared;
+        McpServer::build(
+            self.registry(),
+            shared.identity.clone(),
+            shared.instructions.clone(),
+            options,
+        )
+    }
+
+    /// The server a config describes: `mcp.server` names it (else `default_name` and
+    /// `default_version`), and `mcp.tools` is the allow-list of the tools served (`batch`
+    /// reaching only those). A listed name that the registry lacks is an error.
+    pub fn for_spec(
+        registry: Arc<ToolRegistry>,
+        mcp: &McpSpec,
+        default_name: &str,
+        default_version: &str,
+    ) -> Result<McpServer, ServeError> {
+        let registry = match &mcp.expose {
+            None => registry,
+            Some(names) => {
+                check_names(&registry, "mcp.tools", names)?;
+                registry.subset(|tool| names.contains(&tool.name))
+            }
+        };
+        let identity = rmcp::model::Implementation::new(
+            mcp.server_name.as_deref().unwrap_or(default_name),
+            mcp.server_version.as_deref().unwrap_or(default_version),
+        );
+        Ok(McpServer::build(
+            registry,
+            identity,
+            None,
+            McpOptions::default(),
+        ))
+    }
+
+    /// A server of the toolset `name` of `mcp` (`toolforge.toolsets`): the listed tools of
+    /// this server, under the same identity and settings.
+    pub fn toolset(&self, mcp: &McpSpec, name: &str) -> Result<McpServer, ServeError> {
+        let Some(members) = mcp.toolsets.get(name) else {
+            let available = if mcp.toolsets.is_empty() {
+                "the config declares none (`toolforge.toolsets`)".to_owned()
+            } else {
+                let names: Vec<String> = mcp.toolsets.keys().map(|n| format!("`{n}`")).collect();
+                format!("the toolsets are {}", names.join(", "))
+            };
+            return Err(ServeError::UnknownToolset {
+                name: name.to_owned(),
+                available,
+            });
+        };
+        let registry = self.registry();
+        check_names(&registry, &format!("toolset `{name}`"), members)?;
+        Ok(self.with_registry(registry.subset(|tool| members.contains(&tool.name))))
+    }
+
+    /// This server with only its read-only tools (annotated `readOnlyHint: true`); `batch`
+    /// stays, reaching only those.
+    pub fn read_only(&self) -> McpServer {
+        let registry = self.registry();
+        let batch = crate::BATCH_TOOL_NAME;
+        self.with_registry(
+            registry.subset(|tool| tool.name == batch || tool.annotations.read_only == Some(true)),
+        )
+    }
+
+    fn with_registry(&self, registry: Arc<ToolRegistry>) -> McpServer {
+        let shared = &self.shared;
+        McpServer::build(
+            registry,
+            shared.identity.clone(),
+            shared.instructions.clone(),
+            shared.options,
+        )
+    }
+
+    /// The registry served now.
+    pub fn registry(&self) -> Arc<ToolRegistry> {
+        self.shared.current().registry.clone()
+    }
+
+    /// The name the server reports.
+    pub fn name(&self) -> &str {
+        &self.shared.identity.name
+    }
+
+    /// Serves `registry` from now on (calls already running finish on the old one) and sends
+    /// `notifications/tools/list_changed` to every connected client that keeps a session.
+    pub async fn replace_registry(&self, registry: Arc<ToolRegistry>) {
+        *self
+            .shared
+            .served
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Served::new(registry);
+        let peers: Vec<Peer<RoleServer>> = {
+            let mut peers = self.shared.lock_peers();
+            peers.retain(|peer| !peer.is_transport_closed());
+            peers.clone()
+        };
+        for peer in peers {
+            if let Err(error) = peer.notify_tool_list_changed().await {
+                tracing::debug!(%error, "a client did not take the tools/list_changed notification");
+            }
+        }
+    }
+
+    /// The rmcp handler of this server, for transports of your own.
+    pub fn handler(&self) -> McpHandler {
+        McpHandler::new(self.shared.clone())
+    }
+
+    /// Stops taking calls and waits until the calls running now have finished, at most
+    /// `grace`. Returns whether they all finished.
+    pub async fn drain(&self, grace: Duration) -> bool {
+        self.shared.draining.store(true, Ordering::SeqCst);
+        let all =
+            u32::try_from(self.shared.options.max_concurrent_calls.max(1)).unwrap_or(u32::MAX);
+        matches!(
+            tokio::time::timeout(grace, self.shared.calls.acquire_many(all)).await,
+            Ok(Ok(_))
+        )
+    }
+}
+
+impl Shared {
+    fn current(&self) -> Arc<Served> {
+        self.served
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    fn lock_peers(&self) -> std::sync::MutexGuard<'_, Vec<Peer<RoleServer>>> {
+        self.peers
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn is_draining(&self) -> bool {
+        self.draining.load(Ordering::SeqCst)
+    }
+}
+
+/// Checks that every name in `names` is a tool of `registry`.
+fn check_names(registry: &ToolRegistry, what: &str, names: &[String]) -> Result<(), ServeError> {
+    for name in names {
+        if !registry.contains(name) {
+            let hint = toolforge_names::closest(name, registry.names())
+                .map(|close| format!(" (did you mean `{close}`?)"))
+                .unwrap_or_default();
+            return Err(ServeError::UnknownTool {
+                what: what.to_owned(),
+                name: name.clone(),
+                hint,
+            });
+        }
+    }
+    Ok(())
+}
+
+impl ToolRegistry {
+    /// Serves this registry over MCP on stdio until the client closes it or the process gets
+    /// SIGINT / SIGTERM (running calls finish first). See [`McpServer`] to name the server
+    /// or serve over HTTP.
+    pub async fn serve_stdio(self: &Arc<Self>) -> Result<(), ServeError> {
+        McpServer::new(self.clone()).serve_stdio().await
+    }
+}
