@@ -7,9 +7,9 @@ use rmcp::ServerHandler;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
     ErrorCode as RpcCode, ErrorData, InitializeResult, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities,
+    ServerCapabilities, SubscriptionFilter,
 };
-use rmcp::service::{NotificationContext, RequestContext, RoleServer};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use serde_json::Value;
 
 use super::Shared;
@@ -158,6 +158,27 @@ impl ServerHandler for McpHandler {
                 error_result(&error).into()
             }
         })
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::new();
+        accepted.tools_list_changed = requested.tools_list_changed;
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let id = context.request_context().id.to_string();
+        self.shared
+            .lock_listeners()
+            .push((id.clone(), context.sink().clone()));
+        context.cancelled().await;
+        self.shared
+            .lock_listeners()
+            .retain(|(listener, _)| *listener != id);
+        Ok(())
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

@@ -112,6 +112,8 @@ struct Shared {
     calls: Arc<Semaphore>,
     draining: AtomicBool,
     peers: Mutex<Vec<Peer<RoleServer>>>,
+    /// Open `subscriptions/listen` streams of 2026-07-28 clients, by request id.
+    listeners: Mutex<Vec<(String, rmcp::service::SubscriptionSink)>>,
 }
 
 /// The tools served now: the registry and its MCP definitions, converted once.
@@ -163,6 +165,7 @@ impl McpServer {
                 options,
                 draining: AtomicBool::new(false),
                 peers: Mutex::new(Vec::new()),
+                listeners: Mutex::new(Vec::new()),
             }),
         }
     }
@@ -280,7 +283,8 @@ impl McpServer {
     }
 
     /// Serves `registry` from now on (calls already running finish on the old one) and sends
-    /// `notifications/tools/list_changed` to every connected client that keeps a session.
+    /// `notifications/tools/list_changed` to every connected client that keeps a session
+    /// (2025-11-25) or listens for it (`subscriptions/listen`, 2026-07-28).
     pub async fn replace_registry(&self, registry: Arc<ToolRegistry>) {
         *self
             .shared
@@ -295,6 +299,17 @@ impl McpServer {
         for peer in peers {
             if let Err(error) = peer.notify_tool_list_changed().await {
                 tracing::debug!(%error, "a client did not take the tools/list_changed notification");
+            }
+        }
+        let listeners: Vec<rmcp::service::SubscriptionSink> = self
+            .shared
+            .lock_listeners()
+            .iter()
+            .map(|(_, sink)| sink.clone())
+            .collect();
+        for sink in listeners {
+            if let Err(error) = sink.notify_tool_list_changed().await {
+                tracing::debug!(%error, "a listener did not take the tools/list_changed notification");
             }
         }
     }
@@ -327,6 +342,14 @@ impl Shared {
 
     fn lock_peers(&self) -> std::sync::MutexGuard<'_, Vec<Peer<RoleServer>>> {
         self.peers
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn lock_listeners(
+        &self,
+    ) -> std::sync::MutexGuard<'_, Vec<(String, rmcp::service::SubscriptionSink)>> {
+        self.listeners
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }

@@ -62,10 +62,26 @@ pub fn seeded(corpus_file: &str, fixture: &str) -> Seeded {
 }
 
 impl Seeded {
-    /// Calls a tool through the registry, recording the name.
+    /// Calls a tool through the registry, recording the name. A successful answer must
+    /// match the tool's `outputSchema` (what MCP clients check `structuredContent` against).
     pub async fn call(&self, tool: &str, arguments: Value) -> Result<Value, ToolError> {
         self.called.lock().unwrap().insert(tool.to_string());
-        self.registry.call(tool, arguments).await
+        let answer = self.registry.call(tool, arguments.clone()).await;
+        if let (Ok(value), Some(registered)) = (&answer, self.registry.get(tool))
+            && let Some(schema) = &registered.definition().output_schema
+        {
+            let validator = jsonschema::validator_for(schema)
+                .unwrap_or_else(|e| panic!("the output schema of {tool} does not compile: {e}"));
+            let problems: Vec<String> = validator
+                .iter_errors(value)
+                .map(|e| format!("{} at {}", e, e.instance_path()))
+                .collect();
+            assert!(
+                problems.is_empty(),
+                "the answer of {tool} {arguments} does not match its output schema: {problems:?}\n{value}"
+            );
+        }
+        answer
     }
 
     /// A call that must succeed.

@@ -376,7 +376,7 @@ pub(crate) fn definition<A: EngineTool>(
         title: Some(title.to_string()),
         description: crate::dialect::fit_description(&description).into_owned(),
         input_schema: input_schema::<A>(spec),
-        output_schema: None,
+        output_schema: Some(super::answers::output_schema::<A::Answer>()),
         annotations: ToolAnnotations {
             read_only: Some(true),
             destructive: Some(false),

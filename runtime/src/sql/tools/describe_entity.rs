@@ -32,6 +32,7 @@ impl<E: ArgName> DescribeEntityArgs<E> {
 
 impl EngineTool for DescribeEntityArgs {
     const KIND: DatabaseTool = DatabaseTool::DescribeEntity;
+    type Answer = super::answers::EntityDescription;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let description = "Describe one entity type: its fields with types and descriptions, the \

@@ -94,6 +94,7 @@ impl<E: ArgName, F: ArgName, R: ArgName> ExploreRelationshipsArgs<E, F, R> {
 
 impl EngineTool for ExploreRelationshipsArgs {
     const KIND: DatabaseTool = DatabaseTool::ExploreRelationships;
+    type Answer = super::answers::RelationshipPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let mut description = DescriptionBuilder::new(

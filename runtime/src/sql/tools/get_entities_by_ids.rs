@@ -75,6 +75,7 @@ impl<E: ArgName, F: ArgName> GetEntitiesByIdsArgs<E, F> {
 
 impl EngineTool for GetEntitiesByIdsArgs {
     const KIND: DatabaseTool = DatabaseTool::GetEntitiesByIds;
+    type Answer = super::answers::RecordsPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let max = spec.tools.max_limit.max(1);

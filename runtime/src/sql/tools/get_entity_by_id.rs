@@ -37,6 +37,7 @@ impl<E: ArgName> GetEntityByIdArgs<E> {
 
 impl EngineTool for GetEntityByIdArgs {
     const KIND: DatabaseTool = DatabaseTool::GetEntityById;
+    type Answer = super::answers::RecordAnswer;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let ids: Vec<String> = spec

@@ -49,6 +49,7 @@ impl<E: ArgName> GetSchemaArgs<E> {
 
 impl EngineTool for GetSchemaArgs {
     const KIND: DatabaseTool = DatabaseTool::GetSchema;
+    type Answer = super::answers::SchemaAnswer;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let names: Vec<String> = entity_names(spec).into_iter().map(str::to_owned).collect();

@@ -61,6 +61,7 @@ impl<E: ArgName, F: ArgName> GlobSearchArgs<E, F> {
 
 impl EngineTool for GlobSearchArgs {
     const KIND: DatabaseTool = DatabaseTool::GlobSearch;
+    type Answer = super::answers::EntityPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let mut text = DescriptionBuilder::new(

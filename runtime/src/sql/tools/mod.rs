@@ -16,6 +16,7 @@
 //! with `String` names; a generated module instantiates them with its name enums, which makes
 //! them tools of that module's embedded spec ([`EmbeddedSpec`]).
 
+mod answers;
 mod arguments;
 mod common;
 mod describe_entity;
@@ -55,6 +56,9 @@ pub use query_entities::QueryEntitiesArgs;
 pub(crate) trait EngineTool: DeserializeOwned + JsonSchema + Send + 'static {
     /// Which tool this is.
     const KIND: DatabaseTool;
+
+    /// The shape of its answers (its `outputSchema`, see `answers.rs`).
+    type Answer: JsonSchema;
 
     /// The definition for `spec`.
     fn definition(spec: &SchemaSpec) -> ToolDefinition;

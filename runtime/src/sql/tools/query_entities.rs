@@ -68,6 +68,7 @@ impl<E: ArgName, F: ArgName> QueryEntitiesArgs<E, F> {
 
 impl EngineTool for QueryEntitiesArgs {
     const KIND: DatabaseTool = DatabaseTool::QueryEntities;
+    type Answer = super::answers::EntityPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
         definition::<Self>(

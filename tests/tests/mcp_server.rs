@@ -1,0 +1,441 @@
+//! The MCP server seen by rmcp's client (the official Rust SDK) over an in-process stream:
+//! a registry of database tools (seeded code-rag data), `#[derive(Tool)]` tools and `batch`.
+//! The same server over stdio and HTTP is driven by the official Python SDK in CI
+//! (`scripts/check-mcp-server.py`).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, ErrorCode as RpcCode, JsonObject};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+use rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceError};
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+use toolforge::mcp::{McpOptions, McpServer, ServeError};
+use toolforge::schemars::JsonSchema;
+use toolforge::serde::Serialize;
+use toolforge::sql::Database;
+use toolforge::{Tool, ToolContext, ToolError, ToolHandler, ToolRegistry, TypedTool};
+use toolforge_cli::dynamic;
+use toolforge_tests::corpus_dir;
+
+const CONFIG: &str = "ragforge__examples__code-rag__ragforge.config.yaml";
+
+/// Sleeps for `seconds`, recording whether it was dropped before finishing.
+#[derive(Tool)]
+#[tool(read_only, idempotent = true, destructive = false)]
+struct Sleep {
+    /// How long to sleep.
+    seconds: u64,
+}
+
+static SLEEP_DROPPED: AtomicBool = AtomicBool::new(false);
+
+struct DropFlag;
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        SLEEP_DROPPED.store(true, Ordering::SeqCst);
+    }
+}
+
+impl ToolHandler for Sleep {
+    type Output = Slept;
+
+    async fn run(self, _context: &ToolContext) -> Result<Slept, ToolError> {
+        let flag = DropFlag;
+        tokio::time::sleep(Duration::from_secs(self.seconds)).await;
+        std::mem::forget(flag);
+        Ok(Slept {
+            seconds: self.seconds,
+        })
+    }
+}
+
+/// What `sleep` answers.
+#[derive(Serialize, JsonSchema)]
+#[serde(crate = "toolforge::serde")]
+#[schemars(crate = "toolforge::schemars")]
+struct Slept {
+    /// How long it slept.
+    seconds: u64,
+}
+
+/// Writes a note (not read-only).
+#[derive(Tool)]
+#[tool(destructive = false)]
+struct WriteNote {
+    /// The note.
+    text: String,
+}
+
+impl ToolHandler for WriteNote {
+    type Output = Value;
+
+    async fn run(self, _context: &ToolContext) -> Result<Value, ToolError> {
+        Ok(json!({"written": self.text}))
+    }
+}
+
+/// Database tools over seeded code-rag data, `sleep`, `write_note` and `batch`.
+fn registry(dir: &tempfile::TempDir) -> Arc<ToolRegistry> {
+    let config = corpus_dir().join(CONFIG);
+    let compiled = dynamic::compile(&config, &Default::default()).expect("config");
+    let path = dir.path().join("mcp.db");
+    let db = Database::open(&path).expect("open");
+    db.init(&compiled.spec).expect("init");
+    let data = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/code-rag.jsonl"),
+    )
+    .expect("fixture");
+    db.import_jsonl(&compiled.spec, data.as_slice())
+        .expect("import");
+    toolforge::sql::registry_builder(Arc::new(compiled.spec), db)
+        .expect("registry")
+        .register(TypedTool::<Sleep>::new())
+        .expect("sleep")
+        .register(TypedTool::<WriteNote>::new())
+        .expect("write_note")
+        .build()
+}
+
+/// A client that counts `tools/list_changed` notifications outside subscriptions; `legacy`
+/// clients speak the 2025-11-25 protocol (handshake and session), others the newest.
+#[derive(Clone, Default)]
+struct Client {
+    list_changed: Arc<Notify>,
+    legacy: bool,
+}
+
+impl rmcp::ClientHandler for Client {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let config = rmcp::model::ClientConfig::default();
+        config.with_protocol_version(if self.legacy {
+            rmcp::model::ProtocolVersion::V_2025_11_25
+        } else {
+            rmcp::model::ProtocolVersion::V_2026_07_28
+        })
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changed.notify_one();
+    }
+}
+
+/// Connects a client to `server` over an in-process byte stream.
+async fn connect(server: McpServer, client: Client) -> RunningService<RoleClient, Client> {
+    let (client_io, server_io) = tokio::io::duplex(1 << 20);
+    let (server_read, server_write) = tokio::io::split(server_io);
+    tokio::spawn(server.serve_io(server_read, server_write, std::future::pending()));
+    let lifecycle = if client.legacy {
+        ClientLifecycleMode::Initialize
+    } else {
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+        }
+    };
+    client
+        .serve_with_lifecycle(client_io, lifecycle)
+        .await
+        .expect("handshake")
+}
+
+fn arguments(value: Value) -> JsonObject {
+    match value {
+        Value::Object(object) => object,
+        other => panic!("not an object: {other}"),
+    }
+}
+
+fn call(name: &'static str, args: Value) -> CallToolRequestParams {
+    CallToolRequestParams::new(name).with_arguments(arguments(args))
+}
+
+#[tokio::test]
+async fn tools_list_pages_in_registration_order_with_titles_annotations_and_output_schemas() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registry(&dir);
+    let mut options = McpOptions::default();
+    options.page_size = 3;
+    let server = McpServer::new(registry.clone()).with_options(options);
+    let client = connect(server, Client::default()).await;
+
+    let mut names = Vec::new();
+    let mut cursor = None;
+    let mut pages = 0;
+    loop {
+        let mut params = rmcp::model::PaginatedRequestParams::default();
+        params.cursor = cursor;
+        let page = client.list_tools(Some(params)).await.expect("tools/list");
+        assert!(
+            page.tools.len() <= 3,
+            "a page holds at most page_size tools"
+        );
+        assert!(
+            page.ttl_ms.is_some() && page.cache_scope.is_some(),
+            "caching hints"
+        );
+        pages += 1;
+        for tool in &page.tools {
+            names.push(tool.name.to_string());
+            let definition = registry.get(&tool.name).unwrap().definition();
+            assert!(tool.annotations.is_some(), "{} has annotations", tool.name);
+            if definition.capabilities.contains(&"database".to_string()) {
+                assert!(tool.title.is_some(), "{} has a title", tool.name);
+                let output = tool
+                    .output_schema
+                    .as_ref()
+                    .expect("database tools have an outputSchema");
+                assert_eq!(output.get("type"), Some(&json!("object")));
+            }
+        }
+        cursor = page.next_cursor;
+        if cursor.is_none() {
+            break;
+        }
+    }
+    let expected: Vec<String> = registry.names().map(str::to_string).collect();
+    assert_eq!(names, expected, "every tool once, in registration order");
+    assert_eq!(pages, expected.len().div_ceil(3));
+
+    let mut params = rmcp::model::PaginatedRequestParams::default();
+    params.cursor = Some("not-a-cursor".into());
+    let error = client.list_tools(Some(params)).await.unwrap_err();
+    assert!(matches!(error, ServiceError::McpError(e) if e.code == RpcCode::INVALID_PARAMS));
+}
+
+#[tokio::test]
+async fn calls_answer_structured_content_mirrored_as_text_and_errors_the_model_can_act_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registry(&dir);
+    let client = connect(McpServer::new(registry.clone()), Client::default()).await;
+
+    let args = json!({"entity_type": "Scope", "id_value": "s-login"});
+    let result = client
+        .call_tool(call("get_entity_by_id", args.clone()))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(false));
+    let direct = registry.call("get_entity_by_id", args).await.unwrap();
+    assert_eq!(result.structured_content.as_ref(), Some(&direct));
+    let text = result.content[0]
+        .as_text()
+        .expect("text content")
+        .text
+        .clone();
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), direct);
+
+    // invalid arguments: a result with isError, the structured error as text
+    let result = client
+        .call_tool(call("query_entities", json!({"entity_type": "Nope"})))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true));
+    assert!(result.structured_content.is_none());
+    let error: Value = serde_json::from_str(&result.content[0].as_text().unwrap().text).unwrap();
+    assert_eq!(error["error"], "invalid_arguments");
+    assert_eq!(error["details"]["problems"][0]["path"], "/entity_type");
+
+    // an unknown tool: JSON-RPC -32602 with the nearest names
+    let error = client
+        .call_tool(call("query_entitys", json!({})))
+        .await
+        .unwrap_err();
+    let ServiceError::McpError(error) = error else {
+        panic!("expected a JSON-RPC error, got {error:?}");
+    };
+    assert_eq!(error.code, RpcCode::INVALID_PARAMS);
+    assert_eq!(error.data.unwrap()["candidates"], json!(["query_entities"]));
+
+    // a derived tool and batch, through the same door
+    let result = client
+        .call_tool(call("sleep", json!({"seconds": 0})))
+        .await
+        .unwrap();
+    assert_eq!(result.structured_content, Some(json!({"seconds": 0})));
+    let result = client
+        .call_tool(call(
+            "batch",
+            json!({"calls": [
+                {"tool": "get_entity_by_id", "args": {"entity_type": "Scope", "id_value": "s-login"}},
+                {"tool": "write_note", "args": {"text": "hi"}}
+            ]}),
+        ))
+        .await
+        .unwrap();
+    let batch = result.structured_content.expect("batch answers an object");
+    assert_eq!(batch["results"][0]["result"]["record"]["uuid"], "s-login");
+    assert_eq!(batch["results"][1]["result"]["written"], "hi");
+}
+
+#[tokio::test]
+async fn read_only_servers_and_allow_lists_leave_batch_reaching_only_what_is_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registry(&dir);
+    let server = McpServer::new(registry.clone()).read_only();
+    let served = server.registry();
+    assert!(!served.contains("write_note"));
+    assert!(served.contains("sleep") && served.contains("batch"));
+    assert_eq!(
+        served
+            .get("batch")
+            .unwrap()
+            .definition()
+            .annotations
+            .read_only,
+        Some(true),
+        "batch reaches only read-only tools now"
+    );
+    let client = connect(server, Client::default()).await;
+    let result = client
+        .call_tool(call(
+            "batch",
+            json!({"calls": [{"tool": "write_note", "args": {"text": "hi"}}]}),
+        ))
+        .await
+        .unwrap();
+    let batch = result.structured_content.unwrap();
+    assert_eq!(batch["results"][0]["error"]["error"], "unknown_tool");
+
+    let mut mcp = toolforge::spec::McpSpec::default();
+    mcp.expose = Some(vec!["get_schema".into(), "query_entitie".into()]);
+    let error = McpServer::for_spec(registry.clone(), &mcp, "code-rag", "1.0.0").unwrap_err();
+    assert!(matches!(&error, ServeError::UnknownTool { name, .. } if name == "query_entitie"));
+    assert!(
+        error.to_string().contains("did you mean `query_entities`?"),
+        "{error}"
+    );
+
+    mcp.expose = Some(vec!["get_schema".into(), "batch".into()]);
+    mcp.toolsets
+        .insert("schema".into(), vec!["get_schema".into()]);
+    let server = McpServer::for_spec(registry, &mcp, "code-rag", "1.0.0").unwrap();
+    assert_eq!(server.name(), "code-rag");
+    assert_eq!(
+        server.registry().names().collect::<Vec<_>>(),
+        ["get_schema", "batch"]
+    );
+    let toolset = server.toolset(&mcp, "schema").unwrap();
+    assert_eq!(
+        toolset.registry().names().collect::<Vec<_>>(),
+        ["get_schema"]
+    );
+    let error = server.toolset(&mcp, "lookup").unwrap_err();
+    assert!(error.to_string().contains("`schema`"), "{error}");
+}
+
+#[tokio::test]
+async fn replacing_the_tools_notifies_session_clients_and_listeners() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registry(&dir);
+    let server = McpServer::new(registry.clone());
+    // a client of the 2025-11-25 handshake era gets the notification on its session
+    let legacy = Client {
+        legacy: true,
+        ..Client::default()
+    };
+    let notified = legacy.list_changed.clone();
+    let legacy = connect(server.clone(), legacy).await;
+    assert_eq!(
+        legacy.peer_info().unwrap().protocol_version,
+        rmcp::model::ProtocolVersion::V_2025_11_25
+    );
+    // a 2026-07-28 client listens for it
+    let current = connect(server.clone(), Client::default()).await;
+    assert_eq!(
+        current.peer_info().unwrap().protocol_version,
+        rmcp::model::ProtocolVersion::V_2026_07_28
+    );
+    let mut subscription = current
+        .listen(
+            rmcp::model::SubscriptionFilter::builder()
+                .tools_list_changed()
+                .build(),
+        )
+        .await
+        .expect("subscriptions/listen");
+
+    server
+        .replace_registry(registry.subset(|tool| tool.name == "get_schema"))
+        .await;
+    tokio::time::timeout(Duration::from_secs(5), notified.notified())
+        .await
+        .expect("tools/list_changed reaches the session client");
+    let notification = tokio::time::timeout(Duration::from_secs(5), subscription.next())
+        .await
+        .expect("tools/list_changed reaches the listener")
+        .expect("subscription open")
+        .expect("a notification");
+    assert!(
+        matches!(
+            notification,
+            rmcp::model::ServerNotification::ToolListChangedNotification(_)
+        ),
+        "{notification:?}"
+    );
+    for client in [&legacy, &current] {
+        let tools = client.list_all_tools().await.unwrap();
+        assert_eq!(
+            tools.iter().map(|t| t.name.as_ref()).collect::<Vec<_>>(),
+            ["get_schema"]
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_call_the_client_gives_up_on_is_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let client = connect(McpServer::new(registry(&dir)), Client::default()).await;
+    SLEEP_DROPPED.store(false, Ordering::SeqCst);
+    // The client gives up after 200 ms: the request is cancelled and the server drops the call.
+    let gave_up = tokio::time::timeout(
+        Duration::from_millis(200),
+        client.call_tool(call("sleep", json!({"seconds": 30}))),
+    )
+    .await;
+    assert!(gave_up.is_err());
+    for _ in 0..100 {
+        if SLEEP_DROPPED.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        SLEEP_DROPPED.load(Ordering::SeqCst),
+        "the cancelled call was dropped"
+    );
+    // and the server still answers
+    let result = client
+        .call_tool(call("sleep", json!({"seconds": 0})))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(false));
+}
+
+#[tokio::test]
+async fn shutdown_lets_running_calls_finish_and_refuses_new_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = McpServer::new(registry(&dir));
+    let client = Arc::new(connect(server.clone(), Client::default()).await);
+    let running = {
+        let client = client.clone();
+        tokio::spawn(async move { client.call_tool(call("sleep", json!({"seconds": 1}))).await })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let drained = tokio::spawn({
+        let server = server.clone();
+        async move { server.drain(Duration::from_secs(10)).await }
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let refused = client
+        .call_tool(call("sleep", json!({"seconds": 0})))
+        .await
+        .unwrap();
+    assert_eq!(refused.is_error, Some(true), "no new calls while draining");
+    let finished = running.await.unwrap().unwrap();
+    assert_eq!(finished.structured_content, Some(json!({"seconds": 1})));
+    assert!(
+        drained.await.unwrap(),
+        "every running call finished within the grace period"
+    );
+}
