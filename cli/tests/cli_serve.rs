@@ -1,0 +1,234 @@
+//! `toolforge serve` as a desktop client runs it: a child process spoken to over stdio by
+//! rmcp's client (the official Rust SDK). Over HTTP, the official Python SDK, the MCP
+//! conformance suite and the inspector drive it in CI.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{ClientConfig, ProtocolVersion};
+use rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceExt};
+use rmcp::transport::TokioChildProcess;
+use tokio::io::AsyncReadExt;
+use tokio::sync::Notify;
+
+const CONFIG: &str = "\
+name: notes
+entities:
+  - name: Note
+    searchable_fields:
+      - name: title
+        type: string
+toolforge:
+  toolsets:
+    lookup: [get_schema, get_entity_by_id]
+";
+
+const DATA: &str = r#"{"entity": "Note", "data": {"uuid": "n1", "title": "Hello"}}"#;
+
+fn toolforge() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_toolforge"))
+}
+
+/// A config and a seeded database in a temporary folder.
+fn seeded(config: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let config_path = dir.path().join("notes.yaml");
+    let db = dir.path().join("notes.db");
+    let data = dir.path().join("notes.jsonl");
+    std::fs::write(&config_path, config).unwrap();
+    std::fs::write(&data, DATA).unwrap();
+    for args in [
+        vec!["db", "init", "--config"],
+        vec!["db", "import", "--config"],
+    ] {
+        let mut command = toolforge();
+        command.args(&args).arg(&config_path).arg("--db").arg(&db);
+        if args[1] == "import" {
+            command.arg(&data);
+        }
+        let output = command.output().unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    (dir, config_path, db)
+}
+
+/// A 2025-11-25 client that wakes a waiter on `tools/list_changed`.
+#[derive(Clone, Default)]
+struct Client {
+    list_changed: Arc<Notify>,
+}
+
+impl rmcp::ClientHandler for Client {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::default().with_protocol_version(ProtocolVersion::V_2025_11_25)
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changed.notify_one();
+    }
+}
+
+/// Starts `toolforge serve` with `extra` arguments; returns the client and the server's stderr.
+async fn serve(
+    config: &Path,
+    db: &Path,
+    extra: &[&str],
+    client: Client,
+) -> (
+    RunningService<RoleClient, Client>,
+    tokio::process::ChildStderr,
+) {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolforge"));
+    command
+        .arg("serve")
+        .arg("--config")
+        .arg(config)
+        .arg("--db")
+        .arg(db)
+        .args(extra);
+    let (transport, stderr) = TokioChildProcess::builder(command)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn toolforge serve");
+    let client = client.serve(transport).await.expect("handshake");
+    (client, stderr.expect("stderr"))
+}
+
+async fn names(client: &RunningService<RoleClient, Client>) -> Vec<String> {
+    client
+        .list_all_tools()
+        .await
+        .expect("tools/list")
+        .into_iter()
+        .map(|tool| tool.name.to_string())
+        .collect()
+}
+
+#[test]
+fn serve_refuses_exposed_names_that_are_not_tools_at_their_location() {
+    let config =
+        format!("{CONFIG}mcp:\n  tools:\n    - name: get_schema\n    - name: query_entitys\n");
+    let (_dir, config, db) = seeded(&config);
+    let output = toolforge()
+        .arg("serve")
+        .arg("--config")
+        .arg(&config)
+        .arg("--db")
+        .arg(&db)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("notes.yaml:13:13"), "{stderr}");
+    assert!(
+        stderr.contains("`query_entitys` is not a tool of this config"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("did you mean `query_entities`?"),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty(), "nothing on stdout");
+}
+
+#[tokio::test]
+async fn serve_names_itself_and_serves_toolsets_and_read_only_tools() {
+    let config = format!("{CONFIG}mcp:\n  server: {{name: notes-server, version: 2.1.0}}\n");
+    let (_dir, config, db) = seeded(&config);
+    let (client, _stderr) = serve(&config, &db, &["--toolset", "lookup"], Client::default()).await;
+    let info = client.peer_info().expect("server info");
+    let identity = info.server_info.clone().expect("server identity");
+    assert_eq!(
+        (identity.name.as_str(), identity.version.as_str()),
+        ("notes-server", "2.1.0")
+    );
+    assert_eq!(names(&client).await, ["get_schema", "get_entity_by_id"]);
+    client.cancel().await.unwrap();
+
+    let (client, _stderr) = serve(&config, &db, &["--read-only"], Client::default()).await;
+    let tools = client.list_all_tools().await.unwrap();
+    assert!(tools.len() > 2);
+    for tool in tools {
+        let hints = tool.annotations.expect("annotations");
+        assert_eq!(hints.read_only_hint, Some(true), "{}", tool.name);
+    }
+    client.cancel().await.unwrap();
+
+    let output = toolforge()
+        .args(["serve", "--toolset", "nope", "--config"])
+        .arg(&config)
+        .arg("--db")
+        .arg(&db)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("there is no toolset `nope`; the toolsets are `lookup`"),
+        "{stderr}"
+    );
+}
+
+const SCHEMA_AND_LOOKUP: [&str; 5] = [
+    "get_schema",
+    "describe_entity",
+    "get_entity_by_id",
+    "get_entities_by_ids",
+    "batch",
+];
+
+#[tokio::test]
+async fn reload_swaps_the_tools_of_a_changed_config_and_keeps_them_when_it_breaks() {
+    let (_dir, config, db) = seeded(CONFIG);
+    let handler = Client::default();
+    let changed = handler.list_changed.clone();
+    let (client, mut stderr) = serve(&config, &db, &["--reload"], handler).await;
+    assert!(names(&client).await.contains(&"query_entities".to_string()));
+
+    std::fs::write(
+        &config,
+        CONFIG.replace("toolforge:\n", "toolforge:\n  tools: [schema, lookup]\n"),
+    )
+    .unwrap();
+    tokio::time::timeout(Duration::from_secs(20), changed.notified())
+        .await
+        .expect("tools/list_changed after the config changed");
+    assert_eq!(names(&client).await, SCHEMA_AND_LOOKUP);
+
+    std::fs::write(&config, "entities:\n  - name: Note\n    searchable_fields:\n      - name: title\n        type: strin\n").unwrap();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(
+        names(&client).await,
+        SCHEMA_AND_LOOKUP,
+        "a broken config keeps the old tools"
+    );
+    let answer = client
+        .call_tool(
+            rmcp::model::CallToolRequestParams::new("get_schema")
+                .with_arguments(serde_json::Map::new()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer.is_error, Some(false));
+
+    client.cancel().await.unwrap();
+    let mut log = String::new();
+    tokio::time::timeout(Duration::from_secs(10), stderr.read_to_string(&mut log))
+        .await
+        .expect("the server exits when the client leaves")
+        .unwrap();
+    assert!(log.contains("config reloaded"), "{log}");
+    assert!(log.contains("the changed config is refused"), "{log}");
+    assert!(
+        log.contains("notes.yaml:5:15"),
+        "the error is located: {log}"
+    );
+}
