@@ -16,6 +16,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use axum::serve::ListenerExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
@@ -97,6 +98,7 @@ impl McpServer {
             .with_allowed_hosts(options.allowed_hosts.clone())
             .with_allowed_origins(options.allowed_origins.clone())
             .with_max_request_body_bytes(options.max_body_bytes)
+            .with_json_response(true)
             .with_cancellation_token(cancel);
         if options.allowed_origins.is_empty() {
             config = config.enforce_origin_validation();
@@ -156,6 +158,12 @@ impl McpServer {
             }
             stop.cancel();
         };
+        // Answers are small and written in pieces: send each at once (no Nagle delay).
+        let listener = listener.tap_io(|stream| {
+            if let Err(error) = stream.set_nodelay(true) {
+                tracing::debug!(%error, "cannot set TCP_NODELAY");
+            }
+        });
         axum::serve(listener, app)
             .with_graceful_shutdown(graceful)
             .await

@@ -1,0 +1,292 @@
+//! What serving over MCP costs: a `get_entity_by_id` call made directly on the registry, through
+//! `toolforge serve` over stdio (rmcp's client, a child process), and over Streamable HTTP (one
+//! client, then 16 concurrent clients), all on the same seeded code-rag database, in one run.
+//!
+//! `cargo bench -p toolforge-cli --bench mcp`
+
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper_util::client::legacy::Client as HttpClient;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use rmcp::model::{CallToolRequestParams, ClientConfig, ProtocolVersion};
+use rmcp::service::{RoleClient, RunningService, ServiceExt};
+use rmcp::transport::TokioChildProcess;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use toolforge::ToolRegistry;
+
+fn main() {
+    divan::main();
+}
+
+const CORPUS_CONFIG: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../tests/corpus/ragforge__examples__code-rag__ragforge.config.yaml"
+);
+const DATA: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../tests/fixtures/code-rag.jsonl"
+);
+const CONCURRENT_CLIENTS: usize = 16;
+const CALLS_PER_CLIENT: usize = 64;
+
+fn arguments() -> Value {
+    json!({"entity_type": "Scope", "id_value": "s-login"})
+}
+
+/// A seeded database and its config in a temporary folder, and a Tokio runtime.
+struct Fixture {
+    _dir: tempfile::TempDir,
+    config: std::path::PathBuf,
+    db: std::path::PathBuf,
+    runtime: tokio::runtime::Runtime,
+}
+
+/// `text` without its top-level `name:` section.
+fn without_section(text: &str, name: &str) -> String {
+    let mut kept = String::new();
+    let mut skipping = false;
+    for line in text.lines() {
+        let top_level = !line.starts_with([' ', '#']) && !line.is_empty();
+        if top_level {
+            skipping = line.starts_with(&format!("{name}:"));
+        }
+        if !skipping {
+            kept.push_str(line);
+            kept.push('\n');
+        }
+    }
+    kept
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    // The corpus config's `mcp:` lists ragforge's own tool names: serve every tool instead.
+    let config = dir.path().join("code-rag.yaml");
+    let text = std::fs::read_to_string(CORPUS_CONFIG).unwrap();
+    std::fs::write(&config, without_section(&text, "mcp")).unwrap();
+    let compiled = toolforge_cli::dynamic::compile(&config, &Default::default()).unwrap();
+    let database = toolforge::sql::Database::open(&db).unwrap();
+    database.init(&compiled.spec).unwrap();
+    database
+        .import_jsonl(&compiled.spec, std::fs::read(DATA).unwrap().as_slice())
+        .unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    Fixture {
+        _dir: dir,
+        config,
+        db,
+        runtime,
+    }
+}
+
+fn serve_command(fixture: &Fixture, extra: &[&str]) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolforge"));
+    command
+        .args(["serve", "--config"])
+        .arg(&fixture.config)
+        .arg("--db")
+        .arg(&fixture.db)
+        .args(extra)
+        .env("TOOLFORGE_LOG", "error");
+    command
+}
+
+/// Baseline: the registry's own call.
+#[divan::bench]
+fn direct_registry_call(bencher: divan::Bencher) {
+    let fixture = fixture();
+    let registry: Arc<ToolRegistry> =
+        toolforge_cli::dynamic::load_registry(&fixture.config, &fixture.db, &Default::default())
+            .unwrap();
+    bencher.bench_local(|| {
+        fixture
+            .runtime
+            .block_on(registry.call("get_entity_by_id", arguments()))
+            .unwrap()
+    });
+}
+
+/// `tools/call` over stdio: rmcp's client and `toolforge serve` in a child process.
+#[divan::bench]
+fn stdio_tools_call(bencher: divan::Bencher) {
+    let fixture = fixture();
+    let client: RunningService<RoleClient, ClientConfig> = fixture.runtime.block_on(async {
+        let transport = TokioChildProcess::builder(serve_command(&fixture, &[]))
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+            .0;
+        ClientConfig::default()
+            .with_protocol_version(ProtocolVersion::V_2025_11_25)
+            .serve(transport)
+            .await
+            .unwrap()
+    });
+    let Value::Object(args) = arguments() else {
+        unreachable!()
+    };
+    bencher.bench_local(|| {
+        fixture.runtime.block_on(async {
+            client
+                .call_tool(
+                    CallToolRequestParams::new("get_entity_by_id").with_arguments(args.clone()),
+                )
+                .await
+                .unwrap()
+        })
+    });
+    fixture.runtime.block_on(client.cancel()).unwrap();
+}
+
+/// A session of the 2025-11-25 protocol over HTTP, with plain hyper requests.
+struct HttpSession {
+    client: HttpClient<HttpConnector, Full<Bytes>>,
+    url: String,
+    session: String,
+    next_id: AtomicU64,
+}
+
+impl HttpSession {
+    async fn open(url: &str) -> HttpSession {
+        let mut connector = HttpConnector::new();
+        connector.set_nodelay(true);
+        let client = HttpClient::builder(TokioExecutor::new()).build(connector);
+        let mut session = HttpSession {
+            client,
+            url: url.to_owned(),
+            session: String::new(),
+            next_id: AtomicU64::new(1),
+        };
+        let (headers, _) = session
+            .post(
+                json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "1"}}}),
+            )
+            .await;
+        session.session = headers
+            .get("mcp-session-id")
+            .expect("a session id")
+            .to_str()
+            .unwrap()
+            .to_owned();
+        session
+            .post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        session
+    }
+
+    async fn post(&self, message: Value) -> (hyper::HeaderMap, String) {
+        let mut request = hyper::Request::post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25");
+        if !self.session.is_empty() {
+            request = request.header("mcp-session-id", &self.session);
+        }
+        let request = request
+            .body(Full::new(Bytes::from(message.to_string())))
+            .unwrap();
+        let response = self.client.request(request).await.unwrap();
+        assert!(response.status().is_success(), "{}", response.status());
+        let headers = response.headers().clone();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        (headers, String::from_utf8(body.to_vec()).unwrap())
+    }
+
+    /// One `tools/call`; returns its result (from a JSON or an SSE answer).
+    async fn call(&self) -> Value {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (_, body) = self
+            .post(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "get_entity_by_id", "arguments": arguments()}}))
+            .await;
+        let message = body
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .map(str::trim)
+            .find(|data| data.contains("\"result\""))
+            .unwrap_or(body.trim());
+        let answer: Value = serde_json::from_str(message).unwrap();
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+        answer
+    }
+}
+
+/// Starts `toolforge serve --http 127.0.0.1:0`; returns the child and its endpoint.
+async fn http_server(fixture: &Fixture) -> (tokio::process::Child, String) {
+    let mut child = serve_command(fixture, &["--http", "127.0.0.1:0"])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut seen = String::new();
+    while let Some(line) = lines.next_line().await.unwrap() {
+        seen.push_str(&line);
+        seen.push('\n');
+        if let Some(url) = line.strip_prefix("toolforge: serving MCP at ") {
+            let url = url.trim().to_owned();
+            tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+            return (child, url);
+        }
+    }
+    panic!("the server did not start:\n{seen}");
+}
+
+/// `tools/call` over Streamable HTTP, one client.
+#[divan::bench]
+fn http_tools_call(bencher: divan::Bencher) {
+    let fixture = fixture();
+    let (_child, session) = fixture.runtime.block_on(async {
+        let (child, url) = http_server(&fixture).await;
+        (child, HttpSession::open(&url).await)
+    });
+    bencher.bench_local(|| fixture.runtime.block_on(session.call()));
+}
+
+/// Throughput over HTTP: 16 clients, each with its session, 64 calls each per iteration.
+#[divan::bench(sample_count = 10)]
+fn http_16_concurrent_clients(bencher: divan::Bencher) {
+    let fixture = fixture();
+    let (_child, sessions) = fixture.runtime.block_on(async {
+        let (child, url) = http_server(&fixture).await;
+        let mut sessions = Vec::new();
+        for _ in 0..CONCURRENT_CLIENTS {
+            sessions.push(Arc::new(HttpSession::open(&url).await));
+        }
+        (child, sessions)
+    });
+    bencher
+        .counter(divan::counter::ItemsCount::new(
+            CONCURRENT_CLIENTS * CALLS_PER_CLIENT,
+        ))
+        .bench_local(|| {
+            fixture.runtime.block_on(async {
+                let mut tasks = Vec::new();
+                for session in &sessions {
+                    let session = session.clone();
+                    tasks.push(tokio::spawn(async move {
+                        for _ in 0..CALLS_PER_CLIENT {
+                            session.call().await;
+                        }
+                    }));
+                }
+                for task in tasks {
+                    task.await.unwrap();
+                }
+            })
+        });
+}
