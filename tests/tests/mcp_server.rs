@@ -4,7 +4,6 @@
 //! (`scripts/check-mcp-server.py`).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, ErrorCode as RpcCode, JsonObject};
@@ -22,30 +21,46 @@ use toolforge_tests::corpus_dir;
 
 const CONFIG: &str = "ragforge__examples__code-rag__ragforge.config.yaml";
 
-/// Sleeps for `seconds`, recording whether it was dropped before finishing.
+/// Sleeps for `seconds`, recording its `tag` if it is dropped before finishing.
 #[derive(Tool)]
 #[tool(read_only, idempotent = true, destructive = false)]
 struct Sleep {
     /// How long to sleep.
     seconds: u64,
+    /// Names the call in the record of dropped calls.
+    tag: Option<String>,
 }
 
-static SLEEP_DROPPED: AtomicBool = AtomicBool::new(false);
+/// The tags of the `sleep` calls dropped before they finished.
+static DROPPED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 
-struct DropFlag;
+struct DropFlag(Option<String>);
 impl Drop for DropFlag {
     fn drop(&mut self) {
-        SLEEP_DROPPED.store(true, Ordering::SeqCst);
+        if let Some(tag) = self.0.take() {
+            DROPPED.lock().unwrap().push(tag);
+        }
     }
+}
+
+/// Waits up to 3 s for the call tagged `tag` to be dropped.
+async fn dropped(tag: &str) -> bool {
+    for _ in 0..150 {
+        if DROPPED.lock().unwrap().iter().any(|t| t == tag) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
 }
 
 impl ToolHandler for Sleep {
     type Output = Slept;
 
     async fn run(self, _context: &ToolContext) -> Result<Slept, ToolError> {
-        let flag = DropFlag;
+        let mut flag = DropFlag(self.tag);
         tokio::time::sleep(Duration::from_secs(self.seconds)).await;
-        std::mem::forget(flag);
+        flag.0 = None;
         Ok(Slept {
             seconds: self.seconds,
         })
@@ -386,24 +401,14 @@ async fn replacing_the_tools_notifies_session_clients_and_listeners() {
 async fn a_call_the_client_gives_up_on_is_dropped() {
     let dir = tempfile::tempdir().unwrap();
     let client = connect(McpServer::new(registry(&dir)), Client::default()).await;
-    SLEEP_DROPPED.store(false, Ordering::SeqCst);
     // The client gives up after 200 ms: the request is cancelled and the server drops the call.
     let gave_up = tokio::time::timeout(
         Duration::from_millis(200),
-        client.call_tool(call("sleep", json!({"seconds": 30}))),
+        client.call_tool(call("sleep", json!({"seconds": 30, "tag": "stdio"}))),
     )
     .await;
     assert!(gave_up.is_err());
-    for _ in 0..100 {
-        if SLEEP_DROPPED.load(Ordering::SeqCst) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert!(
-        SLEEP_DROPPED.load(Ordering::SeqCst),
-        "the cancelled call was dropped"
-    );
+    assert!(dropped("stdio").await, "the cancelled call was dropped");
     // and the server still answers
     let result = client
         .call_tool(call("sleep", json!({"seconds": 0})))
@@ -437,5 +442,80 @@ async fn shutdown_lets_running_calls_finish_and_refuses_new_ones() {
     assert!(
         drained.await.unwrap(),
         "every running call finished within the grace period"
+    );
+}
+
+/// POSTs one JSON-RPC message to `url`; returns the status, the session header and the body.
+async fn post(url: &str, session: Option<&str>, message: Value) -> (u16, Option<String>, String) {
+    use http_body_util::{BodyExt, Full};
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http::<Full<hyper::body::Bytes>>();
+    let mut request = hyper::Request::post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25");
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    let request = request
+        .body(Full::new(hyper::body::Bytes::from(message.to_string())))
+        .unwrap();
+    let response = client.request(request).await.unwrap();
+    let status = response.status().as_u16();
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .map(|v| v.to_str().unwrap().to_owned());
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    (status, session, String::from_utf8_lossy(&body).into_owned())
+}
+
+#[tokio::test]
+async fn an_http_client_that_hangs_up_mid_call_cancels_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = McpServer::new(registry(&dir));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let options = toolforge::mcp::HttpOptions::default();
+    tokio::spawn(async move {
+        McpServer::serve_http(
+            listener,
+            vec![("/mcp".into(), server)],
+            &options,
+            std::future::pending(),
+        )
+        .await
+    });
+    let (status, session, _) = post(
+        &url,
+        None,
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let session = session.expect("a session");
+    post(
+        &url,
+        Some(&session),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
+
+    let hung_up = tokio::time::timeout(
+        Duration::from_millis(300),
+        post(
+            &url,
+            Some(&session),
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                   "params": {"name": "sleep", "arguments": {"seconds": 30, "tag": "http"}}}),
+        ),
+    )
+    .await;
+    assert!(hung_up.is_err(), "the client hung up before the answer");
+    assert!(
+        dropped("http").await,
+        "the call was dropped when its client left"
     );
 }

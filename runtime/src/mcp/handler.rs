@@ -56,16 +56,18 @@ impl McpHandler {
             .timeout
             .unwrap_or(DEFAULT_TIMEOUT);
         let calls = self.shared.calls.clone();
+        let gone = client_gone(context);
+        tokio::pin!(gone);
         let permit = tokio::select! {
             permit = tokio::time::timeout(wait, calls.acquire_owned()) => match permit {
                 Ok(Ok(permit)) => permit,
                 _ => return Some(Err(busy(name, wait, self.shared.options.max_concurrent_calls))),
             },
-            () = context.ct.cancelled() => return None,
+            () = &mut gone => return None,
         };
         let outcome = tokio::select! {
             outcome = served.registry.call(name, arguments) => Some(outcome),
-            () = context.ct.cancelled() => None,
+            () = &mut gone => None,
         };
         drop(permit);
         outcome
@@ -186,6 +188,20 @@ impl ServerHandler for McpHandler {
         peers.retain(|peer| !peer.is_transport_closed());
         peers.push(context.peer);
     }
+}
+
+/// Resolves when the client no longer waits for the answer: it cancelled the request, or (over
+/// HTTP) hung up.
+async fn client_gone(context: &RequestContext<RoleServer>) {
+    #[cfg(feature = "mcp-http")]
+    if let Some(hang_up) = super::http::hang_up_token(context) {
+        tokio::select! {
+            () = context.ct.cancelled() => {}
+            () = hang_up.cancelled() => {}
+        }
+        return;
+    }
+    context.ct.cancelled().await;
 }
 
 /// A tool's answer: `structuredContent` when it is an object, always mirrored as JSON text.
