@@ -51,6 +51,9 @@ pub struct Args {
     /// Calls running at once; more wait for a free slot within their deadline.
     #[arg(long, value_name = "N", default_value_t = McpOptions::default().max_concurrent_calls)]
     pub max_concurrent_calls: usize,
+    /// Tools per `tools/list` page; clients follow `nextCursor` for the rest.
+    #[arg(long, value_name = "N", default_value_t = McpOptions::default().page_size)]
+    pub page_size: usize,
     /// HTTP: require `Authorization: Bearer <token>`, the token read from this environment
     /// variable.
     #[arg(long, value_name = "VAR")]
@@ -216,6 +219,7 @@ fn limits(args: &Args) -> CallLimits {
 fn mcp_options(args: &Args) -> McpOptions {
     let mut options = McpOptions::default();
     options.max_concurrent_calls = args.max_concurrent_calls.max(1);
+    options.page_size = args.page_size.max(1);
     if args.reload {
         options.list_ttl = Duration::ZERO;
     }
