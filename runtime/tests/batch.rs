@@ -259,8 +259,8 @@ fn batch_is_annotated_like_the_tools_it_can_reach() {
     let batch = read_only.get("batch").unwrap().definition().clone();
     assert_eq!(
         export(&batch, Dialect::Mcp)["annotations"],
-        json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true,
-               "openWorldHint": false})
+        json!({"title": "Batch", "readOnlyHint": true, "destructiveHint": false,
+               "idempotentHint": true, "openWorldHint": false})
     );
     // One tool without hints may be destructive: so may the batch.
     let mixed = ToolRegistry::standard()
@@ -273,8 +273,8 @@ fn batch_is_annotated_like_the_tools_it_can_reach() {
     let batch = mixed.get("batch").unwrap().definition().clone();
     assert_eq!(
         export(&batch, Dialect::Mcp)["annotations"],
-        json!({"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false,
-               "openWorldHint": true})
+        json!({"title": "Batch", "readOnlyHint": false, "destructiveHint": true,
+               "idempotentHint": false, "openWorldHint": true})
     );
     assert_eq!(
         mixed.definitions_for(Dialect::Mcp)[0]["annotations"]["readOnlyHint"],

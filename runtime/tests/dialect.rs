@@ -512,7 +512,8 @@ fn mcp_shape_has_title_schemas_and_annotation_hints() {
     assert_eq!(mcp["outputSchema"]["type"], "object");
     assert_eq!(
         mcp["annotations"],
-        json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true})
+        json!({"title": "Look up", "readOnlyHint": true, "destructiveHint": false,
+               "idempotentHint": true})
     );
     let keys: Vec<&String> = mcp.as_object().unwrap().keys().collect();
     assert_eq!(
@@ -532,7 +533,10 @@ fn mcp_shape_has_title_schemas_and_annotation_hints() {
     definition.annotations = ToolAnnotations::default();
     let mcp = export(&definition, Dialect::Mcp);
     assert!(mcp.get("outputSchema").is_none());
-    assert!(mcp.get("annotations").is_none());
+    // Without hints, the annotations still carry the title (every MCP tool has one).
+    assert_eq!(mcp["annotations"], json!({"title": "Look up"}));
+    definition.title = None;
+    assert_eq!(export(&definition, Dialect::Mcp)["title"], "Lookup");
 }
 
 #[test]

@@ -5,16 +5,20 @@ use serde_json::{Map, Value, json};
 use super::{fit_description, normalize_object_root};
 use crate::ToolDefinition;
 
-/// `{name, title?, description, inputSchema, outputSchema?, annotations?}`.
+/// `{name, title, description, inputSchema, outputSchema?, annotations}`.
 ///
-/// `outputSchema` is included only when the tool's output schema describes an object, as MCP
-/// requires (structured content is always an object); `annotations` only when a hint is set.
+/// Every tool has a `title` (its own, or its name in words: `search_code` gives
+/// `Search code`), repeated in `annotations` with the hints that are set. `outputSchema` is
+/// included only when the tool's output schema describes an object, as MCP requires
+/// (structured content is always an object).
 pub(super) fn export(definition: &ToolDefinition) -> Value {
     let mut tool = Map::new();
     tool.insert("name".into(), json!(definition.name));
-    if let Some(title) = &definition.title {
-        tool.insert("title".into(), json!(title));
-    }
+    let title = definition
+        .title
+        .clone()
+        .unwrap_or_else(|| title_from_name(&definition.name));
+    tool.insert("title".into(), json!(title));
     tool.insert(
         "description".into(),
         json!(fit_description(&definition.description)),
@@ -30,6 +34,7 @@ pub(super) fn export(definition: &ToolDefinition) -> Value {
     }
     let hints = &definition.annotations;
     let mut annotations = Map::new();
+    annotations.insert("title".into(), json!(title));
     for (key, value) in [
         ("readOnlyHint", hints.read_only),
         ("destructiveHint", hints.destructive),
@@ -40,10 +45,18 @@ pub(super) fn export(definition: &ToolDefinition) -> Value {
             annotations.insert(key.into(), json!(value));
         }
     }
-    if !annotations.is_empty() {
-        tool.insert("annotations".into(), Value::Object(annotations));
-    }
+    tool.insert("annotations".into(), Value::Object(annotations));
     Value::Object(tool)
+}
+
+/// A tool name in words: `_` and `-` become spaces, the first letter is upper case.
+fn title_from_name(name: &str) -> String {
+    let words = name.replace(['_', '-'], " ");
+    let mut chars = words.trim().chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => name.to_owned(),
+    }
 }
 
 /// Whether an output schema's root is an object (explicit `"type": "object"`, or properties
@@ -53,5 +66,18 @@ fn describes_object(schema: &Value) -> bool {
         Some(Value::String(kind)) => kind == "object",
         Some(_) => false,
         None => schema.get("properties").is_some(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::title_from_name;
+
+    #[test]
+    fn titles_come_from_names_when_a_tool_has_none() {
+        assert_eq!(title_from_name("search_code"), "Search code");
+        assert_eq!(title_from_name("get-user"), "Get user");
+        assert_eq!(title_from_name("x"), "X");
+        assert_eq!(title_from_name("_"), "_");
     }
 }
