@@ -270,11 +270,9 @@ struct PendingCheck {
 /// [`Importer::relationship`].
 pub struct Importer<'s, 't> {
     spec: &'s SchemaSpec,
-    tx: &'t Transaction<'t>,
+    sink: Sink<'t>,
     entities: Vec<EntityPlan<'s>>,
     entity_index: HashMap<&'s str, usize>,
-    statements: HashMap<(usize, u128), rusqlite::Statement<'t>>,
-    edge_statements: HashMap<(usize, u128), rusqlite::Statement<'t>>,
     pending: Vec<PendingCheck>,
     line: usize,
     stats: ImportStats,
@@ -291,6 +289,106 @@ fn column_mask(columns: impl Iterator<Item = usize>) -> Option<u128> {
         mask |= 1u128 << column;
     }
     Some(mask)
+}
+
+/// Where an import writes: a SQLite transaction with its prepared statements, or a
+/// PostgreSQL session inside a transaction.
+enum Sink<'t> {
+    Sqlite {
+        tx: &'t Transaction<'t>,
+        statements: HashMap<(usize, u128), rusqlite::Statement<'t>>,
+        edge_statements: HashMap<(usize, u128), rusqlite::Statement<'t>>,
+    },
+    #[cfg(feature = "postgres")]
+    Postgres(&'t super::postgres::Session<'t>),
+}
+
+/// Which statement cache an upsert uses.
+#[derive(Clone, Copy)]
+enum Target {
+    Entity,
+    Edge,
+}
+
+impl Sink<'_> {
+    /// Runs one upsert (`build_sql` gives its SQL with `?N` placeholders).
+    fn upsert(
+        &mut self,
+        target: Target,
+        key: Option<(usize, u128)>,
+        build_sql: impl FnOnce() -> String,
+        params: &[Bound<'_>],
+        line: usize,
+    ) -> Result<(), ImportError> {
+        match self {
+            Sink::Sqlite {
+                tx,
+                statements,
+                edge_statements,
+            } => {
+                let cache = match target {
+                    Target::Entity => statements,
+                    Target::Edge => edge_statements,
+                };
+                execute_cached(
+                    tx,
+                    cache,
+                    key,
+                    build_sql,
+                    rusqlite::params_from_iter(params),
+                )
+                .map(drop)
+                .map_err(|e| sqlite_error(Some(line), e))
+            }
+            #[cfg(feature = "postgres")]
+            Sink::Postgres(session) => {
+                let values = params.iter().map(Bound::to_value).collect();
+                session
+                    .execute(&build_sql(), values)
+                    .map(drop)
+                    .map_err(|e| exec_error(Some(line), e))
+            }
+        }
+    }
+
+    /// Whether `sql` (one `?1` parameter) finds a row for `id`.
+    fn exists(&mut self, sql: &str, id: &str, line: usize) -> Result<bool, ImportError> {
+        match self {
+            Sink::Sqlite { tx, .. } => {
+                let mut statement = tx
+                    .prepare_cached(sql)
+                    .map_err(|e| sqlite_error(Some(line), e))?;
+                statement
+                    .exists([id])
+                    .map_err(|e| sqlite_error(Some(line), e))
+            }
+            #[cfg(feature = "postgres")]
+            Sink::Postgres(session) => {
+                use super::backend::Reader;
+                session
+                    .rows(sql, &[SqlValue::Text(id.to_owned())])
+                    .map(|rows| !rows.is_empty())
+                    .map_err(|e| exec_error(Some(line), e))
+            }
+        }
+    }
+}
+
+/// An import error for a statement PostgreSQL refused.
+#[cfg(feature = "postgres")]
+fn exec_error(line: Option<usize>, error: super::backend::ExecError) -> ImportError {
+    let message = match &error {
+        super::backend::ExecError::Postgres(error) => format!(
+            "the database refused the record ({})",
+            super::postgres::describe(error)
+        ),
+        other => format!("the database refused the record ({other})"),
+    };
+    ImportError {
+        line,
+        field: None,
+        message,
+    }
 }
 
 /// Runs an upsert through a statement prepared once per (table, column set).
@@ -341,7 +439,7 @@ fn sqlite_error(line: Option<usize>, error: rusqlite::Error) -> ImportError {
 }
 
 impl<'s, 't> Importer<'s, 't> {
-    fn new(spec: &'s SchemaSpec, tx: &'t Transaction<'t>) -> Self {
+    fn new(spec: &'s SchemaSpec, sink: Sink<'t>) -> Self {
         let entities = spec
             .entities
             .iter()
@@ -376,11 +474,9 @@ impl<'s, 't> Importer<'s, 't> {
             .collect();
         Importer {
             spec,
-            tx,
+            sink,
             entities,
             entity_index,
-            statements: HashMap::new(),
-            edge_statements: HashMap::new(),
             pending: Vec::new(),
             line: 0,
             stats: ImportStats::default(),
@@ -504,11 +600,10 @@ impl<'s, 't> Importer<'s, 't> {
             let names: Vec<&str> = columns.iter().map(|c| c.1).collect();
             upsert_sql(table, &names, &[unique])
         };
-        let params = rusqlite::params_from_iter(columns.iter().map(|c| &c.2));
+        let params: Vec<Bound<'_>> = columns.iter().map(|c| c.2.clone()).collect();
         let key = column_mask(columns.iter().map(|c| c.0)).map(|mask| (index, mask));
-        let result = execute_cached(self.tx, &mut self.statements, key, build_sql, params)
-            .map_err(|e| sqlite_error(Some(line), e));
-        result?;
+        self.sink
+            .upsert(Target::Entity, key, build_sql, &params, line)?;
         self.stats.entities += 1;
         Ok(())
     }
@@ -584,15 +679,14 @@ impl<'s, 't> Importer<'s, 't> {
             values.push((i + 2, key.as_str(), sql_value));
         }
         values.sort_by_key(|v| v.0);
-        let params = rusqlite::params_from_iter(values.iter().map(|v| &v.2));
+        let params: Vec<Bound<'_>> = values.iter().map(|v| v.2.clone()).collect();
         let key = column_mask(values.iter().map(|v| v.0)).map(|mask| (rel_index, mask));
         let build_sql = || {
             let names: Vec<&str> = values.iter().map(|v| v.1).collect();
             upsert_sql(&rel.table, &names, &["source_id", "target_id"])
         };
-        let result = execute_cached(self.tx, &mut self.edge_statements, key, build_sql, params)
-            .map_err(|e| sqlite_error(Some(line), e));
-        result?;
+        self.sink
+            .upsert(Target::Edge, key, build_sql, &params, line)?;
         self.pending.push(PendingCheck {
             line,
             field: "from.id",
@@ -648,20 +742,14 @@ impl<'s, 't> Importer<'s, 't> {
         }
     }
 
-    fn finish(self) -> Result<ImportStats, ImportError> {
+    fn finish(mut self) -> Result<ImportStats, ImportError> {
         let mut cache: HashMap<(usize, &str), bool> = HashMap::new();
         for check in &self.pending {
             if cache.contains_key(&(check.entity, check.id.as_str())) {
                 continue;
             }
             let plan = &self.entities[check.entity];
-            let mut statement = self
-                .tx
-                .prepare_cached(&plan.exists_sql)
-                .map_err(|e| sqlite_error(Some(check.line), e))?;
-            let exists = statement
-                .exists([&check.id])
-                .map_err(|e| sqlite_error(Some(check.line), e))?;
+            let exists = self.sink.exists(&plan.exists_sql, &check.id, check.line)?;
             if !exists {
                 return Err(at(
                     check.line,
@@ -774,10 +862,25 @@ impl Database {
     where
         F: FnOnce(&mut Importer<'_, '_>) -> Result<(), ImportError>,
     {
+        #[cfg(feature = "postgres")]
+        if let Some(pg) = self.postgres_db() {
+            return pg.write(|session| {
+                let mut importer = Importer::new(spec, Sink::Postgres(session));
+                load(&mut importer)?;
+                importer.finish()
+            });
+        }
         self.write_blocking(|conn| {
             let tx = conn.transaction().map_err(|e| sqlite_error(None, e))?;
             let stats = {
-                let mut importer = Importer::new(spec, &tx);
+                let mut importer = Importer::new(
+                    spec,
+                    Sink::Sqlite {
+                        tx: &tx,
+                        statements: HashMap::new(),
+                        edge_statements: HashMap::new(),
+                    },
+                );
                 load(&mut importer)?;
                 importer.finish()?
             };
