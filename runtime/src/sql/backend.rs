@@ -1,6 +1,6 @@
 //! What the tools, the records API and the query builder need from a database backend: the
-//! SQL [`Dialect`] to write statements in, and a [`Reader`] that runs a read-only statement
-//! with bound parameters.
+//! SQL [`Dialect`] to write statements in, and a reader (a crate-internal trait) that runs a
+//! read-only statement with bound parameters.
 //!
 //! Statements are written with SQLite-style numbered placeholders (`?1`, `?2`, ...) whatever
 //! the backend; a backend that spells them differently (PostgreSQL: `$1`) rewrites them

@@ -31,21 +31,29 @@ pub fn url(test: &str) -> Option<String> {
     }
 }
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime")
+/// Runs `future` to completion on a runtime of its own, on a thread of its own (so that async
+/// tests can call these helpers too).
+fn run<T: Send + 'static>(future: impl std::future::Future<Output = T> + Send + 'static) -> T {
+    std::thread::spawn(move || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime")
+            .block_on(future)
+    })
+    .join()
+    .expect("the helper thread panicked")
 }
 
 /// Runs `sql` (several statements allowed) on the database at `url`.
 pub fn batch(url: &str, sql: &str) {
-    runtime().block_on(async {
-        let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+    let (url, sql) = (url.to_owned(), sql.to_owned());
+    run(async move {
+        let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
             .await
             .expect("connect");
         let task = tokio::spawn(connection);
-        client.batch_execute(sql).await.expect("batch");
+        client.batch_execute(&sql).await.expect("batch");
         drop(client);
         let _ = task.await;
     });
@@ -73,8 +81,9 @@ pub fn reset(url: &str) {
 
 /// Every row of every table, as text, for before/after comparisons.
 pub fn dump(url: &str) -> String {
-    runtime().block_on(async {
-        let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+    let url = url.to_owned();
+    run(async move {
+        let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
             .await
             .expect("connect");
         let task = tokio::spawn(connection);
@@ -104,5 +113,28 @@ pub fn dump(url: &str) -> String {
         drop(client);
         let _ = task.await;
         out
+    })
+}
+
+/// How many statements of other connections are running on the database at `url`.
+pub fn running_statements(url: &str) -> usize {
+    let url = url.to_owned();
+    run(async move {
+        let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+            .await
+            .expect("connect");
+        let task = tokio::spawn(connection);
+        let row = client
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
+                 AND state = 'active' AND pid <> pg_backend_pid()",
+                &[],
+            )
+            .await
+            .expect("activity");
+        let count: i64 = row.get(0);
+        drop(client);
+        let _ = task.await;
+        count as usize
     })
 }
