@@ -378,3 +378,52 @@ async fn records_read_through_the_same_queries() {
     assert_eq!(pg.dialect(), toolforge::sql::backend::Dialect::Postgres);
     assert_eq!(sqlite.dialect(), toolforge::sql::backend::Dialect::Sqlite);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batched_upserts_keep_import_order() {
+    let Some((pg, _url, spec)) = seeded_postgres("batches") else {
+        return;
+    };
+    let (_dir, sqlite_spec, sqlite) = seeded();
+    // 2,500 files (more than one batch), each written twice with different column sets and
+    // values, interleaved with scopes, so batches break on keys, shapes and sizes.
+    let mut lines = Vec::new();
+    for i in 0..2_500 {
+        lines.push(
+            json!({"entity": "File", "data": {"path": format!("f{i}"), "language": "first"}}),
+        );
+        if i % 7 == 0 {
+            lines.push(
+                json!({"entity": "File", "data": {"path": format!("f{i}"), "language": "second"}}),
+            );
+            lines.push(json!({"entity": "Scope", "data": {"uuid": format!("x{i}"), "name": format!("n{i}")}}));
+            lines.push(
+                json!({"entity": "Scope", "data": {"uuid": format!("x{i}"), "startLine": i}}),
+            );
+        }
+    }
+    for db in [&pg, &sqlite] {
+        let stats = db.import_jsonl(&spec, jsonl(&lines).as_bytes()).unwrap();
+        assert_eq!(stats.entities, lines.len());
+    }
+    let pg_tools = database_tools(spec, pg);
+    let sqlite_tools = database_tools(sqlite_spec, sqlite);
+    for arguments in [
+        json!({"entity_type": "File", "conditions": [{"field": "language", "operator": "=", "value": "second"}], "limit": 100, "offset": 200}),
+        json!({"entity_type": "File", "order_by": {"field": "language", "direction": "DESC"}, "limit": 100}),
+        json!({"entity_type": "Scope", "conditions": [{"field": "name", "operator": "STARTS WITH", "value": "n1"}], "order_by": {"field": "startLine"}, "limit": 100}),
+    ] {
+        let call = |tools: &[Arc<dyn Tool>]| {
+            let tool = tools
+                .iter()
+                .find(|t| t.definition().name == "query_entities")
+                .cloned()
+                .unwrap();
+            let arguments = arguments.clone();
+            async move { tool.call(arguments, &ToolContext::new()).await.unwrap() }
+        };
+        let expected = call(&sqlite_tools).await;
+        assert!(expected["total"].as_u64().unwrap() > 0, "{arguments}");
+        assert_eq!(call(&pg_tools).await, expected, "{arguments}");
+    }
+}

@@ -307,13 +307,23 @@ impl Session<'_> {
             .map_err(ExecError::from)
     }
 
-    /// Runs one statement with `?N` placeholders and bound parameters; the rows changed.
-    pub(crate) fn execute(&self, sql: &str, params: Vec<SqlValue>) -> Result<u64, ExecError> {
+    /// Runs one statement with `?N` placeholders and bound parameters; the rows changed. With
+    /// `cache`, the prepared statement is kept for the next call with the same SQL.
+    pub(crate) fn execute(
+        &self,
+        sql: &str,
+        params: Vec<SqlValue>,
+        cache: bool,
+    ) -> Result<u64, ExecError> {
         let client = self.client.clone();
         let sql = numbered_placeholders(sql);
         self.driver
             .block(async move {
-                let statement = client.prepare_cached(&sql).await?;
+                let statement = if cache {
+                    client.prepare_cached(&sql).await?
+                } else {
+                    client.prepare(&sql).await?
+                };
                 let params: Vec<PgParam> = params.into_iter().map(PgParam).collect();
                 let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
                     .iter()
