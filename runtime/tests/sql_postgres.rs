@@ -427,3 +427,32 @@ async fn batched_upserts_keep_import_order() {
         assert_eq!(call(&pg_tools).await, expected, "{arguments}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tool_connections_are_read_only() {
+    let Some((db, url, spec)) = seeded_postgres("writes_refused") else {
+        return;
+    };
+    pg_support::batch(&url, "CREATE SEQUENCE probe");
+    // A computed field whose PostgreSQL form tries to write (advance a sequence).
+    let mut spec = (*spec).clone();
+    spec.entities[0].computed_fields.push(
+        serde_json::from_value(json!({
+            "name": "probe", "type": "number", "source": "a write",
+            "sql": "(SELECT 1)", "postgres_sql": "(SELECT nextval('probe'))"
+        }))
+        .unwrap(),
+    );
+    let tools = database_tools(Arc::new(spec), db);
+    let tool = tools
+        .iter()
+        .find(|t| t.definition().name == "query_entities")
+        .unwrap();
+    let error = tool
+        .call(json!({"entity_type": "Scope"}), &ToolContext::new())
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, ErrorCode::ExecutionFailed, "{error}");
+    assert_eq!(error.details.unwrap()["postgres_error"], "25006");
+    assert!(!error.message.contains("nextval"), "{}", error.message);
+}

@@ -7,8 +7,11 @@
 //! tool calls (which run their handler on tokio's blocking pool, as over SQLite) send each
 //! statement to it and wait for the answer.
 //!
-//! A tool call runs in one `READ ONLY` transaction with `statement_timeout` set to what is left
-//! of the call's deadline; the transaction is always rolled back.
+//! Tool calls use a pool of their own whose connections open with
+//! `default_transaction_read_only = on`, so every statement they run is read-only (as on SQLite,
+//! each statement is its own transaction); before a call's first statement, and in the same
+//! round trip, `statement_timeout` is set to what is left of the call's deadline (0, no limit,
+//! for a call without one). Writes (`init`, imports) use another pool, one transaction each.
 
 pub mod schema;
 pub mod types;
@@ -111,10 +114,13 @@ impl Drop for Driver {
     }
 }
 
-/// A PostgreSQL database: the pool and the runtime driving it.
+/// A PostgreSQL database: the pools and the runtime driving them.
 pub(crate) struct PgDatabase {
     driver: Driver,
-    pool: Pool,
+    /// Read-only connections, for the tools and the records API.
+    readers: Pool,
+    /// Connections for `init` and imports.
+    writers: Pool,
     /// Writes (`init`, imports) are refused.
     pub read_only: bool,
     /// `user@host:port/name`, without a password, for messages.
@@ -126,7 +132,7 @@ impl std::fmt::Debug for PgDatabase {
         f.debug_struct("PgDatabase")
             .field("database", &self.label)
             .field("read_only", &self.read_only)
-            .field("pool_size", &self.pool.status().max_size)
+            .field("pool_size", &self.readers.status().max_size)
             .finish()
     }
 }
@@ -159,28 +165,39 @@ impl PgDatabase {
             ))
         })?;
         let label = label(&config);
-        let manager = Manager::from_config(
-            config,
-            NoTls,
-            ManagerConfig {
-                recycling_method: RecyclingMethod::Fast,
-            },
-        );
+        let mut reader_config = config.clone();
+        let options = match config.get_options() {
+            Some(options) => format!("{options} -c default_transaction_read_only=on"),
+            None => "-c default_transaction_read_only=on".to_owned(),
+        };
+        reader_config.options(&options);
         let size = std::thread::available_parallelism().map_or(4, |n| n.get().max(2)) * 2;
-        let pool = Pool::builder(manager)
-            .max_size(size)
-            .runtime(deadpool_postgres::Runtime::Tokio1)
-            .build()
-            .map_err(|error| DbError::Postgres(format!("cannot build the pool: {error}")))?;
+        let pool = |config: tokio_postgres::Config, size: usize| {
+            let manager = Manager::from_config(
+                config,
+                NoTls,
+                ManagerConfig {
+                    recycling_method: RecyclingMethod::Fast,
+                },
+            );
+            Pool::builder(manager)
+                .max_size(size)
+                .runtime(deadpool_postgres::Runtime::Tokio1)
+                .build()
+                .map_err(|error| DbError::Postgres(format!("cannot build the pool: {error}")))
+        };
+        let readers = pool(reader_config, size)?;
+        let writers = pool(config, 2)?;
         let driver = Driver::new()
             .map_err(|error| DbError::Postgres(format!("cannot start the driver: {error}")))?;
         let db = PgDatabase {
             driver,
-            pool,
+            readers,
+            writers,
             read_only,
             label,
         };
-        let session = db.session(None)?;
+        let session = db.session(&db.readers, None)?;
         session
             .rows("SELECT 1", &[])
             .map_err(|error| db.error(error))?;
@@ -189,7 +206,7 @@ impl PgDatabase {
 
     /// The most connections the pool opens.
     pub fn pool_size(&self) -> usize {
-        self.pool.status().max_size
+        self.readers.status().max_size
     }
 
     /// A [`DbError`] for a failed statement, naming the database.
@@ -203,8 +220,8 @@ impl PgDatabase {
     }
 
     /// A connection from the pool, waited for no later than `deadline`.
-    pub fn session(&self, deadline: Option<Instant>) -> Result<Session<'_>, DbError> {
-        let pool = self.pool.clone();
+    fn session(&self, pool: &Pool, deadline: Option<Instant>) -> Result<Session<'_>, DbError> {
+        let pool = pool.clone();
         let wait = match deadline {
             Some(deadline) => {
                 let now = Instant::now();
@@ -239,32 +256,29 @@ impl PgDatabase {
         Ok(Session {
             driver: &self.driver,
             client: Arc::new(client),
+            prefix: std::sync::Mutex::new(None),
         })
     }
 
-    /// Runs `f` in a `READ ONLY` transaction with `statement_timeout` set from `deadline`,
-    /// then rolls the transaction back.
+    /// Runs `f` on a read-only connection with `statement_timeout` set from `deadline`.
     pub fn read<T>(
         &self,
         deadline: Option<Instant>,
         f: impl FnOnce(&dyn Reader) -> T,
     ) -> Result<T, DbError> {
-        let session = self.session(deadline)?;
-        let mut begin = String::from("BEGIN READ ONLY");
-        if let Some(deadline) = deadline {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(DbError::Timeout);
+        let session = self.session(&self.readers, deadline)?;
+        let millis = match deadline {
+            Some(deadline) => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Err(DbError::Timeout);
+                }
+                left.as_millis().clamp(1, i32::MAX as u128)
             }
-            let millis = left.as_millis().clamp(1, i32::MAX as u128);
-            begin.push_str(&format!("; SET LOCAL statement_timeout = {millis}"));
-        }
-        session.batch(&begin).map_err(|error| self.error(error))?;
-        let out = f(&session);
-        session
-            .batch("ROLLBACK")
-            .map_err(|error| self.error(error))?;
-        Ok(out)
+            None => 0,
+        };
+        *lock(&session.prefix) = Some(format!("SET statement_timeout = {millis}"));
+        Ok(f(&session))
     }
 
     /// Runs `f` in a read-write transaction, committing when it returns `Ok` and rolling back
@@ -276,7 +290,7 @@ impl PgDatabase {
         if self.read_only {
             return Err(DbError::ReadOnly.into());
         }
-        let session = self.session(None)?;
+        let session = self.session(&self.writers, None)?;
         session.batch("BEGIN").map_err(|error| self.error(error))?;
         match f(&session) {
             Ok(value) => {
@@ -295,6 +309,15 @@ impl PgDatabase {
 pub(crate) struct Session<'d> {
     driver: &'d Driver,
     client: Arc<Object>,
+    /// A statement to send before the next one, in the same round trip (`SET
+    /// statement_timeout`).
+    prefix: std::sync::Mutex<Option<String>>,
+}
+
+fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl Session<'_> {
@@ -344,14 +367,26 @@ impl Reader for Session<'_> {
         let client = self.client.clone();
         let sql = numbered_placeholders(sql);
         let params: Vec<PgParam> = params.iter().cloned().map(PgParam).collect();
+        let prefix = lock(&self.prefix).take();
         self.driver
             .block(async move {
-                let statement = client.prepare_cached(&sql).await?;
-                let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
-                    .iter()
-                    .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
-                    .collect();
-                let rows = client.query(&statement, &refs).await?;
+                let query = async {
+                    let statement = client.prepare_cached(&sql).await?;
+                    let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
+                        .iter()
+                        .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+                        .collect();
+                    client.query(&statement, &refs).await
+                };
+                let rows = match &prefix {
+                    // Both requests go out before either answer is awaited: one round trip.
+                    Some(prefix) => {
+                        let (set, rows) = tokio::join!(client.batch_execute(prefix), query);
+                        set?;
+                        rows?
+                    }
+                    None => query.await?,
+                };
                 let mut out = Vec::with_capacity(rows.len());
                 for row in rows {
                     let mut values = Vec::with_capacity(row.len());
