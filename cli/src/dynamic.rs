@@ -219,7 +219,7 @@ pub fn definitions(
 /// Opens an existing database for the tools and checks that its tables are exactly the ones
 /// the spec needs. `config` is only used in messages.
 pub fn open_ready(db: &Path, spec: &SchemaSpec, config: &Path) -> Result<Database, LoadError> {
-    if !db.is_file() {
+    if !is_server_url(db) && !db.is_file() {
         return Err(LoadError::MissingDatabase {
             db: db.to_path_buf(),
             config: config.to_path_buf(),
@@ -232,6 +232,12 @@ pub fn open_ready(db: &Path, spec: &SchemaSpec, config: &Path) -> Result<Databas
     let database = Database::open_read_only(db).map_err(|e| database_error(&e))?;
     check_ready(&database, db, spec, config)?;
     Ok(database)
+}
+
+/// Whether `--db` names a database server (`postgres://...`) rather than a SQLite file.
+pub fn is_server_url(db: &Path) -> bool {
+    db.to_str()
+        .is_some_and(toolforge::sql::postgres::is_postgres_url)
 }
 
 /// The message [`toolforge::sql::schema_gaps`] gives a missing table or index.

@@ -185,6 +185,21 @@ pub struct ComputedFieldSpec {
     /// For `materialized` fields: the generated column (`cache_property`) holding the value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub materialized_column: Option<String>,
+    /// The same expression compiled for PostgreSQL, when it differs from `sql`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub postgres_sql: Option<String>,
+}
+
+impl ComputedFieldSpec {
+    /// The expression PostgreSQL runs: `postgres_sql` (or `sql` when the two are the same),
+    /// numbers cast to `DOUBLE PRECISION` as stored numbers are.
+    pub fn postgres_expression(&self) -> String {
+        let sql = self.postgres_sql.as_deref().unwrap_or(&self.sql);
+        match self.ty {
+            ValueType::Number => format!("CAST(({sql}) AS DOUBLE PRECISION)"),
+            _ => sql.to_owned(),
+        }
+    }
 }
 
 /// An embedding column.
@@ -319,6 +334,20 @@ impl SchemaSpec {
     /// The entity with this config name.
     pub fn entity(&self, name: &str) -> Option<&EntitySpec> {
         self.entities.iter().find(|entity| entity.name == name)
+    }
+
+    /// The same spec with every computed field's `sql` replaced by its PostgreSQL expression
+    /// ([`ComputedFieldSpec::postgres_expression`]): what the query builder reads on PostgreSQL.
+    pub fn for_postgres(&self) -> SchemaSpec {
+        let mut spec = self.clone();
+        for entity in &mut spec.entities {
+            for computed in &mut entity.computed_fields {
+                let expression = computed.postgres_expression();
+                computed.sql = expression.clone();
+                computed.postgres_sql = Some(expression);
+            }
+        }
+        spec
     }
 }
 

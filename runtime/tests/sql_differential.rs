@@ -1,6 +1,11 @@
 //! Differential test: `query_entities` against an independent evaluation in plain Rust of the
-//! same conditions, ordering and limit over the same random rows.
+//! same conditions, ordering and limit over the same random rows; with a PostgreSQL server
+//! (`TOOLFORGE_TEST_POSTGRES_URL`), every call also runs on PostgreSQL over the same rows and
+//! must give the same answer as on SQLite, order included.
 #![cfg(feature = "sqlite")]
+
+#[cfg(feature = "postgres")]
+mod pg_support;
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -514,6 +519,43 @@ fn dedup(rows: Vec<Row>) -> Vec<Row> {
         .collect()
 }
 
+/// The PostgreSQL database the differential cases run on, when a server is given: created
+/// once per test process, emptied before each case.
+#[cfg(feature = "postgres")]
+fn postgres() -> Option<&'static (Database, String)> {
+    static DB: std::sync::OnceLock<Option<(Database, String)>> = std::sync::OnceLock::new();
+    DB.get_or_init(|| {
+        let base = pg_support::url("sql_differential::query_entities_agrees_with_rust")?;
+        Some(pg_support::fresh(&base, "differential"))
+    })
+    .as_ref()
+}
+
+/// The same rows on PostgreSQL (tables recreated), and its `query_entities` tool.
+#[cfg(feature = "postgres")]
+fn postgres_tool(spec: &Arc<SchemaSpec>, lines: &str) -> Option<Arc<dyn toolforge::Tool>> {
+    let (db, url) = postgres()?;
+    pg_support::reset(url);
+    let report = db.init(spec).unwrap();
+    assert!(!report.created.is_empty());
+    let again = db.init(spec).unwrap();
+    assert!(
+        again.created.is_empty(),
+        "a second init created {:?}",
+        again.created
+    );
+    db.import_jsonl(spec, lines.as_bytes()).unwrap();
+    let tools = database_tools(spec.clone(), db.clone());
+    tools
+        .into_iter()
+        .find(|t| t.definition().name == "query_entities")
+}
+
+#[cfg(not(feature = "postgres"))]
+fn postgres_tool(_: &Arc<SchemaSpec>, _: &str) -> Option<Arc<dyn toolforge::Tool>> {
+    None
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
 
@@ -536,6 +578,7 @@ proptest! {
         db.init(&spec).unwrap();
         let lines: String = rows.iter().map(|r| format!("{}\n", json!({"entity": "Item", "data": r.data()}))).collect();
         db.import_jsonl(&spec, lines.as_bytes()).unwrap();
+        let pg_tool = postgres_tool(&spec, &lines);
         let tools = database_tools(spec, db);
         let tool = tools.iter().find(|t| t.definition().name == "query_entities").unwrap();
         let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
@@ -554,6 +597,11 @@ proptest! {
             }
             let answer = runtime.block_on(tool.call(arguments.clone(), &ToolContext::new()));
             let answer = answer.map_err(|e| TestCaseError::fail(format!("{arguments}: {e}")))?;
+            if let Some(pg_tool) = &pg_tool {
+                let pg_answer = runtime.block_on(pg_tool.call(arguments.clone(), &ToolContext::new()));
+                let pg_answer = pg_answer.map_err(|e| TestCaseError::fail(format!("PostgreSQL, {arguments}: {e}")))?;
+                prop_assert_eq!(&pg_answer, &answer, "PostgreSQL and SQLite differ on {}", arguments);
+            }
             let mut expected: Vec<&Row> = rows.iter().filter(|r| conditions.iter().all(|c| matches(r, c))).collect();
             order(&mut expected, order_by.map(|o| o.0), order_by.is_some_and(|o| o.1));
             let total = expected.len();

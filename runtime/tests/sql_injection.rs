@@ -3,6 +3,8 @@
 //! carries SQL text or file paths.
 #![cfg(feature = "sqlite")]
 
+#[cfg(feature = "postgres")]
+mod pg_support;
 mod sql_fixtures;
 
 use serde_json::{Value, json};
@@ -211,12 +213,15 @@ fn argument_sets(h: &str) -> Vec<(&'static str, Value)> {
     sets
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn hostile_arguments_change_nothing_and_leak_no_sql() {
-    let (dir, spec, db) = seeded();
-    let path = dir.path().to_string_lossy().to_string();
-    let tools = database_tools(spec, db.clone());
-    let before = dump(&db);
+/// Sends every hostile argument set through `tools`: each answer is a result or a structured
+/// argument error that leaks neither SQL nor `secret` (a path or URL). PostgreSQL text cannot
+/// hold a NUL character, so there a value with one may also be refused by the server, with
+/// its SQLSTATE only. Returns how many calls were made and how many were answered.
+async fn send_hostile(
+    tools: &[std::sync::Arc<dyn toolforge::Tool>],
+    secret: &str,
+    postgres: bool,
+) -> (usize, usize) {
     let mut calls = 0;
     let mut answered = 0;
     for h in hostile() {
@@ -229,16 +234,23 @@ async fn hostile_arguments_change_nothing_and_leak_no_sql() {
                     assert!(value.is_object());
                 }
                 Err(error) => {
+                    let refused_nul = postgres
+                        && h.contains('\0')
+                        && error.code == ErrorCode::ExecutionFailed
+                        && error.details.as_ref().is_some_and(|d| {
+                            d["postgres_error"] == "22021" || d["postgres_error"] == "22P05"
+                        });
                     assert!(
-                        matches!(
-                            error.code,
-                            ErrorCode::InvalidArguments | ErrorCode::NotFound
-                        ),
+                        refused_nul
+                            || matches!(
+                                error.code,
+                                ErrorCode::InvalidArguments | ErrorCode::NotFound
+                            ),
                         "{name} {}: unexpected {error}",
                         shorten(&arguments)
                     );
                     let text = error.to_json().to_string();
-                    assert!(!text.contains(&path), "{text} leaks the path");
+                    assert!(!text.contains(secret), "{text} leaks the path");
                     for marker in SQL_MARKERS {
                         assert!(
                             !text.contains(marker) || h.contains(marker.trim()),
@@ -256,6 +268,16 @@ async fn hostile_arguments_change_nothing_and_leak_no_sql() {
         answered > 500,
         "hostile values in value slots are answered: {answered}"
     );
+    (calls, answered)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_arguments_change_nothing_and_leak_no_sql() {
+    let (dir, spec, db) = seeded();
+    let path = dir.path().to_string_lossy().to_string();
+    let tools = database_tools(spec, db.clone());
+    let before = dump(&db);
+    send_hostile(&tools, &path, false).await;
     assert_eq!(before, dump(&db), "the database content is unchanged");
     // The tables are all still there and intact.
     let integrity: String = db.read_blocking(|c| {
@@ -263,6 +285,33 @@ async fn hostile_arguments_change_nothing_and_leak_no_sql() {
             .unwrap()
     });
     assert_eq!(integrity, "ok");
+}
+
+/// The same hostile calls on PostgreSQL change nothing and leak neither SQL nor the URL.
+#[cfg(feature = "postgres")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_arguments_change_nothing_on_postgres() {
+    let Some(base) = pg_support::url("sql_injection::hostile_arguments_change_nothing_on_postgres")
+    else {
+        return;
+    };
+    let (db, url) = pg_support::fresh(&base, "injection");
+    let spec = std::sync::Arc::new(sql_fixtures::code_rag_spec());
+    db.init(&spec).unwrap();
+    db.import_jsonl(
+        &spec,
+        sql_fixtures::jsonl(&sql_fixtures::seed_lines()).as_bytes(),
+    )
+    .unwrap();
+    let tools = database_tools(spec, db.clone());
+    let before = pg_support::dump(&url);
+    let host = url.split('@').nth(1).unwrap_or(&url).to_owned();
+    send_hostile(&tools, &host, true).await;
+    assert_eq!(
+        before,
+        pg_support::dump(&url),
+        "the database content is unchanged"
+    );
 }
 
 #[tokio::test]

@@ -17,7 +17,8 @@ pub struct Args {
     /// The config file (`ragforge.config.yaml`).
     #[arg(long, short = 'c', value_name = "FILE")]
     pub config: PathBuf,
-    /// The SQLite database file (created if missing).
+    /// The database: a SQLite file (created if missing) or a PostgreSQL URL
+    /// (`postgres://user@host:port/name`).
     #[arg(long, value_name = "DB")]
     pub db: PathBuf,
 }

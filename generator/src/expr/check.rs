@@ -109,6 +109,8 @@ pub(crate) enum TKind {
     Inline {
         sql: String,
         row_local: Option<String>,
+        /// The PostgreSQL form of `sql`.
+        postgres: String,
     },
     Int(i64),
     Real(f64),
@@ -343,6 +345,10 @@ impl Env<'_> {
                     kind: TKind::Inline {
                         sql: compiled.sql.clone(),
                         row_local: compiled.row_local_sql.clone(),
+                        postgres: compiled
+                            .postgres_sql
+                            .clone()
+                            .unwrap_or_else(|| compiled.sql.clone()),
                     },
                     ty: Ty::of_value(compiled.ty),
                 }),

@@ -95,6 +95,8 @@ pub struct CompiledField {
     /// expression is not row-local (aggregates over relationships, `now()`), which is what
     /// `materialized` needs.
     pub row_local_sql: Option<String>,
+    /// The same expression for PostgreSQL, when it is not `sql` itself.
+    pub postgres_sql: Option<String>,
     /// The canonical source text, for descriptions (the translated form for `cypher:`).
     pub source: String,
 }
@@ -359,6 +361,7 @@ fn compile_one(
                 ty: declared.unwrap_or(ValueType::String),
                 sql: format!("({sql})"),
                 row_local_sql: None,
+                postgres_sql: None,
                 source: sql.clone(),
             });
         }
@@ -459,11 +462,14 @@ fn compile_one(
         ));
     }
     let row_local_sql = sql::to_sql(&typed, sql::Mode::Bare);
+    let postgres_sql = sql::to_sql_in(&typed, sql::Mode::Row, sql::Dialect::Postgres)
+        .filter(|postgres| *postgres != sql);
     Ok(CompiledField {
         name: field.name.to_owned(),
         ty,
         sql,
         row_local_sql,
+        postgres_sql,
         source: source.clone(),
     })
 }

@@ -1,4 +1,4 @@
-//! SQLite SQL emission from the typed tree.
+//! SQL emission from the typed tree, for SQLite and for PostgreSQL.
 //!
 //! The semantics it implements are listed in the documentation of the `expr` module.
 
@@ -15,6 +15,15 @@ pub(crate) enum Mode {
     Bare,
 }
 
+/// The SQL dialect an expression is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// SQLite (what `sql` fields hold).
+    Sqlite,
+    /// PostgreSQL (what `postgres_sql` fields hold).
+    Postgres,
+}
+
 /// Quotes an SQL identifier.
 pub(crate) fn quote_ident(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
@@ -28,7 +37,12 @@ pub(crate) fn quote_str(value: &str) -> String {
 /// The SQL of `typed` as a self-contained expression (parenthesised unless atomic), or `None`
 /// in [`Mode::Bare`] when the expression is not row-local.
 pub(crate) fn to_sql(typed: &Typed, mode: Mode) -> Option<String> {
-    let (text, prec) = emit(typed, mode)?;
+    to_sql_in(typed, mode, Dialect::Sqlite)
+}
+
+/// [`to_sql`] in `dialect`.
+pub(crate) fn to_sql_in(typed: &Typed, mode: Mode, dialect: Dialect) -> Option<String> {
+    let (text, prec) = emit(typed, mode, dialect)?;
     Some(if prec < ATOM_PRECEDENCE {
         format!("({text})")
     } else {
@@ -48,43 +62,57 @@ fn wrap((text, _): Frag, needs_parens: bool) -> String {
 }
 
 /// The operand's text, in parentheses when it binds more loosely than `min` allows.
-fn operand(typed: &Typed, mode: Mode, min: u8) -> Option<String> {
-    let frag = emit(typed, mode)?;
+fn operand(typed: &Typed, mode: Mode, min: u8, dialect: Dialect) -> Option<String> {
+    let frag = emit(typed, mode, dialect)?;
     let needs = frag.1 < min;
     Some(wrap(frag, needs))
 }
 
-fn emit(typed: &Typed, mode: Mode) -> Option<Frag> {
+fn emit(typed: &Typed, mode: Mode, dialect: Dialect) -> Option<Frag> {
     let atom = |text: String| Some((text, ATOM_PRECEDENCE));
     match &typed.kind {
         TKind::Column(name) => atom(match mode {
             Mode::Row => format!("\"n\".{}", quote_ident(name)),
             Mode::Bare => quote_ident(name),
         }),
-        TKind::Inline { sql, row_local } => match mode {
-            Mode::Row => atom(sql.clone()),
-            Mode::Bare => atom(row_local.clone()?),
+        TKind::Inline {
+            sql,
+            row_local,
+            postgres,
+        } => match (mode, dialect) {
+            (Mode::Row, Dialect::Sqlite) => atom(sql.clone()),
+            (Mode::Row, Dialect::Postgres) => atom(postgres.clone()),
+            (Mode::Bare, Dialect::Sqlite) => atom(row_local.clone()?),
+            (Mode::Bare, Dialect::Postgres) => None,
         },
         TKind::Int(value) => atom(value.to_string()),
         TKind::Real(value) => atom(format!("{value:?}")),
         TKind::Str(value) => atom(quote_str(value)),
-        TKind::Bool(value) => atom(if *value { "1" } else { "0" }.to_owned()),
+        TKind::Bool(value) => atom(
+            match (dialect, *value) {
+                (Dialect::Sqlite, true) => "1",
+                (Dialect::Sqlite, false) => "0",
+                (Dialect::Postgres, true) => "TRUE",
+                (Dialect::Postgres, false) => "FALSE",
+            }
+            .to_owned(),
+        ),
         TKind::Null => atom("NULL".to_owned()),
         TKind::Neg(inner) => {
-            let frag = emit(inner, mode)?;
+            let frag = emit(inner, mode, dialect)?;
             // `--` would start an SQL comment.
             let needs = frag.1 < NEG_PRECEDENCE || frag.0.starts_with('-');
             Some((format!("-{}", wrap(frag, needs)), NEG_PRECEDENCE))
         }
         TKind::Not(inner) => Some((
-            format!("NOT {}", operand(inner, mode, NOT_PRECEDENCE)?),
+            format!("NOT {}", operand(inner, mode, NOT_PRECEDENCE, dialect)?),
             NOT_PRECEDENCE,
         )),
         TKind::IsNull {
             operand: inner,
             negated,
         } => {
-            let text = operand(inner, mode, IS_NULL_PRECEDENCE + 1)?;
+            let text = operand(inner, mode, IS_NULL_PRECEDENCE + 1, dialect)?;
             let not = if *negated { "NOT " } else { "" };
             Some((format!("{text} IS {not}NULL"), IS_NULL_PRECEDENCE))
         }
@@ -93,20 +121,38 @@ fn emit(typed: &Typed, mode: Mode) -> Option<Frag> {
             // Comparisons do not chain; the right side of every operator needs parentheses at
             // equal precedence (`a - (b - c)`).
             let left_min = if op.is_comparison() { prec + 1 } else { prec };
-            let right_text = operand(right, mode, prec + 1)?;
-            let text = if *op == BinOp::Div {
-                let left_text = emit(left, mode)?.0;
-                format!("CAST({left_text} AS REAL) / {right_text}")
-            } else {
-                format!(
+            let right_text = operand(right, mode, prec + 1, dialect)?;
+            let text = match (op, dialect) {
+                (BinOp::Div, Dialect::Sqlite) => {
+                    let left_text = emit(left, mode, dialect)?.0;
+                    format!("CAST({left_text} AS REAL) / {right_text}")
+                }
+                // SQLite's x / 0 and x % 0 are NULL; PostgreSQL's are errors.
+                (BinOp::Div, Dialect::Postgres) => {
+                    let left_text = emit(left, mode, dialect)?.0;
+                    let right_text = emit(right, mode, dialect)?.0;
+                    format!("CAST({left_text} AS DOUBLE PRECISION) / NULLIF({right_text}, 0)")
+                }
+                // SQLite's % works on the integer parts; PostgreSQL has no % for reals.
+                (BinOp::Rem, Dialect::Postgres) => {
+                    let left_text = emit(left, mode, dialect)?.0;
+                    let right_text = emit(right, mode, dialect)?.0;
+                    return Some((
+                        format!(
+                            "mod(CAST(trunc({left_text}) AS BIGINT), NULLIF(CAST(trunc({right_text}) AS BIGINT), 0))"
+                        ),
+                        ATOM_PRECEDENCE,
+                    ));
+                }
+                _ => format!(
                     "{} {} {right_text}",
-                    operand(left, mode, left_min)?,
+                    operand(left, mode, left_min, dialect)?,
                     op.symbol()
-                )
+                ),
             };
             Some((text, prec))
         }
-        TKind::Call(builtin, args) => call(*builtin, args, mode),
+        TKind::Call(builtin, args) => call(*builtin, args, mode, dialect),
         TKind::Aggregate(aggregate) => match mode {
             Mode::Row => atom(aggregate_sql(aggregate)),
             Mode::Bare => None,
@@ -114,11 +160,14 @@ fn emit(typed: &Typed, mode: Mode) -> Option<Frag> {
     }
 }
 
-fn call(builtin: Builtin, args: &[Typed], mode: Mode) -> Option<Frag> {
+fn call(builtin: Builtin, args: &[Typed], mode: Mode, dialect: Dialect) -> Option<Frag> {
     let texts: Vec<String> = args
         .iter()
-        .map(|arg| emit(arg, mode).map(|frag| frag.0))
+        .map(|arg| emit(arg, mode, dialect).map(|frag| frag.0))
         .collect::<Option<_>>()?;
+    if dialect == Dialect::Postgres {
+        return postgres_call(builtin, &texts, mode);
+    }
     let list = texts.join(", ");
     let atom = |text: String| Some((text, ATOM_PRECEDENCE));
     let comparison = |text: String| Some((text, 4));
@@ -184,6 +233,78 @@ fn call(builtin: Builtin, args: &[Typed], mode: Mode) -> Option<Frag> {
 }
 
 /// The correlated subquery of a relationship aggregate over the row alias `n`.
+/// A function call in PostgreSQL's spelling, with SQLite's meaning.
+fn postgres_call(builtin: Builtin, texts: &[String], mode: Mode) -> Option<Frag> {
+    let list = texts.join(", ");
+    let atom = |text: String| Some((text, ATOM_PRECEDENCE));
+    let comparison = |text: String| Some((text, 4));
+    let time = |x: &str| format!("(CAST({x} AS TIMESTAMPTZ) AT TIME ZONE 'UTC')");
+    match builtin {
+        Builtin::Length => atom(format!("length({list})")),
+        Builtin::ArrayLength => atom(format!("jsonb_array_length({list})")),
+        Builtin::Lower => atom(format!("lower({list})")),
+        Builtin::Upper => atom(format!("upper({list})")),
+        Builtin::Trim => atom(format!("trim({list})")),
+        Builtin::Coalesce => atom(format!("coalesce({list})")),
+        Builtin::Abs => atom(format!("abs({list})")),
+        Builtin::Round => match texts {
+            [x] => atom(format!("round(CAST({x} AS NUMERIC))")),
+            [x, digits] => atom(format!(
+                "round(CAST({x} AS NUMERIC), CAST({digits} AS INTEGER))"
+            )),
+            _ => None,
+        },
+        Builtin::Least => atom(format!("LEAST({list})")),
+        Builtin::Greatest => atom(format!("GREATEST({list})")),
+        Builtin::Now => match mode {
+            Mode::Row => atom(
+                "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')".to_owned(),
+            ),
+            Mode::Bare => None,
+        },
+        Builtin::DaysBetween => {
+            let (a, b) = (&texts[0], &texts[1]);
+            atom(format!(
+                "CAST(trunc(EXTRACT(EPOCH FROM ({} - {})) / 86400) AS BIGINT)",
+                time(b),
+                time(a)
+            ))
+        }
+        Builtin::YearsBetween => {
+            let (a, b) = (&texts[0], &texts[1]);
+            atom(format!(
+                "CAST(EXTRACT(YEAR FROM age({}, {})) AS BIGINT)",
+                time(b),
+                time(a)
+            ))
+        }
+        Builtin::Concat => {
+            let parts: Vec<String> = texts
+                .iter()
+                .map(|text| format!("coalesce({text}, '')"))
+                .collect();
+            if parts.len() == 1 {
+                atom(parts.join(""))
+            } else {
+                Some((parts.join(" || "), BinOp::Concat.precedence()))
+            }
+        }
+        Builtin::Contains => comparison(format!("strpos({}, {}) > 0", texts[0], texts[1])),
+        Builtin::ArrayContains => match mode {
+            Mode::Row => atom(format!("({} @> jsonb_build_array({}))", texts[0], texts[1])),
+            Mode::Bare => None,
+        },
+        Builtin::StartsWith => {
+            let (s, p) = (&texts[0], &texts[1]);
+            comparison(format!("left({s}, length({p})) = {p}"))
+        }
+        Builtin::EndsWith => {
+            let (s, p) = (&texts[0], &texts[1]);
+            comparison(format!("right({s}, length({p})) = {p}"))
+        }
+    }
+}
+
 fn aggregate_sql(aggregate: &Aggregate) -> String {
     let value = |table_alias: &str| match &aggregate.column {
         Some(column) => format!("{table_alias}.{}", quote_ident(column)),

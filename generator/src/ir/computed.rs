@@ -58,6 +58,7 @@ pub(super) fn lower_computed_fields(config: &Config, spec: &mut SchemaSpec, r: &
                         description: field.description.clone(),
                         source: done.source,
                         sql: done.sql,
+                        postgres_sql: done.postgres_sql,
                         materialized_column: if materialized {
                             field.cache_property.clone()
                         } else {

@@ -12,9 +12,22 @@ use crate::CallBudget;
 
 use crate::spec::SchemaSpec;
 
+use super::backend::{Dialect, ExecError, Reader as AnyReader};
 use super::ddl::{SpecError, schema_objects};
 use super::glob::GlobPattern;
-use super::schema_diff::{SchemaDifference, plan};
+use super::schema_diff::{SchemaDifference, SchemaPlan, plan};
+
+#[cfg(feature = "postgres")]
+use super::postgres::PgDatabase;
+#[cfg(feature = "postgres")]
+use super::postgres::schema::{pg_plan, pg_schema_objects};
+
+/// The PostgreSQL URL `path` spells, if it spells one.
+#[cfg(feature = "postgres")]
+fn postgres_url(path: &Path) -> Option<&str> {
+    path.to_str()
+        .filter(|text| super::postgres::is_postgres_url(text))
+}
 
 /// A database-level failure (opening, initialising, reading, writing).
 #[derive(Debug, thiserror::Error)]
@@ -60,6 +73,17 @@ pub enum DbError {
     /// The call's deadline passed before a connection was free; nothing was run.
     #[error("the call's deadline passed before a database connection was free")]
     Timeout,
+    /// A call that hands out a SQLite connection was made on a PostgreSQL database.
+    #[error(
+        "this call hands out a SQLite connection, and the database is PostgreSQL; use the \
+         tools, the records API or an import instead"
+    )]
+    NotSqlite,
+    /// PostgreSQL (or the connection to it) reported an error: its message and SQLSTATE,
+    /// and the database (`user@host:port/name`, never a password).
+    #[cfg(feature = "postgres")]
+    #[error("PostgreSQL: {0}")]
+    Postgres(String),
 }
 
 impl DbError {
@@ -67,6 +91,17 @@ impl DbError {
     /// call's deadline passed or its caller went away (see [`Database::read`]).
     pub fn is_interrupt(&self) -> bool {
         matches!(self, DbError::Sqlite(error) if is_interrupt(error))
+    }
+}
+
+impl From<ExecError> for DbError {
+    fn from(error: ExecError) -> Self {
+        match error {
+            ExecError::Sqlite(error) => DbError::Sqlite(error),
+            ExecError::Stopped => DbError::Stopped,
+            #[cfg(feature = "postgres")]
+            ExecError::Postgres(error) => DbError::Postgres(super::postgres::describe(&error)),
+        }
     }
 }
 
@@ -160,16 +195,40 @@ struct Inner {
 /// ```
 #[derive(Clone)]
 pub struct Database {
-    inner: Arc<Inner>,
+    backend: Backend,
+}
+
+/// The backend a [`Database`] runs on.
+#[derive(Clone)]
+enum Backend {
+    Sqlite(Arc<Inner>),
+    #[cfg(feature = "postgres")]
+    Postgres(Arc<PgBackend>),
+}
+
+/// A PostgreSQL database and the PostgreSQL views of the specs used with it.
+#[cfg(feature = "postgres")]
+struct PgBackend {
+    db: PgDatabase,
+    views: Mutex<Vec<(Arc<SchemaSpec>, Arc<SchemaSpec>)>>,
 }
 
 impl std::fmt::Debug for Database {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Database")
-            .field("path", &self.inner.path)
-            .field("writable", &self.inner.writer.is_some())
-            .field("readers", &self.inner.readers.size)
-            .finish()
+        match &self.backend {
+            Backend::Sqlite(inner) => f
+                .debug_struct("Database")
+                .field("path", &inner.path)
+                .field("writable", &inner.writer.is_some())
+                .field("readers", &inner.readers.size)
+                .finish(),
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(pg) => f
+                .debug_struct("Database")
+                .field("postgres", &pg.db.label)
+                .field("writable", &!pg.db.read_only)
+                .finish(),
+        }
     }
 }
 
@@ -349,6 +408,10 @@ impl Database {
     /// existing database keeps its journal mode: opening it changes nothing in the file, so a
     /// write that is refused leaves it exactly as it was.
     pub fn open(path: impl AsRef<Path>) -> Result<Database, DbError> {
+        #[cfg(feature = "postgres")]
+        if let Some(url) = postgres_url(path.as_ref()) {
+            return Database::postgres(url, false);
+        }
         let path = path.as_ref().to_path_buf();
         let writer = Connection::open_with_flags(
             &path,
@@ -381,6 +444,10 @@ impl Database {
     /// is open, which holds on read-only media). If a `-wal` file with content lies next to
     /// it, those changes could not be read that way: that is [`DbError::UnreadableWal`].
     pub fn open_read_only(path: impl AsRef<Path>) -> Result<Database, DbError> {
+        #[cfg(feature = "postgres")]
+        if let Some(url) = postgres_url(path.as_ref()) {
+            return Database::postgres(url, true);
+        }
         let path = path.as_ref().to_path_buf();
         let shared = Self::with_readers(path.clone(), None, Access::Shared).and_then(|db| {
             db.read_blocking(|conn| {
@@ -411,7 +478,7 @@ impl Database {
             idle.push(open_reader(&path, access)?);
         }
         Ok(Database {
-            inner: Arc::new(Inner {
+            backend: Backend::Sqlite(Arc::new(Inner {
                 path,
                 writer: writer.map(Mutex::new),
                 readers: Pool {
@@ -419,26 +486,112 @@ impl Database {
                     available: Condvar::new(),
                     size,
                 },
-            }),
+            })),
         })
+    }
+
+    /// The SQL dialect of the database's backend.
+    pub fn dialect(&self) -> Dialect {
+        match &self.backend {
+            Backend::Sqlite(_) => Dialect::Sqlite,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(_) => Dialect::Postgres,
+        }
+    }
+
+    /// The SQLite side of the handle, or [`DbError::NotSqlite`].
+    fn sqlite(&self) -> Result<&Inner, DbError> {
+        match &self.backend {
+            Backend::Sqlite(inner) => Ok(inner),
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(_) => Err(DbError::NotSqlite),
+        }
+    }
+
+    /// Connects to a PostgreSQL database (see [`Database::open`]).
+    #[cfg(feature = "postgres")]
+    fn postgres(url: &str, read_only: bool) -> Result<Database, DbError> {
+        Ok(Database {
+            backend: Backend::Postgres(Arc::new(PgBackend {
+                db: PgDatabase::open(url, read_only)?,
+                views: Mutex::new(Vec::new()),
+            })),
+        })
+    }
+
+    /// `spec` as this database's backend runs it: on PostgreSQL, with every computed field's
+    /// PostgreSQL expression in place of its SQLite one (cached per spec).
+    pub fn spec_for(&self, spec: &Arc<SchemaSpec>) -> Arc<SchemaSpec> {
+        match &self.backend {
+            Backend::Sqlite(_) => spec.clone(),
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(pg) => {
+                let mut views = lock(&pg.views);
+                if let Some((_, view)) = views.iter().find(|(source, _)| Arc::ptr_eq(source, spec))
+                {
+                    return view.clone();
+                }
+                let view = Arc::new(spec.for_postgres());
+                views.push((spec.clone(), view.clone()));
+                view
+            }
+        }
     }
 
     /// The number of read-only connections.
     pub fn reader_count(&self) -> usize {
-        self.inner.readers.size
+        match &self.backend {
+            Backend::Sqlite(inner) => inner.readers.size,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(pg) => pg.db.pool_size(),
+        }
     }
 
     /// Compares the database with the spec without changing anything.
     pub fn check_schema(&self, spec: &SchemaSpec) -> Result<Vec<SchemaDifference>, DbError> {
+        Ok(self.schema_plan(spec)?.differences)
+    }
+
+    /// What [`Database::init`] would do: the objects missing, unchanged and different.
+    /// Changes nothing.
+    pub fn schema_plan(&self, spec: &SchemaSpec) -> Result<SchemaPlan, DbError> {
+        #[cfg(feature = "postgres")]
+        if let Backend::Postgres(pg) = &self.backend {
+            let objects = pg_schema_objects(spec)?;
+            return pg
+                .db
+                .read(None, |conn| pg_plan(conn, &objects))?
+                .map_err(|error| pg.db.error(error));
+        }
         let objects = schema_objects(spec)?;
-        let plan = self.read_blocking(|conn| plan(conn, &objects))?;
-        Ok(plan.differences)
+        Ok(self.read_blocking(|conn| plan(conn, &objects))?)
     }
 
     /// Creates the tables and indexes the spec needs. Idempotent: existing objects with the
     /// expected definition are left alone. If any existing object differs, returns
     /// [`DbError::SchemaMismatch`] listing every difference and changes nothing.
     pub fn init(&self, spec: &SchemaSpec) -> Result<InitReport, DbError> {
+        #[cfg(feature = "postgres")]
+        if let Backend::Postgres(pg) = &self.backend {
+            let objects = pg_schema_objects(spec)?;
+            return pg.db.write(|session| {
+                let plan = pg_plan(session, &objects).map_err(|error| pg.db.error(error))?;
+                if !plan.differences.is_empty() {
+                    return Err(DbError::SchemaMismatch(plan.differences));
+                }
+                let mut report = InitReport {
+                    created: Vec::new(),
+                    unchanged: plan.unchanged,
+                };
+                for object in &plan.missing {
+                    session
+                        .batch(&object.sql)
+                        .map_err(|error| pg.db.error(error))?;
+                    report.created.push(object.name.clone());
+                }
+                Ok(report)
+            });
+        }
         let objects = schema_objects(spec)?;
         self.write_blocking(|conn| {
             let tx = conn.transaction()?;
@@ -466,7 +619,7 @@ impl Database {
     /// [`DbError::Checkpoint`] (the write itself was committed); one that cannot finish
     /// because readers still use older data is completed by a later write.
     pub fn write_blocking<T>(&self, f: impl FnOnce(&mut Connection) -> T) -> Result<T, DbError> {
-        let writer = self.inner.writer.as_ref().ok_or(DbError::ReadOnly)?;
+        let writer = self.sqlite()?.writer.as_ref().ok_or(DbError::ReadOnly)?;
         let mut conn = lock(writer);
         let result = f(&mut conn);
         if conn.is_autocommit() {
@@ -478,10 +631,20 @@ impl Database {
 
     /// Runs `f` with a read-only connection from the pool, waiting for one to be free
     /// (blocking the current thread). No deadline applies.
+    ///
+    /// # Panics
+    ///
+    /// On a PostgreSQL database, which has no SQLite connection to hand out (check with
+    /// [`Database::dialect`]).
     pub fn read_blocking<T>(&self, f: impl FnOnce(&Connection) -> T) -> T {
         let call = CallSlot::default();
         match self.read_until(None, &call, f) {
             Ok(value) => value,
+            Err(DbError::NotSqlite) => {
+                panic!(
+                    "Database::read_blocking hands out a SQLite connection; this database is PostgreSQL"
+                )
+            }
             // Without a deadline and with nobody abandoning the call, the wait only ends
             // with a connection.
             Err(_) => unreachable!("a read without a deadline always gets a connection"),
@@ -496,7 +659,7 @@ impl Database {
         call: &CallSlot,
         f: impl FnOnce(&Connection) -> T,
     ) -> Result<T, DbError> {
-        let pool = &self.inner.readers;
+        let pool = &self.sqlite()?.readers;
         let reader = {
             let mut idle = lock(&pool.idle);
             loop {
@@ -586,6 +749,35 @@ impl Database {
         let mut guard = guard;
         guard.armed = false;
         result
+    }
+}
+
+impl Database {
+    /// Runs `f` on a read-only connection of whatever backend (see [`Database::read`] for the
+    /// deadline, cancellation and errors).
+    pub(crate) async fn read_any<T, F>(&self, f: F) -> Result<T, DbError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&dyn AnyReader) -> T + Send + 'static,
+    {
+        #[cfg(feature = "postgres")]
+        if let Backend::Postgres(pg) = &self.backend {
+            let pg = pg.clone();
+            let deadline = CallBudget::current_deadline();
+            return tokio::task::spawn_blocking(move || pg.db.read(deadline, f))
+                .await
+                .map_err(|_| DbError::Stopped)?;
+        }
+        self.read(move |conn| f(conn)).await
+    }
+
+    /// The PostgreSQL side of the handle, if it is one.
+    #[cfg(feature = "postgres")]
+    pub(crate) fn postgres_db(&self) -> Option<&PgDatabase> {
+        match &self.backend {
+            Backend::Postgres(pg) => Some(&pg.db),
+            Backend::Sqlite(_) => None,
+        }
     }
 }
 

@@ -190,6 +190,61 @@ impl GlobPattern {
         }
     }
 
+    /// The same pattern as an anchored POSIX regular expression for PostgreSQL's `~`
+    /// operator, or `None` when the pattern can match nothing (a set with no closing `]`).
+    ///
+    /// Punctuation is escaped with a backslash and every set member is written as a `\U`
+    /// escape, so no text of the pattern is read as regex syntax; the regex has no
+    /// back-references, so PostgreSQL matches it without backtracking.
+    ///
+    /// ```
+    /// use toolforge::sql::glob::GlobPattern;
+    /// assert_eq!(GlobPattern::new("a*.r?").to_posix_regex().unwrap(), "^a.*\\.r.$");
+    /// assert_eq!(GlobPattern::new("[^xy]").to_posix_regex().unwrap(), "^[^\\U00000078\\U00000079]$");
+    /// assert_eq!(GlobPattern::new("[ab").to_posix_regex(), None);
+    /// ```
+    pub fn to_posix_regex(&self) -> Option<String> {
+        let mut regex = String::from("^");
+        for token in &self.tokens {
+            match token {
+                Token::Star => regex.push_str(".*"),
+                Token::One => regex.push('.'),
+                Token::Char(c) if c.is_alphanumeric() || *c == ' ' || !c.is_ascii() => {
+                    regex.push(*c)
+                }
+                Token::Char(c) => {
+                    regex.push('\\');
+                    regex.push(*c);
+                }
+                Token::Set { invert, ranges } => {
+                    // A range written high to low matches nothing in SQLite; POSIX refuses it.
+                    let ranges: Vec<&(char, char)> =
+                        ranges.iter().filter(|(low, high)| low <= high).collect();
+                    match (ranges.is_empty(), invert) {
+                        (true, false) => return None,
+                        (true, true) => regex.push('.'),
+                        (false, _) => {
+                            regex.push('[');
+                            if *invert {
+                                regex.push('^');
+                            }
+                            for (low, high) in ranges {
+                                regex.push_str(&format!("\\U{:08X}", u32::from(*low)));
+                                if low != high {
+                                    regex.push_str(&format!("-\\U{:08X}", u32::from(*high)));
+                                }
+                            }
+                            regex.push(']');
+                        }
+                    }
+                }
+                Token::Never => return None,
+            }
+        }
+        regex.push('$');
+        Some(regex)
+    }
+
     /// The literal text every match starts with (the characters before the first `*`, `?`
     /// or `[`), for a range condition an index can serve; `None` when there is none.
     pub fn literal_prefix(&self) -> Option<String> {

@@ -270,11 +270,9 @@ struct PendingCheck {
 /// [`Importer::relationship`].
 pub struct Importer<'s, 't> {
     spec: &'s SchemaSpec,
-    tx: &'t Transaction<'t>,
+    sink: Sink<'t>,
     entities: Vec<EntityPlan<'s>>,
     entity_index: HashMap<&'s str, usize>,
-    statements: HashMap<(usize, u128), rusqlite::Statement<'t>>,
-    edge_statements: HashMap<(usize, u128), rusqlite::Statement<'t>>,
     pending: Vec<PendingCheck>,
     line: usize,
     stats: ImportStats,
@@ -291,6 +289,214 @@ fn column_mask(columns: impl Iterator<Item = usize>) -> Option<u128> {
         mask |= 1u128 << column;
     }
     Some(mask)
+}
+
+/// Where an import writes: a SQLite transaction with its prepared statements, or a
+/// PostgreSQL session inside a transaction.
+enum Sink<'t> {
+    Sqlite {
+        tx: &'t Transaction<'t>,
+        statements: HashMap<(usize, u128), rusqlite::Statement<'t>>,
+        edge_statements: HashMap<(usize, u128), rusqlite::Statement<'t>>,
+    },
+    #[cfg(feature = "postgres")]
+    Postgres {
+        session: &'t super::postgres::Session<'t>,
+        batch: PgBatch,
+    },
+}
+
+/// Upserts waiting to be sent to PostgreSQL as one multi-row statement: rows of one table and
+/// one column set, in import order, no two with the same key (a later upsert of a key waits
+/// for the batch holding the earlier one, so the last one wins as it does row by row).
+#[cfg(feature = "postgres")]
+#[derive(Default)]
+struct PgBatch {
+    /// The table, the columns written and the key columns.
+    shape: Option<(String, Vec<String>, Vec<String>)>,
+    /// Each row's line and values.
+    rows: Vec<(usize, Vec<SqlValue>)>,
+    /// The key values of the rows.
+    keys: std::collections::HashSet<Vec<String>>,
+}
+
+/// The most rows of one batch (PostgreSQL takes at most 65,535 parameters a statement).
+#[cfg(feature = "postgres")]
+const MAX_BATCH_ROWS: usize = 1_000;
+
+#[cfg(feature = "postgres")]
+impl PgBatch {
+    fn row_limit(&self) -> usize {
+        let width = self.shape.as_ref().map_or(1, |shape| shape.1.len().max(1));
+        MAX_BATCH_ROWS.min(65_535 / width)
+    }
+
+    /// Sends the rows waiting. A refused batch is rolled back to its savepoint and its rows
+    /// sent one by one, so the error names the line that caused it.
+    fn flush(&mut self, session: &super::postgres::Session<'_>) -> Result<(), ImportError> {
+        let Some((table, names, key)) = self.shape.as_ref() else {
+            return Ok(());
+        };
+        if self.rows.is_empty() {
+            return Ok(());
+        }
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let key: Vec<&str> = key.iter().map(String::as_str).collect();
+        let rows = std::mem::take(&mut self.rows);
+        self.keys.clear();
+        let first_line = rows.first().map(|row| row.0);
+        let sql = upsert_rows_sql(table, &names, &key, rows.len());
+        let full = rows.len() == self.row_limit();
+        let values: Vec<SqlValue> = rows.iter().flat_map(|row| row.1.iter().cloned()).collect();
+        session
+            .batch("SAVEPOINT toolforge_import")
+            .map_err(|e| exec_error(first_line, e))?;
+        match session.execute(&sql, values, full) {
+            Ok(_) => session
+                .batch("RELEASE SAVEPOINT toolforge_import")
+                .map_err(|e| exec_error(first_line, e)),
+            Err(error) => {
+                session
+                    .batch("ROLLBACK TO SAVEPOINT toolforge_import")
+                    .map_err(|e| exec_error(first_line, e))?;
+                let one = upsert_sql(table, &names, &key);
+                for (line, values) in rows {
+                    session
+                        .execute(&one, values, true)
+                        .map_err(|e| exec_error(Some(line), e))?;
+                }
+                Err(exec_error(first_line, error))
+            }
+        }
+    }
+}
+
+/// Which statement cache an upsert uses.
+#[derive(Clone, Copy)]
+enum Target {
+    Entity,
+    Edge,
+}
+
+impl Sink<'_> {
+    /// Upserts one row of `table`: `params` are the values of the columns `names`, in order;
+    /// `key_columns` identify the row. On PostgreSQL the row may wait in a batch until
+    /// [`Sink::flush`].
+    #[allow(clippy::too_many_arguments)]
+    fn upsert(
+        &mut self,
+        target: Target,
+        key: Option<(usize, u128)>,
+        table: &str,
+        names: &[&str],
+        key_columns: &[&str],
+        params: &[Bound<'_>],
+        line: usize,
+    ) -> Result<(), ImportError> {
+        let build_sql = || upsert_sql(table, names, key_columns);
+        match self {
+            Sink::Sqlite {
+                tx,
+                statements,
+                edge_statements,
+            } => {
+                let cache = match target {
+                    Target::Entity => statements,
+                    Target::Edge => edge_statements,
+                };
+                execute_cached(
+                    tx,
+                    cache,
+                    key,
+                    build_sql,
+                    rusqlite::params_from_iter(params),
+                )
+                .map(drop)
+                .map_err(|e| sqlite_error(Some(line), e))
+            }
+            #[cfg(feature = "postgres")]
+            Sink::Postgres { session, batch } => {
+                let values: Vec<SqlValue> = params.iter().map(Bound::to_value).collect();
+                let key_values: Vec<String> = key_columns
+                    .iter()
+                    .filter_map(|column| names.iter().position(|name| name == column))
+                    .map(|i| match &values[i] {
+                        SqlValue::Text(text) => text.clone(),
+                        other => format!("{other:?}"),
+                    })
+                    .collect();
+                let same_shape = batch.shape.as_ref().is_some_and(|(t, n, k)| {
+                    t == table
+                        && n.iter().map(String::as_str).eq(names.iter().copied())
+                        && k.iter().map(String::as_str).eq(key_columns.iter().copied())
+                });
+                if !same_shape
+                    || batch.keys.contains(&key_values)
+                    || batch.rows.len() >= batch.row_limit()
+                {
+                    batch.flush(session)?;
+                }
+                if !same_shape {
+                    batch.shape = Some((
+                        table.to_owned(),
+                        names.iter().map(|n| (*n).to_owned()).collect(),
+                        key_columns.iter().map(|k| (*k).to_owned()).collect(),
+                    ));
+                }
+                batch.keys.insert(key_values);
+                batch.rows.push((line, values));
+                Ok(())
+            }
+        }
+    }
+
+    /// Sends every upsert still waiting in a batch.
+    fn flush(&mut self) -> Result<(), ImportError> {
+        match self {
+            Sink::Sqlite { .. } => Ok(()),
+            #[cfg(feature = "postgres")]
+            Sink::Postgres { session, batch } => batch.flush(session),
+        }
+    }
+
+    /// Whether `sql` (one `?1` parameter) finds a row for `id`.
+    fn exists(&mut self, sql: &str, id: &str, line: usize) -> Result<bool, ImportError> {
+        match self {
+            Sink::Sqlite { tx, .. } => {
+                let mut statement = tx
+                    .prepare_cached(sql)
+                    .map_err(|e| sqlite_error(Some(line), e))?;
+                statement
+                    .exists([id])
+                    .map_err(|e| sqlite_error(Some(line), e))
+            }
+            #[cfg(feature = "postgres")]
+            Sink::Postgres { session, .. } => {
+                use super::backend::Reader;
+                session
+                    .rows(sql, &[SqlValue::Text(id.to_owned())])
+                    .map(|rows| !rows.is_empty())
+                    .map_err(|e| exec_error(Some(line), e))
+            }
+        }
+    }
+}
+
+/// An import error for a statement PostgreSQL refused.
+#[cfg(feature = "postgres")]
+fn exec_error(line: Option<usize>, error: super::backend::ExecError) -> ImportError {
+    let message = match &error {
+        super::backend::ExecError::Postgres(error) => format!(
+            "the database refused the record ({})",
+            super::postgres::describe(error)
+        ),
+        other => format!("the database refused the record ({other})"),
+    };
+    ImportError {
+        line,
+        field: None,
+        message,
+    }
 }
 
 /// Runs an upsert through a statement prepared once per (table, column set).
@@ -341,7 +547,7 @@ fn sqlite_error(line: Option<usize>, error: rusqlite::Error) -> ImportError {
 }
 
 impl<'s, 't> Importer<'s, 't> {
-    fn new(spec: &'s SchemaSpec, tx: &'t Transaction<'t>) -> Self {
+    fn new(spec: &'s SchemaSpec, sink: Sink<'t>) -> Self {
         let entities = spec
             .entities
             .iter()
@@ -376,11 +582,9 @@ impl<'s, 't> Importer<'s, 't> {
             .collect();
         Importer {
             spec,
-            tx,
+            sink,
             entities,
             entity_index,
-            statements: HashMap::new(),
-            edge_statements: HashMap::new(),
             pending: Vec::new(),
             line: 0,
             stats: ImportStats::default(),
@@ -500,15 +704,11 @@ impl<'s, 't> Importer<'s, 't> {
         }
         columns.sort_by_key(|c| c.0);
         let table = &plan.spec.table;
-        let build_sql = || {
-            let names: Vec<&str> = columns.iter().map(|c| c.1).collect();
-            upsert_sql(table, &names, &[unique])
-        };
-        let params = rusqlite::params_from_iter(columns.iter().map(|c| &c.2));
+        let names: Vec<&str> = columns.iter().map(|c| c.1).collect();
+        let params: Vec<Bound<'_>> = columns.iter().map(|c| c.2.clone()).collect();
         let key = column_mask(columns.iter().map(|c| c.0)).map(|mask| (index, mask));
-        let result = execute_cached(self.tx, &mut self.statements, key, build_sql, params)
-            .map_err(|e| sqlite_error(Some(line), e));
-        result?;
+        self.sink
+            .upsert(Target::Entity, key, table, &names, &[unique], &params, line)?;
         self.stats.entities += 1;
         Ok(())
     }
@@ -584,15 +784,18 @@ impl<'s, 't> Importer<'s, 't> {
             values.push((i + 2, key.as_str(), sql_value));
         }
         values.sort_by_key(|v| v.0);
-        let params = rusqlite::params_from_iter(values.iter().map(|v| &v.2));
+        let params: Vec<Bound<'_>> = values.iter().map(|v| v.2.clone()).collect();
         let key = column_mask(values.iter().map(|v| v.0)).map(|mask| (rel_index, mask));
-        let build_sql = || {
-            let names: Vec<&str> = values.iter().map(|v| v.1).collect();
-            upsert_sql(&rel.table, &names, &["source_id", "target_id"])
-        };
-        let result = execute_cached(self.tx, &mut self.edge_statements, key, build_sql, params)
-            .map_err(|e| sqlite_error(Some(line), e));
-        result?;
+        let names: Vec<&str> = values.iter().map(|v| v.1).collect();
+        self.sink.upsert(
+            Target::Edge,
+            key,
+            &rel.table,
+            &names,
+            &["source_id", "target_id"],
+            &params,
+            line,
+        )?;
         self.pending.push(PendingCheck {
             line,
             field: "from.id",
@@ -648,20 +851,15 @@ impl<'s, 't> Importer<'s, 't> {
         }
     }
 
-    fn finish(self) -> Result<ImportStats, ImportError> {
+    fn finish(mut self) -> Result<ImportStats, ImportError> {
+        self.sink.flush()?;
         let mut cache: HashMap<(usize, &str), bool> = HashMap::new();
         for check in &self.pending {
             if cache.contains_key(&(check.entity, check.id.as_str())) {
                 continue;
             }
             let plan = &self.entities[check.entity];
-            let mut statement = self
-                .tx
-                .prepare_cached(&plan.exists_sql)
-                .map_err(|e| sqlite_error(Some(check.line), e))?;
-            let exists = statement
-                .exists([&check.id])
-                .map_err(|e| sqlite_error(Some(check.line), e))?;
+            let exists = self.sink.exists(&plan.exists_sql, &check.id, check.line)?;
             if !exists {
                 return Err(at(
                     check.line,
@@ -683,8 +881,21 @@ impl<'s, 't> Importer<'s, 't> {
 /// `INSERT ... ON CONFLICT (key) DO UPDATE` for `columns` (positional parameters in that
 /// order); the key columns are never updated.
 fn upsert_sql(table: &str, columns: &[&str], key: &[&str]) -> String {
+    upsert_rows_sql(table, columns, key, 1)
+}
+
+/// [`upsert_sql`] for `rows` rows at once (parameters row after row).
+fn upsert_rows_sql(table: &str, columns: &[&str], key: &[&str], rows: usize) -> String {
     let names: Vec<String> = columns.iter().map(|c| quote(c)).collect();
-    let placeholders: Vec<String> = (1..=columns.len()).map(|i| format!("?{i}")).collect();
+    let width = columns.len();
+    let placeholders: Vec<String> = (0..rows)
+        .map(|row| {
+            let row: Vec<String> = (1..=width)
+                .map(|i| format!("?{}", row * width + i))
+                .collect();
+            row.join(", ")
+        })
+        .collect();
     let updates: Vec<String> = columns
         .iter()
         .filter(|c| !key.contains(c))
@@ -700,7 +911,7 @@ fn upsert_sql(table: &str, columns: &[&str], key: &[&str]) -> String {
         "INSERT INTO {} ({}) VALUES ({}) ON CONFLICT ({}) DO {action}",
         quote(table),
         names.join(", "),
-        placeholders.join(", "),
+        placeholders.join("), ("),
         key.join(", ")
     )
 }
@@ -774,10 +985,31 @@ impl Database {
     where
         F: FnOnce(&mut Importer<'_, '_>) -> Result<(), ImportError>,
     {
+        #[cfg(feature = "postgres")]
+        if let Some(pg) = self.postgres_db() {
+            return pg.write(|session| {
+                let mut importer = Importer::new(
+                    spec,
+                    Sink::Postgres {
+                        session,
+                        batch: PgBatch::default(),
+                    },
+                );
+                load(&mut importer)?;
+                importer.finish()
+            });
+        }
         self.write_blocking(|conn| {
             let tx = conn.transaction().map_err(|e| sqlite_error(None, e))?;
             let stats = {
-                let mut importer = Importer::new(spec, &tx);
+                let mut importer = Importer::new(
+                    spec,
+                    Sink::Sqlite {
+                        tx: &tx,
+                        statements: HashMap::new(),
+                        edge_statements: HashMap::new(),
+                    },
+                );
                 load(&mut importer)?;
                 importer.finish()?
             };

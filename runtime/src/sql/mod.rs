@@ -15,6 +15,8 @@
 //! Without the `sqlite` feature only the SQL text is available ([`ddl`], [`ident`], [`names`]): the generator uses it to write `schema.sql` without linking SQLite.
 
 #[cfg(feature = "sqlite")]
+pub mod backend;
+#[cfg(feature = "sqlite")]
 pub mod database;
 pub mod ddl;
 #[cfg(feature = "sqlite")]
@@ -24,6 +26,8 @@ pub mod ident;
 #[cfg(feature = "sqlite")]
 pub mod import;
 pub mod names;
+#[cfg(feature = "postgres")]
+pub mod postgres;
 #[cfg(feature = "sqlite")]
 pub mod query;
 #[cfg(feature = "sqlite")]

@@ -17,19 +17,18 @@
 //! `=`, `!=`, ordering and `IN` are normalised to UTC like stored values. Results are ordered
 //! by `order_by` and then by the unique field (ascending), so pages are deterministic.
 
-use rusqlite::Connection;
-use rusqlite::types::Value as SqlValue;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::ToolError;
 use crate::spec::{EntitySpec, FieldType};
 
+use super::backend::{Dialect, ExecError, Reader};
 use super::database::GLOB_FUNCTION;
 use super::glob::{GlobPattern, prefix_successor};
 use super::ident::{qualified, quote};
 use super::names::{shorten, unknown_name_message};
-use super::value::{json_to_sql, sql_to_json, value_type_as_field_type};
+use super::value::{SqlValue, json_to_sql, sql_to_json, value_type_as_field_type};
 
 /// The alias of the queried entity's row (the computed-field SQL refers to it).
 pub const ROW_ALIAS: &str = "n";
@@ -407,6 +406,7 @@ pub fn compile_condition(
     condition: &Condition,
     paths: &ConditionPaths,
     params: &mut Vec<SqlValue>,
+    dialect: Dialect,
 ) -> Result<String, ToolError> {
     let field = resolve_field(entity, &condition.field, &paths.field)?;
     let operator = condition.operator;
@@ -455,29 +455,53 @@ pub fn compile_condition(
                     field.ty.config_name()
                 ))
             })?;
-            let p = push(params, element);
-            format!("EXISTS (SELECT 1 FROM json_each({column}) WHERE json_each.value = {p})")
+            match dialect {
+                Dialect::Sqlite => {
+                    let p = push(params, element);
+                    format!(
+                        "EXISTS (SELECT 1 FROM json_each({column}) WHERE json_each.value = {p})"
+                    )
+                }
+                Dialect::Postgres => {
+                    let p = push(
+                        params,
+                        SqlValue::Text(Value::Array(vec![condition.value.clone()]).to_string()),
+                    );
+                    format!("{column} @> CAST({p} AS jsonb)")
+                }
+            }
         }
         Operator::Contains => {
             let p = push(
                 params,
                 SqlValue::Text(text_operand(&field, &condition.value, value_path)?),
             );
-            format!("instr({column}, {p}) > 0")
+            match dialect {
+                Dialect::Sqlite => format!("instr({column}, {p}) > 0"),
+                Dialect::Postgres => format!("strpos({column}, {p}) > 0"),
+            }
         }
         Operator::StartsWith => {
             let p = push(
                 params,
                 SqlValue::Text(text_operand(&field, &condition.value, value_path)?),
             );
-            format!("substr({column}, 1, length({p})) = {p}")
+            match dialect {
+                Dialect::Sqlite => format!("substr({column}, 1, length({p})) = {p}"),
+                Dialect::Postgres => format!("left({column}, length({p})) = {p}"),
+            }
         }
         Operator::EndsWith => {
             let p = push(
                 params,
                 SqlValue::Text(text_operand(&field, &condition.value, value_path)?),
             );
-            format!("substr({column}, length({column}) - length({p}) + 1) = {p}")
+            match dialect {
+                Dialect::Sqlite => {
+                    format!("substr({column}, length({column}) - length({p}) + 1) = {p}")
+                }
+                Dialect::Postgres => format!("right({column}, length({p})) = {p}"),
+            }
         }
         Operator::Glob => {
             let pattern = text_operand(&field, &condition.value, value_path)?;
@@ -502,8 +526,19 @@ pub fn compile_condition(
                     sql.push_str(&format!("{column} < {high} AND "));
                 }
             }
-            let p = push(params, SqlValue::Text(pattern));
-            sql.push_str(&format!("{GLOB_FUNCTION}({p}, CAST({column} AS TEXT))"));
+            match dialect {
+                Dialect::Sqlite => {
+                    let p = push(params, SqlValue::Text(pattern));
+                    sql.push_str(&format!("{GLOB_FUNCTION}({p}, CAST({column} AS TEXT))"));
+                }
+                Dialect::Postgres => match compiled.to_posix_regex() {
+                    Some(regex) => {
+                        let p = push(params, SqlValue::Text(regex));
+                        sql.push_str(&format!("CAST({column} AS TEXT) ~ {p}"));
+                    }
+                    None => sql.push_str(dialect.false_sql()),
+                },
+            }
             format!("({sql})")
         }
         Operator::Regex => {
@@ -519,7 +554,10 @@ pub fn compile_condition(
                     ))
                 })?;
             let p = push(params, SqlValue::Text(pattern));
-            format!("regexp({p}, {column})")
+            match dialect {
+                Dialect::Sqlite => format!("regexp({p}, {column})"),
+                Dialect::Postgres => format!("{column} ~ {p}"),
+            }
         }
         Operator::In => {
             let Value::Array(items) = &condition.value else {
@@ -535,7 +573,7 @@ pub fn compile_condition(
                 )));
             }
             if items.is_empty() {
-                return Ok("0".into());
+                return Ok(dialect.false_sql().into());
             }
             let mut placeholders = Vec::with_capacity(items.len());
             for (i, item) in items.iter().enumerate() {
@@ -617,17 +655,15 @@ impl<'s> Projection<'s> {
     }
 
     /// Reads one record from `row`, starting at column `offset`.
-    pub fn record(
-        &self,
-        row: &rusqlite::Row<'_>,
-        offset: usize,
-    ) -> rusqlite::Result<Map<String, Value>> {
+    pub fn record(&self, row: &[SqlValue], offset: usize) -> Map<String, Value> {
         let mut record = Map::with_capacity(self.columns.len());
         for (i, column) in self.columns.iter().enumerate() {
-            let value = sql_to_json(column.ty, row.get_ref(offset + i)?);
+            let value = row
+                .get(offset + i)
+                .map_or(Value::Null, |value| sql_to_json(column.ty, value.into()));
             record.insert(column.name.to_string(), value);
         }
-        Ok(record)
+        record
     }
 }
 
@@ -684,9 +720,10 @@ pub fn compile_conditions(
     conditions: &[Condition],
     path: &str,
     params: &mut Vec<SqlValue>,
+    dialect: Dialect,
 ) -> Result<String, ToolError> {
     if conditions.is_empty() {
-        return Ok("1".into());
+        return Ok(dialect.true_sql().into());
     }
     let mut parts = Vec::with_capacity(conditions.len());
     for (i, condition) in conditions.iter().enumerate() {
@@ -696,7 +733,8 @@ pub fn compile_conditions(
                 entity,
                 condition,
                 &ConditionPaths::under(&format!("{path}[{i}]")),
-                params
+                params,
+                dialect
             )?
         ));
     }
@@ -704,7 +742,11 @@ pub fn compile_conditions(
 }
 
 /// The ORDER BY list for an optional `order_by`, always ending with the unique field.
-pub fn compile_order(entity: &EntitySpec, order_by: Option<&OrderBy>) -> Result<String, ToolError> {
+pub fn compile_order(
+    entity: &EntitySpec,
+    order_by: Option<&OrderBy>,
+    dialect: Dialect,
+) -> Result<String, ToolError> {
     let unique = qualified(ROW_ALIAS, &entity.unique_field);
     match order_by {
         None => Ok(format!("{unique} ASC")),
@@ -724,9 +766,13 @@ pub fn compile_order(entity: &EntitySpec, order_by: Option<&OrderBy>) -> Result<
                     "valid": sortable,
                 })));
             }
-            let direction = match order.direction {
-                Direction::Asc => "ASC",
-                Direction::Desc => "DESC",
+            // SQLite sorts nulls first when ascending and last when descending; PostgreSQL
+            // the other way round unless told.
+            let direction = match (order.direction, dialect) {
+                (Direction::Asc, Dialect::Sqlite) => "ASC",
+                (Direction::Desc, Dialect::Sqlite) => "DESC",
+                (Direction::Asc, Dialect::Postgres) => "ASC NULLS FIRST",
+                (Direction::Desc, Dialect::Postgres) => "DESC NULLS LAST",
             };
             if field.name == entity.unique_field {
                 Ok(format!("{unique} {direction}"))
@@ -744,10 +790,11 @@ impl<'s> EntityQuery<'s> {
         conditions: &[Condition],
         order_by: Option<&OrderBy>,
         limit: u32,
+        dialect: Dialect,
     ) -> Result<Self, ToolError> {
         let mut params = Vec::new();
-        let where_sql = compile_conditions(entity, conditions, "conditions", &mut params)?;
-        Self::compiled(entity, where_sql, params, order_by, limit)
+        let where_sql = compile_conditions(entity, conditions, "conditions", &mut params, dialect)?;
+        Self::compiled(entity, where_sql, params, order_by, limit, dialect)
     }
 
     /// Checks and compiles a query with one condition whose parts come from arguments named
@@ -757,10 +804,11 @@ impl<'s> EntityQuery<'s> {
         condition: &Condition,
         paths: &ConditionPaths,
         limit: u32,
+        dialect: Dialect,
     ) -> Result<Self, ToolError> {
         let mut params = Vec::new();
-        let where_sql = compile_condition(entity, condition, paths, &mut params)?;
-        Self::compiled(entity, where_sql, params, None, limit)
+        let where_sql = compile_condition(entity, condition, paths, &mut params, dialect)?;
+        Self::compiled(entity, where_sql, params, None, limit, dialect)
     }
 
     fn compiled(
@@ -769,8 +817,9 @@ impl<'s> EntityQuery<'s> {
         params: Vec<SqlValue>,
         order_by: Option<&OrderBy>,
         limit: u32,
+        dialect: Dialect,
     ) -> Result<Self, ToolError> {
-        let order_sql = compile_order(entity, order_by)?;
+        let order_sql = compile_order(entity, order_by, dialect)?;
         Ok(EntityQuery {
             entity,
             projection: Projection::all(entity),
@@ -814,27 +863,26 @@ impl<'s> EntityQuery<'s> {
 
     /// Runs the query: the page of records, and the total (counted only when it is not known
     /// from the page).
-    pub fn run(&self, conn: &Connection) -> rusqlite::Result<Page> {
+    pub(crate) fn run(&self, conn: &dyn Reader) -> Result<Page, ExecError> {
         self.run_taking(conn, |_| true)
     }
 
     /// Runs the query, offering each record in order to `take` and ending the page at the
     /// first one it refuses (or after `limit` records): the records taken, and the total.
-    pub fn run_taking(
+    pub(crate) fn run_taking(
         &self,
-        conn: &Connection,
+        conn: &dyn Reader,
         mut take: impl FnMut(&Value) -> bool,
-    ) -> rusqlite::Result<Page> {
-        let mut statement = conn.prepare_cached(&self.select_sql())?;
-        let mut rows = statement.query(rusqlite::params_from_iter(self.params.iter()))?;
+    ) -> Result<Page, ExecError> {
+        let rows = conn.rows(&self.select_sql(), &self.params)?;
         let mut results = Vec::new();
         let mut more = false;
-        while let Some(row) = rows.next()? {
+        for row in &rows {
             if results.len() as u64 >= u64::from(self.limit) {
                 more = true;
                 break;
             }
-            let record = Value::Object(self.projection.record(row, 0)?);
+            let record = Value::Object(self.projection.record(row, 0));
             if !take(&record) {
                 more = true;
                 break;
@@ -845,16 +893,26 @@ impl<'s> EntityQuery<'s> {
         let total = if !more && (!results.is_empty() || self.offset == 0) {
             self.offset + results.len() as u64
         } else {
-            let mut count = conn.prepare_cached(&self.count_sql())?;
-            count.query_row(rusqlite::params_from_iter(self.params.iter()), |row| {
-                row.get::<_, i64>(0)
-            })? as u64
+            conn.count(&self.count_sql(), &self.params)?
         };
         Ok(Page {
             total,
             offset: self.offset,
             results,
         })
+    }
+}
+
+/// The structured error a model sees when a statement fails: the backend's error code only,
+/// never SQL text, file paths or server addresses.
+pub fn exec_error(error: &ExecError) -> ToolError {
+    match error {
+        ExecError::Sqlite(error) => execution_error(error),
+        #[cfg(feature = "postgres")]
+        ExecError::Postgres(error) => super::postgres::execution_error(error),
+        ExecError::Stopped => ToolError::execution_failed(
+            "The database call was stopped before it finished; nothing was changed.",
+        ),
     }
 }
 

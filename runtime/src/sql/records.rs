@@ -69,12 +69,14 @@ use serde_json::{Map, Value};
 use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{ErrorCode, ToolError};
 
+use super::backend::ExecError;
 use super::database::DbError;
 use super::ident::quote;
 use super::import::{EndPoint, ImportError, ImportStats, Importer};
 use super::query::{
     Condition, Direction, EntityQuery, OrderBy, Projection, ROW_ALIAS, execution_error,
 };
+use super::value::SqlValue;
 use super::{Database, query::Operator};
 
 /// A field of a record: a stored or computed field, named as in the config.
@@ -219,30 +221,38 @@ fn entity_of<R: Record>() -> Result<&'static EntitySpec, RecordsError> {
         .ok_or(RecordsError::UnknownEntity { entity: R::ENTITY })
 }
 
-/// The engine's query for `R`, with its errors as [`RecordsError::InvalidQuery`].
-fn entity_query<R: Record>(
-    entity: &'static EntitySpec,
-    conditions: &[Condition],
-    order_by: Option<&OrderBy>,
-    limit: u32,
-) -> Result<EntityQuery<'static>, RecordsError> {
-    EntityQuery::new(entity, conditions, order_by, limit).map_err(|source| {
-        RecordsError::InvalidQuery {
-            entity: R::ENTITY,
-            source,
-        }
-    })
-}
-
-/// Runs `query` on a read-only connection.
+/// Checks and runs a query over `R` on a read-only connection: compiled for the database's
+/// backend from the spec as that backend runs it ([`Database::spec_for`]), with its errors as
+/// [`RecordsError::InvalidQuery`].
 async fn run_query<R: Record>(
     db: &Database,
-    query: EntityQuery<'static>,
+    conditions: Vec<Condition>,
+    order_by: Option<OrderBy>,
+    limit: u32,
 ) -> Result<super::query::Page, RecordsError> {
-    db.read(move |conn| query.run(conn))
-        .await
-        .map_err(|error| RecordsError::database(R::ENTITY, error))?
-        .map_err(|error| RecordsError::database(R::ENTITY, error))
+    let spec = db.spec_for(R::spec());
+    let dialect = db.dialect();
+    let invalid = |source| RecordsError::InvalidQuery {
+        entity: R::ENTITY,
+        source,
+    };
+    let entity = spec
+        .entity(R::ENTITY)
+        .ok_or(RecordsError::UnknownEntity { entity: R::ENTITY })?;
+    EntityQuery::new(entity, &conditions, order_by.as_ref(), limit, dialect).map_err(invalid)?;
+    db.read_any(move |conn| match spec.entity(R::ENTITY) {
+        Some(entity) => {
+            match EntityQuery::new(entity, &conditions, order_by.as_ref(), limit, dialect) {
+                Ok(query) => Ok(query.run(conn)),
+                Err(error) => Err(error),
+            }
+        }
+        None => Ok(Err(ExecError::Stopped)),
+    })
+    .await
+    .map_err(|error| RecordsError::database(R::ENTITY, error))?
+    .map_err(invalid)?
+    .map_err(|error| RecordsError::database(R::ENTITY, error))
 }
 
 /// A typed query over the records of `R`: built like a `query_entities` call and compiled by the
@@ -339,10 +349,9 @@ impl<R: Record> Query<R> {
 
     /// Runs the query: one page of records and the total count.
     pub async fn fetch(self, db: &Database) -> Result<RecordPage<R>, RecordsError> {
-        let entity = entity_of::<R>()?;
+        entity_of::<R>()?;
         let limit = self.limit.unwrap_or(R::spec().tools.default_limit).max(1);
-        let query = entity_query::<R>(entity, &self.conditions, self.order_by.as_ref(), limit)?;
-        let page = run_query::<R>(db, query).await?;
+        let page = run_query::<R>(db, self.conditions, self.order_by, limit).await?;
         Ok(RecordPage {
             total: page.total,
             records: page
@@ -374,17 +383,12 @@ fn decode<R: Record>(value: Value) -> Result<R, RecordsError> {
 /// The record of `R` whose unique field is `id`, if any.
 pub async fn get<R: Record>(db: &Database, id: &str) -> Result<Option<R>, RecordsError> {
     let entity = entity_of::<R>()?;
-    let query = entity_query::<R>(
-        entity,
-        &[Condition {
-            field: entity.unique_field.clone(),
-            operator: Operator::Eq,
-            value: Value::String(id.to_string()),
-        }],
-        None,
-        1,
-    )?;
-    let page = run_query::<R>(db, query).await?;
+    let condition = Condition {
+        field: entity.unique_field.clone(),
+        operator: Operator::Eq,
+        value: Value::String(id.to_string()),
+    };
+    let page = run_query::<R>(db, vec![condition], None, 1).await?;
     page.results.into_iter().next().map(decode::<R>).transpose()
 }
 
@@ -427,7 +431,10 @@ pub async fn related<S: Record, T: Record>(
         Follow::Outgoing => ("source_id", "target_id"),
         Follow::Incoming => ("target_id", "source_id"),
     };
+    let spec = db.spec_for(T::spec());
+    let target = spec.entity(T::ENTITY).unwrap_or(target);
     let projection = Projection::all(target);
+    let width = projection.len();
     let sql = format!(
         "SELECT {} FROM {} AS {alias} JOIN {} AS e ON e.{far} = {alias}.{unique} \
          WHERE e.{near} = ?1 ORDER BY {alias}.{unique} ASC LIMIT ?2",
@@ -439,19 +446,19 @@ pub async fn related<S: Record, T: Record>(
     );
     let id = id.to_string();
     let rows = db
-        .read(move |conn| -> rusqlite::Result<Vec<Value>> {
-            let mut statement = conn.prepare_cached(&sql)?;
-            let mut rows = statement.query(rusqlite::params![id, i64::from(limit)])?;
-            let mut out = Vec::new();
-            while let Some(row) = rows.next()? {
-                out.push(Value::Object(projection.record(row, 0)?));
-            }
-            Ok(out)
+        .read_any(move |conn| -> Result<Vec<Vec<SqlValue>>, ExecError> {
+            conn.rows(
+                &sql,
+                &[SqlValue::Text(id), SqlValue::Integer(i64::from(limit))],
+            )
         })
         .await
         .map_err(|error| RecordsError::database(T::ENTITY, error))?
         .map_err(|error| RecordsError::database(T::ENTITY, error))?;
-    rows.into_iter().map(decode::<T>).collect()
+    debug_assert!(rows.iter().all(|row| row.len() == width));
+    rows.iter()
+        .map(|row| decode::<T>(Value::Object(projection.record(row, 0))))
+        .collect()
 }
 
 /// The record as import data: computed fields and nulls left out (they are never written).

@@ -8,8 +8,7 @@ use crate::spec::SchemaSpec;
 use crate::{RegistryBuilder, RegistryError, ToolDefinition, ToolRegistry};
 
 use super::database::{Database, DbError};
-use super::ddl::schema_objects;
-use super::schema_diff::{SchemaDifference, plan};
+use super::schema_diff::SchemaDifference;
 use super::tools::{database_tool_definitions, register_database_tools};
 
 /// The standard way to start: a registry with the database tools the spec asks for (see
@@ -119,8 +118,7 @@ pub fn registry_definitions(spec: &SchemaSpec) -> Vec<ToolDefinition> {
 /// # Ok(()) }
 /// ```
 pub fn schema_gaps(db: &Database, spec: &SchemaSpec) -> Result<Vec<SchemaDifference>, DbError> {
-    let objects = schema_objects(spec)?;
-    let plan = db.read_blocking(|conn| plan(conn, &objects))?;
+    let plan = db.schema_plan(spec)?;
     let mut gaps: Vec<SchemaDifference> = plan
         .missing
         .iter()

@@ -3,7 +3,11 @@
 //! The same rules apply when data is imported and when a tool call compares against a field:
 //! a value of the wrong type is refused with a message saying what was expected.
 
-use rusqlite::types::{Value as SqlValue, ValueRef};
+use rusqlite::types::ValueRef;
+
+/// A value bound to a statement or read from a row, whatever the backend: null, integer, real,
+/// text or blob.
+pub use rusqlite::types::Value as SqlValue;
 use serde_json::Value;
 
 use crate::spec::{FieldType, ValueType};
@@ -221,6 +225,16 @@ impl rusqlite::ToSql for Bound<'_> {
             Bound::Text(text) => ValueRef::Text(text.as_bytes()),
             Bound::Value(value) => value.into(),
         }))
+    }
+}
+
+impl Bound<'_> {
+    /// The value, owned.
+    pub fn to_value(&self) -> SqlValue {
+        match self {
+            Bound::Text(text) => SqlValue::Text((*text).to_owned()),
+            Bound::Value(value) => value.clone(),
+        }
     }
 }
 

@@ -9,9 +9,10 @@ use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{ToolAnnotations, ToolDefinition, ToolError, ToolFuture};
 
 use super::super::Database;
-use super::super::database::{DbError, is_interrupt};
+use super::super::backend::{ExecError, Reader};
+use super::super::database::DbError;
 use super::super::names::{shorten, unknown_name_message};
-use super::super::query::{EntityQuery, Page, execution_error};
+use super::super::query::{EntityQuery, Page, exec_error};
 use super::EngineTool;
 use super::arguments::{input_schema, limit_bounds};
 use crate::CallBudget;
@@ -33,10 +34,10 @@ impl Shared {
     }
 }
 
-/// A handler failure: a tool error, or an SQLite error to be reported without SQL text.
+/// A handler failure: a tool error, or a backend error to be reported without SQL text.
 pub(crate) enum HandlerError {
     Tool(ToolError),
-    Sqlite(rusqlite::Error),
+    Exec(ExecError),
 }
 
 impl From<ToolError> for HandlerError {
@@ -45,9 +46,15 @@ impl From<ToolError> for HandlerError {
     }
 }
 
+impl From<ExecError> for HandlerError {
+    fn from(error: ExecError) -> Self {
+        HandlerError::Exec(error)
+    }
+}
+
 impl From<rusqlite::Error> for HandlerError {
     fn from(error: rusqlite::Error) -> Self {
-        HandlerError::Sqlite(error)
+        HandlerError::Exec(ExecError::Sqlite(error))
     }
 }
 
@@ -76,12 +83,12 @@ pub(crate) fn run_json<A: EngineTool>(
 /// Runs a tool with its parsed arguments on a read-only connection on the blocking pool.
 pub(crate) fn run<A: EngineTool>(shared: Arc<Shared>, arguments: A) -> ToolFuture<'static> {
     Box::pin(async move {
-        let spec = shared.spec.clone();
+        let spec = shared.db.spec_for(&shared.spec);
         // The handler runs on a blocking thread: it sees the call's budget there too.
         let budget = CallBudget::current();
         let outcome = shared
             .db
-            .read(move |conn| match budget {
+            .read_any(move |conn| match budget {
                 Some(budget) => budget.enter(|| arguments.execute(&spec, conn)),
                 None => arguments.execute(&spec, conn),
             })
@@ -89,8 +96,8 @@ pub(crate) fn run<A: EngineTool>(shared: Arc<Shared>, arguments: A) -> ToolFutur
         match outcome {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(HandlerError::Tool(error))) => Err(error),
-            Ok(Err(HandlerError::Sqlite(error))) if is_interrupt(&error) => Err(stopped_error()),
-            Ok(Err(HandlerError::Sqlite(error))) => Err(execution_error(&error)),
+            Ok(Err(HandlerError::Exec(error))) if error.is_stop() => Err(stopped_error()),
+            Ok(Err(HandlerError::Exec(error))) => Err(exec_error(&error)),
             Err(DbError::Timeout) => Err(stopped_error()),
             Err(_) => Err(ToolError::execution_failed(
                 "The database call stopped unexpectedly; nothing was changed.",
@@ -353,7 +360,7 @@ pub(crate) fn offset(requested: Option<i64>) -> Result<u64, ToolError> {
 /// Runs `query` for a list tool: the page its [`PageLimits`] allow from `offset`, as a
 /// [`list_answer`] with `head`.
 pub(crate) fn list_page(
-    conn: &rusqlite::Connection,
+    conn: &dyn Reader,
     query: EntityQuery<'_>,
     head: Map<String, Value>,
     limits: &PageLimits,

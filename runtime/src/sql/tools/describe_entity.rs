@@ -1,6 +1,6 @@
 //! `describe_entity {entity_name}`.
 
-use rusqlite::Connection;
+use super::super::backend::Reader;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -47,7 +47,7 @@ impl EngineTool for DescribeEntityArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, _conn: &Connection) -> Result<Value, HandlerError> {
+    fn execute(self, spec: &SchemaSpec, _conn: &dyn Reader) -> Result<Value, HandlerError> {
         let entity = entity(spec, &self.entity_name, "entity_name")?;
         Ok(entity_json(spec, entity))
     }

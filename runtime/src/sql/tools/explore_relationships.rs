@@ -1,8 +1,8 @@
 //! `explore_relationships {start_entity_type, start_conditions, relationship_type, direction,
 //! target_entity_type, limit, offset}`.
 
-use rusqlite::Connection;
-use rusqlite::types::Value as SqlValue;
+use super::super::backend::Reader;
+use super::super::value::SqlValue;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -156,7 +156,7 @@ impl EngineTool for ExploreRelationshipsArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &Connection) -> Result<Value, HandlerError> {
+    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
         handle(spec, conn, self)
     }
 }
@@ -256,7 +256,7 @@ fn legs<'s>(
 
 fn handle(
     spec: &SchemaSpec,
-    conn: &Connection,
+    conn: &dyn Reader,
     arguments: ExploreRelationshipsArgs,
 ) -> Result<Value, HandlerError> {
     let start = entity(spec, &arguments.start_entity_type, "start_entity_type")?;
@@ -279,6 +279,7 @@ fn handle(
         &arguments.start_conditions,
         "start_conditions",
         &mut params,
+        conn.dialect(),
     )?;
     let start_ids = format!(
         "SELECT {} FROM {} AS {} WHERE {where_sql}",
@@ -325,14 +326,7 @@ fn handle(
             other_column = quote(other_column),
             from_column = quote(from_column),
         );
-        let count = || -> rusqlite::Result<u64> {
-            let mut count = conn.prepare_cached(&format!("SELECT count(*) {from_sql}"))?;
-            Ok(
-                count.query_row(rusqlite::params_from_iter(params.iter()), |row| {
-                    row.get::<_, i64>(0)
-                })? as u64,
-            )
-        };
+        let count = || conn.count(&format!("SELECT count(*) {from_sql}"), &params);
         if full {
             total += count()?;
             continue;
@@ -344,15 +338,14 @@ fn handle(
             qualified(ROW_ALIAS, &leg.other.unique_field),
             remaining + 1
         );
-        let mut statement = conn.prepare_cached(&sql)?;
-        let mut rows = statement.query(rusqlite::params_from_iter(params.iter()))?;
+        let rows = conn.rows(&sql, &params)?;
         let mut taken: u64 = 0;
-        while let Some(row) = rows.next()? {
+        for row in &rows {
             if taken >= remaining {
                 full = true;
                 break;
             }
-            let from: String = row.get(0)?;
+            let from = sql_to_json(crate::spec::FieldType::String, (&row[0]).into());
             let mut item = Map::new();
             item.insert("from".into(), json!(from));
             item.insert(
@@ -369,14 +362,14 @@ fn handle(
                 for (i, property) in leg.relationship.properties.iter().enumerate() {
                     edge.insert(
                         property.name.clone(),
-                        sql_to_json(property.ty, row.get_ref(1 + i)?),
+                        sql_to_json(property.ty, (&row[1 + i]).into()),
                     );
                 }
                 item.insert("properties".into(), Value::Object(edge));
             }
             item.insert(
                 "record".into(),
-                Value::Object(projection.record(row, 1 + properties.len())?),
+                Value::Object(projection.record(row, 1 + properties.len())),
             );
             let item = Value::Object(item);
             if !collector.take(&item) {

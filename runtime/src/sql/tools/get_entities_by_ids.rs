@@ -2,8 +2,8 @@
 
 use std::collections::HashMap;
 
-use rusqlite::Connection;
-use rusqlite::types::Value as SqlValue;
+use super::super::backend::Reader;
+use super::super::value::SqlValue;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -134,14 +134,14 @@ impl EngineTool for GetEntitiesByIdsArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &Connection) -> Result<Value, HandlerError> {
+    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
         handle(spec, conn, self)
     }
 }
 
 fn children(
     spec: &SchemaSpec,
-    conn: &Connection,
+    conn: &dyn Reader,
     entity: &EntitySpec,
     ids: &[SqlValue],
 ) -> Result<HashMap<String, Vec<Value>>, HandlerError> {
@@ -194,20 +194,19 @@ fn children(
         alias = quote(ROW_ALIAS),
         list = placeholders.join(", "),
     );
-    let mut statement = conn.prepare_cached(&sql)?;
-    let mut rows = statement.query(rusqlite::params_from_iter(ids.iter()))?;
+    let rows = conn.rows(&sql, ids)?;
     let mut out: HashMap<String, Vec<Value>> = HashMap::new();
-    while let Some(row) = rows.next()? {
-        let parent: String = row.get(0)?;
+    for row in &rows {
+        let parent = text_of(&row[0]);
         let mut record = Map::new();
         record.insert("entity_type".into(), json!(child.name));
         record.insert(
             child.unique_field.clone(),
-            sql_to_json(crate::spec::FieldType::String, row.get_ref(1)?),
+            sql_to_json(crate::spec::FieldType::String, (&row[1]).into()),
         );
         record.insert(
             content.name.to_string(),
-            sql_to_json(content.ty, row.get_ref(2)?),
+            sql_to_json(content.ty, (&row[2]).into()),
         );
         out.entry(parent).or_default().push(Value::Object(record));
     }
@@ -216,7 +215,7 @@ fn children(
 
 fn handle(
     spec: &SchemaSpec,
-    conn: &Connection,
+    conn: &dyn Reader,
     arguments: GetEntitiesByIdsArgs,
 ) -> Result<Value, HandlerError> {
     let entity = entity(spec, &arguments.entity_type, "entity_type")?;
@@ -265,11 +264,8 @@ fn handle(
             quote(ROW_ALIAS),
             placeholders.join(", ")
         );
-        let mut statement = conn.prepare_cached(&sql)?;
-        let mut rows = statement.query(rusqlite::params_from_iter(params.iter()))?;
-        while let Some(row) = rows.next()? {
-            let id: String = row.get(0)?;
-            found.insert(id, projection.record(row, 1)?);
+        for row in conn.rows(&sql, &params)? {
+            found.insert(text_of(&row[0]), projection.record(&row, 1));
         }
     }
     let mut children_of = if arguments.with_children {
@@ -331,4 +327,15 @@ fn handle(
     insert_paging(&mut answer, next_offset, total, &limits, &collector);
     answer.insert("results".into(), Value::Array(results));
     Ok(Value::Object(answer))
+}
+
+/// The text of a unique-field value read back from the database.
+fn text_of(value: &SqlValue) -> String {
+    match value {
+        SqlValue::Text(text) => text.clone(),
+        SqlValue::Integer(n) => n.to_string(),
+        SqlValue::Real(n) => n.to_string(),
+        SqlValue::Blob(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+        SqlValue::Null => String::new(),
+    }
 }

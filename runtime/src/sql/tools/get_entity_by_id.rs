@@ -1,6 +1,6 @@
 //! `get_entity_by_id {entity_type, id_value}`.
 
-use rusqlite::{Connection, OptionalExtension};
+use super::super::backend::Reader;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -11,6 +11,7 @@ use crate::{ToolDefinition, ToolError};
 use super::super::describe::{DescriptionBuilder, bounded_list};
 use super::super::ident::{qualified, quote};
 use super::super::query::{Projection, ROW_ALIAS};
+use super::super::value::SqlValue;
 use super::common::{HandlerError, definition, entity, quoted};
 use super::{ArgName, DatabaseTool, EngineTool};
 
@@ -72,14 +73,14 @@ impl EngineTool for GetEntityByIdArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &Connection) -> Result<Value, HandlerError> {
+    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
         handle(spec, conn, self)
     }
 }
 
 fn handle(
     spec: &SchemaSpec,
-    conn: &Connection,
+    conn: &dyn Reader,
     arguments: GetEntityByIdArgs,
 ) -> Result<Value, HandlerError> {
     let entity = entity(spec, &arguments.entity_type, "entity_type")?;
@@ -91,10 +92,8 @@ fn handle(
         quote(ROW_ALIAS),
         qualified(ROW_ALIAS, &entity.unique_field)
     );
-    let mut statement = conn.prepare_cached(&sql)?;
-    let record = statement
-        .query_row([&arguments.id_value], |row| projection.record(row, 0))
-        .optional()?;
+    let rows = conn.rows(&sql, &[SqlValue::Text(arguments.id_value.clone())])?;
+    let record = rows.first().map(|row| projection.record(row, 0));
     match record {
         Some(record) => Ok(json!({"entity_type": entity.name, "record": record})),
         None => Err(ToolError::not_found(format!(

@@ -1,6 +1,6 @@
 //! `get_schema {include_tips, entity_types}`.
 
-use rusqlite::Connection;
+use super::super::backend::Reader;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -69,7 +69,7 @@ impl EngineTool for GetSchemaArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, _conn: &Connection) -> Result<Value, HandlerError> {
+    fn execute(self, spec: &SchemaSpec, _conn: &dyn Reader) -> Result<Value, HandlerError> {
         let only = match &self.entity_types {
             Some(names) => {
                 let mut only = Vec::with_capacity(names.len());

@@ -1,6 +1,6 @@
 //! `glob_search {entity_type, field, pattern, limit, offset}`.
 
-use rusqlite::Connection;
+use super::super::backend::Reader;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -102,14 +102,14 @@ impl EngineTool for GlobSearchArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &Connection) -> Result<Value, HandlerError> {
+    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
         handle(spec, conn, self)
     }
 }
 
 fn handle(
     spec: &SchemaSpec,
-    conn: &Connection,
+    conn: &dyn Reader,
     arguments: GlobSearchArgs,
 ) -> Result<Value, HandlerError> {
     let entity = entity(spec, &arguments.entity_type, "entity_type")?;
@@ -152,7 +152,8 @@ fn handle(
         operator: "field".into(),
         value: "pattern".into(),
     };
-    let query = EntityQuery::single(entity, &condition, &paths, limits.rows)?.with_offset(offset);
+    let query = EntityQuery::single(entity, &condition, &paths, limits.rows, conn.dialect())?
+        .with_offset(offset);
     let mut head = Map::new();
     head.insert("entity_type".into(), Value::String(entity.name.clone()));
     list_page(conn, query, head, &limits)

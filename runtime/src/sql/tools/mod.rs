@@ -67,7 +67,7 @@ pub(crate) trait EngineTool: DeserializeOwned + JsonSchema + Send + 'static {
     fn execute(
         self,
         spec: &SchemaSpec,
-        conn: &rusqlite::Connection,
+        conn: &dyn super::backend::Reader,
     ) -> Result<Value, common::HandlerError>;
 }
 

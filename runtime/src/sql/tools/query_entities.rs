@@ -1,6 +1,6 @@
 //! `query_entities {entity_type, conditions, order_by, limit, offset}`.
 
-use rusqlite::Connection;
+use super::super::backend::Reader;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -79,7 +79,7 @@ impl EngineTool for QueryEntitiesArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &Connection) -> Result<Value, HandlerError> {
+    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
         let entity = entity(spec, &self.entity_type, "entity_type")?;
         let limits = PageLimits::of(spec, self.limit)?;
         let offset = offset(self.offset)?;
@@ -88,6 +88,7 @@ impl EngineTool for QueryEntitiesArgs {
             &self.conditions,
             self.order_by.as_ref(),
             limits.rows,
+            conn.dialect(),
         )?
         .with_offset(offset);
         let mut head = Map::new();

@@ -1,0 +1,310 @@
+//! The tables a spec needs on PostgreSQL, and how a database differs from them.
+//!
+//! The same tables, columns and indexes as on SQLite ([`ddl`](super::super::ddl)), in
+//! PostgreSQL's types: text fields are `TEXT COLLATE "C"` (so order and comparison are by code
+//! point, as SQLite's `BINARY`), numbers `DOUBLE PRECISION`, booleans `BOOLEAN`, arrays `JSONB`,
+//! embeddings `BYTEA`; materialized computed fields are `STORED` generated columns of the
+//! PostgreSQL form of their expression. Names longer than PostgreSQL's 63 bytes are compared as
+//! PostgreSQL shortens them.
+
+use crate::spec::{EntitySpec, FieldSpec, FieldType, SchemaSpec, ValueType};
+
+use super::super::backend::{ExecError, Reader};
+use super::super::ddl::{ColumnDef, ObjectKind, SchemaObject, SpecError, literal, schema_objects};
+use super::super::ident::{quote, strip_row_alias};
+use super::super::schema_diff::{SchemaDifference, SchemaPlan};
+use super::super::value::SqlValue;
+
+/// PostgreSQL's longest identifier, in bytes.
+const MAX_IDENTIFIER_BYTES: usize = 63;
+
+/// `name` as PostgreSQL stores it: cut to 63 bytes at a character boundary.
+pub fn stored_name(name: &str) -> &str {
+    if name.len() <= MAX_IDENTIFIER_BYTES {
+        return name;
+    }
+    let mut end = MAX_IDENTIFIER_BYTES;
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    &name[..end]
+}
+
+fn text_type() -> (&'static str, &'static str) {
+    ("TEXT COLLATE \"C\"", "text")
+}
+
+/// The column definition and the `information_schema` type of a field.
+fn field_column(field: &FieldSpec, unique: bool) -> (String, String) {
+    let column = quote(&field.name);
+    let (text, text_name) = text_type();
+    if unique {
+        return (format!("{column} {text} NOT NULL UNIQUE"), text_name.into());
+    }
+    match field.ty {
+        FieldType::String | FieldType::Datetime => (format!("{column} {text}"), text_name.into()),
+        FieldType::Number => (
+            format!("{column} DOUBLE PRECISION"),
+            "double precision".into(),
+        ),
+        FieldType::Boolean => (format!("{column} BOOLEAN"), "boolean".into()),
+        FieldType::Enum => {
+            let values: Vec<String> = field.values.iter().map(|v| literal(v)).collect();
+            if values.is_empty() {
+                (format!("{column} {text}"), text_name.into())
+            } else {
+                (
+                    format!(
+                        "{column} {text} CHECK ({column} IN ({}))",
+                        values.join(", ")
+                    ),
+                    text_name.into(),
+                )
+            }
+        }
+        FieldType::StringArray | FieldType::NumberArray => {
+            (format!("{column} JSONB"), "jsonb".into())
+        }
+    }
+}
+
+fn value_column(ty: ValueType) -> (&'static str, &'static str) {
+    match ty {
+        ValueType::String | ValueType::Datetime => text_type(),
+        ValueType::Number => ("DOUBLE PRECISION", "double precision"),
+        ValueType::Boolean => ("BOOLEAN", "boolean"),
+    }
+}
+
+fn entity_table(entity: &EntitySpec) -> (String, Vec<ColumnDef>) {
+    let mut definitions = Vec::new();
+    let mut columns = Vec::new();
+    let mut add = |name: &str, def: String, decl: String, generated: bool| {
+        definitions.push(def);
+        columns.push(ColumnDef {
+            name: name.to_owned(),
+            decl_type: decl,
+            generated,
+        });
+    };
+    if entity.field(&entity.unique_field).is_none() {
+        let field = FieldSpec {
+            name: entity.unique_field.clone(),
+            ty: FieldType::String,
+            description: None,
+            indexed: false,
+            unique: true,
+            values: Vec::new(),
+        };
+        let (def, decl) = field_column(&field, true);
+        add(&field.name, def, decl, false);
+    }
+    for field in &entity.fields {
+        let (def, decl) = field_column(field, field.name == entity.unique_field);
+        add(&field.name, def, decl, false);
+    }
+    for vector in &entity.vector_indexes {
+        add(
+            &vector.column,
+            format!("{} BYTEA", quote(&vector.column)),
+            "bytea".into(),
+            false,
+        );
+    }
+    for computed in &entity.computed_fields {
+        if let Some(column) = &computed.materialized_column {
+            let expression = strip_row_alias(&computed.postgres_expression());
+            let (decl, name) = value_column(computed.ty);
+            add(
+                column,
+                format!(
+                    "{} {decl} GENERATED ALWAYS AS ({expression}) STORED",
+                    quote(column)
+                ),
+                name.into(),
+                true,
+            );
+        }
+    }
+    (
+        format!(
+            "CREATE TABLE {} (\n  {}\n)",
+            quote(&entity.table),
+            definitions.join(",\n  ")
+        ),
+        columns,
+    )
+}
+
+/// Every table and index the spec needs on PostgreSQL, in creation order: the same objects,
+/// names and columns as [`schema_objects`] gives for SQLite, with PostgreSQL's types.
+pub fn pg_schema_objects(spec: &SchemaSpec) -> Result<Vec<SchemaObject>, SpecError> {
+    let mut objects = schema_objects(spec)?;
+    for object in &mut objects {
+        if object.kind != ObjectKind::Table {
+            continue;
+        }
+        if let Some(entity) = spec.entities.iter().find(|e| e.table == object.name) {
+            let (sql, columns) = entity_table(entity);
+            object.sql = sql;
+            object.columns = columns;
+        } else if let Some(relationship) =
+            spec.relationships.iter().find(|r| r.table == object.name)
+        {
+            let (text, text_name) = text_type();
+            let mut definitions = vec![
+                format!("\"source_id\" {text} NOT NULL"),
+                format!("\"target_id\" {text} NOT NULL"),
+            ];
+            let mut columns: Vec<ColumnDef> = EDGE_ENDS
+                .iter()
+                .map(|name| ColumnDef {
+                    name: (*name).to_owned(),
+                    decl_type: text_name.to_owned(),
+                    generated: false,
+                })
+                .collect();
+            for property in &relationship.properties {
+                let (def, decl) = field_column(property, false);
+                definitions.push(def);
+                columns.push(ColumnDef {
+                    name: property.name.clone(),
+                    decl_type: decl,
+                    generated: false,
+                });
+            }
+            definitions.push("PRIMARY KEY (\"source_id\", \"target_id\")".into());
+            object.sql = format!(
+                "CREATE TABLE {} (\n  {}\n)",
+                quote(&relationship.table),
+                definitions.join(",\n  ")
+            );
+            object.columns = columns;
+        }
+    }
+    Ok(objects)
+}
+
+const EDGE_ENDS: [&str; 2] = ["source_id", "target_id"];
+
+/// Compares the database with the objects a spec needs (from [`pg_schema_objects`]). Reads
+/// only. Tables are compared by their columns (names, order, types, generated or not);
+/// constraints are not compared.
+pub(crate) fn pg_plan(
+    conn: &dyn Reader,
+    expected: &[SchemaObject],
+) -> Result<SchemaPlan, ExecError> {
+    let mut plan = SchemaPlan::default();
+    for object in expected {
+        let name = stored_name(&object.name).to_owned();
+        let found = conn.rows(
+            "SELECT CASE c.relkind WHEN 'i' THEN 'index' WHEN 'I' THEN 'index' ELSE 'table' END \
+             FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace \
+             WHERE s.nspname = current_schema() AND c.relname = ?1",
+            &[SqlValue::Text(name.clone())],
+        )?;
+        let Some(kind) = found.first().and_then(|row| row.first()) else {
+            plan.missing.push(object.clone());
+            continue;
+        };
+        let label = format!("{} \"{}\"", object.kind.as_str(), object.name);
+        let kind = match kind {
+            SqlValue::Text(kind) => kind.clone(),
+            _ => String::new(),
+        };
+        if kind != object.kind.as_str() {
+            plan.differences.push(SchemaDifference {
+                object: label,
+                message: format!("a {kind} has this name"),
+            });
+            continue;
+        }
+        if object.kind == ObjectKind::Index {
+            plan.unchanged.push(object.name.clone());
+            continue;
+        }
+        let live = conn.rows(
+            "SELECT column_name, data_type, is_generated FROM information_schema.columns \
+             WHERE table_schema = current_schema() AND table_name = ?1 ORDER BY ordinal_position",
+            &[SqlValue::Text(name)],
+        )?;
+        let live: Vec<(String, String, bool)> = live
+            .into_iter()
+            .map(|row| {
+                let text = |i: usize| match row.get(i) {
+                    Some(SqlValue::Text(text)) => text.clone(),
+                    _ => String::new(),
+                };
+                (text(0), text(1), text(2) == "ALWAYS")
+            })
+            .collect();
+        let mut problems = Vec::new();
+        for column in &object.columns {
+            match live.iter().find(|c| c.0 == stored_name(&column.name)) {
+                None => problems.push(format!(
+                    "column \"{}\" ({}) is missing",
+                    column.name, column.decl_type
+                )),
+                Some((_, ty, generated)) => {
+                    if ty != &column.decl_type {
+                        problems.push(format!(
+                            "column \"{}\" has type {ty}, expected {}",
+                            column.name, column.decl_type
+                        ));
+                    }
+                    if *generated != column.generated {
+                        problems.push(format!(
+                            "column \"{}\" is {}, expected {}",
+                            column.name,
+                            generated_word(*generated),
+                            generated_word(column.generated)
+                        ));
+                    }
+                }
+            }
+        }
+        for (name, ty, _) in &live {
+            if !object
+                .columns
+                .iter()
+                .any(|c| stored_name(&c.name) == name.as_str())
+            {
+                problems.push(format!("column \"{name}\" ({ty}) is not in the config"));
+            }
+        }
+        if problems.is_empty() {
+            let expected_order: Vec<&str> = object
+                .columns
+                .iter()
+                .map(|c| stored_name(&c.name))
+                .collect();
+            let live_order: Vec<&str> = live.iter().map(|c| c.0.as_str()).collect();
+            if expected_order != live_order {
+                problems.push(format!(
+                    "columns are in another order: found {}, expected {}",
+                    live_order.join(", "),
+                    expected_order.join(", ")
+                ));
+            }
+        }
+        if problems.is_empty() {
+            plan.unchanged.push(object.name.clone());
+        } else {
+            for message in problems {
+                plan.differences.push(SchemaDifference {
+                    object: label.clone(),
+                    message,
+                });
+            }
+        }
+    }
+    Ok(plan)
+}
+
+fn generated_word(generated: bool) -> &'static str {
+    if generated {
+        "a generated column"
+    } else {
+        "a stored column"
+    }
+}
