@@ -27,7 +27,8 @@ pub struct Args {
     /// The config file (`ragforge.config.yaml`).
     #[arg(long, short = 'c', value_name = "FILE")]
     pub config: PathBuf,
-    /// The SQLite database file (created by `toolforge db init`).
+    /// The database (made by `toolforge db init`): a SQLite file or a PostgreSQL URL
+    /// (`postgres://user@host:port/name`).
     #[arg(long, value_name = "DB")]
     pub db: PathBuf,
     /// Serve over Streamable HTTP on this address (endpoint `/mcp`) instead of stdio.
