@@ -232,11 +232,11 @@ fn query_entities_tool(bencher: Bencher) {
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn query_entities_hand_written(bencher: Bencher) {
     let f = fixture();
-    let (total, rows) = f.db.read_blocking(hand_scan);
+    let (total, rows) = f.db.read_blocking(hand_scan).expect("a SQLite read");
     let answer = call("query_entities", &scan_arguments());
     assert_eq!(answer["total"], total);
     assert_eq!(answer["results"][0]["uuid"], rows[0].uuid.as_str());
-    bencher.bench(|| f.db.read_blocking(hand_scan));
+    bencher.bench(|| f.db.read_blocking(hand_scan).expect("a SQLite read"));
 }
 
 #[divan::bench(sample_count = 200)]
@@ -281,7 +281,7 @@ fn get_entity_by_id_hand_written(bencher: Bencher) {
                 })
             })
             .expect("row")
-        })
+        }).expect("a SQLite read")
     });
 }
 

@@ -278,19 +278,21 @@ fn glob_through_the_tools_keeps_its_answers() {
             assert_eq!(ids, expected, "{pattern}");
         }
     });
-    let plan: Vec<String> = db.read_blocking(|conn| {
-        let mut statement = conn
-            .prepare(
-                "EXPLAIN QUERY PLAN SELECT uuid FROM scope AS n WHERE n.name >= 'parse' \
+    let plan: Vec<String> = db
+        .read_blocking(|conn| {
+            let mut statement = conn
+                .prepare(
+                    "EXPLAIN QUERY PLAN SELECT uuid FROM scope AS n WHERE n.name >= 'parse' \
                  AND n.name < 'parsf' AND toolforge_glob('parse*', CAST(n.name AS TEXT))",
-            )
-            .unwrap();
-        statement
-            .query_map([], |r| r.get::<_, String>(3))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
-    });
+                )
+                .unwrap();
+            statement
+                .query_map([], |r| r.get::<_, String>(3))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        })
+        .expect("a SQLite read");
     assert!(
         plan.iter().any(|step| step.contains("USING INDEX")),
         "{plan:?}"

@@ -83,6 +83,7 @@ fn count(db: &Database, table: &str) -> i64 {
         c.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
             .unwrap()
     })
+    .expect("a SQLite read")
 }
 
 fn author(slug: &str) -> Author {

@@ -27,25 +27,29 @@ fn init_creates_tables_and_is_idempotent() {
             "scope__has_parent__scope__target_id__idx",
         ]
     );
-    let before = db.read_blocking(|c| {
-        c.query_row(
-            "SELECT group_concat(sql, ';') FROM sqlite_schema",
-            [],
-            |r| r.get::<_, String>(0),
-        )
-        .unwrap()
-    });
+    let before = db
+        .read_blocking(|c| {
+            c.query_row(
+                "SELECT group_concat(sql, ';') FROM sqlite_schema",
+                [],
+                |r| r.get::<_, String>(0),
+            )
+            .unwrap()
+        })
+        .expect("a SQLite read");
     let second = db.init(&spec).unwrap();
     assert!(second.created.is_empty());
     assert_eq!(second.unchanged.len(), 9);
-    let after = db.read_blocking(|c| {
-        c.query_row(
-            "SELECT group_concat(sql, ';') FROM sqlite_schema",
-            [],
-            |r| r.get::<_, String>(0),
-        )
-        .unwrap()
-    });
+    let after = db
+        .read_blocking(|c| {
+            c.query_row(
+                "SELECT group_concat(sql, ';') FROM sqlite_schema",
+                [],
+                |r| r.get::<_, String>(0),
+            )
+            .unwrap()
+        })
+        .expect("a SQLite read");
     assert_eq!(before, after);
     assert!(db.check_schema(&spec).unwrap().is_empty());
 }
@@ -101,10 +105,12 @@ fn init_reports_differences_and_changes_nothing() {
     );
     assert!(error.to_string().contains("nothing was changed"));
     // Nothing was created: the file table does not exist.
-    let tables: i64 = db.read_blocking(|c| {
-        c.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))
-            .unwrap()
-    });
+    let tables: i64 = db
+        .read_blocking(|c| {
+            c.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))
+                .unwrap()
+        })
+        .expect("a SQLite read");
     assert_eq!(tables, 2, "only the pre-existing table and its autoindex");
 }
 
@@ -131,7 +137,7 @@ fn import_normalises_and_upserts() {
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
         )
         .unwrap()
-    });
+    }).expect("a SQLite read");
     assert_eq!(row.0, "2024-05-01T12:00:00Z");
     assert_eq!(row.1, 1);
     assert_eq!(row.2, "[\"parser\",\"config\"]");
@@ -146,14 +152,16 @@ fn import_normalises_and_upserts() {
         )
         .unwrap();
     assert_eq!(stats.entities, 1);
-    let (name, file, count): (String, String, i64) = db.read_blocking(|c| {
-        c.query_row(
-            "SELECT name, file, (SELECT count(*) FROM scope) FROM scope WHERE uuid = 's1'",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
-        .unwrap()
-    });
+    let (name, file, count): (String, String, i64) = db
+        .read_blocking(|c| {
+            c.query_row(
+                "SELECT name, file, (SELECT count(*) FROM scope) FROM scope WHERE uuid = 's1'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap()
+        })
+        .expect("a SQLite read");
     assert_eq!(
         (name.as_str(), file.as_str(), count),
         ("parseConfig2", "src/a.ts", 5)
@@ -286,6 +294,7 @@ fn read_only_handle_refuses_writes() {
     assert!(matches!(reader.init(&spec), Err(DbError::ReadOnly)));
     let error = reader
         .read_blocking(|c| c.execute("DELETE FROM scope", []))
+        .expect("a SQLite read")
         .unwrap_err();
     assert!(
         error.to_string().contains("readonly") || error.to_string().contains("read-only"),
@@ -360,6 +369,7 @@ fn count(db: &Database, table: &str) -> i64 {
         c.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
             .unwrap()
     })
+    .expect("a SQLite read")
 }
 
 /// A reader of endless `a`s (a line with no end) that fails once it has given `limit` bytes.

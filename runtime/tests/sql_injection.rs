@@ -280,10 +280,12 @@ async fn hostile_arguments_change_nothing_and_leak_no_sql() {
     send_hostile(&tools, &path, false).await;
     assert_eq!(before, dump(&db), "the database content is unchanged");
     // The tables are all still there and intact.
-    let integrity: String = db.read_blocking(|c| {
-        c.query_row("PRAGMA integrity_check", [], |r| r.get(0))
-            .unwrap()
-    });
+    let integrity: String = db
+        .read_blocking(|c| {
+            c.query_row("PRAGMA integrity_check", [], |r| r.get(0))
+                .unwrap()
+        })
+        .expect("a SQLite read");
     assert_eq!(integrity, "ok");
 }
 

@@ -877,7 +877,9 @@ async fn tools_never_write() {
     let _ = f.call("query_entities", json!({"entity_type": "Scope", "conditions": cond("name", "=", json!("x'); DELETE FROM scope; --"))})).await;
     assert_eq!(before, dump(&f.db));
     // The pool's connections refuse writes even when asked directly.
-    let refused = f.db.read_blocking(|c| c.execute("DELETE FROM file", []));
+    let refused =
+        f.db.read_blocking(|c| c.execute("DELETE FROM file", []))
+            .expect("a SQLite read");
     assert!(refused.is_err());
     assert_eq!(before, dump(&f.db));
 }

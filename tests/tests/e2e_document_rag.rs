@@ -79,6 +79,7 @@ async fn every_tool_of_the_document_rag_config_answers() {
                     |r| r.get(0),
                 )
             })
+            .expect("a SQLite read")
             .unwrap();
         assert_eq!(stored, 768 * 4);
     }

@@ -189,7 +189,7 @@ struct Inner {
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let dir = tempfile::tempdir()?;
 /// let db = toolforge::sql::Database::open(dir.path().join("app.db"))?;
-/// let n: i64 = db.read_blocking(|conn| conn.query_row("SELECT 'abc' REGEXP 'b+'", [], |r| r.get(0)))?;
+/// let n: i64 = db.read_blocking(|conn| conn.query_row("SELECT 'abc' REGEXP 'b+'", [], |r| r.get(0)))??;
 /// assert_eq!(n, 1);
 /// # Ok(()) }
 /// ```
@@ -452,7 +452,7 @@ impl Database {
         let shared = Self::with_readers(path.clone(), None, Access::Shared).and_then(|db| {
             db.read_blocking(|conn| {
                 conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))
-            })?;
+            })??;
             Ok(db)
         });
         match shared {
@@ -564,7 +564,7 @@ impl Database {
                 .map_err(|error| pg.db.error(error));
         }
         let objects = schema_objects(spec)?;
-        Ok(self.read_blocking(|conn| plan(conn, &objects))?)
+        Ok(self.read_blocking(|conn| plan(conn, &objects))??)
     }
 
     /// Creates the tables and indexes the spec needs. Idempotent: existing objects with the
@@ -630,25 +630,11 @@ impl Database {
     }
 
     /// Runs `f` with a read-only connection from the pool, waiting for one to be free
-    /// (blocking the current thread). No deadline applies.
-    ///
-    /// # Panics
-    ///
-    /// On a PostgreSQL database, which has no SQLite connection to hand out (check with
+    /// (blocking the current thread). No deadline applies. On a PostgreSQL database, which
+    /// has no SQLite connection to hand out, the answer is [`DbError::NotSqlite`] (check with
     /// [`Database::dialect`]).
-    pub fn read_blocking<T>(&self, f: impl FnOnce(&Connection) -> T) -> T {
-        let call = CallSlot::default();
-        match self.read_until(None, &call, f) {
-            Ok(value) => value,
-            Err(DbError::NotSqlite) => {
-                panic!(
-                    "Database::read_blocking hands out a SQLite connection; this database is PostgreSQL"
-                )
-            }
-            // Without a deadline and with nobody abandoning the call, the wait only ends
-            // with a connection.
-            Err(_) => unreachable!("a read without a deadline always gets a connection"),
-        }
+    pub fn read_blocking<T>(&self, f: impl FnOnce(&Connection) -> T) -> Result<T, DbError> {
+        self.read_until(None, &CallSlot::default(), f)
     }
 
     /// Runs `f` on a read-only connection, stopping SQLite at `deadline` (and when `call` is

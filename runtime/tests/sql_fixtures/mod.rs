@@ -149,4 +149,5 @@ pub fn dump(db: &Database) -> String {
         }
         out
     })
+    .expect("a SQLite read")
 }
