@@ -202,17 +202,7 @@ fn call(builtin: Builtin, args: &[Typed], mode: Mode, dialect: Dialect) -> Optio
                 rb = rest(b),
             ))
         }
-        Builtin::Concat => {
-            let parts: Vec<String> = texts
-                .iter()
-                .map(|text| format!("coalesce({text}, '')"))
-                .collect();
-            if parts.len() == 1 {
-                atom(parts.join(""))
-            } else {
-                Some((parts.join(" || "), BinOp::Concat.precedence()))
-            }
-        }
+        Builtin::Concat => concat(&texts),
         Builtin::Contains => comparison(format!("instr({}, {}) > 0", texts[0], texts[1])),
         Builtin::ArrayContains => match mode {
             Mode::Row => atom(format!(
@@ -234,6 +224,20 @@ fn call(builtin: Builtin, args: &[Typed], mode: Mode, dialect: Dialect) -> Optio
 
 /// The correlated subquery of a relationship aggregate over the row alias `n`.
 /// A function call in PostgreSQL's spelling, with SQLite's meaning.
+/// `concat(a, b, ...)`: the texts joined, a missing one counting as empty (the same SQL in
+/// both dialects).
+fn concat(texts: &[String]) -> Option<Frag> {
+    let parts: Vec<String> = texts
+        .iter()
+        .map(|text| format!("coalesce({text}, '')"))
+        .collect();
+    if parts.len() == 1 {
+        Some((parts.join(""), ATOM_PRECEDENCE))
+    } else {
+        Some((parts.join(" || "), BinOp::Concat.precedence()))
+    }
+}
+
 fn postgres_call(builtin: Builtin, texts: &[String], mode: Mode) -> Option<Frag> {
     let list = texts.join(", ");
     let atom = |text: String| Some((text, ATOM_PRECEDENCE));
@@ -278,17 +282,7 @@ fn postgres_call(builtin: Builtin, texts: &[String], mode: Mode) -> Option<Frag>
                 time(a)
             ))
         }
-        Builtin::Concat => {
-            let parts: Vec<String> = texts
-                .iter()
-                .map(|text| format!("coalesce({text}, '')"))
-                .collect();
-            if parts.len() == 1 {
-                atom(parts.join(""))
-            } else {
-                Some((parts.join(" || "), BinOp::Concat.precedence()))
-            }
-        }
+        Builtin::Concat => concat(texts),
         Builtin::Contains => comparison(format!("strpos({}, {}) > 0", texts[0], texts[1])),
         Builtin::ArrayContains => match mode {
             Mode::Row => atom(format!("({} @> jsonb_build_array({}))", texts[0], texts[1])),
