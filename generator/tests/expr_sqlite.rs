@@ -8,27 +8,7 @@ use toolforge_generator::__private::expr::{ComputedBody, ComputedSource, compile
 
 fn database() -> Connection {
     let db = Connection::open_in_memory().unwrap();
-    db.execute_batch(
-        r#"
-        CREATE TABLE "scope" ("uuid" TEXT NOT NULL UNIQUE, "name" TEXT, "type" TEXT, "startLine" NUMERIC,
-            "endLine" NUMERIC, "source" TEXT, "docstring" TEXT, "tags" TEXT, "weights" TEXT,
-            "exported" INTEGER, "created_at" TEXT, "updated_at" TEXT);
-        CREATE TABLE "change" ("uuid" TEXT NOT NULL UNIQUE, "timestamp" TEXT, "lines_added" NUMERIC, "author" TEXT);
-        CREATE TABLE "scope__has_change__change" ("source_id" TEXT NOT NULL, "target_id" TEXT NOT NULL,
-            PRIMARY KEY ("source_id", "target_id"));
-        CREATE TABLE "scope__consumes__scope" ("source_id" TEXT NOT NULL, "target_id" TEXT NOT NULL,
-            PRIMARY KEY ("source_id", "target_id"));
-        INSERT INTO "scope" VALUES
-            ('a', 'getUser', 'function', 10, 14, 'fn get_user() {}', NULL, '["api","db"]', '[1,2.5]', 1,
-             '2020-02-29T12:00:00Z', '2024-02-28T11:00:00Z'),
-            ('b', 'Parser', 'class', 1, 200, 'struct Parser;', 'Parses.', '[]', '[]', 0,
-             '2023-01-01T00:00:00Z', NULL);
-        INSERT INTO "change" VALUES ('c1', '2024-01-01T00:00:00Z', 5, 'ann'), ('c2', '2024-03-01T00:00:00Z', 7, NULL);
-        INSERT INTO "scope__has_change__change" VALUES ('a', 'c1'), ('a', 'c2'), ('a', 'gone');
-        INSERT INTO "scope__consumes__scope" VALUES ('a', 'b'), ('b', 'b');
-        "#,
-    )
-    .unwrap();
+    db.execute_batch(expr_fixture::SQLITE_ROWS).unwrap();
     db
 }
 
