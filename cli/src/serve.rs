@@ -272,10 +272,10 @@ fn build_servers(
 /// Polls the config file once a second; when its content changes, rebuilds the tools and swaps them into
 /// the running servers (same paths), or logs why the new config is refused.
 async fn watch_config(args: ReloadArgs, servers: Vec<(String, McpServer)>) {
-    let mut seen = modified(&args.config);
+    let mut seen = read_config(&args.config);
     loop {
         tokio::time::sleep(Duration::from_secs(1)).await;
-        let now = modified(&args.config);
+        let now = read_config(&args.config);
         if now == seen {
             continue;
         }
@@ -315,6 +315,6 @@ async fn watch_config(args: ReloadArgs, servers: Vec<(String, McpServer)>) {
 }
 
 /// The config's content (small: read whole), `None` while it cannot be read.
-fn modified(path: &Path) -> Option<Vec<u8>> {
+fn read_config(path: &Path) -> Option<Vec<u8>> {
     std::fs::read(path).ok()
 }

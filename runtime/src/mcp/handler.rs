@@ -12,7 +12,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use serde_json::Value;
 
-use super::Shared;
+use super::{Served, Shared};
 use crate::limits::DEFAULT_TIMEOUT;
 use crate::{ErrorCode, ToolError, ToolResult};
 
@@ -25,7 +25,7 @@ pub struct McpHandler {
 impl std::fmt::Debug for McpHandler {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpHandler")
-            .field("server", &self.shared.identity.name)
+            .field("server", &self.shared.settings.identity.name)
             .finish_non_exhaustive()
     }
 }
@@ -39,11 +39,11 @@ impl McpHandler {
     /// it (the call's future is dropped, which interrupts its database statement).
     async fn run(
         &self,
+        served: &Served,
         name: &str,
         arguments: Value,
         context: &RequestContext<RoleServer>,
     ) -> Option<ToolResult> {
-        let served = self.shared.current();
         if self.shared.is_draining() {
             return Some(Err(ToolError::new(
                 ErrorCode::Unavailable,
@@ -61,7 +61,7 @@ impl McpHandler {
         let permit = tokio::select! {
             permit = tokio::time::timeout(wait, calls.acquire_owned()) => match permit {
                 Ok(Ok(permit)) => permit,
-                _ => return Some(Err(busy(name, wait, self.shared.options.max_concurrent_calls))),
+                _ => return Some(Err(busy(name, wait, self.shared.settings.options.max_concurrent_calls))),
             },
             () = &mut gone => return None,
         };
@@ -80,9 +80,9 @@ impl ServerHandler for McpHandler {
             .enable_tools()
             .enable_tool_list_changed()
             .build();
-        let info =
-            InitializeResult::new(capabilities).with_server_info(self.shared.identity.clone());
-        match &self.shared.instructions {
+        let info = InitializeResult::new(capabilities)
+            .with_server_info(self.shared.settings.identity.clone());
+        match &self.shared.settings.instructions {
             Some(instructions) => info.with_instructions(instructions.clone()),
             None => info,
         }
@@ -110,11 +110,12 @@ impl ServerHandler for McpHandler {
             },
         };
         let end = start
-            .saturating_add(self.shared.options.page_size.max(1))
+            .saturating_add(self.shared.settings.options.page_size.max(1))
             .min(total);
         let mut page = ListToolsResult::with_all_items(served.tools[start..end].to_vec())
             .with_ttl_ms(
-                u64::try_from(self.shared.options.list_ttl.as_millis()).unwrap_or(u64::MAX),
+                u64::try_from(self.shared.settings.options.list_ttl.as_millis())
+                    .unwrap_or(u64::MAX),
             )
             .with_cache_scope(CacheScope::Public);
         if end < total {
@@ -141,7 +142,7 @@ impl ServerHandler for McpHandler {
         }
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let started = Instant::now();
-        let Some(outcome) = self.run(name, arguments, &context).await else {
+        let Some(outcome) = self.run(&served, name, arguments, &context).await else {
             tracing::info!(tool = %name, ms = started.elapsed().as_millis() as u64, "call cancelled by the client");
             return Ok(error_result(&ToolError::new(
                 ErrorCode::Unavailable,

@@ -106,14 +106,20 @@ pub struct McpServer {
 /// What every connection of a server shares.
 struct Shared {
     served: RwLock<Arc<Served>>,
-    identity: rmcp::model::Implementation,
-    instructions: Option<String>,
-    options: McpOptions,
+    settings: Settings,
     calls: Arc<Semaphore>,
     draining: AtomicBool,
     peers: Mutex<Vec<Peer<RoleServer>>>,
     /// Open `subscriptions/listen` streams of 2026-07-28 clients, by request id.
     listeners: Mutex<Vec<(String, rmcp::service::SubscriptionSink)>>,
+}
+
+/// What a server says about itself and how it bounds its work; fixed once it serves.
+#[derive(Clone)]
+struct Settings {
+    identity: rmcp::model::Implementation,
+    instructions: Option<String>,
+    options: McpOptions,
 }
 
 /// The tools served now: the registry and its MCP definitions, converted once.
@@ -132,9 +138,9 @@ impl Served {
 impl std::fmt::Debug for McpServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpServer")
-            .field("name", &self.shared.identity.name)
+            .field("name", &self.shared.settings.identity.name)
             .field("tools", &self.registry().len())
-            .field("options", &self.shared.options)
+            .field("options", &self.shared.settings.options)
             .finish_non_exhaustive()
     }
 }
@@ -143,26 +149,21 @@ impl McpServer {
     /// A server of every tool of `registry`, named `toolforge` with the crate's version.
     pub fn new(registry: Arc<ToolRegistry>) -> McpServer {
         McpServer::build(
-            registry,
-            rmcp::model::Implementation::new("toolforge", env!("CARGO_PKG_VERSION")),
-            None,
-            McpOptions::default(),
+            Served::new(registry),
+            Settings {
+                identity: rmcp::model::Implementation::new("toolforge", env!("CARGO_PKG_VERSION")),
+                instructions: None,
+                options: McpOptions::default(),
+            },
         )
     }
 
-    fn build(
-        registry: Arc<ToolRegistry>,
-        identity: rmcp::model::Implementation,
-        instructions: Option<String>,
-        options: McpOptions,
-    ) -> McpServer {
+    fn build(served: Arc<Served>, settings: Settings) -> McpServer {
         McpServer {
             shared: Arc::new(Shared {
-                served: RwLock::new(Served::new(registry)),
-                identity,
-                instructions,
-                calls: Arc::new(Semaphore::new(options.max_concurrent_calls.max(1))),
-                options,
+                served: RwLock::new(served),
+                calls: Arc::new(Semaphore::new(settings.options.max_concurrent_calls.max(1))),
+                settings,
                 draining: AtomicBool::new(false),
                 peers: Mutex::new(Vec::new()),
                 listeners: Mutex::new(Vec::new()),
@@ -170,38 +171,28 @@ impl McpServer {
         }
     }
 
+    /// A new server over `served`, with this server's settings changed by `change`.
+    fn derive(&self, served: Arc<Served>, change: impl FnOnce(&mut Settings)) -> McpServer {
+        let mut settings = self.shared.settings.clone();
+        change(&mut settings);
+        McpServer::build(served, settings)
+    }
+
     /// The name and version the server reports to clients.
     pub fn with_server_info(self, name: impl Into<String>, version: impl Into<String>) -> Self {
         let identity = rmcp::model::Implementation::new(name, version);
-        let shared = &self.shared;
-        McpServer::build(
-            self.registry(),
-            identity,
-            shared.instructions.clone(),
-            shared.options,
-        )
+        self.derive(self.shared.current(), |s| s.identity = identity)
     }
 
     /// Instructions sent to clients when they connect (how to use the tools together).
     pub fn with_instructions(self, instructions: impl Into<String>) -> Self {
-        let shared = &self.shared;
-        McpServer::build(
-            self.registry(),
-            shared.identity.clone(),
-            Some(instructions.into()),
-            shared.options,
-        )
+        let instructions = Some(instructions.into());
+        self.derive(self.shared.current(), |s| s.instructions = instructions)
     }
 
     /// Paging, caching and concurrency settings.
     pub fn with_options(self, options: McpOptions) -> Self {
-        let shared = &self.shared;
-        McpServer::build(
-            self.registry(),
-            shared.identity.clone(),
-            shared.instructions.clone(),
-            options,
-        )
+        self.derive(self.shared.current(), |s| s.options = options)
     }
 
     /// The server a config describes: `mcp.server` names it (else `default_name` and
@@ -220,15 +211,9 @@ impl McpServer {
                 registry.subset(|tool| names.contains(&tool.name))
             }
         };
-        let identity = rmcp::model::Implementation::new(
+        Ok(McpServer::new(registry).with_server_info(
             mcp.server_name.as_deref().unwrap_or(default_name),
             mcp.server_version.as_deref().unwrap_or(default_version),
-        );
-        Ok(McpServer::build(
-            registry,
-            identity,
-            None,
-            McpOptions::default(),
         ))
     }
 
@@ -263,13 +248,7 @@ impl McpServer {
     }
 
     fn with_registry(&self, registry: Arc<ToolRegistry>) -> McpServer {
-        let shared = &self.shared;
-        McpServer::build(
-            registry,
-            shared.identity.clone(),
-            shared.instructions.clone(),
-            shared.options,
-        )
+        self.derive(Served::new(registry), |_| {})
     }
 
     /// The registry served now.
@@ -279,7 +258,7 @@ impl McpServer {
 
     /// The name the server reports.
     pub fn name(&self) -> &str {
-        &self.shared.identity.name
+        &self.shared.settings.identity.name
     }
 
     /// Serves `registry` from now on (calls already running finish on the old one) and sends
@@ -323,8 +302,8 @@ impl McpServer {
     /// `grace`. Returns whether they all finished.
     pub async fn drain(&self, grace: Duration) -> bool {
         self.shared.draining.store(true, Ordering::SeqCst);
-        let all =
-            u32::try_from(self.shared.options.max_concurrent_calls.max(1)).unwrap_or(u32::MAX);
+        let all = u32::try_from(self.shared.settings.options.max_concurrent_calls.max(1))
+            .unwrap_or(u32::MAX);
         matches!(
             tokio::time::timeout(grace, self.shared.calls.acquire_many(all)).await,
             Ok(Ok(_))
