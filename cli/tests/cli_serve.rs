@@ -232,3 +232,38 @@ async fn reload_swaps_the_tools_of_a_changed_config_and_keeps_them_when_it_break
         "the error is located: {log}"
     );
 }
+
+#[test]
+fn serve_refuses_http_settings_that_would_expose_it_by_accident() {
+    let (_dir, config, db) = seeded(CONFIG);
+    let run = |extra: &[&str]| {
+        let output = toolforge()
+            .arg("serve")
+            .arg("--config")
+            .arg(&config)
+            .arg("--db")
+            .arg(&db)
+            .args(extra)
+            .env_remove("TOOLFORGE_TEST_MISSING_TOKEN")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{extra:?}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let stderr = run(&["--http", "0.0.0.0:0"]);
+    assert!(
+        stderr.contains("listens beyond this machine") && stderr.contains("--allow-host"),
+        "{stderr}"
+    );
+    let stderr = run(&[
+        "--http",
+        "127.0.0.1:0",
+        "--token-env",
+        "TOOLFORGE_TEST_MISSING_TOKEN",
+    ]);
+    assert!(
+        stderr.contains("`TOOLFORGE_TEST_MISSING_TOKEN` is not set or empty"),
+        "{stderr}"
+    );
+}
