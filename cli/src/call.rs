@@ -38,6 +38,10 @@ pub struct Args {
     /// it (and say so), a larger answer is a `too_large` error.
     #[arg(long, value_name = "BYTES", default_value_t = toolforge::limits::DEFAULT_MAX_ANSWER_BYTES)]
     pub max_answer_bytes: usize,
+    /// The tool families to build, comma-separated, replacing the config's `toolforge.tools`
+    /// (schema, query, lookup, relationships, ranges, patterns, aggregates, graph).
+    #[arg(long, value_name = "FAMILIES", value_delimiter = ',', value_parser = crate::families::parse_family)]
+    pub tools: Option<Vec<toolforge::spec::ToolFamily>>,
 }
 
 /// A positive number of seconds.
@@ -66,8 +70,12 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
     let limits = CallLimits::default()
         .timeout(Some(args.timeout))
         .max_answer_bytes(Some(args.max_answer_bytes));
-    let live = match dynamic::load_with_limits(&args.config, &args.db, &Default::default(), limits)
-    {
+    let live = match dynamic::load_with_limits(
+        &args.config,
+        &args.db,
+        &crate::families::with_tools(Default::default(), &args.tools),
+        limits,
+    ) {
         Ok(live) => live,
         Err(error) => {
             let _ = writeln!(out.stderr, "{error}");

@@ -229,8 +229,11 @@ pub fn open_ready(db: &Path, spec: &SchemaSpec, config: &Path) -> Result<Databas
         db: db.to_path_buf(),
         message: error.to_string(),
     };
-    let database = Database::open_read_only(db).map_err(|e| database_error(&e))?;
+    let mut database = Database::open_read_only(db).map_err(|e| database_error(&e))?;
     check_ready(&database, db, spec, config)?;
+    if let Some(embedder) = crate::embedding::for_spec(spec, config) {
+        database = database.with_embedder(embedder);
+    }
     Ok(database)
 }
 

@@ -33,11 +33,16 @@ pub struct Args {
     /// dependency (e.g. `::tf` or `crate::deps::toolforge`; default `::toolforge`).
     #[arg(long, value_name = "PATH")]
     pub crate_path: Option<String>,
+    /// The tool families to build, comma-separated, replacing the config's `toolforge.tools`
+    /// (schema, query, lookup, relationships, ranges, patterns, aggregates, graph).
+    #[arg(long, value_name = "FAMILIES", value_delimiter = ',', value_parser = crate::families::parse_family)]
+    pub tools: Option<Vec<toolforge::spec::ToolFamily>>,
 }
 
 /// Runs `toolforge generate`.
 pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
-    let compile = CompileOptions::default().strict(args.strict);
+    let compile =
+        crate::families::with_tools(CompileOptions::default().strict(args.strict), &args.tools);
     let mut options = GenerateOptions::cli_generate(&args.config, &args.out);
     if let Some(path) = &args.crate_path {
         options = options.with_cli_crate_path(path);

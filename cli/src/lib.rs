@@ -16,6 +16,11 @@
 
 // Live tools straight from a config over SQLite: what `db`, `tools` and `call` run on.
 pub mod dynamic;
+// The embedder a config names, for imports and semantic search.
+pub mod embedding;
+
+// `--tools FAMILY,...`, shared by the commands that compile a config.
+pub mod families;
 
 // One module per subcommand.
 pub mod check;
@@ -27,6 +32,7 @@ pub mod validate;
 // Databases and live tools straight from a config.
 pub mod call;
 pub mod db;
+pub mod model;
 pub mod serve;
 pub mod tools;
 
@@ -67,6 +73,9 @@ pub enum Command {
     Call(call::Args),
     /// Serve the tools over MCP (stdio, or Streamable HTTP with --http).
     Serve(serve::Args),
+    /// Fetch the local embedding model.
+    #[command(subcommand)]
+    Model(model::ModelCommand),
     /// Write a client folder (mod.rs, schema.sql, custom_tools.rs once) from a config.
     Generate(generate::Args),
     /// Exit 1 with a summary and diffs when a generated client folder is stale.
@@ -114,6 +123,7 @@ pub fn run(cli: Cli, out: &mut Output<'_>) -> i32 {
         Command::Tools(command) => tools::run(&command, out),
         Command::Call(args) => call::run(&args, out),
         Command::Serve(args) => serve::run(&args, out),
+        Command::Model(command) => model::run(&command, out),
         Command::Generate(args) => generate::run(&args, out),
         Command::Check(args) => check::run(&args, out),
         Command::Init(args) => init::run(&args, out),

@@ -43,6 +43,10 @@ pub struct Args {
     /// Re-read the config when it changes and tell clients the tools changed.
     #[arg(long)]
     pub reload: bool,
+    /// The tool families to build, comma-separated, replacing the config's `toolforge.tools`
+    /// (schema, query, lookup, relationships, ranges, patterns, aggregates, graph).
+    #[arg(long, value_name = "FAMILIES", value_delimiter = ',', value_parser = crate::families::parse_family)]
+    pub tools: Option<Vec<toolforge::spec::ToolFamily>>,
     /// Each call's deadline in seconds; an overrun is a `timeout` error.
     #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
     pub timeout: Duration,
@@ -196,6 +200,7 @@ struct ReloadArgs {
     db: PathBuf,
     toolset: Option<String>,
     read_only: bool,
+    tools: Option<Vec<toolforge::spec::ToolFamily>>,
     limits: CallLimits,
     options: McpOptions,
 }
@@ -206,6 +211,7 @@ fn args_for_reload(args: &Args) -> ReloadArgs {
         db: args.db.clone(),
         toolset: args.toolset.clone(),
         read_only: args.read_only,
+        tools: args.tools.clone(),
         limits: limits(args),
         options: mcp_options(args),
     }
@@ -236,7 +242,7 @@ fn load_servers(args: &Args) -> Result<Vec<(String, McpServer)>, String> {
 fn build_servers(
     args: &ReloadArgs,
 ) -> Result<Vec<(String, McpServer)>, Box<dyn std::error::Error>> {
-    let options = CompileOptions::default().serving(true);
+    let options = crate::families::with_tools(CompileOptions::default().serving(true), &args.tools);
     let live: Live = dynamic::load_with_limits(&args.config, &args.db, &options, args.limits)?;
     if !live.compiled.warnings.is_empty() {
         tracing::warn!("{}", live.compiled.warnings.render().trim_end());

@@ -107,7 +107,7 @@ fn db_init_creates_the_tables_and_a_second_run_changes_nothing() {
     assert!(
         first
             .stdout
-            .starts_with("created 18 of 18 tables and indexes"),
+            .starts_with("created 19 of 19 tables and indexes"),
         "{}",
         first.stdout
     );
@@ -123,7 +123,7 @@ fn db_init_creates_the_tables_and_a_second_run_changes_nothing() {
     assert_eq!(second.code, 0, "{}", second.stderr);
     assert!(
         second.stdout.starts_with("nothing to do:")
-            && second.stdout.contains("all 18 tables and indexes"),
+            && second.stdout.contains("all 19 tables and indexes"),
         "{}",
         second.stdout
     );
@@ -306,7 +306,7 @@ fn db_import_reads_standard_input_and_refuses_a_database_that_was_never_initiali
     ]);
     assert_eq!(run.code, 1);
     assert!(
-        run.stderr.contains("has none of the 18 tables and indexes"),
+        run.stderr.contains("has none of the 19 tables and indexes"),
         "{}",
         run.stderr
     );
@@ -331,6 +331,11 @@ fn tools_list_prints_the_definitions_in_every_format_without_a_database() {
         "get_entity_by_id",
         "get_entities_by_ids",
         "explore_relationships",
+        "semantic_search",
+        "query_entities_by_number_range",
+        "query_entities_by_pattern",
+        "find_path",
+        "rank_entities",
         "batch",
     ];
     let mcp = toolforge(&["tools", "list", "--config", s(&config)]);
@@ -541,7 +546,7 @@ fn call_refuses_a_missing_or_uninitialised_database_with_the_fix() {
     ]);
     assert_eq!(run.code, 1);
     assert!(
-        run.stderr.contains("has none of the 18 tables and indexes"),
+        run.stderr.contains("has none of the 19 tables and indexes"),
         "{}",
         run.stderr
     );
@@ -925,4 +930,91 @@ fn db_import_refuses_a_line_longer_than_the_bound_and_names_it() {
         run.stderr
     );
     assert_eq!(count(&db, "project"), 0);
+}
+
+#[test]
+fn tools_list_summary_counts_what_each_family_generates() {
+    let config = code_rag();
+    let run = toolforge(&[
+        "tools",
+        "list",
+        "--config",
+        s(&config),
+        "--format",
+        "summary",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let summary = run.json();
+    let listed = toolforge(&["tools", "list", "--config", s(&config)]).json();
+    let names: Vec<Value> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].clone())
+        .collect();
+    assert_eq!(summary["tool_count"], json!(names.len()));
+    assert_eq!(summary["tools"], json!(names));
+    assert_eq!(summary["entity_count"], 3);
+    let per_entity: usize = summary["entities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["searchable_fields"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(summary["searchable_fields_count"], json!(per_entity));
+    let families: Vec<&str> = summary["families"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["family"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        families,
+        [
+            "schema",
+            "query",
+            "lookup",
+            "relationships",
+            "search",
+            "ranges",
+            "patterns",
+            "graph"
+        ],
+        "every family but aggregates by default"
+    );
+    let in_families: usize = summary["families"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["tools"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(
+        in_families + 1,
+        names.len(),
+        "the families' tools and batch"
+    );
+
+    let chosen = toolforge(&[
+        "tools",
+        "list",
+        "--config",
+        s(&config),
+        "--format",
+        "summary",
+        "--tools",
+        "lookup,aggregates",
+    ]);
+    assert_eq!(chosen.code, 0, "{}", chosen.stderr);
+    assert_eq!(
+        chosen.json()["tools"],
+        json!([
+            "get_entity_by_id",
+            "get_entities_by_ids",
+            "aggregate_entities",
+            "batch"
+        ])
+    );
+    let unknown = toolforge(&["tools", "list", "--config", s(&config), "--tools", "graphs"]);
+    assert_eq!(unknown.code, 2);
+    assert!(unknown.stderr.contains("aggregates"), "{}", unknown.stderr);
 }

@@ -36,6 +36,7 @@ fn entity(name: &str, fields: Vec<FieldSpec>) -> EntitySpec {
         computed_fields: Vec::new(),
         vector_indexes: Vec::new(),
         hierarchy: None,
+        full_text: None,
     }
 }
 
@@ -72,6 +73,7 @@ fn schema() -> SchemaSpec {
         }],
         tools: ToolOptions::default(),
         mcp: Default::default(),
+        embedding: None,
     }
 }
 

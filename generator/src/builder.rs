@@ -116,6 +116,24 @@ impl Builder {
         self
     }
 
+    /// The tool families to generate, in order, replacing the config's `toolforge.tools`
+    /// (the same as `toolforge generate --tools`).
+    ///
+    /// ```no_run
+    /// use toolforge::spec::ToolFamily;
+    /// toolforge_generator::Builder::new("ragforge.config.yaml")
+    ///     .tools([ToolFamily::Schema, ToolFamily::Query, ToolFamily::Aggregates])
+    ///     .generate()
+    ///     .unwrap();
+    /// ```
+    pub fn tools(
+        mut self,
+        families: impl IntoIterator<Item = toolforge::spec::ToolFamily>,
+    ) -> Self {
+        self.compile = self.compile.tools(families);
+        self
+    }
+
     /// Whether to print `cargo:rerun-if-changed` and `cargo:warning` lines (default: yes).
     pub fn cargo_directives(mut self, print: bool) -> Self {
         self.cargo_directives = print;

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use toolforge::spec::SchemaSpec;
+use toolforge::spec::{SchemaSpec, ToolFamily};
 
 use crate::config::Config;
 use crate::diagnostics::{Diagnostic, Diagnostics, Severity};
@@ -11,7 +11,7 @@ use crate::report::Reporter;
 
 /// How to compile a config.
 #[non_exhaustive]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CompileOptions {
     /// Treat warnings as errors (also switched on by `toolforge: { strict: true }`).
     pub strict: bool,
@@ -19,6 +19,9 @@ pub struct CompileOptions {
     /// `toolforge.toolsets` that the config does not generate is an error (otherwise a
     /// warning, since a Rust registry may add it).
     pub serving: bool,
+    /// The tool families to generate, replacing the config's `toolforge.tools` (`None`: the
+    /// config's list, or the default families).
+    pub tools: Option<Vec<ToolFamily>>,
 }
 
 impl CompileOptions {
@@ -45,6 +48,31 @@ impl CompileOptions {
     /// ```
     pub fn serving(mut self, serving: bool) -> Self {
         self.serving = serving;
+        self
+    }
+
+    /// Sets [`CompileOptions::tools`]: the tool families to generate, in order, whatever the
+    /// config lists (repeats are dropped).
+    ///
+    /// ```
+    /// use toolforge::spec::ToolFamily;
+    /// use toolforge_generator::{CompileOptions, compile_str};
+    /// let yaml = "entities:\n  - name: Note\n";
+    /// let options = CompileOptions::default().tools([ToolFamily::Lookup, ToolFamily::Aggregates]);
+    /// let compiled = compile_str(yaml, "notes.yaml", &options).unwrap();
+    /// assert_eq!(
+    ///     compiled.spec.database_tool_names(),
+    ///     ["get_entity_by_id", "get_entities_by_ids", "aggregate_entities"]
+    /// );
+    /// ```
+    pub fn tools(mut self, families: impl IntoIterator<Item = ToolFamily>) -> Self {
+        let mut list: Vec<ToolFamily> = Vec::new();
+        for family in families {
+            if !list.contains(&family) {
+                list.push(family);
+            }
+        }
+        self.tools = Some(list);
         self
     }
 }
@@ -85,7 +113,10 @@ pub fn compile_str(
         return Err(finish(reporter.out, options.strict));
     };
     crate::validate::validate(&config, &mut reporter);
-    let spec = crate::ir::lower(&config, &default_name(file_name), &mut reporter);
+    let mut spec = crate::ir::lower(&config, &default_name(file_name), &mut reporter);
+    if let Some(families) = &options.tools {
+        spec.tools.families = families.clone();
+    }
     crate::validate::validate_spec(&config, &spec, options.serving, &mut reporter);
     let strict = options.strict
         || config

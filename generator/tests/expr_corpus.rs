@@ -102,6 +102,7 @@ fn schema_of(config: &Value) -> SchemaSpec {
             computed_fields: Vec::new(),
             vector_indexes: Vec::new(),
             hierarchy: None,
+            full_text: None,
         });
     }
     SchemaSpec {
@@ -111,6 +112,7 @@ fn schema_of(config: &Value) -> SchemaSpec {
         relationships,
         tools: ToolOptions::default(),
         mcp: Default::default(),
+        embedding: None,
     }
 }
 

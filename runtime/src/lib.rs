@@ -26,10 +26,12 @@ pub use tool::{
 pub mod arguments;
 pub mod builtin;
 pub mod dialect;
+pub mod embed;
 pub mod limits;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod registry;
+pub mod search;
 
 pub use arguments::ArgumentValidator;
 pub use builtin::{BATCH_TOOL_NAME, BatchConfig, BatchTool, InvalidTool};

@@ -28,6 +28,96 @@ pub struct SchemaSpec {
     /// `toolforge.toolsets`); empty when the config says nothing.
     #[serde(default, skip_serializing_if = "McpSpec::is_empty")]
     pub mcp: McpSpec,
+    /// How embeddings are computed (the config's `embedding:` / `embeddings:` sections and
+    /// `toolforge.embeddings`); `None` when the config names no provider.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<EmbeddingSpec>,
+}
+
+/// Where embeddings come from: a provider and its settings. Secrets are never part of it:
+/// `api_key_env` names the environment variable holding the key.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EmbeddingSpec {
+    /// The provider.
+    pub provider: EmbeddingProvider,
+    /// The model name (provider default when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The provider's base URL (`http://127.0.0.1:11434/v1`); provider default when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The environment variable holding the API key (provider default when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_env: Option<String>,
+    /// The local model's folder (provider `local`), relative to the config's folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_path: Option<String>,
+    /// Texts per provider request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_size: Option<u32>,
+}
+
+impl EmbeddingSpec {
+    /// Settings for `provider` with every other key left to its default.
+    pub fn new(provider: EmbeddingProvider) -> Self {
+        EmbeddingSpec {
+            provider,
+            model: None,
+            url: None,
+            api_key_env: None,
+            model_path: None,
+            batch_size: None,
+        }
+    }
+}
+
+/// An embedding provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum EmbeddingProvider {
+    /// A sentence-transformers model folder run in-process.
+    Local,
+    /// OpenAI's API (`https://api.openai.com/v1`, key in `OPENAI_API_KEY`).
+    #[serde(rename = "openai")]
+    OpenAi,
+    /// Ollama's OpenAI-compatible API (`http://127.0.0.1:11434/v1`, no key).
+    Ollama,
+    /// Any other server speaking OpenAI's `/v1/embeddings` (vLLM, LM Studio,
+    /// text-embeddings-inference): `url` is required, a key optional.
+    #[serde(rename = "openai-compatible")]
+    OpenAiCompatible,
+    /// Google's Gemini API (key in `GEMINI_API_KEY`).
+    Gemini,
+}
+
+impl EmbeddingProvider {
+    /// Every provider, as written in configs.
+    pub const ALL: [(&'static str, EmbeddingProvider); 5] = [
+        ("local", EmbeddingProvider::Local),
+        ("openai", EmbeddingProvider::OpenAi),
+        ("ollama", EmbeddingProvider::Ollama),
+        ("openai-compatible", EmbeddingProvider::OpenAiCompatible),
+        ("gemini", EmbeddingProvider::Gemini),
+    ];
+
+    /// The provider a config names (`openai`, `gemini`, ...).
+    pub fn from_name(name: &str) -> Option<EmbeddingProvider> {
+        Self::ALL
+            .iter()
+            .find(|(written, _)| written.eq_ignore_ascii_case(name))
+            .map(|(_, provider)| *provider)
+    }
+
+    /// The name configs use.
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, provider)| *provider == self)
+            .map(|(written, _)| *written)
+            .unwrap_or("local")
+    }
 }
 
 /// How a config's tools are served over MCP: the server's identity, which tools are exposed
@@ -93,6 +183,64 @@ pub struct EntitySpec {
     /// How children are found when `hierarchical_content` is set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hierarchy: Option<HierarchySpec>,
+    /// The full-text index over some of its text fields (`full_text_index`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full_text: Option<FullTextSpec>,
+}
+
+/// An entity's full-text index: which text fields are indexed, with which weight, and how
+/// text is cut into terms.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FullTextSpec {
+    /// The indexed fields, in config order, each with its BM25 weight (default 1).
+    pub fields: Vec<FullTextField>,
+    /// How text becomes terms.
+    #[serde(default)]
+    pub analyzer: Analyzer,
+}
+
+/// One indexed field of a [`FullTextSpec`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FullTextField {
+    /// The stored text field.
+    pub name: String,
+    /// Its weight in the BM25 score (positive; 1 when the config gives none).
+    pub weight: f64,
+}
+
+/// How a full-text index cuts text into terms.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Analyzer {
+    /// Unicode words, case and diacritics folded, then Porter-stemmed (`running` finds `runs`):
+    /// SQLite's `porter unicode61`.
+    #[default]
+    Porter,
+    /// Unicode words, case and diacritics folded, no stemming: SQLite's `unicode61`.
+    Unicode61,
+}
+
+impl Analyzer {
+    /// Every analyzer, as a config names it.
+    pub const NAMES: [&'static str; 2] = ["porter", "unicode61"];
+
+    /// The analyzer a config names (`porter`, `unicode61`).
+    pub fn from_name(name: &str) -> Option<Analyzer> {
+        match name {
+            "porter" => Some(Analyzer::Porter),
+            "unicode61" => Some(Analyzer::Unicode61),
+            _ => None,
+        }
+    }
+
+    /// The name a config uses for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Analyzer::Porter => "porter",
+            Analyzer::Unicode61 => "unicode61",
+        }
+    }
 }
 
 /// A stored field: one column named exactly like the field.
@@ -214,6 +362,44 @@ pub struct VectorIndexSpec {
     pub source_field: Option<String>,
     /// The number of f32 values.
     pub dimension: u32,
+    /// How vectors are compared.
+    #[serde(default)]
+    pub similarity: Similarity,
+    /// The model the index's vectors come from, when the config names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+impl VectorIndexSpec {
+    /// The column holding the content hash of the text each stored vector was computed from
+    /// (`<column>__hash`): unchanged text is not embedded again.
+    pub fn hash_column(&self) -> String {
+        format!("{}__hash", self.column)
+    }
+}
+
+/// How a vector index compares vectors; every score is "higher is closer".
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Similarity {
+    /// The cosine of the angle, in [-1, 1].
+    #[default]
+    Cosine,
+    /// The dot product.
+    Dot,
+    /// `1 / (1 + d²)` of the Euclidean distance `d`, in (0, 1].
+    Euclidean,
+}
+
+impl Similarity {
+    /// The name configs use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Similarity::Cosine => "cosine",
+            Similarity::Dot => "dot",
+            Similarity::Euclidean => "euclidean",
+        }
+    }
 }
 
 /// How `get_entities_by_ids {with_children}` finds a record's children.
@@ -269,7 +455,7 @@ impl Default for ToolOptions {
             name_prefix: String::new(),
             default_limit: 20,
             max_limit: 500,
-            families: ToolFamily::ALL.to_vec(),
+            families: ToolFamily::DEFAULT.to_vec(),
         }
     }
 }
@@ -286,27 +472,78 @@ pub enum ToolFamily {
     Lookup,
     /// `explore_relationships`.
     Relationships,
+    /// `full_text_search` (for specs with a full-text index), `semantic_search` (for specs
+    /// with a vector index), `hybrid_search` (for an entity with both).
+    Search,
+    /// `query_entities_by_date_range`, `query_entities_by_number_range`.
+    Ranges,
+    /// `query_entities_by_pattern`.
+    Patterns,
+    /// `aggregate_entities` (off unless listed).
+    Aggregates,
+    /// `find_path`, `rank_entities`.
+    Graph,
 }
 
 impl ToolFamily {
-    /// The names of the family's tools, without a prefix, in registration order.
-    /// `explore_relationships` is built only for specs with relationships (see
-    /// [`SchemaSpec::database_tool_names`]).
+    /// The names of the family's tools, without a prefix, in registration order. A tool
+    /// is built only when the spec has what it needs (see [`SchemaSpec::offers`]).
     pub fn tool_names(self) -> &'static [&'static str] {
         match self {
             ToolFamily::Schema => &["get_schema", "describe_entity"],
             ToolFamily::Query => &["query_entities", "glob_search"],
             ToolFamily::Lookup => &["get_entity_by_id", "get_entities_by_ids"],
             ToolFamily::Relationships => &["explore_relationships"],
+            ToolFamily::Search => &["full_text_search", "semantic_search", "hybrid_search"],
+            ToolFamily::Ranges => &[
+                "query_entities_by_date_range",
+                "query_entities_by_number_range",
+            ],
+            ToolFamily::Patterns => &["query_entities_by_pattern"],
+            ToolFamily::Aggregates => &["aggregate_entities"],
+            ToolFamily::Graph => &["find_path", "rank_entities"],
+        }
+    }
+
+    /// The family's name as a config writes it (`toolforge: tools: [ranges]`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ToolFamily::Schema => "schema",
+            ToolFamily::Query => "query",
+            ToolFamily::Lookup => "lookup",
+            ToolFamily::Relationships => "relationships",
+            ToolFamily::Search => "search",
+            ToolFamily::Ranges => "ranges",
+            ToolFamily::Patterns => "patterns",
+            ToolFamily::Aggregates => "aggregates",
+            ToolFamily::Graph => "graph",
         }
     }
 
     /// Every family, in the order tools are registered.
-    pub const ALL: [ToolFamily; 4] = [
+    pub const ALL: [ToolFamily; 9] = [
         ToolFamily::Schema,
         ToolFamily::Query,
         ToolFamily::Lookup,
         ToolFamily::Relationships,
+        ToolFamily::Search,
+        ToolFamily::Ranges,
+        ToolFamily::Patterns,
+        ToolFamily::Aggregates,
+        ToolFamily::Graph,
+    ];
+
+    /// The families built when a config does not list them: every family but
+    /// [`ToolFamily::Aggregates`].
+    pub const DEFAULT: [ToolFamily; 8] = [
+        ToolFamily::Schema,
+        ToolFamily::Query,
+        ToolFamily::Lookup,
+        ToolFamily::Relationships,
+        ToolFamily::Search,
+        ToolFamily::Ranges,
+        ToolFamily::Patterns,
+        ToolFamily::Graph,
     ];
 }
 
@@ -321,14 +558,59 @@ impl SchemaSpec {
     /// assert_eq!(spec.database_tool_names(), ["get_entity_by_id", "get_entities_by_ids"]);
     /// ```
     pub fn database_tool_names(&self) -> Vec<&'static str> {
-        self.tools
-            .families
-            .iter()
-            .filter(|family| {
-                **family != ToolFamily::Relationships || !self.relationships.is_empty()
+        let mut names: Vec<&'static str> = Vec::new();
+        for family in &self.tools.families {
+            for name in family.tool_names() {
+                if self.offers(name) && !names.contains(name) {
+                    names.push(name);
+                }
+            }
+        }
+        names
+    }
+
+    /// Whether the spec has what the tool `name` (without prefix) needs: relationships for
+    /// `explore_relationships`, `find_path` and `rank_entities`, a datetime field (stored or
+    /// computed) for `query_entities_by_date_range`, a number field for
+    /// `query_entities_by_number_range`, a full-text index for `full_text_search`, a vector
+    /// index for `semantic_search`, an entity with both for `hybrid_search`. Every other tool
+    /// applies to any spec.
+    ///
+    /// ```
+    /// let spec: toolforge::spec::SchemaSpec = serde_json::from_value(serde_json::json!({
+    ///     "name": "notes", "entities": [{"name": "Note", "table": "note", "unique_field": "id",
+    ///     "fields": [{"name": "id", "type": "string", "unique": true},
+    ///                {"name": "at", "type": "datetime"}]}], "relationships": [],
+    ///     "tools": {"default_limit": 20, "max_limit": 100, "families": ["ranges"]}
+    /// })).unwrap();
+    /// assert!(spec.offers("query_entities_by_date_range"));
+    /// assert!(!spec.offers("query_entities_by_number_range"));
+    /// assert_eq!(spec.database_tool_names(), ["query_entities_by_date_range"]);
+    /// ```
+    pub fn offers(&self, name: &str) -> bool {
+        let has_field = |stored: FieldType, computed: ValueType| {
+            self.entities.iter().any(|entity| {
+                entity
+                    .fields
+                    .iter()
+                    .any(|f| f.ty == stored && f.name != entity.unique_field)
+                    || entity.computed_fields.iter().any(|c| c.ty == computed)
             })
-            .flat_map(|family| family.tool_names().iter().copied())
-            .collect()
+        };
+        match name {
+            "explore_relationships" | "find_path" | "rank_entities" => {
+                !self.relationships.is_empty()
+            }
+            "query_entities_by_date_range" => has_field(FieldType::Datetime, ValueType::Datetime),
+            "query_entities_by_number_range" => has_field(FieldType::Number, ValueType::Number),
+            "full_text_search" => self.entities.iter().any(|e| e.full_text.is_some()),
+            "semantic_search" => self.entities.iter().any(|e| !e.vector_indexes.is_empty()),
+            "hybrid_search" => self
+                .entities
+                .iter()
+                .any(|e| e.full_text.is_some() && !e.vector_indexes.is_empty()),
+            _ => true,
+        }
     }
 
     /// The entity with this config name.

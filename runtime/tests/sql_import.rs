@@ -25,6 +25,7 @@ fn init_creates_tables_and_is_idempotent() {
             "scope__consumes__scope__target_id__idx",
             "scope__has_parent__scope",
             "scope__has_parent__scope__target_id__idx",
+            "toolforge_versions",
         ]
     );
     let before = db
@@ -39,7 +40,7 @@ fn init_creates_tables_and_is_idempotent() {
         .expect("a SQLite read");
     let second = db.init(&spec).unwrap();
     assert!(second.created.is_empty());
-    assert_eq!(second.unchanged.len(), 9);
+    assert_eq!(second.unchanged.len(), 10);
     let after = db
         .read_blocking(|c| {
             c.query_row(

@@ -435,6 +435,73 @@ async fn batch_and_unknown_names(s: &Seeded) {
     assert_eq!(nothing_close.details.unwrap()["candidates"], json!([]));
 }
 
+async fn query_tools(s: &Seeded) {
+    let ranged = s
+        .ok(
+            "query_entities_by_number_range",
+            json!({"entity_type": "Scope", "field": "startLine", "min": 20, "max": 60, "order": "DESC"}),
+        )
+        .await;
+    assert_eq!(
+        in_order(&ranged, "uuid"),
+        ["s-validate", "s-session", "s-acquire"]
+    );
+    let fuzzy = s
+        .ok(
+            "query_entities_by_pattern",
+            json!({"entity_type": "Scope", "field": "name", "pattern": "HandleLogn", "pattern_type": "fuzzy"}),
+        )
+        .await;
+    assert_eq!(in_order(&fuzzy, "uuid"), ["s-login"]);
+    assert_eq!(fuzzy["distances"], json!([1]), "case is ignored: one edit");
+    let regex = s
+        .ok(
+            "query_entities_by_pattern",
+            json!({"entity_type": "Scope", "field": "name", "pattern": "^(validate|handle)"}),
+        )
+        .await;
+    assert_eq!(in_order(&regex, "uuid"), ["s-login", "s-validate"]);
+    // How does main reach the connection pool?
+    let path = s
+        .ok(
+            "find_path",
+            json!({"from": {"entity_type": "Scope", "id": "s-main"},
+                   "to": {"entity_type": "Scope", "id": "s-pool"},
+                   "relationship_types": ["CONSUMES"]}),
+        )
+        .await;
+    assert_eq!(path["length"], 3, "{path}");
+    let reached: Vec<&str> = path["hops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|hop| hop["to"]["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(reached, ["s-login", "s-session", "s-pool"]);
+    let unreachable = s
+        .ok(
+            "find_path",
+            json!({"from": {"entity_type": "Scope", "id": "s-pool"},
+                   "to": {"entity_type": "Scope", "id": "s-main"}}),
+        )
+        .await;
+    assert_eq!(unreachable["found"], false);
+    let ranked = s
+        .ok(
+            "rank_entities",
+            json!({"entity_type": "Scope", "relationship_type": "CONSUMES", "limit": 3}),
+        )
+        .await;
+    let ids: Vec<&str> = ranked["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    // PageRank of main -> login -> {session -> pool, validate} (damping 0.85).
+    assert_eq!(ids, ["s-pool", "s-login", "s-session"]);
+}
+
 #[tokio::test]
 async fn every_tool_of_the_code_rag_config_answers_from_the_seeded_database() {
     let s = code_rag();
@@ -446,6 +513,8 @@ async fn every_tool_of_the_code_rag_config_answers_from_the_seeded_database() {
     relationships(&s).await;
     schema_tools(&s).await;
     batch_and_unknown_names(&s).await;
+    query_tools(&s).await;
+    e2e_support::semantic_search_says_what_it_needs(&s).await;
     assert_eq!(s.uncalled(), Vec::<String>::new(), "tools no test called");
     assert_eq!(
         s.registry.names().collect::<Vec<_>>(),
@@ -457,6 +526,11 @@ async fn every_tool_of_the_code_rag_config_answers_from_the_seeded_database() {
             "get_entity_by_id",
             "get_entities_by_ids",
             "explore_relationships",
+            "semantic_search",
+            "query_entities_by_number_range",
+            "query_entities_by_pattern",
+            "find_path",
+            "rank_entities",
             "batch"
         ]
     );

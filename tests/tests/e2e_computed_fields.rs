@@ -183,5 +183,49 @@ async fn computed_fields_work_in_every_tool() {
     assert_eq!(results[1]["result"]["results"][0]["uuid"], "c-small");
     assert_eq!(results[2]["error"]["candidates"][0], "query_entities");
 
+    let ranged = s
+        .ok(
+            "query_entities_by_number_range",
+            json!({"entity_type": "Scope", "field": "line_count", "min": 60, "max": 150}),
+        )
+        .await;
+    assert_eq!(in_order(&ranged, "uuid"), ["c-mid", "c-edge"]);
+    let patterned = s
+        .ok(
+            "query_entities_by_pattern",
+            json!({"entity_type": "Scope", "field": "file", "pattern": "src/*er*.ts", "pattern_type": "glob"}),
+        )
+        .await;
+    assert_eq!(in_order(&patterned, "uuid"), ["c-edge", "c-big"]);
+    let path = s
+        .ok(
+            "find_path",
+            json!({"from": {"entity_type": "Scope", "id": "c-big"}, "to": {"entity_type": "Scope", "id": "c-small"}}),
+        )
+        .await;
+    assert_eq!(path["length"], 2, "{path}");
+    assert_eq!(path["hops"][1]["from"]["id"], "c-mid");
+    let ranked = s
+        .ok(
+            "rank_entities",
+            json!({"entity_type": "Scope", "relationship_type": "CONSUMES", "algorithm": "degree"}),
+        )
+        .await;
+    let scores: Vec<(String, Value)> = ranked["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["id"].as_str().unwrap().to_owned(), r["score"].clone()))
+        .collect();
+    assert_eq!(
+        scores,
+        [
+            ("c-edge".to_owned(), json!(1)),
+            ("c-mid".to_owned(), json!(1)),
+            ("c-small".to_owned(), json!(1)),
+            ("c-big".to_owned(), json!(0)),
+        ]
+    );
+
     assert_eq!(s.uncalled(), Vec::<String>::new());
 }

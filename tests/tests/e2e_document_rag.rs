@@ -7,7 +7,7 @@ use serde_json::json;
 use toolforge::ErrorCode;
 use toolforge::sql::Database;
 
-use e2e_support::{seeded, sorted};
+use e2e_support::{in_order, seeded, sorted};
 
 #[tokio::test]
 async fn every_tool_of_the_document_rag_config_answers() {
@@ -126,5 +126,15 @@ async fn every_tool_of_the_document_rag_config_answers() {
     assert_eq!(batch["results"][0]["error"]["error"], "not_found");
     assert_eq!(batch["results"][1]["ok"], true);
 
+    let authors = s
+        .ok(
+            "query_entities_by_pattern",
+            json!({"entity_type": "Document", "field": "author", "pattern": "grace hoper", "pattern_type": "fuzzy"}),
+        )
+        .await;
+    assert_eq!(in_order(&authors, "path"), ["docs/api/reference.pdf"]);
+    assert_eq!(authors["distances"], json!([1]));
+
+    e2e_support::semantic_search_says_what_it_needs(&s).await;
     assert_eq!(s.uncalled(), Vec::<String>::new());
 }

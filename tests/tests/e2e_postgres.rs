@@ -208,6 +208,94 @@ fn calls(spec: &SchemaSpec, lines: &[Value]) -> Vec<(String, Value)> {
             }
         }
     }
+    calls.extend(query_tool_calls(spec, lines));
+    calls
+}
+
+/// Calls of the range, pattern, aggregate and graph tools the spec builds.
+fn query_tool_calls(spec: &SchemaSpec, lines: &[Value]) -> Vec<(String, Value)> {
+    let built = spec.database_tool_names();
+    let tool = |name: &str| format!("{}{name}", spec.tools.name_prefix);
+    let mut calls = Vec::new();
+    for entity in &spec.entities {
+        let e = &entity.name;
+        for name in field_names(entity) {
+            let Ok(field) = resolve_field(entity, name, "field") else {
+                continue;
+            };
+            let samples = fixture_values(lines, e, name);
+            match field.ty {
+                FieldType::Number if built.contains(&"query_entities_by_number_range") => {
+                    for (min, max, order) in [
+                        (json!(1), json!(100), "ASC"),
+                        (json!(-5.5), json!(20), "DESC"),
+                    ] {
+                        calls.push((
+                            tool("query_entities_by_number_range"),
+                            json!({"entity_type": e, "field": name, "min": min, "max": max, "order": order, "limit": 100}),
+                        ));
+                    }
+                }
+                FieldType::Datetime if built.contains(&"query_entities_by_date_range") => {
+                    for (after, before) in [
+                        ("2000-01-01", "now"),
+                        ("2024-01-01", "2024-06-01T12:00:00+02:00"),
+                    ] {
+                        calls.push((
+                            tool("query_entities_by_date_range"),
+                            json!({"entity_type": e, "date_field": name, "after": after, "before": before, "limit": 100}),
+                        ));
+                    }
+                }
+                FieldType::String | FieldType::Enum
+                    if built.contains(&"query_entities_by_pattern") =>
+                {
+                    for sample in samples.iter().filter_map(Value::as_str).take(2) {
+                        let fuzzy: String = sample.chars().skip(1).collect();
+                        calls.push((
+                            tool("query_entities_by_pattern"),
+                            json!({"entity_type": e, "field": name, "pattern": fuzzy, "pattern_type": "fuzzy", "max_distance": 3}),
+                        ));
+                        let start: String = sample.chars().take(3).collect();
+                        calls.push((
+                            tool("query_entities_by_pattern"),
+                            json!({"entity_type": e, "field": name, "pattern": format!("{start}*"), "pattern_type": "glob"}),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    if built.contains(&"find_path") {
+        for relationship in &spec.relationships {
+            let ids = |entity: &str| -> Vec<Value> {
+                spec.entity(entity)
+                    .map(|spec_entity| fixture_values(lines, entity, &spec_entity.unique_field))
+                    .unwrap_or_default()
+            };
+            let (sources, targets) = (ids(&relationship.source), ids(&relationship.target));
+            for (from, to) in sources.iter().take(3).zip(targets.iter().rev().take(3)) {
+                for direction in ["outgoing", "both"] {
+                    calls.push((
+                        tool("find_path"),
+                        json!({"from": {"entity_type": relationship.source, "id": from},
+                               "to": {"entity_type": relationship.target, "id": to},
+                               "direction": direction}),
+                    ));
+                }
+            }
+            for algorithm in ["degree", "pagerank"] {
+                for direction in ["incoming", "outgoing", "both"] {
+                    calls.push((
+                        tool("rank_entities"),
+                        json!({"entity_type": relationship.target, "relationship_type": relationship.rel_type,
+                               "algorithm": algorithm, "direction": direction, "limit": 50}),
+                    ));
+                }
+            }
+        }
+    }
     calls
 }
 

@@ -7,7 +7,7 @@ mod e2e_support;
 use serde_json::{Value, json};
 use toolforge::ErrorCode;
 
-use e2e_support::{Seeded, seeded, sorted};
+use e2e_support::{Seeded, in_order, seeded, sorted};
 
 fn agent() -> Seeded {
     seeded(
@@ -187,5 +187,42 @@ async fn every_tool_of_the_tool_calling_agent_config_answers() {
     assert_eq!(results[1]["error"]["error"], "invalid_arguments");
     assert_eq!(results[2]["error"]["candidates"], json!(["get_schema"]));
 
+    let stores = s
+        .ok(
+            "query_entities_by_pattern",
+            json!({"entity_type": "Scope", "field": "name", "pattern": "Store$"}),
+        )
+        .await;
+    assert_eq!(in_order(&stores, "uuid"), ["t-base", "t-store"]);
+    let path = s
+        .ok(
+            "find_path",
+            json!({"from": {"entity_type": "Scope", "id": "t-get"}, "to": {"entity_type": "Scope", "id": "t-base"},
+                   "relationship_types": ["HAS_PARENT", "INHERITS_FROM"]}),
+        )
+        .await;
+    let kinds: Vec<&str> = path["hops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|hop| hop["relationship"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "Scope -[HAS_PARENT]-> Scope",
+            "Scope -[INHERITS_FROM]-> Scope"
+        ]
+    );
+    let parents = s
+        .ok(
+            "rank_entities",
+            json!({"entity_type": "Scope", "relationship_type": "HAS_PARENT", "algorithm": "degree", "limit": 1}),
+        )
+        .await;
+    assert_eq!(parents["results"][0]["id"], "t-store");
+    assert_eq!(parents["results"][0]["score"], 2);
+
+    e2e_support::semantic_search_says_what_it_needs(&s).await;
     assert_eq!(s.uncalled(), Vec::<String>::new());
 }

@@ -134,6 +134,17 @@ fn calls(spec: &toolforge::spec::SchemaSpec) -> Vec<(String, Value)> {
             "glob_search".into(),
             json!({"entity_type": name, "field": entity.unique_field, "pattern": "*-1"}),
         ));
+        if let Some(index) = &entity.full_text {
+            let field = &index.fields[0].name;
+            for arguments in [
+                json!({"entity_type": name, "query": "1"}),
+                json!({"entity_type": name, "query": "\"", "top_k": 2}),
+                json!({"entity_type": name, "query": "x", "fields": [field], "prefix": true}),
+                json!({"entity_type": name, "query": "x", "fields": ["nope"]}),
+            ] {
+                calls.push(("full_text_search".into(), arguments));
+            }
+        }
     }
     for rel in &spec.relationships {
         calls.push((
@@ -505,4 +516,50 @@ async fn the_registered_database_tools_are_the_engines() {
     .await
     .unwrap();
     assert_eq!(direct["record"]["uuid"], "Scope-2");
+}
+
+/// `full_text_search` typed with the generated names: through the registry and directly on
+/// the context's database, the same answer as the run-time tool.
+#[tokio::test]
+async fn typed_full_text_search() {
+    use awkward_names::tool_args::{EntityName, FieldName, FullTextSearchArgs};
+    use toolforge::ToolContext;
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path().join("db.sqlite")).unwrap();
+    awkward_names::apply_schema(&db).unwrap();
+    load(&db, awkward_names::spec());
+    let search = FullTextSearchArgs {
+        entity_type: EntityName::HttpServer,
+        query: "select".into(),
+        fields: Some(vec![FieldName::Select]),
+        top_k: Some(5),
+        prefix: None,
+        offset: None,
+    };
+    assert_eq!(FullTextSearchArgs::tool_name(), "full_text_search");
+    let registry = awkward_names::registry_builder(db.clone()).unwrap().build();
+    let through_registry = search.call(&registry).await.unwrap();
+    let context = ToolContext::new().with_extension(db.clone());
+    let direct = search.clone().run(&context).await.unwrap();
+    assert_eq!(through_registry, direct);
+    let runtime = runtime_registry("fixtures/awkward-names.yaml", db);
+    assert_eq!(
+        runtime
+            .call(
+                "full_text_search",
+                json!({"entity_type": "HTTPServer", "query": "select", "fields": ["select"], "top_k": 5})
+            )
+            .await
+            .unwrap(),
+        direct
+    );
+    assert_eq!(direct["total"], 2);
+    assert!(
+        direct["results"][0]["snippet"]
+            .as_str()
+            .unwrap()
+            .contains("**select**"),
+        "{direct}"
+    );
 }

@@ -519,3 +519,57 @@ async fn an_http_client_that_hangs_up_mid_call_cancels_it() {
         "the call was dropped when its client left"
     );
 }
+
+/// `full_text_search` over MCP: listed with its output schema, its answer the structured
+/// content (checked against that schema), a query without words an `isError` result.
+#[tokio::test]
+async fn full_text_search_is_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("notes.yaml");
+    std::fs::write(
+        &config,
+        "name: notes\nentities:\n  - name: Note\n    unique_field: slug\n    searchable_fields:\n      \
+         - name: slug\n        type: string\n      - name: body\n        type: string\n    \
+         full_text_index:\n      fields: [body]\n",
+    )
+    .unwrap();
+    let compiled = dynamic::compile(&config, &Default::default()).expect("config");
+    let db = Database::open(dir.path().join("notes.db")).expect("open");
+    db.init(&compiled.spec).expect("init");
+    let lines = [
+        json!({"entity": "Note", "data": {"slug": "a", "body": "the parser reads tokens"}}),
+        json!({"entity": "Note", "data": {"slug": "b", "body": "a list of groceries"}}),
+    ];
+    let data: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    db.import_jsonl(&compiled.spec, data.as_bytes())
+        .expect("import");
+    let registry = toolforge::sql::registry_builder(Arc::new(compiled.spec), db)
+        .expect("registry")
+        .build();
+    let client = connect(McpServer::new(registry.clone()), Client::default()).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let search = tools
+        .iter()
+        .find(|t| t.name == "full_text_search")
+        .expect("listed");
+    assert!(search.output_schema.is_some());
+
+    let args = json!({"entity_type": "Note", "query": "parsers"});
+    let result = client
+        .call_tool(call("full_text_search", args.clone()))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    let direct = registry.call("full_text_search", args).await.unwrap();
+    assert_eq!(result.structured_content.as_ref(), Some(&direct));
+    assert_eq!(direct["results"][0]["id"], "a");
+
+    let result = client
+        .call_tool(call(
+            "full_text_search",
+            json!({"entity_type": "Note", "query": "*"}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true));
+}

@@ -29,6 +29,10 @@ pub struct Args {
     /// The longest line accepted, in bytes (a longer line is an error naming it).
     #[arg(long, value_name = "BYTES", default_value_t = toolforge::sql::import::MAX_LINE_BYTES)]
     pub max_line_bytes: usize,
+    /// Do not compute embeddings (records keep the vectors they have; `toolforge db embed`
+    /// computes the missing ones later).
+    #[arg(long)]
+    pub no_embed: bool,
 }
 
 /// Runs the command.
@@ -47,8 +51,13 @@ fn import(args: &Args, out: &mut Output<'_>) -> Result<(), String> {
         dynamic::compile(&args.config, &Default::default()).map_err(|e| e.to_string())?;
     let _ = write!(out.stderr, "{}", compiled.warnings.render());
     let spec = &compiled.spec;
-    let db = super::open_writable(&args.db, &args.config, false).map_err(|e| e.to_string())?;
+    let mut db = super::open_writable(&args.db, &args.config, false).map_err(|e| e.to_string())?;
     dynamic::check_ready(&db, &args.db, spec, &args.config).map_err(|e| e.to_string())?;
+    if !args.no_embed
+        && let Some(embedder) = crate::embedding::for_spec(spec, &args.config)
+    {
+        db = db.with_embedder(crate::embedding::with_progress(embedder));
+    }
     let data_name = args.data.display().to_string();
     let result = if args.data.as_os_str() == "-" {
         db.import_jsonl_with_max_line(spec, std::io::stdin().lock(), args.max_line_bytes)
@@ -75,5 +84,6 @@ fn import(args: &Args, out: &mut Output<'_>) -> Result<(), String> {
         },
         args.db.display()
     );
+    super::embed::report(&stats.embeddings, out);
     Ok(())
 }

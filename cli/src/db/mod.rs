@@ -1,5 +1,6 @@
 //! `toolforge db init|import`: create a database from a config and load data into it.
 
+pub mod embed;
 pub mod import;
 pub mod init;
 
@@ -16,6 +17,8 @@ pub enum DbCommand {
     Init(init::Args),
     /// Load JSON lines (records and relationships) in one transaction.
     Import(import::Args),
+    /// Compute the embeddings missing from the vector indexes (all of them with --force).
+    Embed(embed::Args),
 }
 
 /// Runs a `db` subcommand.
@@ -23,6 +26,7 @@ pub fn run(command: &DbCommand, out: &mut super::Output<'_>) -> i32 {
     match command {
         DbCommand::Init(args) => init::run(args, out),
         DbCommand::Import(args) => import::run(args, out),
+        DbCommand::Embed(args) => embed::run(args, out),
     }
 }
 

@@ -1,9 +1,15 @@
-//! `toolforge tools list --config FILE [--format mcp|openai|openai-responses|anthropic|gemini]`.
+//! `toolforge tools list --config FILE [--format mcp|openai|openai-responses|anthropic|gemini|summary]`.
 //!
 //! Prints a JSON array of the definitions the live tools of `toolforge call` have, in the
-//! provider's format; needs no database.
+//! provider's format, or (`summary`) what was generated: entity, tool, searchable-field and
+//! computed-field counts, the tools of each family and the fields of each entity. Needs no
+//! database.
 
 use std::path::PathBuf;
+
+use serde_json::{Value, json};
+use toolforge::ToolDefinition;
+use toolforge::spec::SchemaSpec;
 
 use toolforge::dialect::{Dialect, export};
 
@@ -19,6 +25,10 @@ pub struct Args {
     /// The provider format of the definitions.
     #[arg(long, value_enum, default_value_t = Format::Mcp)]
     pub format: Format,
+    /// The tool families to build, comma-separated, replacing the config's `toolforge.tools`
+    /// (schema, query, lookup, relationships, ranges, patterns, aggregates, graph).
+    #[arg(long, value_name = "FAMILIES", value_delimiter = ',', value_parser = crate::families::parse_family)]
+    pub tools: Option<Vec<toolforge::spec::ToolFamily>>,
 }
 
 /// A provider format.
@@ -34,36 +44,90 @@ pub enum Format {
     Anthropic,
     /// Gemini (google-genai) function declarations (`name`, `description`, `parameters`).
     Gemini,
+    /// What was generated: `entity_count`, `tool_count`, `searchable_fields_count`,
+    /// `computed_fields_count`, the tools of each family and each entity's fields.
+    Summary,
 }
 
 impl Format {
-    /// The runtime dialect.
-    pub fn dialect(self) -> Dialect {
+    /// The runtime dialect (`None` for the summary).
+    pub fn dialect(self) -> Option<Dialect> {
         match self {
-            Format::Mcp => Dialect::Mcp,
-            Format::Openai => Dialect::OpenAiChat,
-            Format::OpenaiResponses => Dialect::OpenAiResponses,
-            Format::Anthropic => Dialect::Anthropic,
-            Format::Gemini => Dialect::Gemini,
+            Format::Mcp => Some(Dialect::Mcp),
+            Format::Openai => Some(Dialect::OpenAiChat),
+            Format::OpenaiResponses => Some(Dialect::OpenAiResponses),
+            Format::Anthropic => Some(Dialect::Anthropic),
+            Format::Gemini => Some(Dialect::Gemini),
+            Format::Summary => None,
         }
     }
 }
 
 /// Runs the command.
 pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
-    let definitions = match dynamic::definitions(&args.config, &Default::default()) {
-        Ok(definitions) => definitions,
+    let options = crate::families::with_tools(Default::default(), &args.tools);
+    let compiled = match dynamic::compile(&args.config, &options) {
+        Ok(compiled) => compiled,
         Err(error) => {
             let _ = writeln!(out.stderr, "{error}");
             return EXIT_INVALID;
         }
     };
-    let exported: Vec<_> = definitions
-        .iter()
-        .map(|definition| export(definition, args.format.dialect()))
-        .collect();
+    let definitions = toolforge::sql::registry_definitions(&compiled.spec);
+    let exported = match args.format.dialect() {
+        Some(dialect) => Value::Array(
+            definitions
+                .iter()
+                .map(|definition| export(definition, dialect))
+                .collect(),
+        ),
+        None => summary(&compiled.spec, &definitions),
+    };
     match serde_json::to_string_pretty(&exported) {
         Ok(text) if writeln!(out.stdout, "{text}").is_ok() => EXIT_OK,
         _ => EXIT_INVALID,
     }
+}
+
+/// The summary of what a spec generates.
+fn summary(spec: &SchemaSpec, definitions: &[ToolDefinition]) -> Value {
+    let prefix = &spec.tools.name_prefix;
+    let built = spec.database_tool_names();
+    let families: Vec<Value> = spec
+        .tools
+        .families
+        .iter()
+        .map(|family| {
+            let tools: Vec<String> = family
+                .tool_names()
+                .iter()
+                .filter(|name| built.contains(name))
+                .map(|name| format!("{prefix}{name}"))
+                .collect();
+            json!({"family": family.name(), "tools": tools})
+        })
+        .collect();
+    let entities: Vec<Value> = spec
+        .entities
+        .iter()
+        .map(|entity| {
+            let fields: Vec<&str> = entity.fields.iter().map(|f| f.name.as_str()).collect();
+            let computed: Vec<&str> = entity
+                .computed_fields
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect();
+            json!({"name": entity.name, "searchable_fields": fields, "computed_fields": computed})
+        })
+        .collect();
+    json!({
+        "name": spec.name,
+        "entity_count": spec.entities.len(),
+        "tool_count": definitions.len(),
+        "searchable_fields_count": spec.entities.iter().map(|e| e.fields.len()).sum::<usize>(),
+        "computed_fields_count": spec.entities.iter().map(|e| e.computed_fields.len()).sum::<usize>(),
+        "families": families,
+        "entities": entities,
+        "tools": definitions.iter().map(|d| d.name.as_str()).collect::<Vec<_>>(),
+    })
 }

@@ -63,8 +63,12 @@ fn summary(prepared: &Prepared, args: &Args) {
         args.db.display(),
     );
     println!(
-        "Loaded {} records and {} relationships in one typed write.",
-        prepared.stats.entities, prepared.stats.relationships
+        "Loaded {} records and {} relationships in one typed write; {} doc comments embedded \
+         (model ready in {:.0?}).",
+        prepared.stats.entities,
+        prepared.stats.relationships,
+        prepared.stats.embeddings.embedded,
+        prepared.embed_time,
     );
     for warning in &codebase.warnings {
         println!("warning: {warning}");
@@ -135,6 +139,72 @@ async fn script(session: &mut Session, prepared: &Prepared) {
             }),
         )
         .await;
+
+    session.step("Find the ten most called functions");
+    let most_called = session
+        .call(
+            "aggregate_entities",
+            json!({
+                "entity_type": "Scope",
+                "aggregation": "COUNT",
+                "conditions": [{"field": "kind", "operator": "IN", "value": ["function", "method"]}],
+                "along": {"relationship_type": "CALLS", "direction": "incoming"},
+                "limit": 10
+            }),
+        )
+        .await;
+    let callee = most_called
+        .as_ref()
+        .and_then(|r| r["groups"].get(0))
+        .map(|group| (text(group, "uuid"), text(group, "name")));
+
+    match callee {
+        Some((callee_uuid, callee_name)) => {
+            session.step(&format!("How does `{top_name}` reach `{callee_name}`?"));
+            session
+                .call(
+                    "find_path",
+                    json!({
+                        "from": {"entity_type": "Scope", "id": top_uuid},
+                        "to": {"entity_type": "Scope", "id": callee_uuid},
+                        "relationship_types": ["CALLS"],
+                        "max_depth": 8
+                    }),
+                )
+                .await;
+        }
+        None => session.fail("no function is called by another one"),
+    }
+
+    session.step("Rank the functions by PageRank along CALLS");
+    session
+        .call(
+            "rank_entities",
+            json!({"entity_type": "Scope", "relationship_type": "CALLS", "limit": 5}),
+        )
+        .await;
+
+    session.step("Ask in words: which function downloads the embedding model?");
+    let found = session
+        .call(
+            "semantic_search",
+            json!({"entity_type": "Scope", "query": "download the embedding model from PyPI", "top_k": 3}),
+        )
+        .await;
+    // On this repository's own tree the answer is known: check it.
+    let expected = "fetch_pypi_model";
+    if prepared.codebase.scopes.iter().any(|s| s.name == expected) {
+        let names: Vec<String> = found
+            .as_ref()
+            .and_then(|answer| answer["results"].as_array())
+            .map(|results| results.iter().map(|r| text(r, "name")).collect())
+            .unwrap_or_default();
+        if !names.iter().any(|name| name == expected) {
+            session.fail(format!(
+                "semantic_search did not find `{expected}` (got {names:?})"
+            ));
+        }
+    }
 
     session.step("Read the largest impl block with its children");
     let largest_impl = session

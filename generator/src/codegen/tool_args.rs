@@ -4,7 +4,7 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use toolforge::spec::{SchemaSpec, ToolFamily};
+use toolforge::spec::SchemaSpec;
 
 /// A name enum (`EntityName`, `FieldName`, `RelationshipName`): a string enum of config names
 /// that the runtime's argument structs take as names.
@@ -36,55 +36,79 @@ enum NameParams {
     Entity,
     EntityField,
     EntityFieldRelationship,
+    EntityRelationship,
 }
 
-/// The tools of each family, in the engine's order.
-fn family_tools(family: ToolFamily) -> &'static [ToolAlias] {
+/// Every database tool, in the engine's order.
+const TOOLS: [ToolAlias; 16] = {
     use NameParams::*;
     const fn alias(ty: &'static str, tool: &'static str, names: NameParams) -> ToolAlias {
         ToolAlias { ty, tool, names }
     }
-    const SCHEMA: [ToolAlias; 2] = [
+    [
         alias("GetSchemaArgs", "get_schema", Entity),
         alias("DescribeEntityArgs", "describe_entity", Entity),
-    ];
-    const QUERY: [ToolAlias; 2] = [
         alias("QueryEntitiesArgs", "query_entities", EntityField),
         alias("GlobSearchArgs", "glob_search", EntityField),
-    ];
-    const LOOKUP: [ToolAlias; 2] = [
         alias("GetEntityByIdArgs", "get_entity_by_id", Entity),
         alias("GetEntitiesByIdsArgs", "get_entities_by_ids", EntityField),
-    ];
-    const RELATIONSHIPS: [ToolAlias; 1] = [alias(
-        "ExploreRelationshipsArgs",
-        "explore_relationships",
-        EntityFieldRelationship,
-    )];
-    match family {
-        ToolFamily::Schema => &SCHEMA,
-        ToolFamily::Query => &QUERY,
-        ToolFamily::Lookup => &LOOKUP,
-        ToolFamily::Relationships => &RELATIONSHIPS,
-    }
+        alias(
+            "ExploreRelationshipsArgs",
+            "explore_relationships",
+            EntityFieldRelationship,
+        ),
+        alias("FullTextSearchArgs", "full_text_search", EntityField),
+        alias("SemanticSearchArgs", "semantic_search", EntityField),
+        alias("HybridSearchArgs", "hybrid_search", Entity),
+        alias(
+            "QueryEntitiesByDateRangeArgs",
+            "query_entities_by_date_range",
+            EntityField,
+        ),
+        alias(
+            "QueryEntitiesByNumberRangeArgs",
+            "query_entities_by_number_range",
+            EntityField,
+        ),
+        alias(
+            "QueryEntitiesByPatternArgs",
+            "query_entities_by_pattern",
+            EntityField,
+        ),
+        alias(
+            "AggregateEntitiesArgs",
+            "aggregate_entities",
+            EntityFieldRelationship,
+        ),
+        alias("FindPathArgs", "find_path", EntityRelationship),
+        alias("RankEntitiesArgs", "rank_entities", EntityRelationship),
+    ]
+};
+
+/// The tools the spec builds ([`SchemaSpec::database_tool_names`]), in the engine's order.
+fn planned_tools(spec: &SchemaSpec) -> Vec<&'static ToolAlias> {
+    spec.database_tool_names()
+        .into_iter()
+        .filter_map(|name| TOOLS.iter().find(|tool| tool.tool == name))
+        .collect()
 }
 
-/// The tools the spec's families ask for, in the engine's order (`explore_relationships` only
-/// when the spec has relationships).
-fn planned_tools(spec: &SchemaSpec) -> Vec<&'static ToolAlias> {
-    let mut seen = Vec::new();
-    let mut tools = Vec::new();
-    for family in &spec.tools.families {
-        if seen.contains(family) {
-            continue;
-        }
-        seen.push(*family);
-        if *family == ToolFamily::Relationships && spec.relationships.is_empty() {
-            continue;
-        }
-        tools.extend(family_tools(*family));
+/// The runtime's enums the arguments of `tool` take, re-exported next to its alias.
+fn argument_enums(tool: &str) -> &'static [&'static str] {
+    match tool {
+        "explore_relationships" => &["TraversalDirection"],
+        "query_entities_by_pattern" => &["PatternType"],
+        "aggregate_entities" => &[
+            "Aggregation",
+            "AggregateOrder",
+            "Along",
+            "Bucket",
+            "TraversalDirection",
+        ],
+        "find_path" => &["PathEnd", "TraversalDirection"],
+        "rank_entities" => &["RankAlgorithm", "TraversalDirection"],
+        _ => &[],
     }
-    tools
 }
 
 /// The `tools` module.
@@ -170,7 +194,12 @@ pub(crate) fn tools_module(spec: &SchemaSpec) -> TokenStream {
         #[allow(unused_imports)]
         pub use ::toolforge::sql::tools::{Direction, Operator};
     });
-    let mut traverses = false;
+    let relationship_names = if relationships.is_empty() {
+        quote!(::std::string::String)
+    } else {
+        quote!(RelationshipName)
+    };
+    let mut enums: Vec<&str> = Vec::new();
     for tool in planned_tools(spec) {
         let ty = super::names::ident(tool.ty);
         let doc = format!(
@@ -181,19 +210,25 @@ pub(crate) fn tools_module(spec: &SchemaSpec) -> TokenStream {
             NameParams::Entity => quote!(EntityName),
             NameParams::EntityField => quote!(EntityName, FieldName),
             NameParams::EntityFieldRelationship => {
-                traverses = true;
-                quote!(EntityName, FieldName, RelationshipName)
+                quote!(EntityName, FieldName, #relationship_names)
             }
+            NameParams::EntityRelationship => quote!(EntityName, #relationship_names),
         };
         items.push(quote! {
             #[doc = #doc]
             pub type #ty = ::toolforge::sql::tools::#ty<#params>;
         });
+        for name in argument_enums(tool.tool) {
+            if !enums.contains(name) {
+                enums.push(name);
+            }
+        }
     }
-    if traverses {
+    for name in enums {
+        let name = super::names::ident(name);
         items.push(quote! {
             #[allow(unused_imports)]
-            pub use ::toolforge::sql::tools::TraversalDirection;
+            pub use ::toolforge::sql::tools::#name;
         });
     }
     quote! {

@@ -47,9 +47,10 @@ pub struct Config {
     /// ragforge: TypeScript generation settings (unused by toolforge).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generation: Option<Opaque>,
-    /// ragforge: embedding pipelines (unused by toolforge).
+    /// ragforge: embedding pipelines: the provider, defaults and, per entity, which field is
+    /// embedded into which vector property (each pipeline is a vector index).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub embeddings: Option<Opaque>,
+    pub embeddings: Option<EmbeddingsSection>,
     /// ragforge: summarization strategies (unused by toolforge).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summarization_strategies: Option<Opaque>,
@@ -65,15 +66,120 @@ pub struct Config {
     /// ragforge: LLM provider (unused by toolforge).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub llm: Option<Opaque>,
-    /// ragforge: embedding provider (unused by toolforge).
+    /// ragforge: the embedding provider and model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub embedding: Option<Opaque>,
+    pub embedding: Option<EmbeddingSection>,
     /// ragforge: topic extraction (unused by toolforge).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topic_extraction: Option<Opaque>,
     /// ragforge: topic merging (unused by toolforge).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topic_merging: Option<Opaque>,
+}
+
+/// ragforge's `embedding:` section: one provider and model.
+///
+/// ```yaml
+/// embedding: {provider: ollama, model: nomic-embed-text}
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EmbeddingSection {
+    /// The provider (`local`, `openai`, `ollama`, `openai-compatible`, `gemini`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// The model name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The vector size the model gives.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dimension: Option<i64>,
+    /// An API key written into the config: never used (keys come from the environment, see
+    /// `toolforge.embeddings.api_key_env`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key: Option<Opaque>,
+}
+
+/// ragforge's `embeddings:` section: a provider, defaults and per-entity pipelines.
+///
+/// ```yaml
+/// embeddings:
+///   provider: gemini
+///   defaults: {model: text-embedding-004, dimension: 768, similarity: cosine}
+///   entities:
+///     - entity: Scope
+///       pipelines:
+///         - {name: scopeSourceEmbeddings, source: source, target_property: source_embedding}
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EmbeddingsSection {
+    /// The provider.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// Defaults for every pipeline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defaults: Option<EmbeddingDefaults>,
+    /// The pipelines of each entity.
+    #[serde(default)]
+    pub entities: Vec<EntityEmbeddings>,
+    /// An API key written into the config: never used (see [`EmbeddingSection::api_key`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key: Option<Opaque>,
+}
+
+/// `embeddings.defaults`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EmbeddingDefaults {
+    /// The model name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The vector size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dimension: Option<i64>,
+    /// The similarity function (`cosine`, `euclidean`, `dot`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<String>,
+}
+
+/// One entry of `embeddings.entities`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EntityEmbeddings {
+    /// The entity's name.
+    pub entity: String,
+    /// Its pipelines.
+    #[serde(default)]
+    pub pipelines: Vec<EmbeddingPipeline>,
+}
+
+/// One embedding pipeline: `source` is embedded into the vector property `target_property`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EmbeddingPipeline {
+    /// The pipeline's name (the vector index's name).
+    pub name: String,
+    /// The field embedded.
+    pub source: String,
+    /// The vector property (column) written.
+    pub target_property: String,
+    /// The model (default: `embeddings.defaults.model`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The vector size (default: `embeddings.defaults.dimension`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dimension: Option<i64>,
+    /// The similarity (default: `embeddings.defaults.similarity`, else cosine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<String>,
+    /// ragforge: text preprocessors (toolforge embeds the field's text as stored).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preprocessors: Option<Opaque>,
+    /// Texts per provider request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_size: Option<u32>,
+    /// ragforge: parallel requests (toolforge sends one at a time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<Opaque>,
+    /// ragforge: pause between requests (unused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttle_ms: Option<Opaque>,
 }
 
 /// The `mcp:` section: how `toolforge serve` presents the tools.
@@ -147,6 +253,9 @@ pub struct Entity {
     /// Vector indexes for semantic search.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub vector_indexes: Vec<VectorIndex>,
+    /// A full-text index over some text fields, for `full_text_search` (BM25 ranking).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full_text_index: Option<FullTextIndex>,
     /// Relationships starting or ending at this entity.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub relationships: Vec<Relationship>,
@@ -330,6 +439,23 @@ pub struct VectorIndex {
     /// An example query for tool descriptions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub example_query: Option<String>,
+}
+
+/// A full-text index: the text fields searched by `full_text_search`, their weights, and how
+/// text is cut into terms.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FullTextIndex {
+    /// The indexed fields: stored text fields (`string`, `enum`, `datetime`, `array<string>`).
+    pub fields: Vec<String>,
+    /// The BM25 weight of some indexed fields (positive; 1 for a field not listed), e.g.
+    /// `{name: 3, body: 1}` ranks a match in `name` above one in `body`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weights: Option<std::collections::BTreeMap<String, f64>>,
+    /// How text becomes terms: `porter` (default: Unicode words, case and accents folded,
+    /// English stemming) or `unicode61` (the same without stemming).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["porter", "unicode61"]))]
+    pub analyzer: Option<String>,
 }
 
 /// Which way a relationship points, seen from the entity declaring it.

@@ -5,7 +5,7 @@
 //!   name_prefix: code_     # every tool name starts with this
 //!   default_limit: 20      # results when a call gives no limit
 //!   max_limit: 200         # the largest limit a call may ask for
-//!   tools: [schema, query, lookup, relationships]
+//!   tools: [schema, query, lookup, relationships, ranges, patterns, aggregates, graph]
 //!   strict: false          # true: warnings are errors
 //!   toolsets:              # named subsets, served at /mcp/{toolset}
 //!     lookup: [get_schema, get_entity_by_id, get_entities_by_ids]
@@ -29,10 +29,15 @@ pub struct ToolforgeOptions {
     /// The largest `limit` a call may ask for; larger ones are refused (default 500).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_limit: Option<u32>,
-    /// The tool families to generate, in order (default: all of them).
+    /// The tool families to generate, in order (default: every family but `aggregates`).
     /// `schema`: `get_schema`, `describe_entity`; `query`: `query_entities`, `glob_search`;
     /// `lookup`: `get_entity_by_id`, `get_entities_by_ids`; `relationships`:
-    /// `explore_relationships`.
+    /// `explore_relationships`; `search`: `full_text_search` (for configs with a
+    /// `full_text_index`), `semantic_search` (for configs with vector indexes), `hybrid_search`
+    /// (for an entity with both); `ranges`: `query_entities_by_date_range` (for datetime
+    /// fields), `query_entities_by_number_range` (for number fields); `patterns`:
+    /// `query_entities_by_pattern`; `aggregates`: `aggregate_entities`; `graph`: `find_path`,
+    /// `rank_entities` (for configs with relationships).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<Vec<ToolFamilyName>>,
     /// Treat every warning (unknown keys, untranslatable `cypher:` fields, ...) as an error,
@@ -44,6 +49,43 @@ pub struct ToolforgeOptions {
     /// digits, `_` and `-`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub toolsets: Option<std::collections::BTreeMap<String, Vec<String>>>,
+    /// How embeddings are computed: toolforge's own keys next to ragforge's `embedding:` /
+    /// `embeddings:` sections (which name the provider and model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embeddings: Option<EmbeddingOptions>,
+}
+
+/// `toolforge.embeddings`: where the provider is and how to reach it. Secrets are never
+/// written here: `api_key_env` names the environment variable holding the key.
+///
+/// ```yaml
+/// toolforge:
+///   embeddings:
+///     provider: local                 # local | openai | ollama | openai-compatible | gemini
+///     model_path: models/all-MiniLM-L6-v2
+///     batch_size: 64
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EmbeddingOptions {
+    /// The provider (overrides ragforge's `embedding.provider` / `embeddings.provider`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// The model name (overrides ragforge's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The provider's base URL (`http://127.0.0.1:8080/v1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The environment variable holding the API key (default `OPENAI_API_KEY` or
+    /// `GEMINI_API_KEY`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_env: Option<String>,
+    /// The local model's folder (provider `local`), relative to the config file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_path: Option<String>,
+    /// Texts per provider request (at least 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_size: Option<u32>,
 }
 
 /// A family of generated tools.
@@ -58,6 +100,16 @@ pub enum ToolFamilyName {
     Lookup,
     /// `explore_relationships`.
     Relationships,
+    /// `full_text_search`, `semantic_search`, `hybrid_search`.
+    Search,
+    /// `query_entities_by_date_range`, `query_entities_by_number_range`.
+    Ranges,
+    /// `query_entities_by_pattern`.
+    Patterns,
+    /// `aggregate_entities`.
+    Aggregates,
+    /// `find_path`, `rank_entities`.
+    Graph,
 }
 
 impl From<ToolFamilyName> for ToolFamily {
@@ -67,13 +119,18 @@ impl From<ToolFamilyName> for ToolFamily {
             ToolFamilyName::Query => ToolFamily::Query,
             ToolFamilyName::Lookup => ToolFamily::Lookup,
             ToolFamilyName::Relationships => ToolFamily::Relationships,
+            ToolFamilyName::Search => ToolFamily::Search,
+            ToolFamilyName::Ranges => ToolFamily::Ranges,
+            ToolFamilyName::Patterns => ToolFamily::Patterns,
+            ToolFamilyName::Aggregates => ToolFamily::Aggregates,
+            ToolFamilyName::Graph => ToolFamily::Graph,
         }
     }
 }
 
 /// The longest tool name a family generates (used to check `name_prefix` against the 64
 /// character limit of tool names).
-pub const LONGEST_TOOL_NAME: &str = "explore_relationships";
+pub const LONGEST_TOOL_NAME: &str = "query_entities_by_number_range";
 
 impl ToolforgeOptions {
     /// The options with defaults applied (duplicate families dropped, order kept).

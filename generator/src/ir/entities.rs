@@ -2,7 +2,8 @@
 //! hierarchies.
 
 use toolforge::spec::{
-    EntitySpec, FieldSpec, FieldType, HierarchySpec, SchemaSpec, VectorIndexSpec,
+    Analyzer, EntitySpec, FieldSpec, FieldType, FullTextField, FullTextSpec, HierarchySpec,
+    SchemaSpec, VectorIndexSpec,
 };
 
 use super::table_name;
@@ -74,6 +75,8 @@ pub(super) fn lower_entity(entity: &Entity) -> EntitySpec {
                     .unwrap_or_else(|| DEFAULT_VECTOR_COLUMN.to_owned()),
                 source_field: index.source_field.clone(),
                 dimension,
+                similarity: super::embeddings::similarity(index.similarity.as_deref()),
+                model: index.model.clone(),
             })
         })
         .collect();
@@ -90,7 +93,35 @@ pub(super) fn lower_entity(entity: &Entity) -> EntitySpec {
         computed_fields: Vec::new(),
         vector_indexes,
         hierarchy: None,
+        full_text: lower_full_text(entity),
     }
+}
+
+/// `full_text_index`, with the fields the validator accepted (weights default to 1).
+fn lower_full_text(entity: &Entity) -> Option<FullTextSpec> {
+    let index = entity.full_text_index.as_ref()?;
+    let text = crate::validate::full_text_fields(entity);
+    let mut fields: Vec<FullTextField> = Vec::new();
+    for name in &index.fields {
+        if text.contains(&name.as_str()) && !fields.iter().any(|f| &f.name == name) {
+            let weight = index
+                .weights
+                .as_ref()
+                .and_then(|weights| weights.get(name))
+                .copied()
+                .filter(|w| w.is_finite() && *w > 0.0)
+                .unwrap_or(1.0);
+            fields.push(FullTextField {
+                name: name.clone(),
+                weight,
+            });
+        }
+    }
+    let analyzer = match &index.analyzer {
+        Some(name) => Analyzer::from_name(name)?,
+        None => Analyzer::default(),
+    };
+    (!fields.is_empty()).then_some(FullTextSpec { fields, analyzer })
 }
 
 /// `hierarchical_content`: children point at their parent through a relationship of the

@@ -6,6 +6,14 @@
 //! left out rather than guessed, so it never panics on a config with errors.
 
 mod computed;
+mod embeddings;
+
+/// The embedding provider a config names, when toolforge has it.
+pub(crate) fn embedding_provider(
+    config: &crate::config::Config,
+) -> Option<toolforge::spec::EmbeddingProvider> {
+    embeddings::provider_name(config).and_then(toolforge::spec::EmbeddingProvider::from_name)
+}
 mod entities;
 mod relationships;
 
@@ -83,7 +91,9 @@ pub(crate) fn lower(
             .map(|options| options.to_tool_options())
             .unwrap_or_default(),
         mcp: mcp_spec(config),
+        embedding: embeddings::embedding_spec(config),
     };
+    embeddings::add_pipelines(config, &mut spec);
     entities::add_hierarchies(config, &mut spec);
     computed::lower_computed_fields(config, &mut spec, reporter);
     spec

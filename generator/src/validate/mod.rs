@@ -7,12 +7,15 @@
 //! | `types.rs` | field types, `enum` values, computed field types |
 //! | `references.rs` | fields named by entity settings, relationship targets, hierarchies |
 //! | `vectors.rs` | vector index dimensions, source fields, similarity |
+//! | `full_text.rs` | full-text index fields, weights, analyzer |
 //! | `computed.rs` | computed field bodies, `materialized` / `cache_property` |
 //! | `options.rs` | the `toolforge:` section |
 //! | `storage.rs` | on the lowered spec: table and index names, merged edge properties, Rust type names |
 //! | `serving.rs` | on the lowered spec: the tools named by `mcp.tools` and `toolforge.toolsets` |
 
 mod computed;
+mod embeddings;
+mod full_text;
 mod names;
 mod options;
 mod references;
@@ -21,6 +24,7 @@ mod storage;
 mod types;
 mod vectors;
 
+pub(crate) use full_text::text_fields as full_text_fields;
 pub(crate) use vectors::DEFAULT_VECTOR_COLUMN;
 
 use crate::config::Config;
@@ -40,6 +44,8 @@ pub(crate) fn validate(config: &Config, reporter: &mut Reporter<'_>) {
     types::check(config, reporter);
     references::check(config, reporter);
     vectors::check(config, reporter);
+    embeddings::check(config, reporter);
+    full_text::check(config, reporter);
     computed::check(config, reporter);
     options::check(config, reporter);
 }

@@ -66,7 +66,14 @@ pub(super) fn check(config: &Config, r: &mut Reporter<'_>) {
             "toolforge.tools",
             "`tools` is empty: no tools will be generated",
         )
-        .hint("list families among `schema`, `query`, `lookup`, `relationships`, or remove the key")
+        .hint(format!(
+            "list families among {}, or remove the key",
+            toolforge::spec::ToolFamily::ALL
+                .iter()
+                .map(|family| format!("`{}`", family.name()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
         .emit();
     }
 }

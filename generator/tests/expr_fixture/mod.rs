@@ -35,6 +35,7 @@ pub fn entity(name: &str, table: &str, fields: Vec<FieldSpec>) -> EntitySpec {
         computed_fields: Vec::new(),
         vector_indexes: Vec::new(),
         hierarchy: None,
+        full_text: None,
     }
 }
 
@@ -93,6 +94,7 @@ pub fn schema() -> SchemaSpec {
         ],
         tools: ToolOptions::default(),
         mcp: Default::default(),
+        embedding: None,
     }
 }
 

@@ -13,7 +13,7 @@ use crate::CallBudget;
 use crate::spec::SchemaSpec;
 
 use super::backend::{Dialect, ExecError, Reader as AnyReader};
-use super::ddl::{SpecError, schema_objects};
+use super::ddl::{ObjectKind, SpecError, schema_objects};
 use super::glob::GlobPattern;
 use super::schema_diff::{SchemaDifference, SchemaPlan, plan};
 
@@ -196,6 +196,10 @@ struct Inner {
 #[derive(Clone)]
 pub struct Database {
     backend: Backend,
+    /// Computes embeddings on writes and for searches ([`Database::with_embedder`]).
+    embedder: Option<Arc<dyn crate::embed::Embedder>>,
+    /// Vectors kept in memory for searches, shared by every clone of the handle.
+    vectors: Arc<super::vectors::VectorCache>,
 }
 
 /// The backend a [`Database`] runs on.
@@ -478,6 +482,8 @@ impl Database {
             idle.push(open_reader(&path, access)?);
         }
         Ok(Database {
+            embedder: None,
+            vectors: Arc::default(),
             backend: Backend::Sqlite(Arc::new(Inner {
                 path,
                 writer: writer.map(Mutex::new),
@@ -488,6 +494,24 @@ impl Database {
                 },
             })),
         })
+    }
+
+    /// The same database, computing embeddings with `embedder`: imports and typed writes fill
+    /// the vector indexes that have a source field, and `semantic_search` embeds its query
+    /// with it. Clones share the connections and the vectors kept in memory.
+    pub fn with_embedder(mut self, embedder: Arc<dyn crate::embed::Embedder>) -> Database {
+        self.embedder = Some(embedder);
+        self
+    }
+
+    /// The embedder set with [`Database::with_embedder`].
+    pub fn embedder(&self) -> Option<&Arc<dyn crate::embed::Embedder>> {
+        self.embedder.as_ref()
+    }
+
+    /// The vectors kept in memory for searches.
+    pub(crate) fn vector_cache(&self) -> &super::vectors::VectorCache {
+        &self.vectors
     }
 
     /// The SQL dialect of the database's backend.
@@ -512,6 +536,8 @@ impl Database {
     #[cfg(feature = "postgres")]
     fn postgres(url: &str, read_only: bool) -> Result<Database, DbError> {
         Ok(Database {
+            embedder: None,
+            vectors: Arc::default(),
             backend: Backend::Postgres(Arc::new(PgBackend {
                 db: PgDatabase::open(url, read_only)?,
                 views: Mutex::new(Vec::new()),
@@ -589,6 +615,14 @@ impl Database {
                         .map_err(|error| pg.db.error(error))?;
                     report.created.push(object.name.clone());
                 }
+                // A full-text index created over rows already stored indexes them now.
+                for entity in &spec.entities {
+                    let terms = super::full_text::pg_terms_table(entity);
+                    if report.created.contains(&terms) {
+                        super::full_text::reindex(session, entity, None)
+                            .map_err(|error| pg.db.error(error))?;
+                    }
+                }
                 Ok(report)
             });
         }
@@ -603,9 +637,21 @@ impl Database {
                 created: Vec::new(),
                 unchanged: plan.unchanged,
             };
+            let mut rebuild: Vec<&str> = Vec::new();
             for object in &plan.missing {
                 tx.execute_batch(&object.sql)?;
                 report.created.push(object.name.clone());
+                if matches!(object.kind, ObjectKind::FullTextTable | ObjectKind::Trigger)
+                    && !rebuild.contains(&object.table.as_str())
+                {
+                    rebuild.push(&object.table);
+                }
+            }
+            // A full-text table created (or a trigger restored) over rows already stored
+            // indexes them now.
+            for table in rebuild {
+                let table = super::ident::quote(table);
+                tx.execute_batch(&format!("INSERT INTO {table}({table}) VALUES ('rebuild')"))?;
             }
             tx.commit()?;
             Ok(report)

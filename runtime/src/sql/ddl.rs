@@ -4,7 +4,8 @@
 //! `number` → `NUMERIC`, `boolean` → `INTEGER` with `CHECK (x IN (0, 1))`, arrays → `TEXT` with
 //! `CHECK (json_valid(x))`, embeddings → `BLOB`. The unique field is `TEXT NOT NULL UNIQUE`.
 //! Materialized computed fields become `STORED` generated columns (computed once on write,
-//! indexable, read like any column).
+//! indexable, read like any column). An entity with a `full_text_index` gets an FTS5 table and
+//! the triggers that keep it in sync ([`full_text`](super::full_text)).
 
 use crate::spec::{EntitySpec, FieldSpec, FieldType, RelationshipSpec, SchemaSpec, ValueType};
 
@@ -18,14 +19,19 @@ pub enum ObjectKind {
     Table,
     /// An index.
     Index,
+    /// A full-text (FTS5) table over an entity's table.
+    FullTextTable,
+    /// A trigger keeping a full-text table in sync (its `table` is that full-text table).
+    Trigger,
 }
 
 impl ObjectKind {
-    /// `table` or `index`, as in `sqlite_schema.type`.
+    /// `table`, `index` or `trigger`, as in `sqlite_schema.type`.
     pub fn as_str(self) -> &'static str {
         match self {
-            ObjectKind::Table => "table",
+            ObjectKind::Table | ObjectKind::FullTextTable => "table",
             ObjectKind::Index => "index",
+            ObjectKind::Trigger => "trigger",
         }
     }
 }
@@ -106,6 +112,18 @@ pub enum SpecError {
     DuplicateObject {
         /// The name.
         name: String,
+    },
+    /// A field of a full-text index is named like a column FTS5 keeps for itself (`rank`,
+    /// `rowid`) or like the full-text table.
+    #[error(
+        "the full-text index of `{entity}` lists the field `{field}`, a name the full-text \
+         table keeps for itself; index another field, or rename this one"
+    )]
+    ReservedFullTextColumn {
+        /// The entity.
+        entity: String,
+        /// The field.
+        field: String,
     },
     /// A table or index name starts with `sqlite_`, which SQLite reserves for itself.
     #[error("the name `{name}` starts with `sqlite_`, which SQLite reserves for itself")]
@@ -237,6 +255,13 @@ pub fn entity_objects(entity: &EntitySpec) -> Result<Vec<SchemaObject>, SpecErro
             "BLOB".into(),
             false,
         )?;
+        let hash = vector.hash_column();
+        add(
+            &hash,
+            format!("{} TEXT", quote(&hash)),
+            "TEXT".into(),
+            false,
+        )?;
     }
     for computed in &entity.computed_fields {
         if let Some(column) = &computed.materialized_column {
@@ -287,6 +312,7 @@ pub fn entity_objects(entity: &EntitySpec) -> Result<Vec<SchemaObject>, SpecErro
             });
         }
     }
+    objects.extend(super::full_text::full_text_objects(entity)?);
     Ok(objects)
 }
 
@@ -378,11 +404,12 @@ pub fn relationship_objects(
 ///         content_field: None, example_display_fields: vec![],
 ///         fields: vec![FieldSpec { name: "isbn".into(), ty: FieldType::String, description: None,
 ///             indexed: false, unique: true, values: vec![] }],
-///         computed_fields: vec![], vector_indexes: vec![], hierarchy: None,
+///         computed_fields: vec![], vector_indexes: vec![], hierarchy: None, full_text: None,
 ///     }],
 ///     relationships: vec![],
 ///     tools: ToolOptions::default(),
 ///     mcp: McpSpec::default(),
+///     embedding: None,
 /// };
 /// let objects = toolforge::sql::ddl::schema_objects(&spec).unwrap();
 /// assert_eq!(objects[0].sql, "CREATE TABLE \"book\" (\n  \"isbn\" TEXT NOT NULL UNIQUE\n)");
@@ -394,6 +421,9 @@ pub fn schema_objects(spec: &SchemaSpec) -> Result<Vec<SchemaObject>, SpecError>
     }
     for relationship in &spec.relationships {
         objects.extend(relationship_objects(spec, relationship)?);
+    }
+    if spec.entities.iter().any(|e| !e.vector_indexes.is_empty()) {
+        objects.push(versions_table("TEXT", "BIGINT"));
     }
     let mut names = std::collections::HashSet::new();
     for object in &objects {
@@ -409,6 +439,38 @@ pub fn schema_objects(spec: &SchemaSpec) -> Result<Vec<SchemaObject>, SpecError>
         }
     }
     Ok(objects)
+}
+
+/// The table toolforge keeps a version number per entity table in, bumped by every write that
+/// may change the table's vectors: searches keep vectors in memory and reload them when it
+/// changes. Created only for specs with vector indexes.
+pub const VERSIONS_TABLE: &str = "toolforge_versions";
+
+/// [`VERSIONS_TABLE`]'s definition, with the backend's names for its two types.
+pub fn versions_table(text: &str, bigint: &str) -> SchemaObject {
+    SchemaObject {
+        kind: ObjectKind::Table,
+        name: VERSIONS_TABLE.to_owned(),
+        table: VERSIONS_TABLE.to_owned(),
+        sql: format!(
+            "CREATE TABLE {} (\n  \"name\" {} PRIMARY KEY,\n  \"version\" {} NOT NULL\n)",
+            quote(VERSIONS_TABLE),
+            text.to_ascii_uppercase(),
+            bigint.to_ascii_uppercase()
+        ),
+        columns: vec![
+            ColumnDef {
+                name: "name".to_owned(),
+                decl_type: text.to_owned(),
+                generated: false,
+            },
+            ColumnDef {
+                name: "version".to_owned(),
+                decl_type: bigint.to_owned(),
+                generated: false,
+            },
+        ],
+    }
 }
 
 /// The whole DDL as one script (`;`-separated), for printing.

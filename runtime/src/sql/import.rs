@@ -73,6 +73,9 @@ pub struct ImportStats {
     pub entities: usize,
     /// Relationship edges inserted or updated.
     pub relationships: usize,
+    /// What was done to keep the vector indexes up to date (see
+    /// [`embeddings`](super::embeddings)).
+    pub embeddings: super::embeddings::EmbedStats,
 }
 
 /// One end of a relationship line.
@@ -276,6 +279,10 @@ pub struct Importer<'s, 't> {
     pending: Vec<PendingCheck>,
     line: usize,
     stats: ImportStats,
+    /// The records written to PostgreSQL whose full-text postings must be rewritten: (entity
+    /// index, unique id).
+    #[cfg(feature = "postgres")]
+    reindex: Vec<(usize, String)>,
 }
 
 /// The set of columns a statement writes, as a bit mask (`None` past 128 columns: such
@@ -588,6 +595,8 @@ impl<'s, 't> Importer<'s, 't> {
             pending: Vec::new(),
             line: 0,
             stats: ImportStats::default(),
+            #[cfg(feature = "postgres")]
+            reindex: Vec::new(),
         }
     }
 
@@ -709,6 +718,18 @@ impl<'s, 't> Importer<'s, 't> {
         let key = column_mask(columns.iter().map(|c| c.0)).map(|mask| (index, mask));
         self.sink
             .upsert(Target::Entity, key, table, &names, &[unique], &params, line)?;
+        #[cfg(feature = "postgres")]
+        if plan.spec.full_text.is_some()
+            && matches!(self.sink, Sink::Postgres { .. })
+            && let Some(id) = columns.iter().find(|c| c.1 == unique).map(|c| &c.2)
+        {
+            let id = match id {
+                Bound::Text(text) => (*text).to_owned(),
+                Bound::Value(SqlValue::Text(text)) => text.clone(),
+                Bound::Value(other) => format!("{other:?}"),
+            };
+            self.reindex.push((index, id));
+        }
         self.stats.entities += 1;
         Ok(())
     }
@@ -853,6 +874,23 @@ impl<'s, 't> Importer<'s, 't> {
 
     fn finish(mut self) -> Result<ImportStats, ImportError> {
         self.sink.flush()?;
+        #[cfg(feature = "postgres")]
+        if let Sink::Postgres { session, .. } = &self.sink {
+            // The postings of every record written, from what is now stored.
+            let mut ids: Vec<Vec<String>> = vec![Vec::new(); self.entities.len()];
+            for (entity, id) in std::mem::take(&mut self.reindex) {
+                ids[entity].push(id);
+            }
+            for (entity, mut ids) in ids.into_iter().enumerate() {
+                if ids.is_empty() {
+                    continue;
+                }
+                ids.sort_unstable();
+                ids.dedup();
+                super::full_text::reindex(session, self.entities[entity].spec, Some(&ids))
+                    .map_err(|e| exec_error(None, e))?;
+            }
+        }
         let mut cache: HashMap<(usize, &str), bool> = HashMap::new();
         for check in &self.pending {
             if cache.contains_key(&(check.entity, check.id.as_str())) {
@@ -996,7 +1034,9 @@ impl Database {
                     },
                 );
                 load(&mut importer)?;
-                importer.finish()
+                let mut stats = importer.finish()?;
+                stats.embeddings = self.embedding_pass(session, spec)?;
+                Ok(stats)
             });
         }
         self.write_blocking(|conn| {
@@ -1011,11 +1051,79 @@ impl Database {
                     },
                 );
                 load(&mut importer)?;
-                importer.finish()?
+                let mut stats = importer.finish()?;
+                stats.embeddings = self.embedding_pass(&*tx, spec)?;
+                stats
             };
             tx.commit().map_err(|e| sqlite_error(None, e))?;
             Ok(stats)
         })?
+    }
+
+    /// Computes the embeddings missing from `spec`'s vector indexes (every one with `force`)
+    /// with the database's embedder ([`Database::with_embedder`]), in one transaction: a
+    /// provider failure changes nothing.
+    pub fn embed(
+        &self,
+        spec: &SchemaSpec,
+        force: bool,
+    ) -> Result<super::embeddings::EmbedStats, ImportError> {
+        let Some(embedder) = self.embedder().map(|e| e.as_ref()) else {
+            return Err(ImportError {
+                line: None,
+                field: None,
+                message: "no embedding provider: set `toolforge.embeddings` in the config (or give the database one with `Database::with_embedder`)".into(),
+            });
+        };
+        let pass = |conn: &dyn super::embeddings::Writer| {
+            super::embeddings::run(
+                conn,
+                spec,
+                super::embeddings::Pass {
+                    embedder: Some(embedder),
+                    force,
+                    entities: &[],
+                },
+            )
+            .map_err(|error| ImportError {
+                line: None,
+                field: None,
+                message: format!("{error}; nothing was changed"),
+            })
+        };
+        #[cfg(feature = "postgres")]
+        if let Some(pg) = self.postgres_db() {
+            return pg.write(|session| pass(session));
+        }
+        self.write_blocking(|conn| {
+            let tx = conn.transaction().map_err(|e| sqlite_error(None, e))?;
+            let stats = pass(&*tx)?;
+            tx.commit().map_err(|e| sqlite_error(None, e))?;
+            Ok(stats)
+        })?
+    }
+
+    /// Keeps the vector indexes up to date after a write, in its transaction.
+    fn embedding_pass(
+        &self,
+        conn: &dyn super::embeddings::Writer,
+        spec: &SchemaSpec,
+    ) -> Result<super::embeddings::EmbedStats, ImportError> {
+        let embedder = self.embedder().map(|e| e.as_ref());
+        super::embeddings::run(
+            conn,
+            spec,
+            super::embeddings::Pass {
+                embedder,
+                force: false,
+                entities: &[],
+            },
+        )
+        .map_err(|error| ImportError {
+            line: None,
+            field: None,
+            message: format!("{error}; nothing was imported"),
+        })
     }
 
     /// Loads JSON lines (see the [module docs](self)) in one transaction; a line longer than

@@ -9,7 +9,10 @@
 //! - [`registry()`]: the standard live registry (database tools + `batch`), and
 //!   [`registry_definitions`] for the same definitions without a database.
 //! - [`tools`]: `get_schema`, `describe_entity`, `query_entities`, `get_entity_by_id`,
-//!   `get_entities_by_ids`, `explore_relationships`, `glob_search`.
+//!   `get_entities_by_ids`, `explore_relationships`, `glob_search`, `full_text_search`, the
+//!   range, pattern, aggregate and graph tools.
+//! - [`full_text`]: full-text indexes (FTS5 on SQLite) and BM25 ranking.
+//! - [`dates`]: the relative dates (`7 days ago`) the range tools read.
 
 //!
 //! Without the `sqlite` feature only the SQL text is available ([`ddl`], [`ident`], [`names`]): the generator uses it to write `schema.sql` without linking SQLite.
@@ -18,9 +21,14 @@
 pub mod backend;
 #[cfg(feature = "sqlite")]
 pub mod database;
+#[cfg(feature = "sqlite")]
+pub mod dates;
 pub mod ddl;
 #[cfg(feature = "sqlite")]
 pub mod describe;
+#[cfg(feature = "sqlite")]
+pub mod embeddings;
+pub mod full_text;
 pub mod glob;
 pub mod ident;
 #[cfg(feature = "sqlite")]
@@ -40,6 +48,8 @@ pub mod schema_diff;
 pub mod tools;
 #[cfg(feature = "sqlite")]
 pub mod value;
+#[cfg(feature = "sqlite")]
+mod vectors;
 
 #[cfg(feature = "sqlite")]
 pub use database::{Database, DbError, InitReport};

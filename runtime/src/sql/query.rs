@@ -811,7 +811,8 @@ impl<'s> EntityQuery<'s> {
         Self::compiled(entity, where_sql, params, None, limit, dialect)
     }
 
-    fn compiled(
+    /// A query over `entity` with an already compiled WHERE expression and its parameters.
+    pub(crate) fn compiled(
         entity: &'s EntitySpec,
         where_sql: String,
         params: Vec<SqlValue>,

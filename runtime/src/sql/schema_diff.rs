@@ -164,13 +164,21 @@ pub fn plan(conn: &Connection, expected: &[SchemaObject]) -> rusqlite::Result<Sc
                             });
                         }
                     }
-                    ObjectKind::Index => plan.differences.push(SchemaDifference {
-                        object: label,
-                        message: format!(
-                            "index definition differs:\n  found:    {}\n  expected: {}",
-                            sql, object.sql
-                        ),
-                    }),
+                    ObjectKind::Index | ObjectKind::FullTextTable | ObjectKind::Trigger => {
+                        plan.differences.push(SchemaDifference {
+                            object: label,
+                            message: format!(
+                                "{} definition differs:\n  found:    {}\n  expected: {}",
+                                match object.kind {
+                                    ObjectKind::Index => "index",
+                                    ObjectKind::Trigger => "trigger",
+                                    _ => "full-text table",
+                                },
+                                sql,
+                                object.sql
+                            ),
+                        })
+                    }
                 }
             }
         }

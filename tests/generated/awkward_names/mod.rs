@@ -724,6 +724,37 @@ pub mod tool_args {
         FieldName,
         RelationshipName,
     >;
+    /// The arguments of `full_text_search`, with this config's names.
+    pub type FullTextSearchArgs = ::toolforge::sql::tools::FullTextSearchArgs<
+        EntityName,
+        FieldName,
+    >;
+    /// The arguments of `query_entities_by_number_range`, with this config's names.
+    pub type QueryEntitiesByNumberRangeArgs = ::toolforge::sql::tools::QueryEntitiesByNumberRangeArgs<
+        EntityName,
+        FieldName,
+    >;
+    /// The arguments of `query_entities_by_pattern`, with this config's names.
+    pub type QueryEntitiesByPatternArgs = ::toolforge::sql::tools::QueryEntitiesByPatternArgs<
+        EntityName,
+        FieldName,
+    >;
+    /// The arguments of `find_path`, with this config's names.
+    pub type FindPathArgs = ::toolforge::sql::tools::FindPathArgs<
+        EntityName,
+        RelationshipName,
+    >;
+    /// The arguments of `rank_entities`, with this config's names.
+    pub type RankEntitiesArgs = ::toolforge::sql::tools::RankEntitiesArgs<
+        EntityName,
+        RelationshipName,
+    >;
     #[allow(unused_imports)]
     pub use ::toolforge::sql::tools::TraversalDirection;
+    #[allow(unused_imports)]
+    pub use ::toolforge::sql::tools::PatternType;
+    #[allow(unused_imports)]
+    pub use ::toolforge::sql::tools::PathEnd;
+    #[allow(unused_imports)]
+    pub use ::toolforge::sql::tools::RankAlgorithm;
 }

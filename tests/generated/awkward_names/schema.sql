@@ -14,6 +14,14 @@ CREATE TABLE "http_server" (
   "tags" TEXT CHECK (json_valid("tags"))
 );
 
+CREATE VIRTUAL TABLE "http_server__fts" USING fts5("select", "self", "where", "tags", content='http_server', content_rowid='rowid', tokenize='porter unicode61');
+
+CREATE TRIGGER "http_server__fts__insert" AFTER INSERT ON "http_server" BEGIN INSERT INTO "http_server__fts"(rowid, "select", "self", "where", "tags") VALUES (new.rowid, new."select", new."self", new."where", new."tags"); END;
+
+CREATE TRIGGER "http_server__fts__delete" AFTER DELETE ON "http_server" BEGIN INSERT INTO "http_server__fts"("http_server__fts", rowid, "select", "self", "where", "tags") VALUES ('delete', old.rowid, old."select", old."self", old."where", old."tags"); END;
+
+CREATE TRIGGER "http_server__fts__update" AFTER UPDATE OF "select", "self", "where", "tags" ON "http_server" BEGIN INSERT INTO "http_server__fts"("http_server__fts", rowid, "select", "self", "where", "tags") VALUES ('delete', old.rowid, old."select", old."self", old."where", old."tags"); INSERT INTO "http_server__fts"(rowid, "select", "self", "where", "tags") VALUES (new.rowid, new."select", new."self", new."where", new."tags"); END;
+
 CREATE TABLE "user_account" (
   "uuid" TEXT NOT NULL UNIQUE,
   "user_account" TEXT,

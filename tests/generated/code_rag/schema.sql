@@ -12,7 +12,8 @@ CREATE TABLE "scope" (
   "language" TEXT CHECK ("language" IN ('typescript', 'python', 'javascript')),
   "startLine" NUMERIC,
   "endLine" NUMERIC,
-  "embedding" BLOB
+  "embedding" BLOB,
+  "embedding__hash" TEXT
 );
 
 CREATE INDEX "scope__name__idx" ON "scope" ("name");
@@ -72,3 +73,8 @@ CREATE TABLE "scope__defined_in__file" (
 ) WITHOUT ROWID;
 
 CREATE INDEX "scope__defined_in__file__target_id__idx" ON "scope__defined_in__file" ("target_id", "source_id");
+
+CREATE TABLE "toolforge_versions" (
+  "name" TEXT PRIMARY KEY,
+  "version" BIGINT NOT NULL
+);

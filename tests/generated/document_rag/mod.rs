@@ -435,4 +435,16 @@ pub mod tool_args {
         EntityName,
         FieldName,
     >;
+    /// The arguments of `semantic_search`, with this config's names.
+    pub type SemanticSearchArgs = ::toolforge::sql::tools::SemanticSearchArgs<
+        EntityName,
+        FieldName,
+    >;
+    /// The arguments of `query_entities_by_pattern`, with this config's names.
+    pub type QueryEntitiesByPatternArgs = ::toolforge::sql::tools::QueryEntitiesByPatternArgs<
+        EntityName,
+        FieldName,
+    >;
+    #[allow(unused_imports)]
+    pub use ::toolforge::sql::tools::PatternType;
 }

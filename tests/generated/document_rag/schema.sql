@@ -12,5 +12,11 @@ CREATE TABLE "document" (
 CREATE TABLE "chunk" (
   "uuid" TEXT NOT NULL UNIQUE,
   "content" TEXT,
-  "embedding" BLOB
+  "embedding" BLOB,
+  "embedding__hash" TEXT
+);
+
+CREATE TABLE "toolforge_versions" (
+  "name" TEXT PRIMARY KEY,
+  "version" BIGINT NOT NULL
 );

@@ -9,7 +9,8 @@ CREATE TABLE "scope" (
   "file" TEXT,
   "uuid" TEXT NOT NULL UNIQUE,
   "name" TEXT,
-  "embedding" BLOB
+  "embedding" BLOB,
+  "embedding__hash" TEXT
 );
 
 CREATE TABLE "file" (
@@ -73,3 +74,8 @@ CREATE TABLE "directory__parent_of__directory" (
 ) WITHOUT ROWID;
 
 CREATE INDEX "directory__parent_of__directory__target_id__idx" ON "directory__parent_of__directory" ("target_id", "source_id");
+
+CREATE TABLE "toolforge_versions" (
+  "name" TEXT PRIMARY KEY,
+  "version" BIGINT NOT NULL
+);

@@ -138,3 +138,44 @@ pub fn runtime() -> tokio::runtime::Runtime {
         .build()
         .expect("runtime")
 }
+
+/// `semantic_search` over a config whose provider (Gemini or OpenAI in the corpus) has no API key in
+/// the environment: an `unavailable` answer that names the variable to set, and a call on
+/// an entity without a vector index that names the ones with one.
+pub async fn semantic_search_says_what_it_needs(s: &Seeded) {
+    let indexed = s
+        .spec
+        .entities
+        .iter()
+        .find(|e| !e.vector_indexes.is_empty())
+        .expect("an entity with a vector index");
+    let error = s
+        .err(
+            "semantic_search",
+            serde_json::json!({"entity_type": indexed.name, "query": "where is the config parsed"}),
+        )
+        .await;
+    assert_eq!(
+        error.code,
+        toolforge::ErrorCode::Unavailable,
+        "{}",
+        error.message
+    );
+    assert!(
+        error
+            .message
+            .contains("API key in the environment variable"),
+        "{}",
+        error.message
+    );
+    if let Some(plain) = s.spec.entities.iter().find(|e| e.vector_indexes.is_empty()) {
+        let error = s
+            .err(
+                "semantic_search",
+                serde_json::json!({"entity_type": plain.name, "query": "anything"}),
+            )
+            .await;
+        assert_eq!(error.code, toolforge::ErrorCode::InvalidArguments);
+        assert!(error.message.contains(&indexed.name), "{}", error.message);
+    }
+}

@@ -110,6 +110,13 @@ fn entity_table(entity: &EntitySpec) -> (String, Vec<ColumnDef>) {
             "bytea".into(),
             false,
         );
+        let hash = vector.hash_column();
+        add(
+            &hash,
+            format!("{} TEXT", quote(&hash)),
+            "text".into(),
+            false,
+        );
     }
     for computed in &entity.computed_fields {
         if let Some(column) = &computed.materialized_column {
@@ -140,11 +147,19 @@ fn entity_table(entity: &EntitySpec) -> (String, Vec<ColumnDef>) {
 /// names and columns as [`schema_objects`] gives for SQLite, with PostgreSQL's types.
 pub fn pg_schema_objects(spec: &SchemaSpec) -> Result<Vec<SchemaObject>, SpecError> {
     let mut objects = schema_objects(spec)?;
+    // Full-text indexes: FTS5 tables and triggers on SQLite, postings tables here.
+    objects
+        .retain(|object| !matches!(object.kind, ObjectKind::FullTextTable | ObjectKind::Trigger));
+    for entity in &spec.entities {
+        objects.extend(crate::sql::full_text::pg_full_text_objects(entity));
+    }
     for object in &mut objects {
         if object.kind != ObjectKind::Table {
             continue;
         }
-        if let Some(entity) = spec.entities.iter().find(|e| e.table == object.name) {
+        if object.name == super::super::ddl::VERSIONS_TABLE {
+            *object = super::super::ddl::versions_table("text", "bigint");
+        } else if let Some(entity) = spec.entities.iter().find(|e| e.table == object.name) {
             let (sql, columns) = entity_table(entity);
             object.sql = sql;
             object.columns = columns;

@@ -54,6 +54,36 @@ pub(crate) struct EntityPage {
     results: Vec<Record>,
 }
 
+/// One result of `full_text_search`.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+pub(crate) struct SearchHit {
+    /// The record's unique id (fetch the record with `get_entities_by_ids`).
+    id: String,
+    /// The record's display name, when the entity has a display name field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    name: Option<Value>,
+    /// The BM25 relevance (higher is better; comparable within one answer).
+    score: f64,
+    /// The best passage of the searched fields, matched terms between `**` marks, `…` where
+    /// text was left out.
+    snippet: String,
+}
+
+/// `full_text_search`: one page of ranked matches.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+pub(crate) struct SearchPage {
+    /// The entity searched.
+    entity_type: String,
+    /// How many records match in all.
+    total: u64,
+    #[serde(flatten)]
+    paging: Paging,
+    /// The matches of this page, best first.
+    results: Vec<SearchHit>,
+}
+
 /// `get_entity_by_id`: one record.
 #[derive(JsonSchema)]
 #[allow(dead_code)]
@@ -153,6 +183,118 @@ pub(crate) struct SchemaAnswer {
     tips: Option<Vec<String>>,
 }
 
+/// `query_entities_by_pattern`: one page of matching records; for a fuzzy search, each
+/// record's distance from the pattern.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+pub(crate) struct PatternPage {
+    #[serde(flatten)]
+    page: EntityPage,
+    /// fuzzy only: the edit distance of each record of `results`, in the same order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    distances: Option<Vec<u64>>,
+}
+
+/// One group of `aggregate_entities`: the group fields by name, then `value` and `count`.
+type Group = Map<String, Value>;
+
+/// `aggregate_entities`: the overall value and count, and the groups.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+pub(crate) struct AggregateAnswer {
+    /// The entity aggregated.
+    entity_type: String,
+    /// COUNT, SUM, AVG, MIN or MAX.
+    aggregation: String,
+    /// The field aggregated (null for COUNT of rows).
+    field: Option<String>,
+    /// The relationship aggregated along, when asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    along: Option<Record>,
+    /// The aggregate over every matching row (null when no row has a value).
+    value: Value,
+    /// How many rows were aggregated.
+    count: u64,
+    /// The fields grouped by, when grouping.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    group_by: Option<Vec<String>>,
+    /// How many groups there are in all, when grouping.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    total_groups: Option<u64>,
+    /// How many groups this answer holds, when grouping.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    returned: Option<u64>,
+    /// Whether groups were left out (raise `limit`), when grouping.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    truncated: Option<bool>,
+    /// The groups, in the order asked, when grouping.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    groups: Option<Vec<Group>>,
+}
+
+/// One end of a hop of `find_path`.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+pub(crate) struct PathNode {
+    /// The record's entity.
+    entity_type: String,
+    /// The record's unique id.
+    id: String,
+}
+
+/// One hop of `find_path`.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+pub(crate) struct PathHop {
+    /// The record the hop leaves (with its display name, when the entity has one).
+    from: PathNode,
+    /// The relationship, as `Source -[TYPE]-> Target`.
+    relationship: String,
+    /// `outgoing` (followed from source to target) or `incoming`.
+    direction: String,
+    /// The record the hop reaches.
+    to: PathNode,
+}
+
+/// `find_path`: a shortest path, or `found: false`.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+pub(crate) struct PathAnswer {
+    /// The start record.
+    from: PathNode,
+    /// The target record.
+    to: PathNode,
+    /// Whether a path of at most `max_depth` hops exists.
+    found: bool,
+    /// The number of hops (null when not found).
+    length: Option<u64>,
+    /// The hops, from `from` to `to`.
+    hops: Vec<PathHop>,
+    /// The most hops searched.
+    max_depth: u64,
+}
+
+/// `rank_entities`: the top records by score.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+pub(crate) struct RankAnswer {
+    /// The entity ranked.
+    entity_type: String,
+    /// The relationship whose edges count.
+    relationship_type: String,
+    /// `pagerank` or `degree`.
+    algorithm: String,
+    /// Which edges count: `incoming`, `outgoing` or `both`.
+    direction: String,
+    /// How many records the entity has.
+    total: u64,
+    /// How many records this answer holds.
+    returned: u64,
+    /// The records, highest score first: `id`, the display name when the entity has one, and
+    /// `score`.
+    results: Vec<Record>,
+}
+
 /// The JSON Schema of answers of type `T`: draft 2020-12, subschemas inlined, no title.
 pub(crate) fn output_schema<T: JsonSchema>() -> Value {
     let mut settings = SchemaSettings::draft2020_12().for_serialize();
@@ -167,4 +309,38 @@ pub(crate) fn output_schema<T: JsonSchema>() -> Value {
         }
     }
     schema
+}
+
+/// `semantic_search` (and, later, every ranked search): the best matches, best first.
+#[derive(JsonSchema, serde::Serialize)]
+pub(crate) struct RankedAnswer {
+    /// The entity searched.
+    pub entity_type: String,
+    /// The vector index used (`semantic_search`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<String>,
+    /// How scores compare vectors (`cosine`, `dot`, `euclidean`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<String>,
+    /// How many results this answer holds.
+    pub returned: u64,
+    /// Whether matches were left out to keep the answer under `max_answer_bytes`.
+    pub truncated: bool,
+    /// The matches, best first.
+    pub results: Vec<RankedHit>,
+}
+
+/// One match of a ranked search.
+#[derive(JsonSchema, serde::Serialize)]
+pub(crate) struct RankedHit {
+    /// The record's unique id.
+    pub id: String,
+    /// The record's display name, when the entity has a display field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// How close the record is (higher is closer).
+    pub score: f64,
+    /// The start of the text the match was found in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<String>,
 }

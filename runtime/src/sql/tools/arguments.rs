@@ -21,7 +21,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use crate::spec::{EntitySpec, SchemaSpec};
+use crate::spec::{EntitySpec, FieldType, SchemaSpec};
 
 use super::super::query::{field_names, sortable_field_names, text_field_names};
 
@@ -310,11 +310,59 @@ fn fill_slot(object: &mut Map<String, Value>, slot: &str, spec: &SchemaSpec) {
             object.insert("type".into(), json!("string"));
             object.insert("enum".into(), json!(field_union(spec, text_field_names)));
         }
+        "relationship_list" => {
+            let mut names: Vec<&str> = spec
+                .relationships
+                .iter()
+                .map(|r| r.rel_type.as_str())
+                .collect();
+            names.sort_unstable();
+            names.dedup();
+            object.insert("items".into(), json!({"type": "string", "enum": names}));
+        }
+        "along" if spec.relationships.is_empty() => {
+            object.insert(ABSENT.into(), json!(true));
+        }
+        "datetime_field" => {
+            object.insert("type".into(), json!("string"));
+            object.insert(
+                "enum".into(),
+                json!(field_union_without_unique(spec, FieldType::Datetime)),
+            );
+        }
+        "number_field" => {
+            object.insert("type".into(), json!("string"));
+            object.insert(
+                "enum".into(),
+                json!(field_union_without_unique(spec, FieldType::Number)),
+            );
+        }
         "field_list" => {
             object.insert(
                 "items".into(),
                 json!({"type": "string", "enum": field_union(spec, field_names)}),
             );
+        }
+        "full_text_entity" => {
+            let names: Vec<&str> = spec
+                .entities
+                .iter()
+                .filter(|e| e.full_text.is_some())
+                .map(|e| e.name.as_str())
+                .collect();
+            object.insert("type".into(), json!("string"));
+            object.insert("enum".into(), json!(names));
+        }
+        "full_text_field_list" => {
+            let mut names: Vec<&str> = Vec::new();
+            for index in spec.entities.iter().filter_map(|e| e.full_text.as_ref()) {
+                for field in &index.fields {
+                    if !names.contains(&field.name.as_str()) {
+                        names.push(&field.name);
+                    }
+                }
+            }
+            object.insert("items".into(), json!({"type": "string", "enum": names}));
         }
         // Unknown slots are a bug of this crate; leaving the derived schema as it is keeps
         // the tool usable.
@@ -336,6 +384,20 @@ fn field_union<'s>(
             names.insert(0, &entity.unique_field);
         }
         for name in names {
+            if !union.contains(&name) {
+                union.push(name);
+            }
+        }
+    }
+    union
+}
+
+/// The names of the fields of type `ty` of every entity (stored and computed, the unique
+/// fields left out), in config order without repeats.
+fn field_union_without_unique(spec: &SchemaSpec, ty: FieldType) -> Vec<&str> {
+    let mut union: Vec<&str> = Vec::new();
+    for entity in &spec.entities {
+        for name in super::ranges::fields_of_type(entity, ty) {
             if !union.contains(&name) {
                 union.push(name);
             }

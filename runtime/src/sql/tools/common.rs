@@ -86,11 +86,12 @@ pub(crate) fn run<A: EngineTool>(shared: Arc<Shared>, arguments: A) -> ToolFutur
         let spec = shared.db.spec_for(&shared.spec);
         // The handler runs on a blocking thread: it sees the call's budget there too.
         let budget = CallBudget::current();
+        let db = shared.db.clone();
         let outcome = shared
             .db
             .read_any(move |conn| match budget {
-                Some(budget) => budget.enter(|| arguments.execute(&spec, conn)),
-                None => arguments.execute(&spec, conn),
+                Some(budget) => budget.enter(|| arguments.execute_in(&spec, conn, &db)),
+                None => arguments.execute_in(&spec, conn, &db),
             })
             .await;
         match outcome {
@@ -162,14 +163,23 @@ pub(crate) fn entity_names(spec: &SchemaSpec) -> Vec<&str> {
 
 /// The limit of a call: the default when absent, an error outside `1..=max_limit`.
 pub(crate) fn limit(spec: &SchemaSpec, requested: Option<i64>) -> Result<u32, ToolError> {
+    limit_named(spec, requested, "limit")
+}
+
+/// [`limit`] for an argument with another name (`top_k`), named in the error.
+pub(crate) fn limit_named(
+    spec: &SchemaSpec,
+    requested: Option<i64>,
+    name: &str,
+) -> Result<u32, ToolError> {
     let (max, default) = limit_bounds(spec);
     match requested {
         None => Ok(default),
         Some(n) if n >= 1 && n <= i64::from(max) => Ok(n as u32),
         Some(n) => Err(ToolError::invalid_arguments(format!(
-            "`limit` must be between 1 and {max}, got {n}"
+            "`{name}` must be between 1 and {max}, got {n}"
         ))
-        .with_details(json!({"path": "limit", "minimum": 1, "maximum": max}))),
+        .with_details(json!({"path": name, "minimum": 1, "maximum": max}))),
     }
 }
 

@@ -3,7 +3,7 @@
 //!
 //! Every tool is read-only and idempotent, checks entity and field names against the spec
 //! before building SQL, binds every value as a parameter, and runs on the database's pool of
-//! read-only connections. Lists (`query_entities`, `glob_search`, `explore_relationships`,
+//! read-only connections. Lists (`query_entities`, `glob_search`, `full_text_search`, `explore_relationships`,
 //! `get_entities_by_ids`) take an `offset` and are answered as `{"entity_type", "offset",
 //! "total", "returned", "truncated", "truncated_by", "has_more", "next_offset", "results":
 //! [...]}`: `truncated_by` (only when records follow) names the limit that ended the page —
@@ -21,12 +21,25 @@ mod arguments;
 mod common;
 mod describe_entity;
 mod explore_relationships;
+mod full_text_search;
 mod get_entities_by_ids;
 mod get_entity_by_id;
 mod get_schema;
 mod glob_search;
+mod hybrid_search;
 mod query_entities;
+mod semantic_search;
 mod typed;
+
+// The range, pattern, aggregate and graph tools.
+mod aggregate;
+mod date_range;
+mod find_path;
+mod graph;
+mod number_range;
+mod pattern;
+mod ranges;
+mod rank_entities;
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -45,11 +58,23 @@ pub use arguments::{ArgName, EmbeddedSpec};
 pub use common::{Shared, optional_integer};
 pub use describe_entity::DescribeEntityArgs;
 pub use explore_relationships::{ExploreRelationshipsArgs, TraversalDirection};
+pub use full_text_search::FullTextSearchArgs;
+#[allow(unused_imports)]
+pub(crate) use full_text_search::ranked_ids;
 pub use get_entities_by_ids::GetEntitiesByIdsArgs;
 pub use get_entity_by_id::GetEntityByIdArgs;
 pub use get_schema::GetSchemaArgs;
 pub use glob_search::GlobSearchArgs;
+pub use hybrid_search::HybridSearchArgs;
 pub use query_entities::QueryEntitiesArgs;
+pub use semantic_search::SemanticSearchArgs;
+
+pub use aggregate::{AggregateEntitiesArgs, AggregateOrder, Aggregation, Along, Bucket};
+pub use date_range::QueryEntitiesByDateRangeArgs;
+pub use find_path::{FindPathArgs, PathEnd};
+pub use number_range::QueryEntitiesByNumberRangeArgs;
+pub use pattern::{PatternType, QueryEntitiesByPatternArgs};
+pub use rank_entities::{RankAlgorithm, RankEntitiesArgs};
 
 /// One database tool as the engine runs it: its arguments (with `String` names), its
 /// definition for a spec, and what a call does.
@@ -69,6 +94,18 @@ pub(crate) trait EngineTool: DeserializeOwned + JsonSchema + Send + 'static {
         spec: &SchemaSpec,
         conn: &dyn super::backend::Reader,
     ) -> Result<Value, common::HandlerError>;
+
+    /// Answers the call on a read-only connection of `db`, for tools that need more of the
+    /// database than a connection (its embedder, its vectors in memory).
+    fn execute_in(
+        self,
+        spec: &SchemaSpec,
+        conn: &dyn super::backend::Reader,
+        db: &Database,
+    ) -> Result<Value, common::HandlerError> {
+        let _ = db;
+        self.execute(spec, conn)
+    }
 }
 
 /// Where an engine tool finds its database.
@@ -121,7 +158,7 @@ impl<A: EngineTool> Tool for Engine<A> {
 /// The tools the spec asks for (`spec.tools.families`, named with `spec.tools.name_prefix`),
 /// in a stable order: `get_schema`, `describe_entity`, `query_entities`, `glob_search`,
 /// `get_entity_by_id`, `get_entities_by_ids`, `explore_relationships` (only when the spec has
-/// relationships).
+/// relationships), `full_text_search` (only when an entity has a full-text index).
 ///
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -275,6 +312,24 @@ pub enum DatabaseTool {
     GetEntitiesByIds,
     /// `explore_relationships` ([`ExploreRelationshipsArgs`]).
     ExploreRelationships,
+    /// `semantic_search` ([`SemanticSearchArgs`]).
+    SemanticSearch,
+    /// `full_text_search` ([`FullTextSearchArgs`]).
+    FullTextSearch,
+    /// `hybrid_search` ([`HybridSearchArgs`]).
+    HybridSearch,
+    /// `query_entities_by_date_range` ([`QueryEntitiesByDateRangeArgs`]).
+    QueryEntitiesByDateRange,
+    /// `query_entities_by_number_range` ([`QueryEntitiesByNumberRangeArgs`]).
+    QueryEntitiesByNumberRange,
+    /// `query_entities_by_pattern` ([`QueryEntitiesByPatternArgs`]).
+    QueryEntitiesByPattern,
+    /// `aggregate_entities` ([`AggregateEntitiesArgs`]).
+    AggregateEntities,
+    /// `find_path` ([`FindPathArgs`]).
+    FindPath,
+    /// `rank_entities` ([`RankEntitiesArgs`]).
+    RankEntities,
 }
 
 /// Calls `$apply::<ArgsType>` for the tool `$kind`: the one place that maps each tool to its
@@ -289,13 +344,22 @@ macro_rules! with_args {
             DatabaseTool::GetEntityById => $apply::<GetEntityByIdArgs>($($arg),*),
             DatabaseTool::GetEntitiesByIds => $apply::<GetEntitiesByIdsArgs>($($arg),*),
             DatabaseTool::ExploreRelationships => $apply::<ExploreRelationshipsArgs>($($arg),*),
+            DatabaseTool::SemanticSearch => $apply::<SemanticSearchArgs>($($arg),*),
+            DatabaseTool::FullTextSearch => $apply::<FullTextSearchArgs>($($arg),*),
+            DatabaseTool::HybridSearch => $apply::<HybridSearchArgs>($($arg),*),
+            DatabaseTool::QueryEntitiesByDateRange => $apply::<QueryEntitiesByDateRangeArgs>($($arg),*),
+            DatabaseTool::QueryEntitiesByNumberRange => $apply::<QueryEntitiesByNumberRangeArgs>($($arg),*),
+            DatabaseTool::QueryEntitiesByPattern => $apply::<QueryEntitiesByPatternArgs>($($arg),*),
+            DatabaseTool::AggregateEntities => $apply::<AggregateEntitiesArgs>($($arg),*),
+            DatabaseTool::FindPath => $apply::<FindPathArgs>($($arg),*),
+            DatabaseTool::RankEntities => $apply::<RankEntitiesArgs>($($arg),*),
         }
     };
 }
 
 impl DatabaseTool {
     /// Every database tool, in registration order.
-    pub const ALL: [DatabaseTool; 7] = [
+    pub const ALL: [DatabaseTool; 16] = [
         DatabaseTool::GetSchema,
         DatabaseTool::DescribeEntity,
         DatabaseTool::QueryEntities,
@@ -303,6 +367,15 @@ impl DatabaseTool {
         DatabaseTool::GetEntityById,
         DatabaseTool::GetEntitiesByIds,
         DatabaseTool::ExploreRelationships,
+        DatabaseTool::SemanticSearch,
+        DatabaseTool::FullTextSearch,
+        DatabaseTool::HybridSearch,
+        DatabaseTool::QueryEntitiesByDateRange,
+        DatabaseTool::QueryEntitiesByNumberRange,
+        DatabaseTool::QueryEntitiesByPattern,
+        DatabaseTool::AggregateEntities,
+        DatabaseTool::FindPath,
+        DatabaseTool::RankEntities,
     ];
 
     /// The tool's name without the spec's prefix (`query_entities`).
@@ -315,6 +388,15 @@ impl DatabaseTool {
             DatabaseTool::GetEntityById => "get_entity_by_id",
             DatabaseTool::GetEntitiesByIds => "get_entities_by_ids",
             DatabaseTool::ExploreRelationships => "explore_relationships",
+            DatabaseTool::SemanticSearch => "semantic_search",
+            DatabaseTool::FullTextSearch => "full_text_search",
+            DatabaseTool::HybridSearch => "hybrid_search",
+            DatabaseTool::QueryEntitiesByDateRange => "query_entities_by_date_range",
+            DatabaseTool::QueryEntitiesByNumberRange => "query_entities_by_number_range",
+            DatabaseTool::QueryEntitiesByPattern => "query_entities_by_pattern",
+            DatabaseTool::AggregateEntities => "aggregate_entities",
+            DatabaseTool::FindPath => "find_path",
+            DatabaseTool::RankEntities => "rank_entities",
         }
     }
 
@@ -347,6 +429,7 @@ impl DatabaseTool {
     }
 }
 
+pub(crate) use common::HandlerError;
 use common::run_json;
 pub(crate) use common::stopped_error;
 

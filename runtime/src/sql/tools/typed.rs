@@ -10,8 +10,11 @@ use crate::{ToolContext, ToolError, ToolRegistry, ToolResult};
 
 use super::common::{Shared, context_database, run};
 use super::{
-    ArgName, DescribeEntityArgs, EmbeddedSpec, EngineTool, ExploreRelationshipsArgs,
-    GetEntitiesByIdsArgs, GetEntityByIdArgs, GetSchemaArgs, GlobSearchArgs, QueryEntitiesArgs,
+    AggregateEntitiesArgs, ArgName, DescribeEntityArgs, EmbeddedSpec, EngineTool,
+    ExploreRelationshipsArgs, FindPathArgs, FullTextSearchArgs, GetEntitiesByIdsArgs,
+    GetEntityByIdArgs, GetSchemaArgs, GlobSearchArgs, HybridSearchArgs, QueryEntitiesArgs,
+    QueryEntitiesByDateRangeArgs, QueryEntitiesByNumberRangeArgs, QueryEntitiesByPatternArgs,
+    RankEntitiesArgs, SemanticSearchArgs,
 };
 
 /// Implements the typed calls of one argument struct whose first type parameter is the
@@ -57,3 +60,12 @@ typed_database_tool!(GlobSearchArgs<E, F>);
 typed_database_tool!(GetEntityByIdArgs<E>);
 typed_database_tool!(GetEntitiesByIdsArgs<E, F>);
 typed_database_tool!(ExploreRelationshipsArgs<E, F, R>);
+typed_database_tool!(FullTextSearchArgs<E, F>);
+typed_database_tool!(SemanticSearchArgs<E, F>);
+typed_database_tool!(HybridSearchArgs<E>);
+typed_database_tool!(QueryEntitiesByDateRangeArgs<E, F>);
+typed_database_tool!(QueryEntitiesByNumberRangeArgs<E, F>);
+typed_database_tool!(QueryEntitiesByPatternArgs<E, F>);
+typed_database_tool!(AggregateEntitiesArgs<E, F, R>);
+typed_database_tool!(FindPathArgs<E, R>);
+typed_database_tool!(RankEntitiesArgs<E, R>);

@@ -1,0 +1,35 @@
+//! Full-text search over an entity's `full_text_index`: BM25 ranking with per-field weights,
+//! phrase and prefix queries, snippets with the matched terms marked.
+//!
+//! | file | job |
+//! |---|---|
+//! | `sqlite_ddl.rs` | the FTS5 table (external content, `porter unicode61`) and the triggers that keep it in sync with the entity's table on every insert, update and delete |
+//! | `query.rs` | the model's text read as words and `"quoted phrases"`, always quoted into FTS5's query syntax (no operator, column filter or `NEAR` of the input ever reaches the engine) |
+//! | `tokens.rs` | text cut into terms by SQLite's own FTS5 tokenizer on an in-memory database, for backends without FTS5 |
+//! | `postgres.rs` | PostgreSQL: postings tables written with those terms, BM25 computed as FTS5 computes it, FTS5's snippets |
+//! | `rank.rs` | the ranked matches of an entity (unique id, display name, score, snippet) and their count |
+//!
+//! On SQLite the index is an FTS5 table whose content is the entity's own table
+//! (`content='<table>'`, `content_rowid='rowid'`): it stores only the postings. Triggers on the
+//! entity's table write the postings in the same statement as the row, so every write path
+//! (imports, the records API, deletes, a user's own SQL) keeps it in sync; rows are updated
+//! with `INSERT ... ON CONFLICT DO UPDATE`, never `INSERT OR REPLACE` (whose implicit delete
+//! fires no trigger and would leave the old row's postings behind).
+
+#[cfg(feature = "postgres")]
+mod postgres;
+mod query;
+#[cfg(feature = "sqlite")]
+mod rank;
+mod sqlite_ddl;
+#[cfg(feature = "postgres")]
+mod tokens;
+
+#[cfg(feature = "postgres")]
+pub use postgres::pg_full_text_objects;
+#[cfg(feature = "postgres")]
+pub(crate) use postgres::{pg_terms_table, reindex};
+pub use query::{FullTextQuery, QueryError, QueryItem};
+#[cfg(feature = "sqlite")]
+pub(crate) use rank::{Hit, Ranking, search};
+pub use sqlite_ddl::{RESERVED_COLUMNS, full_text_objects, full_text_table_name};

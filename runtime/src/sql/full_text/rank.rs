@@ -1,0 +1,211 @@
+//! Ranking an entity's records for a search: the page of best matches (unique id, display
+//! name, BM25 score) and their snippets.
+//!
+//! Scores are BM25 (k1 = 1.2, b = 0.75) with the index's field weights, as SQLite's FTS5
+//! computes them, negated so that higher is better. Equal scores are ordered by unique id,
+//! so pages are stable.
+
+use serde_json::Value;
+
+use crate::spec::{EntitySpec, FullTextSpec};
+
+use crate::{ErrorCode, ToolError};
+
+use super::super::backend::{Dialect, Reader};
+use super::super::ident::quote;
+use super::super::query::Projection;
+use super::super::tools::HandlerError;
+use super::super::value::SqlValue;
+use super::{FullTextQuery, full_text_table_name};
+
+/// The marks around matched terms in snippets.
+pub(super) const MARK: (&str, &str) = ("**", "**");
+
+/// The mark of text left out of a snippet.
+pub(super) const ELLIPSIS: &str = "…";
+
+/// The most words of a snippet.
+pub(super) const SNIPPET_WORDS: u32 = 24;
+
+/// What to rank: an entity with a full-text index, the parsed query, the fields searched
+/// (all indexed fields when empty) and whether words match as prefixes.
+pub(crate) struct Ranking<'a> {
+    /// The entity searched.
+    pub entity: &'a EntitySpec,
+    /// Its full-text index.
+    pub index: &'a FullTextSpec,
+    /// The query.
+    pub query: &'a FullTextQuery,
+    /// The indexed fields to search (checked by the caller); empty for all of them.
+    pub fields: &'a [String],
+    /// Whether words match any term they start.
+    pub prefix: bool,
+}
+
+/// One ranked record.
+#[derive(Debug, Clone)]
+pub(crate) struct Hit {
+    /// The record's unique id.
+    pub id: String,
+    /// Its display name (`display_name_field`), if the entity has one.
+    pub name: Option<Value>,
+    /// Its BM25 score (higher is better).
+    pub score: f64,
+    /// Its snippet, when asked for.
+    pub snippet: Option<String>,
+}
+
+impl Ranking<'_> {
+    /// The FTS5 query text bound to `MATCH`.
+    pub(super) fn match_text(&self) -> String {
+        let columns: Vec<&str> = self.fields.iter().map(String::as_str).collect();
+        let columns = (!columns.is_empty()).then_some(columns.as_slice());
+        self.query.fts5(columns, self.prefix)
+    }
+
+    /// `bm25("<fts>", w1, w2, ...)` in the index's column order.
+    fn bm25(&self, fts: &str) -> String {
+        let weights: Vec<String> = self
+            .index
+            .fields
+            .iter()
+            .map(|f| {
+                let weight = if f.weight.is_finite() && f.weight > 0.0 {
+                    f.weight
+                } else {
+                    1.0
+                };
+                format!("{weight:?}")
+            })
+            .collect();
+        format!("bm25({fts}, {})", weights.join(", "))
+    }
+}
+
+/// The records matching `ranking`, best first (equal scores by unique id): `limit` of them
+/// after skipping `offset`, with snippets when `snippets` is set, and how many match in all
+/// (computed only when `total` is set and the page does not tell; otherwise 0).
+pub(crate) fn search(
+    conn: &dyn Reader,
+    ranking: &Ranking<'_>,
+    limit: u32,
+    offset: u64,
+    snippets: bool,
+    total: bool,
+) -> Result<(Vec<Hit>, u64), HandlerError> {
+    match conn.dialect() {
+        #[cfg(feature = "postgres")]
+        Dialect::Postgres => super::postgres::pg_rank(conn, ranking, limit, offset, snippets),
+        Dialect::Sqlite => {
+            let hits = rank(conn, ranking, limit, offset, snippets)?;
+            // The total needs its own pass only when this page may not hold every match.
+            let end = hits.len() < limit as usize && (offset == 0 || !hits.is_empty());
+            let count = if end {
+                offset + hits.len() as u64
+            } else if total {
+                count(conn, ranking)?
+            } else {
+                0
+            };
+            Ok((hits, count))
+        }
+        #[allow(unreachable_patterns)]
+        other => Err(ToolError::new(
+            ErrorCode::Unavailable,
+            format!(
+                "full-text search is not available on {} databases",
+                other.name()
+            ),
+        )
+        .into()),
+    }
+}
+
+/// The records matching `ranking`, best first (equal scores by unique id): `limit` of them
+/// after skipping `offset`, each with its snippet when `snippets` is set (the best passage of
+/// the searched fields, at most 24 words, matched terms between `**` marks, `…` where text was
+/// left out).
+///
+/// One statement ranks, joins the entity's rows and cuts the snippets, so the query is
+/// evaluated once.
+fn rank(
+    conn: &dyn Reader,
+    ranking: &Ranking<'_>,
+    limit: u32,
+    offset: u64,
+    snippets: bool,
+) -> Result<Vec<Hit>, HandlerError> {
+    let entity = ranking.entity;
+    let fts = quote(&full_text_table_name(&entity.table));
+    let names: Vec<String> = entity.display_name_field.iter().cloned().collect();
+    let projection = Projection::of(entity, &names, "display_name_field")
+        .or_else(|_| Projection::of(entity, &[], "unique_field"))
+        .map_err(HandlerError::from)?;
+    let has_name = projection.len() > 1;
+    let unique = format!("\"n\".{}", quote(&entity.unique_field));
+    let snippet = if snippets {
+        format!("snippet({fts}, -1, ?4, ?5, ?6, {SNIPPET_WORDS})")
+    } else {
+        "NULL".to_owned()
+    };
+    let sql = format!(
+        "SELECT {select}, {bm25} AS \"score\", {snippet} FROM {fts} JOIN {table} AS \"n\" \
+         ON \"n\".rowid = {fts}.rowid WHERE {fts} MATCH ?1 ORDER BY \"score\", {unique} \
+         LIMIT ?2 OFFSET ?3",
+        select = projection.select_list(),
+        bm25 = ranking.bm25(&fts),
+        table = quote(&entity.table),
+    );
+    let mut params = vec![
+        SqlValue::Text(ranking.match_text()),
+        SqlValue::Integer(i64::from(limit)),
+        SqlValue::Integer(i64::try_from(offset).unwrap_or(i64::MAX)),
+    ];
+    if snippets {
+        params.extend([
+            SqlValue::Text(MARK.0.into()),
+            SqlValue::Text(MARK.1.into()),
+            SqlValue::Text(ELLIPSIS.into()),
+        ]);
+    }
+    let width = projection.len();
+    let mut hits = Vec::new();
+    for row in conn.rows(&sql, &params)? {
+        let record = projection.record(&row, 0);
+        let id = match record.get(&entity.unique_field) {
+            Some(Value::String(id)) => id.clone(),
+            Some(other) => other.to_string(),
+            None => String::new(),
+        };
+        let name = if has_name {
+            record.get(&names[0]).cloned()
+        } else {
+            None
+        };
+        let score = match row.get(width) {
+            Some(SqlValue::Real(score)) => -score,
+            Some(SqlValue::Integer(score)) => -(*score as f64),
+            _ => 0.0,
+        };
+        let snippet = match row.get(width + 1) {
+            Some(SqlValue::Text(text)) => Some(text.clone()),
+            _ => None,
+        };
+        hits.push(Hit {
+            id,
+            name,
+            score,
+            snippet,
+        });
+    }
+    Ok(hits)
+}
+
+/// How many records match `ranking`.
+fn count(conn: &dyn Reader, ranking: &Ranking<'_>) -> Result<u64, HandlerError> {
+    let fts = quote(&full_text_table_name(&ranking.entity.table));
+    Ok(conn.count(
+        &format!("SELECT count(*) FROM {fts} WHERE {fts} MATCH ?1"),
+        &[SqlValue::Text(ranking.match_text())],
+    )?)
+}
