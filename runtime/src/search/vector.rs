@@ -84,50 +84,83 @@ impl VectorMatrix {
         self.values.len() * 4 + self.ids.iter().map(|id| id.len() + 24).sum::<usize>()
     }
 
+    /// The similarity the scores use.
+    pub fn similarity(&self) -> Similarity {
+        self.similarity
+    }
+
+    /// The stored vectors by row (normalised for cosine).
+    pub fn rows(&self) -> impl ExactSizeIterator<Item = &[f32]> {
+        self.values.chunks_exact(self.dimension.max(1))
+    }
+
+    /// `query` as [`VectorMatrix::score`] takes it (normalised for cosine).
+    pub fn prepare_query(&self, query: &[f32]) -> Vec<f32> {
+        let mut query = query.to_vec();
+        if self.similarity == Similarity::Cosine {
+            crate::embed::normalize(&mut query);
+        }
+        query
+    }
+
+    /// The score of `row` for a query from [`VectorMatrix::prepare_query`].
+    pub fn score(&self, query: &[f32], row: usize) -> f32 {
+        let start = row * self.dimension;
+        self.score_of(
+            query,
+            dot(query, query),
+            row,
+            &self.values[start..start + self.dimension],
+        )
+    }
+
+    fn score_of(&self, query: &[f32], query_norm: f32, row: usize, vector: &[f32]) -> f32 {
+        let product = dot(query, vector);
+        match self.similarity {
+            Similarity::Cosine | Similarity::Dot => product,
+            Similarity::Euclidean => {
+                let squared = (query_norm + self.squared_norms[row] - 2.0 * product).max(0.0);
+                1.0 / (1.0 + squared)
+            }
+        }
+    }
+
     /// The `k` rows closest to `query` (best first, ties by row), among the rows `keep`
     /// accepts. `query` must have the matrix's dimension.
     pub fn top_k(&self, query: &[f32], k: usize, keep: impl Fn(usize) -> bool) -> Vec<Hit> {
         if k == 0 || query.len() != self.dimension || self.dimension == 0 {
             return Vec::new();
         }
-        let mut query = query.to_vec();
-        if self.similarity == Similarity::Cosine {
-            crate::embed::normalize(&mut query);
-        }
+        let query = self.prepare_query(query);
         let query_norm = dot(&query, &query);
         // A min-heap of the best k so far.
         let mut best: BinaryHeap<Worst> = BinaryHeap::with_capacity(k + 1);
-        for (row, vector) in self.values.chunks_exact(self.dimension).enumerate() {
+        for (row, vector) in self.rows().enumerate() {
             if !keep(row) {
                 continue;
             }
-            let product = dot(&query, vector);
-            let score = match self.similarity {
-                Similarity::Cosine | Similarity::Dot => product,
-                Similarity::Euclidean => {
-                    let squared = (query_norm + self.squared_norms[row] - 2.0 * product).max(0.0);
-                    1.0 / (1.0 + squared)
-                }
+            let hit = Hit {
+                row,
+                score: self.score_of(&query, query_norm, row, vector),
             };
             if best.len() < k {
-                best.push(Worst(Hit { row, score }));
+                best.push(Worst(hit));
             } else if let Some(worst) = best.peek()
-                && better(&Hit { row, score }, &worst.0)
+                && better(&hit, &worst.0)
             {
                 best.pop();
-                best.push(Worst(Hit { row, score }));
+                best.push(Worst(hit));
             }
         }
         let mut hits: Vec<Hit> = best.into_iter().map(|w| w.0).collect();
-        hits.sort_by(|a, b| {
-            if better(a, b) {
-                Ordering::Less
-            } else {
-                Ordering::Greater
-            }
-        });
+        rank(&mut hits);
         hits
     }
+}
+
+/// Sorts hits best first (ties by row).
+pub(crate) fn rank(hits: &mut [Hit]) {
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.row.cmp(&b.row)));
 }
 
 /// Whether `a` ranks before `b`: a higher score, or the same score and an earlier row.

@@ -509,6 +509,49 @@ impl Database {
         self.embedder.as_ref()
     }
 
+    /// Searches large vector indexes through an HNSW graph as `settings` say (by default from
+    /// 200,000 vectors on): a graph is built on a background thread when an index's vectors are
+    /// loaded, and searches are exact until it is ready. Forgets the vectors loaded so far.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use toolforge::sql::{ApproximateSettings, Database};
+    /// let dir = tempfile::tempdir()?;
+    /// let db = Database::open(dir.path().join("app.db"))?.with_approximate_search(
+    ///     ApproximateSettings { min_vectors: 50_000, ..ApproximateSettings::default() },
+    /// );
+    /// # let _ = db; Ok(()) }
+    /// ```
+    #[cfg(feature = "ann")]
+    pub fn with_approximate_search(
+        mut self,
+        settings: super::vectors::ApproximateSettings,
+    ) -> Database {
+        self.vectors = Arc::new(super::vectors::VectorCache::with_approximate(settings));
+        self
+    }
+
+    /// Loads the vectors of every index of `spec` into memory and builds the graph of each
+    /// large one now, so that the first searches are fast (for a server's start-up). Returns
+    /// how many indexes are searched through a graph.
+    #[cfg(feature = "ann")]
+    pub async fn prepare_vector_search(&self, spec: &Arc<SchemaSpec>) -> Result<usize, DbError> {
+        let spec = self.spec_for(spec);
+        let db = self.clone();
+        self.read_any(move |conn| {
+            let mut graphs = 0;
+            for entity in &spec.entities {
+                for index in &entity.vector_indexes {
+                    let vectors = db.vectors.vectors_ready(conn, entity, index)?;
+                    graphs += usize::from(vectors.is_approximate());
+                }
+            }
+            Ok::<_, ExecError>(graphs)
+        })
+        .await?
+        .map_err(DbError::from)
+    }
+
     /// The vectors kept in memory for searches.
     pub(crate) fn vector_cache(&self) -> &super::vectors::VectorCache {
         &self.vectors

@@ -61,6 +61,8 @@ pub use records::RecordsError;
 pub use registry::{registry, registry_builder, registry_definitions, schema_gaps};
 #[cfg(feature = "sqlite")]
 pub use schema_diff::SchemaDifference;
+#[cfg(all(feature = "sqlite", feature = "ann"))]
+pub use vectors::ApproximateSettings;
 
 /// The SQLite binding whose types this module's signatures use (`Connection` in
 /// [`Database::read_blocking`] and [`Database::write_blocking`], `rusqlite::Error` as the source

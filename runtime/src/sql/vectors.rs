@@ -1,10 +1,18 @@
 //! The vectors of each index, read once into memory ([`VectorMatrix`]) and read again only when
 //! the table's version in [`VERSIONS_TABLE`] changed (every write path bumps it), so a search
 //! costs one small query plus the scoring, whatever the backend.
+//!
+//! With the `ann` feature, an index of at least [`ApproximateSettings::min_vectors`] vectors
+//! also gets an HNSW graph, built on a background thread when its vectors are loaded; searches
+//! stay exact until the graph is ready, then use it (unless their conditions keep only a small
+//! share of the rows, which an exact scan of those rows answers better).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 
+#[cfg(feature = "ann")]
+use crate::search::approximate::ApproximateIndex;
+use crate::search::vector::Hit;
 use crate::search::vector::VectorMatrix;
 use crate::spec::{EntitySpec, VectorIndexSpec};
 
@@ -13,34 +21,169 @@ use super::ddl::VERSIONS_TABLE;
 use super::ident::quote;
 use super::value::SqlValue;
 
-/// A loaded matrix by (table, column), with the table version it was read at.
-type Entries = HashMap<(String, String), (i64, Arc<VectorMatrix>)>;
+#[cfg(feature = "ann")]
+pub use crate::search::approximate::ApproximateSettings;
 
-/// The matrices loaded so far.
+/// A search with conditions that keep fewer than this share of the rows scans them exactly.
+#[cfg(feature = "ann")]
+const SELECTIVE: f64 = 0.1;
+
+/// The vectors of one index as loaded, and the graph over them once it is built.
+#[derive(Debug)]
+pub(crate) struct IndexVectors {
+    /// Every stored vector of the index.
+    pub(crate) matrix: VectorMatrix,
+    /// The HNSW graph, set once built (never for a small or dot-product index).
+    #[cfg(feature = "ann")]
+    approximate: std::sync::OnceLock<ApproximateIndex>,
+}
+
+impl IndexVectors {
+    fn new(matrix: VectorMatrix) -> Self {
+        IndexVectors {
+            matrix,
+            #[cfg(feature = "ann")]
+            approximate: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The `k` records closest to `query` among `allowed` (every record when `None`), best
+    /// first: through the graph when it is ready and the filter keeps enough rows.
+    pub(crate) fn top_k(
+        &self,
+        query: &[f32],
+        k: usize,
+        allowed: Option<&HashSet<String>>,
+    ) -> Vec<Hit> {
+        let keep = |row: usize| allowed.is_none_or(|ids| ids.contains(self.matrix.id(row)));
+        #[cfg(feature = "ann")]
+        if let Some(graph) = self.approximate.get() {
+            let share = allowed.map_or(1.0, |ids| ids.len() as f64 / self.matrix.len() as f64);
+            if share >= SELECTIVE {
+                return graph.top_k(&self.matrix, query, k, &keep);
+            }
+        }
+        self.matrix.top_k(query, k, keep)
+    }
+
+    /// Whether searches go through an HNSW graph.
+    #[cfg(feature = "ann")]
+    pub(crate) fn is_approximate(&self) -> bool {
+        self.approximate.get().is_some()
+    }
+
+    /// Builds the graph now, on this thread, if the index is large enough and has none.
+    #[cfg(feature = "ann")]
+    fn build_graph(&self, settings: &ApproximateSettings) {
+        if self.matrix.len() >= settings.min_vectors
+            && self.approximate.get().is_none()
+            && let Some(graph) = ApproximateIndex::build(&self.matrix, settings)
+        {
+            let _ = self.approximate.set(graph);
+        }
+    }
+}
+
+/// A loaded index by (table, column), with the table version it was read at.
+type Entries = HashMap<(String, String), (i64, Arc<IndexVectors>)>;
+
+/// The indexes loaded so far.
 #[derive(Debug, Default)]
 pub(crate) struct VectorCache {
     entries: Mutex<Entries>,
+    /// When large indexes get a graph.
+    #[cfg(feature = "ann")]
+    approximate: ApproximateSettings,
+    /// Whether a graph is being built.
+    #[cfg(feature = "ann")]
+    building: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl VectorCache {
+    /// An empty cache whose large indexes get a graph as `settings` say.
+    #[cfg(feature = "ann")]
+    pub(crate) fn with_approximate(settings: ApproximateSettings) -> Self {
+        VectorCache {
+            entries: Mutex::default(),
+            approximate: settings,
+            building: Arc::default(),
+        }
+    }
+
     /// The vectors of `index` as they are now: from memory when the table has not changed
-    /// since they were read.
-    pub(crate) fn matrix(
+    /// since they were read. A newly loaded large index starts its graph in the background.
+    pub(crate) fn vectors(
         &self,
         conn: &dyn Reader,
         entity: &EntitySpec,
         index: &VectorIndexSpec,
-    ) -> Result<Arc<VectorMatrix>, ExecError> {
+    ) -> Result<Arc<IndexVectors>, ExecError> {
+        let vectors = self.load_current(conn, entity, index)?;
+        #[cfg(feature = "ann")]
+        self.start_graph(&vectors);
+        Ok(vectors)
+    }
+
+    /// Starts building the graph of `vectors` on a background thread if they need one and no
+    /// other graph is being built (one build at a time bounds the threads and memory; a later
+    /// search starts the next).
+    #[cfg(feature = "ann")]
+    fn start_graph(&self, vectors: &Arc<IndexVectors>) {
+        use std::sync::atomic::Ordering;
+        if vectors.matrix.len() < self.approximate.min_vectors
+            || vectors.matrix.similarity() == crate::spec::Similarity::Dot
+            || vectors.is_approximate()
+            || self.building.swap(true, Ordering::AcqRel)
+        {
+            return;
+        }
+        let (vectors, settings, building) =
+            (vectors.clone(), self.approximate, self.building.clone());
+        let spawned = std::thread::Builder::new()
+            .name("toolforge-hnsw".into())
+            .spawn(move || {
+                vectors.build_graph(&settings);
+                building.store(false, Ordering::Release);
+            });
+        if spawned.is_err() {
+            // Searches simply stay exact.
+            self.building.store(false, Ordering::Release);
+        }
+    }
+
+    /// The vectors of `index`, with their graph built before this returns when the index is
+    /// large enough (for start-up and benchmarks).
+    #[cfg(feature = "ann")]
+    pub(crate) fn vectors_ready(
+        &self,
+        conn: &dyn Reader,
+        entity: &EntitySpec,
+        index: &VectorIndexSpec,
+    ) -> Result<Arc<IndexVectors>, ExecError> {
+        let vectors = self.load_current(conn, entity, index)?;
+        if vectors.matrix.similarity() != crate::spec::Similarity::Dot {
+            vectors.build_graph(&self.approximate);
+        }
+        Ok(vectors)
+    }
+
+    /// The current vectors.
+    fn load_current(
+        &self,
+        conn: &dyn Reader,
+        entity: &EntitySpec,
+        index: &VectorIndexSpec,
+    ) -> Result<Arc<IndexVectors>, ExecError> {
         let version = table_version(conn, &entity.table)?;
         let key = (entity.table.clone(), index.column.clone());
-        if let Some((seen, matrix)) = self.lock().get(&key)
+        if let Some((seen, vectors)) = self.lock().get(&key)
             && *seen == version
         {
-            return Ok(matrix.clone());
+            return Ok(vectors.clone());
         }
-        let matrix = Arc::new(load(conn, entity, index)?);
-        self.lock().insert(key, (version, matrix.clone()));
-        Ok(matrix)
+        let vectors = Arc::new(IndexVectors::new(load(conn, entity, index)?));
+        self.lock().insert(key, (version, vectors.clone()));
+        Ok(vectors)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Entries> {

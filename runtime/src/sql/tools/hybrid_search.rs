@@ -152,11 +152,11 @@ impl EngineTool for HybridSearchArgs {
         let depth = (limits.rows * 4).clamp(MIN_CANDIDATES, MAX_CANDIDATES);
         let words = ranked_ids(spec, conn, &entity.name, &self.query, depth)?;
         let query_vector = embed_query(db, index, &self.query)?;
-        let matrix = db.vector_cache().matrix(conn, entity, index)?;
-        let meaning: Vec<String> = matrix
-            .top_k(&query_vector, depth as usize, |_| true)
+        let vectors = db.vector_cache().vectors(conn, entity, index)?;
+        let meaning: Vec<String> = vectors
+            .top_k(&query_vector, depth as usize, None)
             .into_iter()
-            .map(|hit| matrix.id(hit.row).to_owned())
+            .map(|hit| vectors.matrix.id(hit.row).to_owned())
             .collect();
         let word_ids: Vec<String> = words.into_iter().map(|(id, _)| id).collect();
         let mut fused = fuse(&[&word_ids, &meaning]);

@@ -167,15 +167,11 @@ impl EngineTool for SemanticSearchArgs {
         }
         let query_vector = embed_query(db, index, &self.query)?;
         let allowed = allowed_ids(conn, entity, &self.conditions)?;
-        let matrix = db.vector_cache().matrix(conn, entity, index)?;
-        let hits = matrix.top_k(&query_vector, limits.rows as usize, |row| {
-            allowed
-                .as_ref()
-                .is_none_or(|allowed| allowed.contains(matrix.id(row)))
-        });
+        let vectors = db.vector_cache().vectors(conn, entity, index)?;
+        let hits = vectors.top_k(&query_vector, limits.rows as usize, allowed.as_ref());
         let hits: Vec<(String, f64)> = hits
             .into_iter()
-            .map(|hit| (matrix.id(hit.row).to_owned(), f64::from(hit.score)))
+            .map(|hit| (vectors.matrix.id(hit.row).to_owned(), f64::from(hit.score)))
             .filter(|(_, score)| self.min_score.is_none_or(|min| *score >= min))
             .collect();
         let answer = ranked_answer(
