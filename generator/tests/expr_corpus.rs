@@ -103,6 +103,7 @@ fn schema_of(config: &Value) -> SchemaSpec {
             vector_indexes: Vec::new(),
             hierarchy: None,
             full_text: None,
+            change_tracking: None,
         });
     }
     SchemaSpec {
@@ -113,6 +114,7 @@ fn schema_of(config: &Value) -> SchemaSpec {
         tools: ToolOptions::default(),
         mcp: Default::default(),
         embedding: None,
+        change_log: None,
     }
 }
 
