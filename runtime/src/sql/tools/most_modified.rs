@@ -66,11 +66,12 @@ pub(super) fn modified_records(
         &params,
     )?;
     let sql = format!(
-        "SELECT \"entity\", \"record_id\", count(*), max(\"timestamp\"), \
-         (SELECT l.\"change_type\" FROM {t} AS l WHERE l.\"id\" = max(c.\"id\")), \
-         sum(\"lines_added\"), sum(\"lines_removed\") \
-         FROM {t} AS c WHERE {filter} GROUP BY \"entity\", \"record_id\" \
-         ORDER BY {order}, \"entity\", \"record_id\" LIMIT {}",
+        "SELECT g.\"entity\", g.\"record_id\", g.n, g.last_at, l.\"change_type\", g.added, \
+         g.removed FROM (SELECT \"entity\", \"record_id\", count(*) AS n, \
+         max(\"timestamp\") AS last_at, max(\"id\") AS last_id, sum(\"lines_added\") AS added, \
+         sum(\"lines_removed\") AS removed FROM {t} WHERE {filter} \
+         GROUP BY \"entity\", \"record_id\") AS g JOIN {t} AS l ON l.\"id\" = g.last_id \
+         ORDER BY {order}, g.\"entity\", g.\"record_id\" LIMIT {}",
         limits.rows,
         t = table()
     );
@@ -129,7 +130,7 @@ impl EngineTool for GetMostModifiedEntitiesArgs {
             conn,
             &conditions,
             params,
-            "count(*) DESC, max(\"id\") DESC",
+            "g.n DESC, g.last_id DESC",
             &limits,
         )
     }

@@ -117,6 +117,6 @@ impl EngineTool for FindRecentlyModifiedEntitiesArgs {
                 .collect();
             conditions.push(format!("\"change_type\" IN ({})", places.join(", ")));
         }
-        modified_records(conn, &conditions, params, "max(\"id\") DESC", &limits)
+        modified_records(conn, &conditions, params, "g.last_id DESC", &limits)
     }
 }
