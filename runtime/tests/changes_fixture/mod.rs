@@ -44,8 +44,8 @@ pub fn apply(old: &str, diff: &str) -> String {
     let mut out = String::new();
     let mut at = 0usize;
     let mut last_added: Option<usize> = None;
-    let mut lines = diff.lines().peekable();
-    while let Some(line) = lines.next() {
+    let lines = diff.lines();
+    for line in lines {
         if line.starts_with("---") || line.starts_with("+++") {
             continue;
         }
