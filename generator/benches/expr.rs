@@ -37,6 +37,7 @@ fn entity(name: &str, fields: Vec<FieldSpec>) -> EntitySpec {
         vector_indexes: Vec::new(),
         hierarchy: None,
         full_text: None,
+        change_tracking: None,
     }
 }
 
@@ -74,6 +75,7 @@ fn schema() -> SchemaSpec {
         tools: ToolOptions::default(),
         mcp: Default::default(),
         embedding: None,
+        change_log: None,
     }
 }
 

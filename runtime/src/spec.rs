@@ -32,6 +32,34 @@ pub struct SchemaSpec {
     /// `toolforge.embeddings`); `None` when the config names no provider.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub embedding: Option<EmbeddingSpec>,
+    /// The change log (`toolforge_changes`): present when an entity tracks its changes or a
+    /// computed field reads them (`count(HAS_CHANGE)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change_log: Option<ChangeLogSpec>,
+}
+
+/// The table of the change log: one row per recorded change of a tracked record.
+pub const CHANGES_TABLE: &str = "toolforge_changes";
+
+/// The change log every tracked write appends to.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeLogSpec {
+    /// The most changes kept per record (`toolforge.change_history.max_changes_per_record`);
+    /// older ones are removed by the write that adds a newer one. `None` keeps every change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_changes_per_record: Option<u32>,
+}
+
+/// How an entity's changes are recorded (`track_changes: true` or `change_tracking:`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeTrackingSpec {
+    /// The text field whose unified diff each change records; `None`: the whole record, one
+    /// `field: value` line per stored field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_field: Option<String>,
+    /// Fields whose values before and after each change are recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metadata_fields: Vec<String>,
 }
 
 /// Where embeddings come from: a provider and its settings. Secrets are never part of it:
@@ -186,6 +214,9 @@ pub struct EntitySpec {
     /// The full-text index over some of its text fields (`full_text_index`), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub full_text: Option<FullTextSpec>,
+    /// How its changes are recorded, when the entity tracks them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change_tracking: Option<ChangeTrackingSpec>,
 }
 
 /// An entity's full-text index: which text fields are indexed, with which weight, and how
@@ -483,6 +514,10 @@ pub enum ToolFamily {
     Aggregates,
     /// `find_path`, `rank_entities`.
     Graph,
+    /// `get_entity_change_history`, `find_recently_modified_entities`,
+    /// `get_most_modified_entities`, `get_change_statistics`, `compare_entity_versions` (for
+    /// specs with tracked entities).
+    Changes,
 }
 
 impl ToolFamily {
@@ -502,6 +537,13 @@ impl ToolFamily {
             ToolFamily::Patterns => &["query_entities_by_pattern"],
             ToolFamily::Aggregates => &["aggregate_entities"],
             ToolFamily::Graph => &["find_path", "rank_entities"],
+            ToolFamily::Changes => &[
+                "get_entity_change_history",
+                "find_recently_modified_entities",
+                "get_most_modified_entities",
+                "get_change_statistics",
+                "compare_entity_versions",
+            ],
         }
     }
 
@@ -517,11 +559,12 @@ impl ToolFamily {
             ToolFamily::Patterns => "patterns",
             ToolFamily::Aggregates => "aggregates",
             ToolFamily::Graph => "graph",
+            ToolFamily::Changes => "changes",
         }
     }
 
     /// Every family, in the order tools are registered.
-    pub const ALL: [ToolFamily; 9] = [
+    pub const ALL: [ToolFamily; 10] = [
         ToolFamily::Schema,
         ToolFamily::Query,
         ToolFamily::Lookup,
@@ -531,11 +574,12 @@ impl ToolFamily {
         ToolFamily::Patterns,
         ToolFamily::Aggregates,
         ToolFamily::Graph,
+        ToolFamily::Changes,
     ];
 
     /// The families built when a config does not list them: every family but
     /// [`ToolFamily::Aggregates`].
-    pub const DEFAULT: [ToolFamily; 8] = [
+    pub const DEFAULT: [ToolFamily; 9] = [
         ToolFamily::Schema,
         ToolFamily::Query,
         ToolFamily::Lookup,
@@ -544,6 +588,7 @@ impl ToolFamily {
         ToolFamily::Ranges,
         ToolFamily::Patterns,
         ToolFamily::Graph,
+        ToolFamily::Changes,
     ];
 }
 
@@ -573,7 +618,8 @@ impl SchemaSpec {
     /// `explore_relationships`, `find_path` and `rank_entities`, a datetime field (stored or
     /// computed) for `query_entities_by_date_range`, a number field for
     /// `query_entities_by_number_range`, a full-text index for `full_text_search`, a vector
-    /// index for `semantic_search`, an entity with both for `hybrid_search`. Every other tool
+    /// index for `semantic_search`, an entity with both for `hybrid_search`, a tracked entity for
+    /// the change tools. Every other tool
     /// applies to any spec.
     ///
     /// ```
@@ -605,12 +651,24 @@ impl SchemaSpec {
             "query_entities_by_number_range" => has_field(FieldType::Number, ValueType::Number),
             "full_text_search" => self.entities.iter().any(|e| e.full_text.is_some()),
             "semantic_search" => self.entities.iter().any(|e| !e.vector_indexes.is_empty()),
+            "get_entity_change_history"
+            | "find_recently_modified_entities"
+            | "get_most_modified_entities"
+            | "get_change_statistics"
+            | "compare_entity_versions" => self.tracked_entities().next().is_some(),
             "hybrid_search" => self
                 .entities
                 .iter()
                 .any(|e| e.full_text.is_some() && !e.vector_indexes.is_empty()),
             _ => true,
         }
+    }
+
+    /// The entities whose changes are recorded, in config order.
+    pub fn tracked_entities(&self) -> impl Iterator<Item = &EntitySpec> {
+        self.entities
+            .iter()
+            .filter(|entity| entity.change_tracking.is_some())
     }
 
     /// The entity with this config name.

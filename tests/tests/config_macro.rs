@@ -43,6 +43,7 @@ async fn the_macro_module_registers_the_engine_definitions_and_runs_records_and_
         line_count: None,
         is_large: None,
         char_count: None,
+        change_count: None,
     };
     let stats =
         tools::records::Scope::upsert(&db, &[scope("a", 1.0, 10.0), scope("b", 1.0, 300.0)])

@@ -339,6 +339,7 @@ async fn typed_records_custom_tools_and_typed_arguments() {
         line_count: None,
         is_large: None,
         char_count: None,
+        change_count: None,
     };
     let big = scope("big", 1.0, 300.0);
     let small = scope("small", 10.0, 19.0);

@@ -40,7 +40,7 @@ enum NameParams {
 }
 
 /// Every database tool, in the engine's order.
-const TOOLS: [ToolAlias; 16] = {
+const TOOLS: [ToolAlias; 21] = {
     use NameParams::*;
     const fn alias(ty: &'static str, tool: &'static str, names: NameParams) -> ToolAlias {
         ToolAlias { ty, tool, names }
@@ -82,6 +82,27 @@ const TOOLS: [ToolAlias; 16] = {
         ),
         alias("FindPathArgs", "find_path", EntityRelationship),
         alias("RankEntitiesArgs", "rank_entities", EntityRelationship),
+        alias(
+            "GetEntityChangeHistoryArgs",
+            "get_entity_change_history",
+            Entity,
+        ),
+        alias(
+            "FindRecentlyModifiedEntitiesArgs",
+            "find_recently_modified_entities",
+            Entity,
+        ),
+        alias(
+            "GetMostModifiedEntitiesArgs",
+            "get_most_modified_entities",
+            Entity,
+        ),
+        alias("GetChangeStatisticsArgs", "get_change_statistics", Entity),
+        alias(
+            "CompareEntityVersionsArgs",
+            "compare_entity_versions",
+            Entity,
+        ),
     ]
 };
 
@@ -98,6 +119,8 @@ fn argument_enums(tool: &str) -> &'static [&'static str] {
     match tool {
         "explore_relationships" => &["TraversalDirection"],
         "query_entities_by_pattern" => &["PatternType"],
+        "find_recently_modified_entities" => &["ChangeType"],
+        "get_change_statistics" => &["Bucket"],
         "aggregate_entities" => &[
             "Aggregation",
             "AggregateOrder",

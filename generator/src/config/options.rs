@@ -5,7 +5,7 @@
 //!   name_prefix: code_     # every tool name starts with this
 //!   default_limit: 20      # results when a call gives no limit
 //!   max_limit: 200         # the largest limit a call may ask for
-//!   tools: [schema, query, lookup, relationships, ranges, patterns, aggregates, graph]
+//!   tools: [schema, query, lookup, relationships, ranges, patterns, aggregates, graph, changes]
 //!   strict: false          # true: warnings are errors
 //!   toolsets:              # named subsets, served at /mcp/{toolset}
 //!     lookup: [get_schema, get_entity_by_id, get_entities_by_ids]
@@ -37,7 +37,8 @@ pub struct ToolforgeOptions {
     /// (for an entity with both); `ranges`: `query_entities_by_date_range` (for datetime
     /// fields), `query_entities_by_number_range` (for number fields); `patterns`:
     /// `query_entities_by_pattern`; `aggregates`: `aggregate_entities`; `graph`: `find_path`,
-    /// `rank_entities` (for configs with relationships).
+    /// `rank_entities` (for configs with relationships); `changes`: the change-tracking tools
+    /// (for configs with an entity that has `track_changes` / `change_tracking`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<Vec<ToolFamilyName>>,
     /// Treat every warning (unknown keys, untranslatable `cypher:` fields, ...) as an error,
@@ -53,6 +54,23 @@ pub struct ToolforgeOptions {
     /// `embeddings:` sections (which name the provider and model).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub embeddings: Option<EmbeddingOptions>,
+    /// How much change history is kept for entities that track their changes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change_history: Option<ChangeHistoryOptions>,
+}
+
+/// `toolforge.change_history`: the retention of the change log.
+///
+/// ```yaml
+/// toolforge:
+///   change_history:
+///     max_changes_per_record: 100   # older changes of a record are removed
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ChangeHistoryOptions {
+    /// The most changes kept per record (at least 1); absent: every change is kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_changes_per_record: Option<u32>,
 }
 
 /// `toolforge.embeddings`: where the provider is and how to reach it. Secrets are never
@@ -110,6 +128,9 @@ pub enum ToolFamilyName {
     Aggregates,
     /// `find_path`, `rank_entities`.
     Graph,
+    /// `get_entity_change_history`, `find_recently_modified_entities`,
+    /// `get_most_modified_entities`, `get_change_statistics`, `compare_entity_versions`.
+    Changes,
 }
 
 impl From<ToolFamilyName> for ToolFamily {
@@ -124,13 +145,14 @@ impl From<ToolFamilyName> for ToolFamily {
             ToolFamilyName::Patterns => ToolFamily::Patterns,
             ToolFamilyName::Aggregates => ToolFamily::Aggregates,
             ToolFamilyName::Graph => ToolFamily::Graph,
+            ToolFamilyName::Changes => ToolFamily::Changes,
         }
     }
 }
 
 /// The longest tool name a family generates (used to check `name_prefix` against the 64
 /// character limit of tool names).
-pub const LONGEST_TOOL_NAME: &str = "query_entities_by_number_range";
+pub const LONGEST_TOOL_NAME: &str = "find_recently_modified_entities";
 
 impl ToolforgeOptions {
     /// The options with defaults applied (duplicate families dropped, order kept).

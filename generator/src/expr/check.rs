@@ -136,7 +136,24 @@ pub(crate) struct Aggregate {
     pub column: Option<String>,
     /// One join per edge table (several when a relationship type leads to several entities).
     pub paths: Vec<EdgePath>,
+    /// For `HAS_CHANGE`: the change log rows of this entity's records are aggregated instead
+    /// of edges (`paths` is empty); holds the entity name and its unique field.
+    pub change_log: Option<(String, String)>,
 }
+
+/// The relationship that reads the change log (ragforge's `(n)-[:HAS_CHANGE]->(c:Change)`).
+pub(crate) const HAS_CHANGE: &str = "HAS_CHANGE";
+
+/// The fields of a change that `HAS_CHANGE.field` reads: (name as written, column, type).
+const CHANGE_FIELDS: [(&str, &str, Ty); 7] = [
+    ("timestamp", "timestamp", Ty::Datetime),
+    ("change_type", "change_type", Ty::String),
+    ("changeType", "change_type", Ty::String),
+    ("lines_added", "lines_added", Ty::Number),
+    ("linesAdded", "lines_added", Ty::Number),
+    ("lines_removed", "lines_removed", Ty::Number),
+    ("linesRemoved", "lines_removed", Ty::Number),
+];
 
 /// How to reach the related records through one edge table.
 #[derive(Debug, Clone, PartialEq)]
@@ -743,6 +760,9 @@ impl Env<'_> {
                 Some(format!("for example `{agg}({rel}.field)`")),
             ));
         }
+        if rel == HAS_CHANGE && !incoming && !self.is_relationship(rel) {
+            return self.change_log_aggregate(func, field, &arg.span);
+        }
         let rels = self.resolve_relationship(rel, rel_span, incoming, &scalar_hint)?;
         let mut paths = Vec::new();
         let mut field_ty: Option<Ty> = None;
@@ -824,6 +844,58 @@ impl Env<'_> {
                 func,
                 column,
                 paths,
+                change_log: None,
+            }),
+            ty,
+        })
+    }
+
+    /// `count(HAS_CHANGE)`, `max(HAS_CHANGE.timestamp)`, ...: an aggregate over the change log
+    /// rows of the record.
+    fn change_log_aggregate(
+        &self,
+        func: AggFunc,
+        field: Option<(&String, &Range<usize>)>,
+        span: &Range<usize>,
+    ) -> Checked {
+        let agg = func.name();
+        let (column, field_ty) = match field {
+            None => (None, Ty::Number),
+            Some((name, name_span)) => {
+                let Some((_, column, ty)) = CHANGE_FIELDS.iter().find(|f| f.0 == name.as_str())
+                else {
+                    return Err(self.error(
+                        ExprErrorKind::UnknownName,
+                        name_span,
+                        format!("a change (`{HAS_CHANGE}`) has no field `{name}`"),
+                        Some(
+                            "a change has `timestamp`, `change_type`, `lines_added` and \
+                             `lines_removed`"
+                                .to_owned(),
+                        ),
+                    ));
+                };
+                (Some((*column).to_owned()), *ty)
+            }
+        };
+        if matches!(func, AggFunc::Sum | AggFunc::Avg) && field_ty != Ty::Number {
+            return Err(self.error(
+                ExprErrorKind::Type,
+                span,
+                format!("`{agg}` needs a number field of a change, such as `lines_added`"),
+                None,
+            ));
+        }
+        let ty = match func {
+            AggFunc::Count | AggFunc::Sum | AggFunc::Avg => Ty::Number,
+            AggFunc::Min | AggFunc::Max => field_ty,
+        };
+        Ok(Typed {
+            kind: TKind::Aggregate(Aggregate {
+                func,
+                column,
+                paths: Vec::new(),
+                change_log: Some((self.entity.name.clone(), self.entity.unique_field.clone())),
             }),
             ty,
         })

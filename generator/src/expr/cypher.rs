@@ -379,6 +379,17 @@ pub(crate) fn translate(
             (near == &entity.name).then_some(far.as_str())
         })
         .collect();
+    let reads_changes = rel == super::check::HAS_CHANGE && ends.is_empty() && !pattern.incoming;
+    if let Some((label, span)) = &pattern.label
+        && reads_changes
+        && label != "Change"
+    {
+        return Err(untranslatable(
+            format!("`{rel}` leads to the record's changes, labelled `Change`, not `{label}`"),
+            "use the label `Change` or leave it out".to_owned(),
+            span.clone(),
+        ));
+    }
     if let Some((label, span)) = &pattern.label
         && !ends.is_empty()
         && !ends.contains(&label.as_str())
@@ -395,6 +406,7 @@ pub(crate) fn translate(
     }
     if let Some((label, _)) = &pattern.label
         && ends.is_empty()
+        && !reads_changes
         && schema.entity(label).is_none()
     {
         let declared = if pattern.incoming {

@@ -147,13 +147,13 @@ pub enum ExprErrorKind {
 /// let scope = EntitySpec {
 ///     name: "Scope".into(), table: "scope".into(), description: None, unique_field: "uuid".into(),
 ///     display_name_field: None, query_field: None, content_field: None,
-///     example_display_fields: vec![], computed_fields: vec![], vector_indexes: vec![], hierarchy: None, full_text: None,
+///     example_display_fields: vec![], computed_fields: vec![], vector_indexes: vec![], hierarchy: None, full_text: None, change_tracking: None,
 ///     fields: vec![field("uuid", FieldType::String), field("startLine", FieldType::Number),
 ///                  field("endLine", FieldType::Number)],
 /// };
 /// let schema = SchemaSpec {
 ///     name: "demo".into(), description: None, entities: vec![scope], relationships: vec![],
-///     tools: ToolOptions::default(), mcp: Default::default(), embedding: None,
+///     tools: ToolOptions::default(), mcp: Default::default(), embedding: None, change_log: None,
 /// };
 /// let fields = [
 ///     ComputedSource { name: "line_count", declared_type: "number",

@@ -310,6 +310,15 @@ fn aggregate_sql(aggregate: &Aggregate) -> String {
             format!("{}({value})", aggregate.func.name())
         }
     };
+    if let Some((entity, unique_field)) = &aggregate.change_log {
+        return format!(
+            "(SELECT {} FROM {} AS c WHERE c.\"entity\" = {} AND c.\"record_id\" = \"n\".{})",
+            function(value("c")),
+            quote_ident(toolforge::spec::CHANGES_TABLE),
+            string_literal(entity),
+            quote_ident(unique_field)
+        );
+    }
     match aggregate.paths.as_slice() {
         [path] => format!("(SELECT {} FROM {})", function(value("t")), join(path)),
         paths => {
@@ -349,4 +358,9 @@ fn join(path: &EdgePath) -> String {
         quote_ident(near),
         quote_ident(&path.this_key),
     )
+}
+
+/// `'text'` with quotes doubled.
+fn string_literal(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
 }

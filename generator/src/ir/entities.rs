@@ -94,6 +94,7 @@ pub(super) fn lower_entity(entity: &Entity) -> EntitySpec {
         vector_indexes,
         hierarchy: None,
         full_text: lower_full_text(entity),
+        change_tracking: lower_change_tracking(entity),
     }
 }
 
@@ -150,4 +151,32 @@ pub(super) fn add_hierarchies(config: &Config, spec: &mut SchemaSpec) {
             });
         }
     }
+}
+
+/// `track_changes: true` or a `change_tracking:` section (unless `track_changes: false`): the
+/// content field (`change_tracking.content_field`, else the entity's `content_field`) and the
+/// metadata fields that exist.
+fn lower_change_tracking(entity: &Entity) -> Option<toolforge::spec::ChangeTrackingSpec> {
+    let tracked = match entity.track_changes {
+        Some(on) => on,
+        None => entity.change_tracking.is_some(),
+    };
+    if !tracked {
+        return None;
+    }
+    let section = entity.change_tracking.clone().unwrap_or_default();
+    let stored = |name: &String| entity.field(name).is_some() || name == entity.unique_field();
+    let content_field = section
+        .content_field
+        .or_else(|| entity.content_field.clone())
+        .filter(stored);
+    let metadata_fields = section
+        .metadata_fields
+        .into_iter()
+        .filter(|name| stored(name))
+        .collect();
+    Some(toolforge::spec::ChangeTrackingSpec {
+        content_field,
+        metadata_fields,
+    })
 }

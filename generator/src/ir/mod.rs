@@ -92,9 +92,25 @@ pub(crate) fn lower(
             .unwrap_or_default(),
         mcp: mcp_spec(config),
         embedding: embeddings::embedding_spec(config),
+        change_log: None,
     };
     embeddings::add_pipelines(config, &mut spec);
     entities::add_hierarchies(config, &mut spec);
     computed::lower_computed_fields(config, &mut spec, reporter);
+    let reads_changes = spec.entities.iter().any(|entity| {
+        entity
+            .computed_fields
+            .iter()
+            .any(|c| c.sql.contains(toolforge::spec::CHANGES_TABLE))
+    });
+    if reads_changes || spec.tracked_entities().next().is_some() {
+        spec.change_log = Some(toolforge::spec::ChangeLogSpec {
+            max_changes_per_record: config
+                .toolforge
+                .as_ref()
+                .and_then(|t| t.change_history.as_ref())
+                .and_then(|h| h.max_changes_per_record),
+        });
+    }
     spec
 }

@@ -15,6 +15,16 @@ pub(super) fn check(config: &Config, r: &mut Reporter<'_>) {
             .hint("use at least 1 (default 20)")
             .emit();
     }
+    if let Some(history) = &options.change_history
+        && history.max_changes_per_record == Some(0)
+    {
+        r.error(
+            "toolforge.change_history.max_changes_per_record",
+            "`max_changes_per_record` is 0",
+        )
+        .hint("use at least 1, or leave it out to keep every change")
+        .emit();
+    }
     if options.max_limit == Some(0) {
         r.error("toolforge.max_limit", "`max_limit` is 0")
             .hint("use at least 1 (default 500)")

@@ -36,6 +36,7 @@ pub fn entity(name: &str, table: &str, fields: Vec<FieldSpec>) -> EntitySpec {
         vector_indexes: Vec::new(),
         hierarchy: None,
         full_text: None,
+        change_tracking: None,
     }
 }
 
@@ -95,6 +96,7 @@ pub fn schema() -> SchemaSpec {
         tools: ToolOptions::default(),
         mcp: Default::default(),
         embedding: None,
+        change_log: None,
     }
 }
 

@@ -404,12 +404,12 @@ pub fn relationship_objects(
 ///         content_field: None, example_display_fields: vec![],
 ///         fields: vec![FieldSpec { name: "isbn".into(), ty: FieldType::String, description: None,
 ///             indexed: false, unique: true, values: vec![] }],
-///         computed_fields: vec![], vector_indexes: vec![], hierarchy: None, full_text: None,
+///         computed_fields: vec![], vector_indexes: vec![], hierarchy: None, full_text: None, change_tracking: None,
 ///     }],
 ///     relationships: vec![],
 ///     tools: ToolOptions::default(),
 ///     mcp: McpSpec::default(),
-///     embedding: None,
+///     embedding: None, change_log: None,
 /// };
 /// let objects = toolforge::sql::ddl::schema_objects(&spec).unwrap();
 /// assert_eq!(objects[0].sql, "CREATE TABLE \"book\" (\n  \"isbn\" TEXT NOT NULL UNIQUE\n)");
@@ -424,6 +424,9 @@ pub fn schema_objects(spec: &SchemaSpec) -> Result<Vec<SchemaObject>, SpecError>
     }
     if spec.entities.iter().any(|e| !e.vector_indexes.is_empty()) {
         objects.push(versions_table("TEXT", "BIGINT"));
+    }
+    if spec.change_log.is_some() {
+        objects.extend(changes_objects(ChangeLogTypes::SQLITE));
     }
     let mut names = std::collections::HashSet::new();
     for object in &objects {
@@ -471,6 +474,114 @@ pub fn versions_table(text: &str, bigint: &str) -> SchemaObject {
             },
         ],
     }
+}
+
+/// The column types of the change log table on one backend.
+#[derive(Debug, Clone, Copy)]
+pub struct ChangeLogTypes {
+    /// The id column's definition (after its name).
+    pub id: &'static str,
+    /// The id column's type as the schema check reads it.
+    pub id_name: &'static str,
+    /// Text columns' definition.
+    pub text: &'static str,
+    /// Text columns' type as the schema check reads it.
+    pub text_name: &'static str,
+    /// Integer columns' definition.
+    pub integer: &'static str,
+    /// Integer columns' type as the schema check reads it.
+    pub integer_name: &'static str,
+}
+
+impl ChangeLogTypes {
+    /// SQLite's.
+    pub const SQLITE: ChangeLogTypes = ChangeLogTypes {
+        id: "INTEGER PRIMARY KEY",
+        id_name: "INTEGER",
+        text: "TEXT",
+        text_name: "TEXT",
+        integer: "INTEGER",
+        integer_name: "INTEGER",
+    };
+}
+
+/// The change log ([`CHANGES_TABLE`](crate::spec::CHANGES_TABLE)): one row per recorded
+/// change of a tracked record, and its indexes (by record, by time). Created only for specs
+/// with a [`change_log`](crate::spec::SchemaSpec::change_log).
+pub fn changes_objects(types: ChangeLogTypes) -> Vec<SchemaObject> {
+    use crate::spec::CHANGES_TABLE;
+    let text_columns = |names: &[&'static str], not_null: bool| -> Vec<(&'static str, String)> {
+        names
+            .iter()
+            .map(|name| {
+                let definition = if not_null {
+                    format!("{} NOT NULL", types.text)
+                } else {
+                    types.text.to_owned()
+                };
+                (*name, definition)
+            })
+            .collect()
+    };
+    let mut columns: Vec<(&'static str, String)> = vec![("id", types.id.to_owned())];
+    columns.extend(text_columns(&["entity", "record_id", "timestamp"], true));
+    columns.push((
+        "change_type",
+        format!(
+            "{} NOT NULL CHECK (\"change_type\" IN ('created', 'updated', 'deleted'))",
+            types.text
+        ),
+    ));
+    columns.extend(text_columns(&["diff"], true));
+    columns.push(("lines_added", format!("{} NOT NULL", types.integer)));
+    columns.push(("lines_removed", format!("{} NOT NULL", types.integer)));
+    columns.extend(text_columns(
+        &["metadata_before", "metadata_after", "content"],
+        false,
+    ));
+    let definitions: Vec<String> = columns
+        .iter()
+        .map(|(name, definition)| format!("{} {definition}", quote(name)))
+        .collect();
+    let decl = |name: &str| match name {
+        "id" => types.id_name,
+        "lines_added" | "lines_removed" => types.integer_name,
+        _ => types.text_name,
+    };
+    let table = SchemaObject {
+        kind: ObjectKind::Table,
+        name: CHANGES_TABLE.to_owned(),
+        table: CHANGES_TABLE.to_owned(),
+        sql: format!(
+            "CREATE TABLE {} (\n  {}\n)",
+            quote(CHANGES_TABLE),
+            definitions.join(",\n  ")
+        ),
+        columns: columns
+            .iter()
+            .map(|(name, _)| ColumnDef {
+                name: (*name).to_owned(),
+                decl_type: decl(name).to_owned(),
+                generated: false,
+            })
+            .collect(),
+    };
+    let index = |suffix: &str, columns: &str| SchemaObject {
+        kind: ObjectKind::Index,
+        name: format!("{CHANGES_TABLE}__{suffix}__idx"),
+        table: CHANGES_TABLE.to_owned(),
+        sql: format!(
+            "CREATE INDEX {} ON {} ({columns})",
+            quote(&format!("{CHANGES_TABLE}__{suffix}__idx")),
+            quote(CHANGES_TABLE)
+        ),
+        columns: Vec::new(),
+    };
+    vec![
+        table,
+        index("record", "\"entity\", \"record_id\", \"id\""),
+        index("timestamp", "\"timestamp\""),
+    ]
 }
 
 /// The whole DDL as one script (`;`-separated), for printing.

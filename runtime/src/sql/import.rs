@@ -1,13 +1,18 @@
 //! Loading records and relationships, from JSON lines or through the Rust API.
 //!
 //! Entity lines upsert by the entity's unique field (fields not given keep their value);
-//! relationship lines upsert an edge. Everything runs in ONE transaction: an error anywhere
+//! relationship lines upsert an edge; delete lines remove a record with its edges (and its
+//! full-text postings and vectors). Everything runs in ONE transaction: an error anywhere
 //! commits nothing, and the error names the line and the field.
 //!
 //! ```text
 //! {"entity":"Book","data":{"isbn":"978-0","title":"Dune","pages":412}}
 //! {"relationship":"WRITTEN_BY","from":{"entity":"Book","id":"978-0"},"to":{"entity":"Author","id":"frank-herbert"},"properties":{}}
+//! {"delete":{"entity":"Book","id":"978-0"}}
 //! ```
+//!
+//! For entities that track their changes, the import records one change per record it
+//! changed, in the same transaction (see [`changes`](super::changes)).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -76,6 +81,10 @@ pub struct ImportStats {
     /// What was done to keep the vector indexes up to date (see
     /// [`embeddings`](super::embeddings)).
     pub embeddings: super::embeddings::EmbedStats,
+    /// Records deleted.
+    pub deleted: usize,
+    /// Changes recorded in the change log (for entities that track their changes).
+    pub changes: usize,
 }
 
 /// One end of a relationship line.
@@ -247,6 +256,7 @@ struct Line<'a> {
     from: Option<EndPoint>,
     to: Option<EndPoint>,
     properties: Option<Map<String, Value>>,
+    delete: Option<EndPoint>,
 }
 
 enum Column<'s> {
@@ -283,6 +293,8 @@ pub struct Importer<'s, 't> {
     /// index, unique id).
     #[cfg(feature = "postgres")]
     reindex: Vec<(usize, String)>,
+    /// What tracked records held before this import touched them.
+    tracker: super::changes::Tracker,
 }
 
 /// The set of columns a statement writes, as a bit mask (`None` past 128 columns: such
@@ -466,6 +478,15 @@ impl Sink<'_> {
         }
     }
 
+    /// The connection inside the import's transaction.
+    fn writer(&self) -> &dyn super::embeddings::Writer {
+        match self {
+            Sink::Sqlite { tx, .. } => &***tx,
+            #[cfg(feature = "postgres")]
+            Sink::Postgres { session, .. } => *session,
+        }
+    }
+
     /// Whether `sql` (one `?1` parameter) finds a row for `id`.
     fn exists(&mut self, sql: &str, id: &str, line: usize) -> Result<bool, ImportError> {
         match self {
@@ -489,10 +510,10 @@ impl Sink<'_> {
     }
 }
 
-/// An import error for a statement PostgreSQL refused.
-#[cfg(feature = "postgres")]
+/// An import error for a statement the database refused.
 fn exec_error(line: Option<usize>, error: super::backend::ExecError) -> ImportError {
     let message = match &error {
+        #[cfg(feature = "postgres")]
         super::backend::ExecError::Postgres(error) => format!(
             "the database refused the record ({})",
             super::postgres::describe(error)
@@ -597,6 +618,7 @@ impl<'s, 't> Importer<'s, 't> {
             stats: ImportStats::default(),
             #[cfg(feature = "postgres")]
             reindex: Vec::new(),
+            tracker: super::changes::Tracker::default(),
         }
     }
 
@@ -716,6 +738,18 @@ impl<'s, 't> Importer<'s, 't> {
         let names: Vec<&str> = columns.iter().map(|c| c.1).collect();
         let params: Vec<Bound<'_>> = columns.iter().map(|c| c.2.clone()).collect();
         let key = column_mask(columns.iter().map(|c| c.0)).map(|mask| (index, mask));
+        if plan.spec.change_tracking.is_some()
+            && let Some(id) = columns.iter().find(|c| c.1 == unique).map(|c| &c.2)
+        {
+            let id = match id {
+                Bound::Text(text) => (*text).to_owned(),
+                Bound::Value(SqlValue::Text(text)) => text.clone(),
+                Bound::Value(other) => format!("{other:?}"),
+            };
+            self.tracker
+                .capture(self.sink.writer(), self.spec, index, &id)
+                .map_err(|e| exec_error(Some(line), e))?;
+        }
         self.sink
             .upsert(Target::Entity, key, table, &names, &[unique], &params, line)?;
         #[cfg(feature = "postgres")]
@@ -833,6 +867,63 @@ impl<'s, 't> Importer<'s, 't> {
         Ok(())
     }
 
+    /// Deletes the record of `entity` whose unique field is `id`, with its edges (its
+    /// full-text postings and vectors go with the row). A record that does not exist is no
+    /// error: nothing is deleted.
+    pub fn delete(&mut self, entity: &str, id: &str) -> Result<(), ImportError> {
+        self.line += 1;
+        self.delete_at(entity, id)
+    }
+
+    fn delete_at(&mut self, entity: &str, id: &str) -> Result<(), ImportError> {
+        let line = self.line;
+        let index = self.find_entity(entity, "delete.entity")?;
+        // Upserts waiting in a batch are written first, so they are deleted too.
+        self.sink.flush()?;
+        let spec = self.entities[index].spec;
+        if spec.change_tracking.is_some() {
+            self.tracker
+                .capture(self.sink.writer(), self.spec, index, id)
+                .map_err(|e| exec_error(Some(line), e))?;
+        }
+        let conn = self.sink.writer();
+        let params = || vec![SqlValue::Text(id.to_owned())];
+        for relationship in &self.spec.relationships {
+            for (end, column) in [
+                (&relationship.source, "source_id"),
+                (&relationship.target, "target_id"),
+            ] {
+                if end == &spec.name {
+                    conn.execute(
+                        &format!(
+                            "DELETE FROM {} WHERE {} = ?1",
+                            quote(&relationship.table),
+                            quote(column)
+                        ),
+                        params(),
+                    )
+                    .map_err(|e| exec_error(Some(line), e))?;
+                }
+            }
+        }
+        let deleted = conn
+            .execute(
+                &format!(
+                    "DELETE FROM {} WHERE {} = ?1",
+                    quote(&spec.table),
+                    quote(&spec.unique_field)
+                ),
+                params(),
+            )
+            .map_err(|e| exec_error(Some(line), e))?;
+        if deleted > 0 && !spec.vector_indexes.is_empty() {
+            super::embeddings::bump_version(conn, &spec.table)
+                .map_err(|e| exec_error(Some(line), e))?;
+        }
+        self.stats.deleted += deleted as usize;
+        Ok(())
+    }
+
     /// Parses and loads one JSON line (blank lines are skipped).
     pub fn json_line(&mut self, text: &str) -> Result<(), ImportError> {
         self.line += 1;
@@ -850,6 +941,7 @@ impl<'s, 't> Importer<'s, 't> {
                 from: None,
                 to: None,
                 properties: None,
+                delete: None,
             } => self.entity_at(
                 &entity,
                 data.0
@@ -863,11 +955,21 @@ impl<'s, 't> Importer<'s, 't> {
                 from: Some(from),
                 to: Some(to),
                 properties,
+                delete: None,
             } => self.relationship_at(&relationship, &from, &to, &properties.unwrap_or_default()),
+            Line {
+                entity: None,
+                data: None,
+                relationship: None,
+                from: None,
+                to: None,
+                properties: None,
+                delete: Some(target),
+            } => self.delete_at(&target.entity, &target.id),
             _ => Err(at(
                 line,
                 None,
-                "expected {\"entity\": NAME, \"data\": {...}} or {\"relationship\": TYPE, \"from\": {\"entity\": NAME, \"id\": ID}, \"to\": {...}, \"properties\": {...}}",
+                "expected {\"entity\": NAME, \"data\": {...}}, {\"relationship\": TYPE, \"from\": {\"entity\": NAME, \"id\": ID}, \"to\": {...}, \"properties\": {...}} or {\"delete\": {\"entity\": NAME, \"id\": ID}}",
             )),
         }
     }
@@ -912,6 +1014,10 @@ impl<'s, 't> Importer<'s, 't> {
             }
             cache.insert((check.entity, check.id.as_str()), true);
         }
+        let tracker = std::mem::take(&mut self.tracker);
+        self.stats.changes = tracker
+            .record(self.sink.writer(), self.spec)
+            .map_err(|e| exec_error(None, e))?;
         Ok(self.stats)
     }
 }

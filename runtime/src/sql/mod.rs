@@ -20,6 +20,8 @@
 #[cfg(feature = "sqlite")]
 pub mod backend;
 #[cfg(feature = "sqlite")]
+pub(crate) mod changes;
+#[cfg(feature = "sqlite")]
 pub mod database;
 #[cfg(feature = "sqlite")]
 pub mod dates;

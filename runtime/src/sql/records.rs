@@ -577,6 +577,15 @@ impl Writer<'_, '_, '_> {
         Ok(())
     }
 
+    /// Deletes the records of `R` whose unique field is one of `ids`, with their edges; ids
+    /// with no record are skipped.
+    pub fn delete<R: Record>(&mut self, ids: &[&str]) -> Result<(), ImportError> {
+        for id in ids {
+            self.importer.delete(R::ENTITY, id)?;
+        }
+        Ok(())
+    }
+
     /// Inserts or updates the edge `from -[relationship]-> to`. Both records must exist when the
     /// transaction ends (they may be written later in the same [`write()`]).
     pub fn link<S: Record, T: Record>(
@@ -603,6 +612,12 @@ impl Writer<'_, '_, '_> {
 /// edges in one transaction, use [`write()`].
 pub fn upsert<R: Record>(db: &Database, records: &[R]) -> Result<ImportStats, ImportError> {
     Ok(write(db, R::spec(), |writer| writer.upsert(records))?.1)
+}
+
+/// Deletes the records of `R` whose unique field is one of `ids` (with their edges), in one
+/// transaction; ids with no record are skipped.
+pub fn delete<R: Record>(db: &Database, ids: &[&str]) -> Result<ImportStats, ImportError> {
+    Ok(write(db, R::spec(), |writer| writer.delete::<R>(ids))?.1)
 }
 
 /// Inserts or updates the edge `from -[relationship]-> to` (both records must exist), in its own

@@ -156,6 +156,13 @@ pub mod records {
             serialize_with = "::toolforge::sql::records::number::serialize"
         )]
         pub char_count: ::core::option::Option<f64>,
+        /// Computed, read-only: `count(HAS_CHANGE)` (Number of changes tracked for this scope)
+        #[serde(
+            rename = "change_count",
+            skip_serializing_if = "::core::option::Option::is_none",
+            serialize_with = "::toolforge::sql::records::number::serialize"
+        )]
+        pub change_count: ::core::option::Option<f64>,
     }
     /// The fields of `Scope` (stored, then computed), for queries and ordering.
     #[derive(
@@ -202,10 +209,13 @@ pub mod records {
         /// `char_count` (computed, number): `source.length` (Number of characters in source code)
         #[serde(rename = "char_count")]
         CharCount,
+        /// `change_count` (computed, number): `count(HAS_CHANGE)` (Number of changes tracked for this scope)
+        #[serde(rename = "change_count")]
+        ChangeCount,
     }
     impl ScopeField {
         /// Every field, in config order.
-        pub const ALL: [ScopeField; 10usize] = [
+        pub const ALL: [ScopeField; 11usize] = [
             ScopeField::Uuid,
             ScopeField::Name,
             ScopeField::File,
@@ -216,6 +226,7 @@ pub mod records {
             ScopeField::LineCount,
             ScopeField::IsLarge,
             ScopeField::CharCount,
+            ScopeField::ChangeCount,
         ];
         /// The field's name in the config.
         pub fn as_str(self) -> &'static str {
@@ -230,6 +241,7 @@ pub mod records {
                 ScopeField::LineCount => "line_count",
                 ScopeField::IsLarge => "is_large",
                 ScopeField::CharCount => "char_count",
+                ScopeField::ChangeCount => "change_count",
             }
         }
     }
@@ -428,10 +440,13 @@ pub mod tool_args {
         /// The field `char_count` (of Scope).
         #[serde(rename = "char_count")]
         CharCount,
+        /// The field `change_count` (of Scope).
+        #[serde(rename = "change_count")]
+        ChangeCount,
     }
     impl FieldName {
         /// Every value, in config order.
-        pub const ALL: [FieldName; 10usize] = [
+        pub const ALL: [FieldName; 11usize] = [
             FieldName::Uuid,
             FieldName::Name,
             FieldName::File,
@@ -442,6 +457,7 @@ pub mod tool_args {
             FieldName::LineCount,
             FieldName::IsLarge,
             FieldName::CharCount,
+            FieldName::ChangeCount,
         ];
         /// The value as written in the config.
         pub fn as_str(self) -> &'static str {
@@ -456,6 +472,7 @@ pub mod tool_args {
                 FieldName::LineCount => "line_count",
                 FieldName::IsLarge => "is_large",
                 FieldName::CharCount => "char_count",
+                FieldName::ChangeCount => "change_count",
             }
         }
     }

@@ -21,3 +21,21 @@ CREATE TABLE "scope__consumes__scope" (
 ) WITHOUT ROWID;
 
 CREATE INDEX "scope__consumes__scope__target_id__idx" ON "scope__consumes__scope" ("target_id", "source_id");
+
+CREATE TABLE "toolforge_changes" (
+  "id" INTEGER PRIMARY KEY,
+  "entity" TEXT NOT NULL,
+  "record_id" TEXT NOT NULL,
+  "timestamp" TEXT NOT NULL,
+  "change_type" TEXT NOT NULL CHECK ("change_type" IN ('created', 'updated', 'deleted')),
+  "diff" TEXT NOT NULL,
+  "lines_added" INTEGER NOT NULL,
+  "lines_removed" INTEGER NOT NULL,
+  "metadata_before" TEXT,
+  "metadata_after" TEXT,
+  "content" TEXT
+);
+
+CREATE INDEX "toolforge_changes__record__idx" ON "toolforge_changes" ("entity", "record_id", "id");
+
+CREATE INDEX "toolforge_changes__timestamp__idx" ON "toolforge_changes" ("timestamp");

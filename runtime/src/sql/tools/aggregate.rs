@@ -350,7 +350,7 @@ fn check_field(aggregation: Aggregation, field: &FieldRef<'_>) -> Result<(), Too
 }
 
 /// The SQL of a datetime cut into `bucket`s.
-fn bucketed(sql: &str, bucket: Bucket, dialect: Dialect) -> String {
+pub(super) fn bucketed(sql: &str, bucket: Bucket, dialect: Dialect) -> String {
     match (bucket, dialect) {
         (Bucket::Day, _) => format!("substr({sql}, 1, 10)"),
         (Bucket::Month, _) => format!("substr({sql}, 1, 7)"),

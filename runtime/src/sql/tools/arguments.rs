@@ -343,6 +343,11 @@ fn fill_slot(object: &mut Map<String, Value>, slot: &str, spec: &SchemaSpec) {
                 json!({"type": "string", "enum": field_union(spec, field_names)}),
             );
         }
+        "tracked_entity" => {
+            let names: Vec<&str> = spec.tracked_entities().map(|e| e.name.as_str()).collect();
+            object.insert("type".into(), json!("string"));
+            object.insert("enum".into(), json!(names));
+        }
         "full_text_entity" => {
             let names: Vec<&str> = spec
                 .entities

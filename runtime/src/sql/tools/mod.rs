@@ -41,6 +41,14 @@ mod pattern;
 mod ranges;
 mod rank_entities;
 
+// The change tools.
+mod change_history;
+mod change_log;
+mod change_statistics;
+mod compare_versions;
+mod most_modified;
+mod recently_modified;
+
 use std::marker::PhantomData;
 use std::sync::Arc;
 
@@ -75,6 +83,12 @@ pub use find_path::{FindPathArgs, PathEnd};
 pub use number_range::QueryEntitiesByNumberRangeArgs;
 pub use pattern::{PatternType, QueryEntitiesByPatternArgs};
 pub use rank_entities::{RankAlgorithm, RankEntitiesArgs};
+
+pub use change_history::GetEntityChangeHistoryArgs;
+pub use change_statistics::GetChangeStatisticsArgs;
+pub use compare_versions::CompareEntityVersionsArgs;
+pub use most_modified::GetMostModifiedEntitiesArgs;
+pub use recently_modified::{ChangeType, FindRecentlyModifiedEntitiesArgs};
 
 /// One database tool as the engine runs it: its arguments (with `String` names), its
 /// definition for a spec, and what a call does.
@@ -330,6 +344,16 @@ pub enum DatabaseTool {
     FindPath,
     /// `rank_entities` ([`RankEntitiesArgs`]).
     RankEntities,
+    /// `get_entity_change_history` ([`GetEntityChangeHistoryArgs`]).
+    GetEntityChangeHistory,
+    /// `find_recently_modified_entities` ([`FindRecentlyModifiedEntitiesArgs`]).
+    FindRecentlyModifiedEntities,
+    /// `get_most_modified_entities` ([`GetMostModifiedEntitiesArgs`]).
+    GetMostModifiedEntities,
+    /// `get_change_statistics` ([`GetChangeStatisticsArgs`]).
+    GetChangeStatistics,
+    /// `compare_entity_versions` ([`CompareEntityVersionsArgs`]).
+    CompareEntityVersions,
 }
 
 /// Calls `$apply::<ArgsType>` for the tool `$kind`: the one place that maps each tool to its
@@ -353,13 +377,18 @@ macro_rules! with_args {
             DatabaseTool::AggregateEntities => $apply::<AggregateEntitiesArgs>($($arg),*),
             DatabaseTool::FindPath => $apply::<FindPathArgs>($($arg),*),
             DatabaseTool::RankEntities => $apply::<RankEntitiesArgs>($($arg),*),
+            DatabaseTool::GetEntityChangeHistory => $apply::<GetEntityChangeHistoryArgs>($($arg),*),
+            DatabaseTool::FindRecentlyModifiedEntities => $apply::<FindRecentlyModifiedEntitiesArgs>($($arg),*),
+            DatabaseTool::GetMostModifiedEntities => $apply::<GetMostModifiedEntitiesArgs>($($arg),*),
+            DatabaseTool::GetChangeStatistics => $apply::<GetChangeStatisticsArgs>($($arg),*),
+            DatabaseTool::CompareEntityVersions => $apply::<CompareEntityVersionsArgs>($($arg),*),
         }
     };
 }
 
 impl DatabaseTool {
     /// Every database tool, in registration order.
-    pub const ALL: [DatabaseTool; 16] = [
+    pub const ALL: [DatabaseTool; 21] = [
         DatabaseTool::GetSchema,
         DatabaseTool::DescribeEntity,
         DatabaseTool::QueryEntities,
@@ -376,6 +405,11 @@ impl DatabaseTool {
         DatabaseTool::AggregateEntities,
         DatabaseTool::FindPath,
         DatabaseTool::RankEntities,
+        DatabaseTool::GetEntityChangeHistory,
+        DatabaseTool::FindRecentlyModifiedEntities,
+        DatabaseTool::GetMostModifiedEntities,
+        DatabaseTool::GetChangeStatistics,
+        DatabaseTool::CompareEntityVersions,
     ];
 
     /// The tool's name without the spec's prefix (`query_entities`).
@@ -397,6 +431,11 @@ impl DatabaseTool {
             DatabaseTool::AggregateEntities => "aggregate_entities",
             DatabaseTool::FindPath => "find_path",
             DatabaseTool::RankEntities => "rank_entities",
+            DatabaseTool::GetEntityChangeHistory => "get_entity_change_history",
+            DatabaseTool::FindRecentlyModifiedEntities => "find_recently_modified_entities",
+            DatabaseTool::GetMostModifiedEntities => "get_most_modified_entities",
+            DatabaseTool::GetChangeStatistics => "get_change_statistics",
+            DatabaseTool::CompareEntityVersions => "compare_entity_versions",
         }
     }
 

@@ -10,11 +10,13 @@ use crate::{ToolContext, ToolError, ToolRegistry, ToolResult};
 
 use super::common::{Shared, context_database, run};
 use super::{
-    AggregateEntitiesArgs, ArgName, DescribeEntityArgs, EmbeddedSpec, EngineTool,
-    ExploreRelationshipsArgs, FindPathArgs, FullTextSearchArgs, GetEntitiesByIdsArgs,
-    GetEntityByIdArgs, GetSchemaArgs, GlobSearchArgs, HybridSearchArgs, QueryEntitiesArgs,
-    QueryEntitiesByDateRangeArgs, QueryEntitiesByNumberRangeArgs, QueryEntitiesByPatternArgs,
-    RankEntitiesArgs, SemanticSearchArgs,
+    AggregateEntitiesArgs, ArgName, CompareEntityVersionsArgs, DescribeEntityArgs, EmbeddedSpec,
+    EngineTool, ExploreRelationshipsArgs, FindPathArgs, FindRecentlyModifiedEntitiesArgs,
+    FullTextSearchArgs, GetChangeStatisticsArgs, GetEntitiesByIdsArgs, GetEntityByIdArgs,
+    GetEntityChangeHistoryArgs, GetMostModifiedEntitiesArgs, GetSchemaArgs, GlobSearchArgs,
+    HybridSearchArgs, QueryEntitiesArgs, QueryEntitiesByDateRangeArgs,
+    QueryEntitiesByNumberRangeArgs, QueryEntitiesByPatternArgs, RankEntitiesArgs,
+    SemanticSearchArgs,
 };
 
 /// Implements the typed calls of one argument struct whose first type parameter is the
@@ -69,3 +71,8 @@ typed_database_tool!(QueryEntitiesByPatternArgs<E, F>);
 typed_database_tool!(AggregateEntitiesArgs<E, F, R>);
 typed_database_tool!(FindPathArgs<E, R>);
 typed_database_tool!(RankEntitiesArgs<E, R>);
+typed_database_tool!(GetEntityChangeHistoryArgs<E>);
+typed_database_tool!(FindRecentlyModifiedEntitiesArgs<E>);
+typed_database_tool!(GetMostModifiedEntitiesArgs<E>);
+typed_database_tool!(GetChangeStatisticsArgs<E>);
+typed_database_tool!(CompareEntityVersionsArgs<E>);

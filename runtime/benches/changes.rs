@@ -1,0 +1,81 @@
+//! Change tracking's cost on imports: 50,000 updates of records that exist, with the entity
+//! tracked (each record's content read before and after, diffed, and a change row written)
+//! against the same updates with tracking off, in the same run.
+//!
+//! Run: `cargo bench -p toolforge --bench changes`.
+
+use divan::Bencher;
+use divan::counter::ItemsCount;
+use serde_json::json;
+use toolforge::spec::SchemaSpec;
+use toolforge::sql::Database;
+
+const UPDATES: usize = 50_000;
+
+fn main() {
+    divan::main();
+}
+
+fn spec(tracked: bool) -> SchemaSpec {
+    let mut entity = json!({
+        "name": "Scope", "table": "scope", "unique_field": "uuid",
+        "fields": [
+            {"name": "uuid", "type": "string", "unique": true},
+            {"name": "name", "type": "string"},
+            {"name": "source", "type": "string"}
+        ]
+    });
+    let mut spec = json!({
+        "name": "bench", "entities": [], "relationships": [],
+        "tools": {"default_limit": 20, "max_limit": 500, "families": []}
+    });
+    if tracked {
+        entity["change_tracking"] = json!({"content_field": "source", "metadata_fields": ["name"]});
+        spec["change_log"] = json!({});
+    }
+    spec["entities"] = json!([entity]);
+    serde_json::from_value(spec).unwrap()
+}
+
+/// `UPDATES` lines; `round` changes every record's source (a few lines of code each).
+fn lines(round: usize) -> String {
+    (0..UPDATES)
+        .map(|i| {
+            let source = format!(
+                "fn f{i}() {{\n    let x = {i};\n    let y = {round};\n    x + y\n}}\n"
+            );
+            format!(
+                "{}\n",
+                json!({"entity": "Scope", "data": {"uuid": format!("s{i}"), "name": format!("f{i}"), "source": source}})
+            )
+        })
+        .collect()
+}
+
+fn run(bencher: Bencher, tracked: bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path().join("bench.db")).unwrap();
+    let spec = spec(tracked);
+    db.init(&spec).unwrap();
+    db.import_jsonl(&spec, lines(0).as_bytes()).unwrap();
+    let mut round = 0;
+    bencher
+        .counter(ItemsCount::new(UPDATES))
+        .with_inputs(|| {
+            round += 1;
+            lines(round)
+        })
+        .bench_local_values(|text| db.import_jsonl(&spec, text.as_bytes()).unwrap());
+}
+
+/// 50,000 updates, tracking off (baseline).
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn updates_untracked(bencher: Bencher) {
+    run(bencher, false);
+}
+
+/// The same 50,000 updates with the entity tracked: 50,000 changes recorded per import.
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn updates_tracked(bencher: Bencher) {
+    run(bencher, true);
+}

@@ -1,0 +1,317 @@
+//! The change-tracking scenario both backends run: seeded records, then a sequence of imports,
+//! typed writes and deletes; every change tool's answer is checked against the sequence.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use toolforge::spec::SchemaSpec;
+use toolforge::sql::Database;
+use toolforge::sql::tools::DatabaseTool;
+
+/// Docs whose `body` is tracked (metadata: `title`), linked to each other; Tags untracked.
+pub fn spec() -> SchemaSpec {
+    serde_json::from_value(json!({
+        "name": "docs",
+        "entities": [
+            {"name": "Doc", "table": "doc", "unique_field": "id",
+             "fields": [{"name": "id", "type": "string", "unique": true},
+                        {"name": "title", "type": "string"},
+                        {"name": "body", "type": "string"},
+                        {"name": "views", "type": "number"}],
+             "change_tracking": {"content_field": "body", "metadata_fields": ["title"]}},
+            {"name": "Tag", "table": "tag", "unique_field": "id",
+             "fields": [{"name": "id", "type": "string", "unique": true}]}
+        ],
+        "relationships": [{"type": "LINKS", "source": "Doc", "target": "Doc", "table": "doc__links__doc"}],
+        "tools": {"default_limit": 20, "max_limit": 100, "families": ["changes"]},
+        "change_log": {"max_changes_per_record": 50}
+    }))
+    .unwrap()
+}
+
+fn import(db: &Database, spec: &SchemaSpec, lines: &[Value]) -> toolforge::sql::ImportStats {
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    db.import_jsonl(spec, text.as_bytes()).unwrap()
+}
+
+async fn call(spec: &Arc<SchemaSpec>, db: &Database, tool: DatabaseTool, args: Value) -> Value {
+    tool.call(spec.clone(), db.clone(), args).await.unwrap()
+}
+
+/// Applies a unified diff to `old` (the hunks `similar` writes).
+pub fn apply(old: &str, diff: &str) -> String {
+    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+    let mut out = String::new();
+    let mut at = 0usize;
+    let mut last_added: Option<usize> = None;
+    let lines = diff.lines();
+    for line in lines {
+        if line.starts_with("---") || line.starts_with("+++") {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("@@ -") {
+            let start: usize = rest.split([',', ' ']).next().unwrap().parse().unwrap();
+            let start = start.saturating_sub(1).max(at);
+            while at < start {
+                out.push_str(old_lines[at]);
+                at += 1;
+            }
+            // An empty old side is written `-0,0`: nothing to keep.
+            continue;
+        }
+        if line.starts_with('\\') {
+            // `\ No newline at end of file`: the line before has no end.
+            if out.ends_with('\n') && last_added.is_some() {
+                out.pop();
+            }
+            continue;
+        }
+        let (tag, text) = line.split_at(1);
+        match tag {
+            " " => {
+                out.push_str(old_lines[at]);
+                at += 1;
+                last_added = Some(out.len());
+            }
+            "-" => {
+                at += 1;
+                last_added = None;
+            }
+            "+" => {
+                out.push_str(text);
+                out.push('\n');
+                last_added = Some(out.len());
+            }
+            other => panic!("unexpected diff line tag {other:?}"),
+        }
+    }
+    while at < old_lines.len() {
+        out.push_str(old_lines[at]);
+        at += 1;
+    }
+    out
+}
+
+/// Runs the whole scenario on `db` (initialized, empty).
+pub async fn check_scenario(db: &Database) {
+    let spec = Arc::new(spec());
+    db.init(&spec).unwrap();
+    // Seed: two docs, a tag, a link. Two changes (created), none for the tag or the link.
+    let stats = import(
+        db,
+        &spec,
+        &[
+            json!({"entity": "Doc", "data": {"id": "a", "title": "A", "body": "one\ntwo\nthree\n", "views": 1}}),
+            json!({"entity": "Doc", "data": {"id": "b", "title": "B", "body": "alpha\n"}}),
+            json!({"entity": "Tag", "data": {"id": "t"}}),
+            json!({"relationship": "LINKS", "from": {"entity": "Doc", "id": "a"}, "to": {"entity": "Doc", "id": "b"}}),
+        ],
+    );
+    assert_eq!(stats.changes, 2);
+    // The same records again, and a field that is not tracked: nothing is recorded.
+    let stats = import(
+        db,
+        &spec,
+        &[
+            json!({"entity": "Doc", "data": {"id": "a", "title": "A", "body": "one\ntwo\nthree\n", "views": 7}}),
+            json!({"entity": "Doc", "data": {"id": "b"}}),
+        ],
+    );
+    assert_eq!(stats.changes, 0);
+    // An update of a's body (and title), twice in one import: one change, the net one.
+    let stats = import(
+        db,
+        &spec,
+        &[
+            json!({"entity": "Doc", "data": {"id": "a", "body": "one\n2\nthree\n"}}),
+            json!({"entity": "Doc", "data": {"id": "a", "title": "A2", "body": "one\n2\nthree\nfour"}}),
+        ],
+    );
+    assert_eq!(stats.changes, 1);
+    // A failed import (an edge to a missing record) records nothing.
+    let failed = db.import_jsonl(
+        &spec,
+        concat!(
+            "{\"entity\":\"Doc\",\"data\":{\"id\":\"a\",\"body\":\"gone\"}}\n",
+            "{\"relationship\":\"LINKS\",\"from\":{\"entity\":\"Doc\",\"id\":\"a\"},\"to\":{\"entity\":\"Doc\",\"id\":\"zz\"}}\n"
+        )
+        .as_bytes(),
+    );
+    assert!(failed.is_err());
+    // The Rust import API: b updated, then a rolled-back write of a records nothing.
+    db.import(&spec, |import| {
+        import.entity(
+            "Doc",
+            json!({"id": "b", "body": "alpha\nbeta\n"})
+                .as_object()
+                .unwrap(),
+        )
+    })
+    .unwrap();
+    let rolled_back = db.import(&spec, |import| {
+        import.entity(
+            "Doc",
+            json!({"id": "a", "body": "nope\n"}).as_object().unwrap(),
+        )?;
+        Err(toolforge::sql::ImportError {
+            line: None,
+            field: None,
+            message: "stop".into(),
+        })
+    });
+    assert!(rolled_back.is_err());
+    // A delete line: b and its edge are gone, one `deleted` change.
+    let stats = import(
+        db,
+        &spec,
+        &[json!({"delete": {"entity": "Doc", "id": "b"}})],
+    );
+    assert_eq!((stats.deleted, stats.changes), (1, 1));
+
+    // History of a: created, updated (newest first).
+    let history = call(
+        &spec,
+        db,
+        DatabaseTool::GetEntityChangeHistory,
+        json!({"entity_type": "Doc", "id": "a"}),
+    )
+    .await;
+    let changes = history["results"].as_array().unwrap();
+    let types: Vec<&str> = changes
+        .iter()
+        .map(|c| c["change_type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types, ["updated", "created"], "{history}");
+    assert_eq!(history["total"], 2);
+    assert_eq!(changes[0]["metadata_before"], json!({"title": "A"}));
+    assert_eq!(changes[0]["metadata_after"], json!({"title": "A2"}));
+    assert_eq!(
+        (
+            changes[0]["lines_added"].as_i64(),
+            changes[0]["lines_removed"].as_i64()
+        ),
+        (Some(2), Some(1))
+    );
+    // The diffs re-applied in order give each version.
+    let created = apply("", changes[1]["diff"].as_str().unwrap());
+    assert_eq!(created, "one\ntwo\nthree\n");
+    let updated = apply(&created, changes[0]["diff"].as_str().unwrap());
+    assert_eq!(updated, "one\n2\nthree\nfour");
+
+    // History of b: created, updated, deleted.
+    let history = call(
+        &spec,
+        db,
+        DatabaseTool::GetEntityChangeHistory,
+        json!({"entity_type": "Doc", "id": "b", "limit": 2}),
+    )
+    .await;
+    let types: Vec<&str> = history["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["change_type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types, ["deleted", "updated"]);
+    assert_eq!(
+        (history["total"].as_u64(), history["has_more"].as_bool()),
+        (Some(3), Some(true))
+    );
+
+    // Recently modified: b (deleted last), then a.
+    let recent = call(
+        &spec,
+        db,
+        DatabaseTool::FindRecentlyModifiedEntities,
+        json!({"since": "1 hour ago"}),
+    )
+    .await;
+    let ids: Vec<&str> = recent["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["b", "a"], "{recent}");
+    assert_eq!(recent["results"][0]["last_change_type"], "deleted");
+    let only_created = call(
+        &spec,
+        db,
+        DatabaseTool::FindRecentlyModifiedEntities,
+        json!({"since": "1 hour ago", "change_types": ["deleted"]}),
+    )
+    .await;
+    assert_eq!(only_created["total"], 1);
+    let future = call(
+        &spec,
+        db,
+        DatabaseTool::FindRecentlyModifiedEntities,
+        json!({"since": "in 1 day"}),
+    )
+    .await;
+    assert_eq!(future["total"], 0);
+
+    // Most modified: b (3 changes), a (2).
+    let most = call(&spec, db, DatabaseTool::GetMostModifiedEntities, json!({})).await;
+    let counts: Vec<(String, i64)> = most["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["id"].as_str().unwrap().to_owned(),
+                r["change_count"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(counts, [("b".to_owned(), 3), ("a".to_owned(), 2)]);
+
+    // Statistics: 5 changes over 2 records.
+    let stats = call(
+        &spec,
+        db,
+        DatabaseTool::GetChangeStatistics,
+        json!({"entity_type": "Doc", "bucket": "day"}),
+    )
+    .await;
+    assert_eq!(stats["total_changes"], 5, "{stats}");
+    assert_eq!(stats["records_changed"], 2);
+    assert_eq!(
+        stats["by_type"],
+        json!({"created": 2, "deleted": 1, "updated": 2})
+    );
+    assert_eq!(stats["by_entity"], json!({"Doc": 5}));
+    let frequency = stats["frequency"].as_array().unwrap();
+    assert_eq!(frequency.len(), 1);
+    assert_eq!(frequency[0]["changes"], 5);
+
+    // Compare: from a's first change to its latest gives the update's diff.
+    let first_id = changes[1]["change_id"].as_i64().unwrap();
+    let compared = call(
+        &spec,
+        db,
+        DatabaseTool::CompareEntityVersions,
+        json!({"entity_type": "Doc", "id": "a", "from": first_id.to_string()}),
+    )
+    .await;
+    assert_eq!(
+        apply("one\ntwo\nthree\n", compared["diff"].as_str().unwrap()),
+        "one\n2\nthree\nfour"
+    );
+    assert_eq!(compared["lines_added"], 2);
+
+    // An untracked entity is refused with the tracked ones named.
+    let error = DatabaseTool::GetEntityChangeHistory
+        .call(
+            spec.clone(),
+            db.clone(),
+            json!({"entity_type": "Tag", "id": "t"}),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        error.message.contains("does not track"),
+        "{}",
+        error.message
+    );
+}
