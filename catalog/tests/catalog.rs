@@ -268,3 +268,48 @@ fn a_catalog_file_is_reopened_with_its_tools_and_a_foreign_file_is_refused() {
     std::fs::write(&foreign, b"not a database at all, just text").unwrap();
     assert!(Catalog::open(&foreign).is_err());
 }
+
+#[tokio::test]
+async fn tool_search_answers_through_a_registry_in_loom_shape() {
+    let catalog = std::sync::Arc::new(Catalog::in_memory().unwrap());
+    catalog.index(&slack(), listing(0)).unwrap();
+    let builder = toolforge::ToolRegistry::standard().unwrap();
+    let registry = toolforge_catalog::ToolSearch::register(builder, catalog)
+        .unwrap()
+        .build();
+    let definition = registry.get("tool_search").unwrap().definition().clone();
+    let properties = &definition.input_schema["properties"];
+    for key in [
+        "query",
+        "mode",
+        "capabilities",
+        "max_results",
+        "task_context",
+    ] {
+        assert!(properties.get(key).is_some(), "{key}: {properties}");
+    }
+    let answer = registry
+        .call(
+            "tool_search",
+            json!({"query": "weather in Paris", "mode": "fast", "max_results": 2}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer["results"][0]["name"], "weather_forecast", "{answer}");
+    assert_eq!(
+        answer["results_count"],
+        answer["results"].as_array().unwrap().len()
+    );
+    assert!(
+        answer["results"][0]["confidence"]
+            .as_str()
+            .unwrap()
+            .ends_with('%')
+    );
+    assert_eq!(answer["total_tools_indexed"], 5);
+    let refused = registry
+        .call("tool_search", json!({"query": "x", "max_results": 50}))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code, toolforge::ErrorCode::InvalidArguments);
+}
