@@ -14,7 +14,7 @@
 //!   query first ([`QueryExpander`], [`SynonymExpander`] by default) and runs a plugged-in
 //!   [`Reranker`] last.
 //! - Listings: [`listing`] reads a registry's tools, an MCP `tools/list` result, a JSON array
-//!   of definitions or a custom YAML file; [`mcp`] (feature `mcp-stdio`) lists an MCP server's
+//!   of definitions or a custom YAML file; `mcp` (feature `mcp-stdio`) lists an MCP server's
 //!   tools with rmcp's client.
 //! - [`ToolSearch`]: the `tool_search` tool, registrable in any `ToolRegistry`.
 //!
