@@ -31,6 +31,7 @@ pub mod validate;
 
 // Databases and live tools straight from a config.
 pub mod call;
+pub mod catalog;
 pub mod db;
 pub mod model;
 pub mod serve;
@@ -73,6 +74,9 @@ pub enum Command {
     Call(call::Args),
     /// Serve the tools over MCP (stdio, or Streamable HTTP with --http).
     Serve(serve::Args),
+    /// Index tools from many sources into a searchable catalog, and search it.
+    #[command(subcommand)]
+    Catalog(catalog::CatalogCommand),
     /// Fetch the local embedding model.
     #[command(subcommand)]
     Model(model::ModelCommand),
@@ -123,6 +127,7 @@ pub fn run(cli: Cli, out: &mut Output<'_>) -> i32 {
         Command::Tools(command) => tools::run(&command, out),
         Command::Call(args) => call::run(&args, out),
         Command::Serve(args) => serve::run(&args, out),
+        Command::Catalog(command) => catalog::run(&command, out),
         Command::Model(command) => model::run(&command, out),
         Command::Generate(args) => generate::run(&args, out),
         Command::Check(args) => check::run(&args, out),

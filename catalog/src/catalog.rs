@@ -1,0 +1,418 @@
+//! [`Catalog`]: the index file (or in-memory database), indexing a source's tools and listing
+//! the sources.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use rusqlite::{Connection, OptionalExtension, params};
+use toolforge::embed::{EmbedError, Embedder};
+
+use crate::expand::{QueryExpander, SynonymExpander};
+use crate::extract;
+use crate::model::{CatalogEntry, IndexReport, Source, SourceInfo, SourceKind};
+use crate::rerank::Reranker;
+use crate::schema::{SCHEMA, UPSERT_TOOL};
+use crate::words::words;
+
+/// Why a catalog operation failed.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogError {
+    /// SQLite refused an operation; `context` says which.
+    #[error("catalog {context}: {source}")]
+    Sqlite {
+        /// What the catalog was doing.
+        context: String,
+        /// SQLite's error.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// A search request cannot be answered as given.
+    #[error("{0}")]
+    InvalidRequest(String),
+    /// A tool listing could not be read or fetched.
+    #[error("{0}")]
+    Listing(String),
+    /// The embedding model failed.
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+}
+
+pub(crate) fn sqlite(context: &str) -> impl FnOnce(rusqlite::Error) -> CatalogError + '_ {
+    move |source| CatalogError::Sqlite {
+        context: context.to_owned(),
+        source,
+    }
+}
+
+/// BM25 weights of the indexed columns (FTS5 `bm25()` arguments).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Weights {
+    /// The tool's name (its words).
+    pub name: f64,
+    /// The description.
+    pub description: f64,
+    /// The capability tags.
+    pub capabilities: f64,
+    /// The keywords.
+    pub keywords: f64,
+    /// The parameters' names and descriptions.
+    pub parameters: f64,
+}
+
+impl Default for Weights {
+    /// Loom's weights (name 10, description 5, capabilities 3, keywords 2), and 1 for
+    /// parameters.
+    fn default() -> Self {
+        Weights {
+            name: 10.0,
+            description: 5.0,
+            capabilities: 3.0,
+            keywords: 2.0,
+            parameters: 1.0,
+        }
+    }
+}
+
+/// A searchable index of tool definitions from many sources.
+///
+/// ```
+/// use toolforge::ToolDefinition;
+/// use toolforge_catalog::{Catalog, SearchRequest, Source, SourceKind};
+///
+/// let catalog = Catalog::in_memory()?;
+/// let tool: ToolDefinition = serde_json::from_value(serde_json::json!({
+///     "name": "slack_send", "description": "Send a message to a Slack channel",
+///     "input_schema": {"type": "object", "properties": {"channel": {"type": "string"}}},
+/// }))?;
+/// catalog.index(&Source::new(SourceKind::Mcp, "slack"), [tool.into()])?;
+/// let answer = catalog.search(&SearchRequest::fast("notify the team on slack"))?;
+/// assert_eq!(answer.results[0].id, "mcp:slack:slack_send");
+/// assert!(answer.results[0].capabilities.contains(&"notification".to_owned()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Catalog {
+    pub(crate) connection: Mutex<Connection>,
+    pub(crate) weights: Weights,
+    pub(crate) embedder: Option<Arc<dyn Embedder>>,
+    pub(crate) expander: Arc<dyn QueryExpander>,
+    pub(crate) reranker: Option<Arc<dyn Reranker>>,
+}
+
+impl std::fmt::Debug for Catalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Catalog")
+            .field("weights", &self.weights)
+            .field(
+                "embedder",
+                &self.embedder.as_ref().map(|e| e.model_id().to_owned()),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+impl Catalog {
+    /// Opens (or creates) the catalog in the SQLite file at `path`.
+    pub fn open(path: impl AsRef<Path>) -> Result<Catalog, CatalogError> {
+        let path = path.as_ref();
+        let connection =
+            Connection::open(path).map_err(sqlite(&format!("cannot open {}", path.display())))?;
+        Catalog::with_connection(connection)
+    }
+
+    /// A catalog held in memory.
+    pub fn in_memory() -> Result<Catalog, CatalogError> {
+        let connection = Connection::open_in_memory().map_err(sqlite("cannot open in memory"))?;
+        Catalog::with_connection(connection)
+    }
+
+    fn with_connection(connection: Connection) -> Result<Catalog, CatalogError> {
+        connection
+            .pragma_update(None, "journal_mode", "WAL")
+            .or_else(|_| connection.pragma_update(None, "journal_mode", "MEMORY"))
+            .map_err(sqlite("cannot set the journal mode"))?;
+        connection
+            .pragma_update(None, "synchronous", "NORMAL")
+            .map_err(sqlite("cannot set synchronous"))?;
+        connection
+            .busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(sqlite("cannot set the busy timeout"))?;
+        connection
+            .execute_batch(SCHEMA)
+            .map_err(sqlite("cannot create its tables (is this a catalog file?)"))?;
+        Ok(Catalog {
+            connection: Mutex::new(connection),
+            weights: Weights::default(),
+            embedder: None,
+            expander: Arc::new(SynonymExpander),
+            reranker: None,
+        })
+    }
+
+    /// The catalog with other BM25 column weights.
+    pub fn with_weights(mut self, weights: Weights) -> Catalog {
+        self.weights = weights;
+        self
+    }
+
+    /// The catalog with an embedding model for `balanced` and `accurate` search (tool vectors
+    /// are computed when first needed and kept in the catalog).
+    pub fn with_embedder(mut self, embedder: Arc<dyn Embedder>) -> Catalog {
+        self.embedder = Some(embedder);
+        self
+    }
+
+    /// The catalog with another query expander for `accurate` search.
+    pub fn with_expander(mut self, expander: Arc<dyn QueryExpander>) -> Catalog {
+        self.expander = expander;
+        self
+    }
+
+    /// The catalog with a re-ranker (an LLM, say) run last in `accurate` search.
+    pub fn with_reranker(mut self, reranker: Arc<dyn Reranker>) -> Catalog {
+        self.reranker = Some(reranker);
+        self
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Connection> {
+        // A panic while holding the lock leaves SQLite consistent (transactions roll back).
+        self.connection
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Replaces the tools of `source` with `entries`, a complete listing: new and changed
+    /// tools are written, the source's tools missing from it are removed, all in one
+    /// transaction. A tool listed twice keeps its last definition.
+    pub fn index(
+        &self,
+        source: &Source,
+        entries: impl IntoIterator<Item = CatalogEntry>,
+    ) -> Result<IndexReport, CatalogError> {
+        let now = jiff::Timestamp::now().to_string();
+        let mut connection = self.lock();
+        let transaction = connection
+            .transaction()
+            .map_err(sqlite("cannot start a transaction"))?;
+        let generation: i64 = transaction
+            .query_row(
+                "SELECT coalesce(max(generation), 0) + 1 FROM sources WHERE name = ?1",
+                [&source.name],
+                |row| row.get(0),
+            )
+            .map_err(sqlite("cannot read the source"))?;
+        let mut ids = HashSet::new();
+        {
+            let mut upsert = transaction
+                .prepare_cached(UPSERT_TOOL)
+                .map_err(sqlite("cannot prepare the upsert"))?;
+            for entry in entries {
+                let row = ToolRow::new(source, &entry);
+                upsert
+                    .execute(params![
+                        row.id,
+                        entry.definition.name,
+                        entry.definition.description,
+                        source.kind.as_str(),
+                        source.name,
+                        server_of(source),
+                        row.input_schema,
+                        row.output_schema,
+                        row.capabilities,
+                        row.keywords,
+                        row.parameters,
+                        row.name_terms,
+                        row.examples,
+                        entry.version,
+                        row.requires_approval,
+                        now,
+                        generation,
+                    ])
+                    .map_err(sqlite(&format!("cannot index tool `{}`", row.id)))?;
+                ids.insert(row.id);
+            }
+        }
+        let pruned = transaction
+            .execute(
+                "DELETE FROM tools WHERE source_name = ?1 AND generation <> ?2",
+                params![source.name, generation],
+            )
+            .map_err(sqlite("cannot prune stale tools"))?;
+        let tool_count: i64 = transaction
+            .query_row(
+                "SELECT count(*) FROM tools WHERE source_name = ?1",
+                [&source.name],
+                |row| row.get(0),
+            )
+            .map_err(sqlite("cannot count tools"))?;
+        transaction
+            .execute(
+                "INSERT INTO sources (name, kind, location, tool_count, last_indexed, available, status, generation)
+                 VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7)
+                 ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, location = excluded.location,
+                   tool_count = excluded.tool_count, last_indexed = excluded.last_indexed,
+                   available = 1, status = excluded.status, generation = excluded.generation",
+                params![
+                    source.name,
+                    source.kind.as_str(),
+                    source.location,
+                    tool_count,
+                    now,
+                    format!("indexed {} tools, pruned {pruned}", ids.len()),
+                    generation
+                ],
+            )
+            .map_err(sqlite("cannot record the source"))?;
+        transaction
+            .commit()
+            .map_err(sqlite("cannot commit the index"))?;
+        Ok(IndexReport {
+            source: source.name.clone(),
+            indexed: ids.len(),
+            pruned,
+        })
+    }
+
+    /// Records that `source` could not be listed (`message` says why): its tools stay
+    /// indexed (nothing is pruned after an incomplete listing) and `sources` shows it
+    /// unavailable.
+    pub fn mark_unavailable(&self, source: &Source, message: &str) -> Result<(), CatalogError> {
+        self.lock()
+            .execute(
+                "INSERT INTO sources (name, kind, location, available, status) VALUES (?1, ?2, ?3, 0, ?4)
+                 ON CONFLICT (name) DO UPDATE SET available = 0, status = excluded.status",
+                params![source.name, source.kind.as_str(), source.location, message],
+            )
+            .map_err(sqlite("cannot record the source"))?;
+        Ok(())
+    }
+
+    /// Every source, by name.
+    pub fn sources(&self) -> Result<Vec<SourceInfo>, CatalogError> {
+        let connection = self.lock();
+        let mut statement = connection
+            .prepare_cached(
+                "SELECT name, kind, location, tool_count, last_indexed, available, status
+                 FROM sources ORDER BY name",
+            )
+            .map_err(sqlite("cannot list sources"))?;
+        let rows = statement
+            .query_map([], |row| {
+                let kind: String = row.get(1)?;
+                Ok(SourceInfo {
+                    name: row.get(0)?,
+                    kind: SourceKind::parse(&kind).unwrap_or(SourceKind::Custom),
+                    location: row.get(2)?,
+                    tool_count: row.get::<_, i64>(3)?.max(0) as u64,
+                    last_indexed: row.get(4)?,
+                    available: row.get(5)?,
+                    status: row.get(6)?,
+                })
+            })
+            .map_err(sqlite("cannot list sources"))?;
+        rows.collect::<Result<_, _>>()
+            .map_err(sqlite("cannot list sources"))
+    }
+
+    /// How many tools are indexed.
+    pub fn len(&self) -> Result<u64, CatalogError> {
+        let count: i64 = self
+            .lock()
+            .query_row("SELECT count(*) FROM tools", [], |row| row.get(0))
+            .map_err(sqlite("cannot count tools"))?;
+        Ok(count.max(0) as u64)
+    }
+
+    /// Whether no tool is indexed.
+    pub fn is_empty(&self) -> Result<bool, CatalogError> {
+        Ok(self.len()? == 0)
+    }
+
+    /// The definition of the tool with catalog id `id`, or of the one tool named `id`.
+    pub fn definition(&self, id: &str) -> Result<Option<toolforge::ToolDefinition>, CatalogError> {
+        let connection = self.lock();
+        let row: Option<(String, String, String, Option<String>)> = connection
+            .query_row(
+                "SELECT name, description, input_schema, output_schema FROM tools
+                 WHERE id = ?1 OR name = ?1 ORDER BY id = ?1 DESC, id LIMIT 1",
+                [id],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+            )
+            .optional()
+            .map_err(sqlite("cannot read a tool"))?;
+        Ok(row.map(
+            |(name, description, input, output)| toolforge::ToolDefinition {
+                name,
+                title: None,
+                description,
+                input_schema: serde_json::from_str(&input).unwrap_or_default(),
+                output_schema: output.and_then(|text| serde_json::from_str(&text).ok()),
+                annotations: Default::default(),
+                capabilities: Vec::new(),
+                keywords: Vec::new(),
+            },
+        ))
+    }
+}
+
+fn server_of(source: &Source) -> Option<&str> {
+    (source.kind == SourceKind::Mcp).then_some(source.name.as_str())
+}
+
+/// The stored text of one tool.
+struct ToolRow {
+    id: String,
+    input_schema: String,
+    output_schema: Option<String>,
+    capabilities: String,
+    keywords: String,
+    parameters: String,
+    name_terms: String,
+    examples: String,
+    requires_approval: bool,
+}
+
+impl ToolRow {
+    fn new(source: &Source, entry: &CatalogEntry) -> ToolRow {
+        let definition = &entry.definition;
+        let name_words = words(&definition.name);
+        let mut name_terms = name_words.join(" ");
+        if name_terms != definition.name.to_lowercase().replace(['_', '-', '.'], " ") {
+            // camelCase: the joined form is searchable too.
+            name_terms.push(' ');
+            name_terms.push_str(&definition.name);
+        }
+        ToolRow {
+            id: source.tool_id(&definition.name),
+            input_schema: definition.input_schema.to_string(),
+            output_schema: definition
+                .output_schema
+                .as_ref()
+                .map(|schema| schema.to_string()),
+            capabilities: extract::capabilities(definition).join(" "),
+            keywords: extract::keywords(definition).join(" "),
+            parameters: parameter_text(&definition.input_schema),
+            name_terms,
+            examples: serde_json::Value::from(entry.examples.clone()).to_string(),
+            requires_approval: extract::requires_approval(definition),
+        }
+    }
+}
+
+/// `name description` of each top-level parameter, one a line.
+fn parameter_text(schema: &serde_json::Value) -> String {
+    let Some(properties) = schema.get("properties").and_then(|p| p.as_object()) else {
+        return String::new();
+    };
+    let mut text = String::new();
+    for (name, property) in properties {
+        text.push_str(&words(name).join(" "));
+        if let Some(description) = property.get("description").and_then(|d| d.as_str()) {
+            text.push(' ');
+            text.push_str(description);
+        }
+        text.push('\n');
+    }
+    text
+}

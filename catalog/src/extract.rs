@@ -1,0 +1,269 @@
+//! Capability tags and keywords extracted from a tool's name, description and annotations,
+//! with Loom's capability vocabulary.
+
+use std::collections::BTreeSet;
+
+use toolforge::ToolDefinition;
+
+use crate::words::{stem, words};
+
+/// The capability vocabulary: each tag with the (stemmed, lowercase) words that signal it.
+pub const CAPABILITIES: &[(&str, &[&str])] = &[
+    (
+        "file_io",
+        &[
+            "file",
+            "filesystem",
+            "directory",
+            "folder",
+            "path",
+            "disk",
+            "upload",
+            "download",
+        ],
+    ),
+    (
+        "http",
+        &[
+            "http", "https", "api", "rest", "request", "url", "endpoint", "webhook",
+        ],
+    ),
+    (
+        "database",
+        &[
+            "database",
+            "sql",
+            "sqlite",
+            "postgres",
+            "postgresql",
+            "mysql",
+            "table",
+            "record",
+            "entity",
+            "db",
+        ],
+    ),
+    (
+        "notification",
+        &[
+            "notify",
+            "notification",
+            "alert",
+            "slack",
+            "email",
+            "sms",
+            "message",
+            "pager",
+        ],
+    ),
+    (
+        "shell",
+        &[
+            "shell", "bash", "command", "exec", "execute", "terminal", "script",
+        ],
+    ),
+    (
+        "search",
+        &[
+            "search", "find", "lookup", "locate", "retrieve", "query", "glob",
+        ],
+    ),
+    (
+        "transform",
+        &[
+            "transform",
+            "convert",
+            "format",
+            "parse",
+            "translate",
+            "encode",
+            "decode",
+            "map",
+        ],
+    ),
+    (
+        "validate",
+        &["validate", "validation", "lint", "verify", "check"],
+    ),
+    (
+        "generate",
+        &["generate", "create", "produce", "compose", "render"],
+    ),
+    (
+        "analyze",
+        &[
+            "analyze",
+            "analyse",
+            "analysi",
+            "review",
+            "inspect",
+            "statistic",
+            "aggregate",
+            "rank",
+        ],
+    ),
+    (
+        "web_search",
+        &["google", "bing", "tavily", "duckduckgo", "web", "internet"],
+    ),
+    (
+        "code",
+        &[
+            "code",
+            "source",
+            "function",
+            "compile",
+            "program",
+            "repository",
+            "snippet",
+        ],
+    ),
+    (
+        "git",
+        &[
+            "git", "commit", "branch", "merge", "github", "gitlab", "diff",
+        ],
+    ),
+    (
+        "kubernetes",
+        &["kubernete", "k8", "kubectl", "pod", "helm", "namespace"],
+    ),
+    (
+        "aws",
+        &[
+            "aws",
+            "s3",
+            "ec2",
+            "lambda",
+            "dynamodb",
+            "amazon",
+            "cloudwatch",
+        ],
+    ),
+    (
+        "visualization",
+        &[
+            "chart",
+            "graph",
+            "plot",
+            "visualize",
+            "visualization",
+            "diagram",
+            "dashboard",
+        ],
+    ),
+];
+
+/// Words in a tool's name that make it need a person's approval before it runs (Loom: bash,
+/// exec and write tools), unless its annotations say it is read-only.
+const APPROVAL_WORDS: &[&str] = &["bash", "exec", "shell", "write", "delete", "drop", "remove"];
+
+/// The capability tags of a tool: those it declares, plus those its name and description
+/// signal, sorted and without duplicates.
+pub fn capabilities(definition: &ToolDefinition) -> Vec<String> {
+    let mut tags: BTreeSet<String> = definition
+        .capabilities
+        .iter()
+        .map(|tag| tag.trim().to_lowercase())
+        .filter(|tag| !tag.is_empty())
+        .collect();
+    let text_words: BTreeSet<String> = words(&definition.name)
+        .into_iter()
+        .chain(words(&definition.description))
+        .map(|word| stem(&word))
+        .collect();
+    for (tag, signals) in CAPABILITIES {
+        if signals.iter().any(|signal| text_words.contains(*signal)) {
+            tags.insert((*tag).to_owned());
+        }
+    }
+    if definition.annotations.open_world == Some(true) && tags.is_empty() {
+        tags.insert("http".to_owned());
+    }
+    tags.into_iter().collect()
+}
+
+/// The keywords of a tool: those it declares, plus the words of its name and the names of its
+/// parameters (so `getWeather` is found by `weather`), without duplicates, in that order.
+pub fn keywords(definition: &ToolDefinition) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    let declared = definition.keywords.iter().map(|k| k.trim().to_lowercase());
+    let from_name = words(&definition.name);
+    let from_parameters = parameter_names(definition)
+        .flat_map(words)
+        .collect::<Vec<_>>();
+    declared
+        .chain(from_name)
+        .chain(from_parameters)
+        .filter(|word| !word.is_empty() && seen.insert(word.clone()))
+        .collect()
+}
+
+/// Whether the tool needs a person's approval: its annotations say it is destructive, or its
+/// name says it writes or executes and it is not marked read-only.
+pub fn requires_approval(definition: &ToolDefinition) -> bool {
+    let annotations = &definition.annotations;
+    if annotations.destructive == Some(true) {
+        return true;
+    }
+    if annotations.read_only == Some(true) {
+        return false;
+    }
+    words(&definition.name)
+        .iter()
+        .any(|word| APPROVAL_WORDS.contains(&word.as_str()))
+}
+
+/// The names of the input schema's top-level properties.
+pub(crate) fn parameter_names(definition: &ToolDefinition) -> impl Iterator<Item = &str> {
+    definition
+        .input_schema
+        .get("properties")
+        .and_then(|properties| properties.as_object())
+        .into_iter()
+        .flat_map(|properties| properties.keys().map(String::as_str))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn definition(name: &str, description: &str) -> ToolDefinition {
+        serde_json::from_value(json!({
+            "name": name, "description": description,
+            "input_schema": {"type": "object", "properties": {"channelId": {"type": "string"}}},
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn capabilities_come_from_words_and_declarations() {
+        let mut slack = definition("slack_send", "Send messages to Slack channels");
+        slack.capabilities = vec!["Chat".into()];
+        assert_eq!(capabilities(&slack), ["chat", "notification"]);
+        let files = definition("readFiles", "Reads files from a directory");
+        assert_eq!(capabilities(&files), ["file_io"]);
+        assert!(capabilities(&definition("noop", "Does nothing")).is_empty());
+    }
+
+    #[test]
+    fn keywords_hold_name_and_parameter_words() {
+        assert_eq!(
+            keywords(&definition("slack_send", "x")),
+            ["slack", "send", "channel", "id"]
+        );
+    }
+
+    #[test]
+    fn approval_follows_annotations_then_name() {
+        assert!(requires_approval(&definition(
+            "bash_exec",
+            "Runs a command"
+        )));
+        assert!(!requires_approval(&definition("read_file", "Reads a file")));
+        let mut write = definition("write_file", "Writes a file");
+        write.annotations.read_only = Some(true);
+        assert!(!requires_approval(&write));
+    }
+}

@@ -1,0 +1,85 @@
+//! The catalog's tables: `tools` (one row per tool), `tools_fts` (FTS5 with `tools` as
+//! external content, kept in sync by triggers), and `sources`.
+//!
+//! Rows are written with `INSERT ... ON CONFLICT DO UPDATE` and removed with `DELETE`, so the
+//! triggers see every change: no `INSERT OR REPLACE`, whose implicit delete fires no trigger
+//! and would leave ghost postings behind. The update trigger fires only when an indexed column
+//! changes, so re-indexing an unchanged tool touches no posting.
+
+/// The statements that create the schema (idempotent).
+pub(crate) const SCHEMA: &str = r#"
+CREATE TABLE IF NOT EXISTS tools (
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    description TEXT NOT NULL,
+    source TEXT NOT NULL,
+    source_name TEXT NOT NULL,
+    server TEXT,
+    input_schema TEXT NOT NULL,
+    output_schema TEXT,
+    capabilities TEXT NOT NULL,
+    keywords TEXT NOT NULL,
+    parameters TEXT NOT NULL,
+    name_terms TEXT NOT NULL,
+    examples TEXT NOT NULL,
+    version TEXT,
+    requires_approval INTEGER NOT NULL,
+    indexed_at TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    embedding_model TEXT,
+    embedding BLOB
+);
+CREATE INDEX IF NOT EXISTS tools_by_source ON tools (source_name, generation);
+CREATE INDEX IF NOT EXISTS tools_by_name ON tools (name);
+CREATE VIRTUAL TABLE IF NOT EXISTS tools_fts USING fts5(
+    name_terms, description, capabilities, keywords, parameters,
+    content='tools', content_rowid='rowid', tokenize='porter unicode61'
+);
+CREATE TRIGGER IF NOT EXISTS tools_fts_insert AFTER INSERT ON tools BEGIN
+    INSERT INTO tools_fts (rowid, name_terms, description, capabilities, keywords, parameters)
+    VALUES (new.rowid, new.name_terms, new.description, new.capabilities, new.keywords, new.parameters);
+END;
+CREATE TRIGGER IF NOT EXISTS tools_fts_delete AFTER DELETE ON tools BEGIN
+    INSERT INTO tools_fts (tools_fts, rowid, name_terms, description, capabilities, keywords, parameters)
+    VALUES ('delete', old.rowid, old.name_terms, old.description, old.capabilities, old.keywords, old.parameters);
+END;
+CREATE TRIGGER IF NOT EXISTS tools_fts_update
+AFTER UPDATE OF name_terms, description, capabilities, keywords, parameters ON tools BEGIN
+    INSERT INTO tools_fts (tools_fts, rowid, name_terms, description, capabilities, keywords, parameters)
+    VALUES ('delete', old.rowid, old.name_terms, old.description, old.capabilities, old.keywords, old.parameters);
+    INSERT INTO tools_fts (rowid, name_terms, description, capabilities, keywords, parameters)
+    VALUES (new.rowid, new.name_terms, new.description, new.capabilities, new.keywords, new.parameters);
+END;
+CREATE TABLE IF NOT EXISTS sources (
+    name TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    location TEXT,
+    tool_count INTEGER NOT NULL DEFAULT 0,
+    last_indexed TEXT,
+    available INTEGER NOT NULL,
+    status TEXT,
+    generation INTEGER NOT NULL DEFAULT 0
+);
+"#;
+
+/// Upserts one tool; the update changes only what differs, so the FTS trigger fires only for
+/// a changed indexed column.
+pub(crate) const UPSERT_TOOL: &str = r#"
+INSERT INTO tools (id, name, description, source, source_name, server, input_schema,
+    output_schema, capabilities, keywords, parameters, name_terms, examples, version,
+    requires_approval, indexed_at, generation)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+ON CONFLICT (id) DO UPDATE SET
+    name = excluded.name, description = excluded.description, source = excluded.source,
+    source_name = excluded.source_name, server = excluded.server,
+    input_schema = excluded.input_schema, output_schema = excluded.output_schema,
+    capabilities = excluded.capabilities, keywords = excluded.keywords,
+    parameters = excluded.parameters, name_terms = excluded.name_terms,
+    examples = excluded.examples, version = excluded.version,
+    requires_approval = excluded.requires_approval, indexed_at = excluded.indexed_at,
+    generation = excluded.generation,
+    embedding = CASE WHEN tools.name_terms = excluded.name_terms
+        AND tools.description = excluded.description
+        AND tools.parameters = excluded.parameters THEN tools.embedding ELSE NULL END
+"#;

@@ -1,0 +1,123 @@
+//! The `tool_search` tool: an agent searches the catalog for the tool it needs (Loom's
+//! schema: `query`, `mode`, `capabilities`, `max_results` default 5 at most 10,
+//! `task_context`).
+//!
+//! The tool reads the catalog from the call context: register it with
+//! [`ToolSearch::register`], which also adds the catalog as a registry extension.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use toolforge::{RegistryBuilder, RegistryError, Tool, ToolContext, ToolError, ToolHandler};
+
+use crate::catalog::Catalog;
+use crate::search::{SearchMode, SearchRequest};
+
+/// The most results `tool_search` returns.
+pub const MAX_TOOL_SEARCH_RESULTS: u32 = 10;
+
+/// Searches the catalog of available tools and returns the best matches with their parameters.
+///
+/// Describe what you want to do in natural language; call a found tool by its `name`.
+#[derive(Tool)]
+#[tool(name = "tool_search", read_only, idempotent, capabilities = ["search"], keywords = ["discover", "find tool"])]
+pub struct ToolSearchArgs {
+    /// Natural language description of what you want to do.
+    pub query: String,
+    /// Search accuracy mode: `fast` (keywords), `balanced` (default, meaning too) or
+    /// `accurate` (adds synonyms).
+    pub mode: Option<SearchMode>,
+    /// Capability filters (e.g. ["notification", "database"]): only tools with all of them.
+    #[serde(default)]
+    pub capabilities: Vec<String>,
+    /// Maximum results (default 5, at most 10).
+    #[schemars(range(min = 1, max = 10))]
+    pub max_results: Option<u32>,
+    /// Optional context for ranking: what you are working on.
+    pub task_context: Option<String>,
+}
+
+/// The catalog `tool_search` searches, as a registry extension.
+#[derive(Clone, Debug)]
+pub struct ToolSearch(pub Arc<Catalog>);
+
+impl ToolSearch {
+    /// Registers `tool_search` over `catalog` in `builder`.
+    pub fn register(
+        builder: RegistryBuilder,
+        catalog: Arc<Catalog>,
+    ) -> Result<RegistryBuilder, RegistryError> {
+        Ok(builder
+            .register(ToolSearchArgs::into_tool())?
+            .with_extension(ToolSearch(catalog)))
+    }
+}
+
+impl ToolHandler for ToolSearchArgs {
+    type Output = Value;
+
+    async fn run(self, context: &ToolContext) -> Result<Value, ToolError> {
+        let catalog = context
+            .extension::<ToolSearch>()
+            .ok_or_else(|| {
+                ToolError::execution_failed(
+                    "tool_search has no catalog: register it with ToolSearch::register",
+                )
+            })?
+            .0
+            .clone();
+        let mut request = SearchRequest::new(self.query.clone())
+            .with_mode(self.mode.unwrap_or_default())
+            .with_max_results(
+                self.max_results
+                    .unwrap_or(5)
+                    .clamp(1, MAX_TOOL_SEARCH_RESULTS) as usize,
+            );
+        request.capabilities = self.capabilities;
+        request.task_context = self.task_context;
+        request.deadline = Some(Instant::now() + Duration::from_secs(30));
+        let answer = tokio::task::spawn_blocking(move || catalog.search(&request))
+            .await
+            .map_err(|error| ToolError::execution_failed(format!("the search stopped: {error}")))?
+            .map_err(|error| ToolError::invalid_arguments(error.to_string()))?;
+        let results: Vec<Value> = answer
+            .results
+            .iter()
+            .map(|result| {
+                let parameters: serde_json::Map<String, Value> = result
+                    .parameters
+                    .iter()
+                    .map(|p| {
+                        let mut text =
+                            format!("({}{})", p.kind, if p.required { ", required" } else { "" });
+                        if let Some(description) = &p.description {
+                            text = format!("{description} {text}");
+                        }
+                        (p.name.clone(), Value::String(text))
+                    })
+                    .collect();
+                json!({
+                    "name": result.name,
+                    "description": result.description,
+                    "confidence": format!("{:.0}%", result.confidence * 100.0),
+                    "source": result.source,
+                    "mcp_server": result.server,
+                    "match_reason": result.match_reason,
+                    "capabilities": result.capabilities,
+                    "requires_approval": result.requires_approval,
+                    "parameters": parameters,
+                })
+            })
+            .collect();
+        Ok(json!({
+            "query": self.query,
+            "results_count": results.len(),
+            "results": results,
+            "search_mode": answer.metadata.mode_used,
+            "search_time_ms": (answer.metadata.total_ms * 100.0).round() / 100.0,
+            "total_tools_indexed": answer.metadata.total_indexed,
+            "note": answer.metadata.note,
+        }))
+    }
+}

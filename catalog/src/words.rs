@@ -1,0 +1,76 @@
+//! Cutting names and text into lowercase words: `getWeatherData`, `get_weather_data` and
+//! `math.factorial` all become their words, which the FTS index, capability extraction and
+//! query building share.
+
+/// English words too common to say anything about a tool (removed from queries only).
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "all", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can",
+    "could", "do", "does", "for", "from", "get", "give", "had", "has", "have", "how", "i", "if",
+    "in", "into", "is", "it", "its", "me", "my", "need", "of", "on", "or", "our", "please",
+    "should", "so", "some", "tell", "than", "that", "the", "their", "them", "then", "there",
+    "these", "this", "those", "to", "tool", "up", "us", "use", "want", "was", "we", "what", "when",
+    "where", "which", "who", "will", "with", "would", "you", "your",
+];
+
+/// Whether `word` (lowercase) is a stop word.
+pub(crate) fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.binary_search(&word).is_ok()
+}
+
+/// The lowercase words of `text`: runs of letters and digits, with camelCase humps split
+/// (`getHTTPResponse` → `get`, `http`, `response`).
+pub(crate) fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for run in text.split(|c: char| !c.is_alphanumeric()) {
+        if run.is_empty() {
+            continue;
+        }
+        let chars: Vec<char> = run.chars().collect();
+        let mut start = 0;
+        for i in 1..chars.len() {
+            let (prev, cur) = (chars[i - 1], chars[i]);
+            let next_lower = chars.get(i + 1).is_some_and(|c| c.is_lowercase());
+            let hump = (prev.is_lowercase() && cur.is_uppercase())
+                || (prev.is_ascii_digit() && cur.is_uppercase())
+                || (prev.is_uppercase() && cur.is_uppercase() && next_lower);
+            if hump {
+                out.push(chars[start..i].iter().collect::<String>().to_lowercase());
+                start = i;
+            }
+        }
+        out.push(chars[start..].iter().collect::<String>().to_lowercase());
+    }
+    out
+}
+
+/// A light English stem for matching words against the capability vocabulary (`files` →
+/// `file`, `queries` → `query`); the FTS index itself uses FTS5's Porter stemmer.
+pub(crate) fn stem(word: &str) -> String {
+    if word.len() > 4 && word.ends_with("ies") {
+        return format!("{}y", &word[..word.len() - 3]);
+    }
+    if word.len() > 3 && word.ends_with('s') && !word.ends_with("ss") {
+        return word[..word.len() - 1].to_owned();
+    }
+    word.to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stop_words_are_sorted_for_binary_search() {
+        assert!(STOP_WORDS.windows(2).all(|pair| pair[0] < pair[1]));
+    }
+
+    #[test]
+    fn names_are_cut_into_words() {
+        assert_eq!(words("getHTTPResponse"), ["get", "http", "response"]);
+        assert_eq!(words("get_weather_data"), ["get", "weather", "data"]);
+        assert_eq!(words("math.factorial"), ["math", "factorial"]);
+        assert_eq!(words("s3Upload v2"), ["s3", "upload", "v2"]);
+        assert_eq!(stem("queries"), "query");
+        assert!(words("  --  ").is_empty());
+    }
+}

@@ -1,0 +1,315 @@
+//! The catalog's index: no ghost postings after many re-indexings, stale tools pruned only
+//! after a complete listing, BM25 search with its signals, filters and metadata.
+
+use rusqlite::Connection;
+use serde_json::json;
+use toolforge::ToolDefinition;
+use toolforge_catalog::{
+    Catalog, CatalogEntry, SearchMode, SearchRequest, SignalKind, Source, SourceKind,
+};
+
+fn tool(name: &str, description: &str) -> CatalogEntry {
+    let definition: ToolDefinition = serde_json::from_value(json!({
+        "name": name,
+        "description": description,
+        "input_schema": {"type": "object", "properties": {
+            "target": {"type": "string", "description": "What to act on"},
+            "limit": {"type": ["integer", "null"]},
+        }, "required": ["target"]},
+    }))
+    .unwrap();
+    definition.into()
+}
+
+fn slack() -> Source {
+    Source::new(SourceKind::Mcp, "slack")
+}
+
+fn listing(round: usize) -> Vec<CatalogEntry> {
+    let mut tools = vec![
+        tool("slack_send", "Send a message to a Slack channel"),
+        tool(
+            "slack_history",
+            "Read the message history of a Slack channel",
+        ),
+        tool(
+            "postgres_query",
+            "Run a read-only SQL query on the PostgreSQL database",
+        ),
+        tool("read_file", "Read a file from the workspace"),
+    ];
+    // One tool changes its description every round: the update path runs too.
+    tools.push(tool(
+        "weather_forecast",
+        &format!(
+            "Get the weather forecast for a city (revision {})",
+            round % 3
+        ),
+    ));
+    tools
+}
+
+/// Rows of the FTS5 index's own tables: what ghost postings would grow.
+fn fts_shadow_rows(path: &std::path::Path) -> (i64, i64, i64) {
+    let connection = Connection::open(path).unwrap();
+    let count = |sql: &str| {
+        connection
+            .query_row(sql, [], |row| row.get::<_, i64>(0))
+            .unwrap()
+    };
+    connection
+        .execute(
+            "INSERT INTO tools_fts (tools_fts, rank) VALUES ('integrity-check', 1)",
+            [],
+        )
+        .expect("the FTS index matches the tools table");
+    (
+        count("SELECT count(*) FROM tools"),
+        count("SELECT count(*) FROM tools_fts_docsize"),
+        count("SELECT sum(length(block)) FROM tools_fts_data"),
+    )
+}
+
+#[test]
+fn reindexing_many_times_leaves_no_ghost_postings() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("catalog.db");
+    let catalog = Catalog::open(&path).unwrap();
+    let request = SearchRequest::fast("send a slack message").with_max_results(10);
+    catalog.index(&slack(), listing(0)).unwrap();
+    let first = catalog.search(&request).unwrap();
+    let first_ids: Vec<_> = first.results.iter().map(|r| r.id.clone()).collect();
+    let first_scores: Vec<_> = first.results.iter().map(|r| r.confidence).collect();
+    catalog.index(&slack(), listing(1)).unwrap();
+    catalog.index(&slack(), listing(2)).unwrap();
+    let (_, _, settled_bytes) = fts_shadow_rows(&path);
+    for round in 3..63 {
+        let report = catalog.index(&slack(), listing(round)).unwrap();
+        assert_eq!((report.indexed, report.pruned), (5, 0));
+    }
+    let (tools, documents, bytes) = fts_shadow_rows(&path);
+    assert_eq!((tools, documents), (5, 5), "one FTS document per tool");
+    // Merges may reshuffle segments, but 60 rounds of ghosts would grow the index many times.
+    assert!(
+        bytes <= settled_bytes * 2,
+        "the index grew from {settled_bytes} to {bytes} bytes"
+    );
+    let again = catalog.search(&request).unwrap();
+    let again_ids: Vec<_> = again.results.iter().map(|r| r.id.clone()).collect();
+    let again_scores: Vec<_> = again.results.iter().map(|r| r.confidence).collect();
+    assert_eq!(again_ids, first_ids);
+    assert_eq!(
+        again_scores, first_scores,
+        "BM25 statistics are those of the live tools only"
+    );
+    // A word only in a removed description is found nowhere.
+    assert!(
+        catalog
+            .search(&SearchRequest::fast("revision 0 1"))
+            .unwrap()
+            .results
+            .len()
+            <= 1
+    );
+}
+
+#[test]
+fn stale_tools_are_pruned_after_a_complete_listing_only() {
+    let catalog = Catalog::in_memory().unwrap();
+    catalog.index(&slack(), listing(0)).unwrap();
+    let other = Source::new(SourceKind::Custom, "mine");
+    catalog
+        .index(&other, [tool("deploy_app", "Deploy the app to Kubernetes")])
+        .unwrap();
+    let report = catalog
+        .index(
+            &slack(),
+            [tool("slack_send", "Send a message to a Slack channel")],
+        )
+        .unwrap();
+    assert_eq!((report.indexed, report.pruned), (1, 4));
+    assert_eq!(catalog.len().unwrap(), 2, "the other source keeps its tool");
+    assert!(
+        catalog
+            .search(&SearchRequest::fast("weather forecast"))
+            .unwrap()
+            .results
+            .is_empty()
+    );
+
+    // A failed listing prunes nothing and marks the source unavailable.
+    catalog
+        .mark_unavailable(&slack(), "connection refused")
+        .unwrap();
+    assert_eq!(catalog.len().unwrap(), 2);
+    let sources = catalog.sources().unwrap();
+    let slack_info = sources.iter().find(|s| s.name == "slack").unwrap();
+    assert!(!slack_info.available);
+    assert_eq!(slack_info.tool_count, 1);
+    assert_eq!(slack_info.status.as_deref(), Some("connection refused"));
+    let mine = sources.iter().find(|s| s.name == "mine").unwrap();
+    assert!(mine.available && mine.last_indexed.is_some());
+    assert_eq!(mine.kind, SourceKind::Custom);
+
+    // An empty complete listing removes everything of the source.
+    let report = catalog.index(&other, []).unwrap();
+    assert_eq!(report.pruned, 1);
+    assert_eq!(catalog.len().unwrap(), 1);
+}
+
+#[test]
+fn fast_search_ranks_by_weighted_bm25_and_explains_itself() {
+    let catalog = Catalog::in_memory().unwrap();
+    catalog.index(&slack(), listing(0)).unwrap();
+    let answer = catalog
+        .search(&SearchRequest::fast("post a message on slack").with_max_results(3))
+        .unwrap();
+    let first = &answer.results[0];
+    assert!(first.name.starts_with("slack_"), "{:?}", answer.results);
+    assert_eq!(first.source, SourceKind::Mcp);
+    assert_eq!(first.server.as_deref(), Some("slack"));
+    assert!(first.capabilities.contains(&"notification".to_owned()));
+    assert!(first.confidence > 0.0 && first.confidence <= 1.0);
+    assert!(
+        first.match_reason.contains("slack"),
+        "{}",
+        first.match_reason
+    );
+    assert!(first.signals.iter().any(|s| s.kind == SignalKind::Bm25));
+    assert!(
+        first
+            .signals
+            .iter()
+            .any(|s| s.kind == SignalKind::CapabilityMatch)
+    );
+    assert_eq!(first.parameters[0].name, "target");
+    assert!(first.parameters[0].required);
+    assert_eq!(first.parameters[1].kind, "integer|null");
+    assert!(first.input_schema.is_none());
+    let confidences: Vec<f64> = answer.results.iter().map(|r| r.confidence).collect();
+    assert!(
+        confidences.windows(2).all(|w| w[0] >= w[1]),
+        "{confidences:?}"
+    );
+    assert_eq!(answer.metadata.total_indexed, 5);
+    assert_eq!(answer.metadata.mode_used, SearchMode::Fast);
+    assert!(answer.metadata.total_ms >= answer.metadata.retrieval_ms);
+
+    // The name outweighs the description: a tool named for the word comes first.
+    let answer = catalog.search(&SearchRequest::fast("history")).unwrap();
+    assert_eq!(answer.results[0].name, "slack_history");
+}
+
+#[test]
+fn filters_and_bad_requests() {
+    let catalog = Catalog::in_memory().unwrap();
+    catalog.index(&slack(), listing(0)).unwrap();
+    catalog
+        .index(
+            &Source::new(SourceKind::Builtin, "core"),
+            [tool("read_message_file", "Read a message file")],
+        )
+        .unwrap();
+    let only_database = catalog
+        .search(
+            &SearchRequest::fast("read")
+                .with_capability("database")
+                .with_max_results(10),
+        )
+        .unwrap();
+    let names: Vec<_> = only_database
+        .results
+        .iter()
+        .map(|r| r.name.as_str())
+        .collect();
+    assert_eq!(names, ["postgres_query"]);
+    let mut builtin_only = SearchRequest::fast("message").with_max_results(10);
+    builtin_only.sources = vec![SourceKind::Builtin];
+    let answer = catalog.search(&builtin_only).unwrap();
+    assert_eq!(answer.results.len(), 1);
+    assert_eq!(answer.results[0].id, "builtin:read_message_file");
+
+    for bad in [
+        SearchRequest::fast("   "),
+        SearchRequest::fast("x").with_max_results(0),
+        SearchRequest::fast("x").with_max_results(101),
+        SearchRequest::fast("y".repeat(5000)),
+    ] {
+        let error = catalog.search(&bad).unwrap_err().to_string();
+        assert!(!error.is_empty());
+    }
+    // FTS5 syntax in a query is only words: no error, no injection.
+    let answer = catalog
+        .search(&SearchRequest::fast("\"slack\" OR NEAR( * ^ -"))
+        .unwrap();
+    assert!(answer.results.iter().any(|r| r.name.starts_with("slack")));
+    // `balanced` without a model says so and runs BM25.
+    let answer = catalog.search(&SearchRequest::new("slack")).unwrap();
+    assert_eq!(answer.metadata.mode_used, SearchMode::Fast);
+    assert!(answer.metadata.note.is_some());
+}
+
+#[test]
+fn a_catalog_file_is_reopened_with_its_tools_and_a_foreign_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("catalog.db");
+    Catalog::open(&path)
+        .unwrap()
+        .index(&slack(), listing(0))
+        .unwrap();
+    let reopened = Catalog::open(&path).unwrap();
+    assert_eq!(reopened.len().unwrap(), 5);
+    assert_eq!(
+        reopened.definition("slack_send").unwrap().unwrap().name,
+        "slack_send"
+    );
+    assert!(reopened.definition("mcp:slack:nope").unwrap().is_none());
+    let foreign = dir.path().join("foreign.db");
+    std::fs::write(&foreign, b"not a database at all, just text").unwrap();
+    assert!(Catalog::open(&foreign).is_err());
+}
+
+#[tokio::test]
+async fn tool_search_answers_through_a_registry_in_loom_shape() {
+    let catalog = std::sync::Arc::new(Catalog::in_memory().unwrap());
+    catalog.index(&slack(), listing(0)).unwrap();
+    let builder = toolforge::ToolRegistry::standard().unwrap();
+    let registry = toolforge_catalog::ToolSearch::register(builder, catalog)
+        .unwrap()
+        .build();
+    let definition = registry.get("tool_search").unwrap().definition().clone();
+    let properties = &definition.input_schema["properties"];
+    for key in [
+        "query",
+        "mode",
+        "capabilities",
+        "max_results",
+        "task_context",
+    ] {
+        assert!(properties.get(key).is_some(), "{key}: {properties}");
+    }
+    let answer = registry
+        .call(
+            "tool_search",
+            json!({"query": "weather in Paris", "mode": "fast", "max_results": 2}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer["results"][0]["name"], "weather_forecast", "{answer}");
+    assert_eq!(
+        answer["results_count"],
+        answer["results"].as_array().unwrap().len()
+    );
+    assert!(
+        answer["results"][0]["confidence"]
+            .as_str()
+            .unwrap()
+            .ends_with('%')
+    );
+    assert_eq!(answer["total_tools_indexed"], 5);
+    let refused = registry
+        .call("tool_search", json!({"query": "x", "max_results": 50}))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code, toolforge::ErrorCode::InvalidArguments);
+}

