@@ -12,7 +12,7 @@
 //! ```
 //!
 //! For entities that track their changes, the import records one change per record it
-//! changed, in the same transaction (see [`changes`](super::changes)).
+//! changed, in the same transaction (see the `changes` module).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
