@@ -978,7 +978,8 @@ fn tools_list_summary_counts_what_each_family_generates() {
             "search",
             "ranges",
             "patterns",
-            "graph"
+            "graph",
+            "changes"
         ],
         "every family but aggregates by default"
     );
