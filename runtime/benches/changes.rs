@@ -2,7 +2,9 @@
 //! tracked (each record's content read before and after, diffed, and a change row written)
 //! against the same updates with tracking off, in the same run.
 //!
-//! Run: `cargo bench -p toolforge --bench changes`.
+//! Run: `cargo bench -p toolforge --bench changes`; with `--features postgres` and a server's
+//! URL in `TOOLFORGE_TEST_POSTGRES_URL` (e.g. through `scripts/with-postgres`) the same pair
+//! runs on PostgreSQL too.
 
 use divan::Bencher;
 use divan::counter::ItemsCount;
@@ -55,6 +57,10 @@ fn lines(round: usize) -> String {
 fn run(bencher: Bencher, tracked: bool) {
     let dir = tempfile::tempdir().unwrap();
     let db = Database::open(dir.path().join("bench.db")).unwrap();
+    run_on(bencher, db, tracked);
+}
+
+fn run_on(bencher: Bencher, db: Database, tracked: bool) {
     let spec = spec(tracked);
     db.init(&spec).unwrap();
     db.import_jsonl(&spec, lines(0).as_bytes()).unwrap();
@@ -78,4 +84,52 @@ fn updates_untracked(bencher: Bencher) {
 #[divan::bench(sample_count = 5, sample_size = 1)]
 fn updates_tracked(bencher: Bencher) {
     run(bencher, true);
+}
+
+/// The same pair on a PostgreSQL server, each in a database of its own.
+#[cfg(feature = "postgres")]
+mod postgres {
+    use super::*;
+
+    fn fresh_database(name: &str) -> Option<Database> {
+        let base = std::env::var("TOOLFORGE_TEST_POSTGRES_URL")
+            .ok()
+            .filter(|url| !url.is_empty())?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let (client, connection) = tokio_postgres::connect(&base, tokio_postgres::NoTls)
+                .await
+                .unwrap();
+            let task = tokio::spawn(connection);
+            for sql in [
+                format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+                format!("CREATE DATABASE {name}"),
+            ] {
+                client.batch_execute(&sql).await.unwrap();
+            }
+            drop(client);
+            let _ = task.await;
+        });
+        let (head, _) = base.rsplit_once('/').unwrap();
+        Some(Database::open(format!("{head}/{name}")).unwrap())
+    }
+
+    /// 50,000 updates on PostgreSQL, tracking off (baseline).
+    #[divan::bench(sample_count = 5, sample_size = 1)]
+    fn postgres_updates_untracked(bencher: Bencher) {
+        if let Some(db) = fresh_database("toolforge_bench_untracked") {
+            run_on(bencher, db, false);
+        }
+    }
+
+    /// The same 50,000 updates on PostgreSQL with the entity tracked.
+    #[divan::bench(sample_count = 5, sample_size = 1)]
+    fn postgres_updates_tracked(bencher: Bencher) {
+        if let Some(db) = fresh_database("toolforge_bench_tracked") {
+            run_on(bencher, db, true);
+        }
+    }
 }

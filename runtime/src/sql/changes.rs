@@ -64,15 +64,16 @@ impl<'s> SnapshotPlan<'s> {
         )
     }
 
-    fn snapshot(&self, row: &[SqlValue]) -> (String, Snapshot) {
-        let id = text_of(row.first());
-        let content_values = &row[1..1 + self.content_columns.len()];
+    fn snapshot(&self, row: Vec<SqlValue>) -> (String, Snapshot) {
+        let mut row = row.into_iter();
+        let id = text_of(row.next());
+        let content_values: Vec<SqlValue> = row.by_ref().take(self.content_columns.len()).collect();
         let content = match &self.tracking.content_field {
-            Some(_) => text_of(content_values.first()),
+            Some(_) => text_of(content_values.into_iter().next()),
             None => self
                 .content_columns
                 .iter()
-                .zip(content_values)
+                .zip(&content_values)
                 .map(|(name, value)| format!("{name}: {}\n", json_of(value)))
                 .collect(),
         };
@@ -80,17 +81,17 @@ impl<'s> SnapshotPlan<'s> {
             .tracking
             .metadata_fields
             .iter()
-            .zip(&row[1 + self.content_columns.len()..])
-            .map(|(name, value)| (name.clone(), json_of(value)))
+            .zip(row)
+            .map(|(name, value)| (name.clone(), json_of(&value)))
             .collect();
         (id, Snapshot { content, metadata })
     }
 }
 
 /// Text for the diff: text as it is, numbers written out, null as nothing.
-fn text_of(value: Option<&SqlValue>) -> String {
+fn text_of(value: Option<SqlValue>) -> String {
     match value {
-        Some(SqlValue::Text(text)) => text.clone(),
+        Some(SqlValue::Text(text)) => text,
         Some(SqlValue::Integer(n)) => n.to_string(),
         Some(SqlValue::Real(n)) => n.to_string(),
         _ => String::new(),
@@ -109,93 +110,168 @@ fn json_of(value: &SqlValue) -> Value {
 /// The ids read per statement.
 const IDS_PER_READ: usize = 500;
 
-/// The snapshots of the records `ids` of `entity` that exist.
-fn read_snapshots(
-    conn: &dyn Writer,
-    entity: &EntitySpec,
-    tracking: &ChangeTrackingSpec,
-    ids: &[String],
-) -> Result<HashMap<String, Snapshot>, ExecError> {
-    let plan = SnapshotPlan::new(entity, tracking);
-    let mut found = HashMap::with_capacity(ids.len());
-    for chunk in ids.chunks(IDS_PER_READ) {
-        let params: Vec<SqlValue> = chunk.iter().map(|id| SqlValue::Text(id.clone())).collect();
-        for row in conn.rows(&plan.select_sql(chunk.len()), &params)? {
-            let (id, snapshot) = plan.snapshot(&row);
-            found.insert(id, snapshot);
-        }
-    }
-    Ok(found)
+/// How each tracked entity's snapshots are read, built once per import.
+struct EntityReads<'s> {
+    plan: SnapshotPlan<'s>,
+    /// The statement reading one record.
+    one: String,
+    /// The statement reading [`IDS_PER_READ`] records.
+    full_chunk: String,
 }
 
 /// The changes of one import: the tracked values of each record it touched, as they were
 /// before its first write.
-#[derive(Debug, Default)]
-pub(crate) struct Tracker {
+///
+/// SQLite writes each record at once, so its values are read just before
+/// ([`Tracker::capture`]); PostgreSQL sends upserts in batches, so the records of a batch are
+/// noted ([`Tracker::defer`]) and read together just before the batch is sent
+/// ([`Tracker::capture_waiting`]): one statement instead of one a record.
+pub(crate) struct Tracker<'s> {
+    spec: &'s SchemaSpec,
+    /// By entity index: how to read its snapshots (`None`: not tracked).
+    reads: Vec<Option<EntityReads<'s>>>,
     /// (entity index, id) → the values before the import (`None`: the record did not exist).
     before: HashMap<(usize, String), Option<Snapshot>>,
-    /// The keys of `before`, in the order the records were first touched.
+    /// The keys of `before` and `waiting`, in the order the records were first touched.
     order: Vec<(usize, String)>,
+    /// Records touched whose values are not read yet (they are not written yet either).
+    waiting: Vec<(usize, String)>,
 }
 
-impl Tracker {
-    /// Reads the record's tracked values before its first write in this import.
-    pub fn capture(
-        &mut self,
-        conn: &dyn Writer,
-        spec: &SchemaSpec,
-        entity: usize,
-        id: &str,
-    ) -> Result<(), ExecError> {
+impl<'s> Tracker<'s> {
+    /// A tracker for an import into `spec`.
+    pub fn new(spec: &'s SchemaSpec) -> Self {
+        let reads = spec
+            .entities
+            .iter()
+            .map(|entity| {
+                entity.change_tracking.as_ref().map(|tracking| {
+                    let plan = SnapshotPlan::new(entity, tracking);
+                    EntityReads {
+                        one: plan.select_sql(1),
+                        full_chunk: plan.select_sql(IDS_PER_READ),
+                        plan,
+                    }
+                })
+            })
+            .collect();
+        Tracker {
+            spec,
+            reads,
+            before: HashMap::new(),
+            order: Vec::new(),
+            waiting: Vec::new(),
+        }
+    }
+
+    /// Whether `entity` (an index into the spec's entities) is tracked.
+    pub fn tracks(&self, entity: usize) -> bool {
+        self.reads.get(entity).is_some_and(Option::is_some)
+    }
+
+    /// Notes the first touch of a record; false when it was touched before or is not tracked.
+    fn first_touch(&mut self, entity: usize, id: &str) -> bool {
+        if !self.tracks(entity) {
+            return false;
+        }
         let key = (entity, id.to_owned());
         if self.before.contains_key(&key) {
+            return false;
+        }
+        // A placeholder until the values are read: the record counts as touched.
+        self.before.insert(key.clone(), None);
+        self.order.push(key);
+        true
+    }
+
+    /// Reads the record's tracked values now, before its first write in this import.
+    pub fn capture(&mut self, conn: &dyn Writer, entity: usize, id: &str) -> Result<(), ExecError> {
+        if !self.first_touch(entity, id) {
             return Ok(());
         }
-        let entity_spec = &spec.entities[entity];
-        let Some(tracking) = &entity_spec.change_tracking else {
+        let Some(reads) = &self.reads[entity] else {
             return Ok(());
         };
-        let mut found = read_snapshots(conn, entity_spec, tracking, &[id.to_owned()])?;
-        self.before.insert(key.clone(), found.remove(id));
-        self.order.push(key);
+        let mut rows = conn.rows(&reads.one, &[SqlValue::Text(id.to_owned())])?;
+        let snapshot = rows.pop().map(|row| reads.plan.snapshot(row).1);
+        self.before.insert((entity, id.to_owned()), snapshot);
+        Ok(())
+    }
+
+    /// Notes a record about to be written later; its values are read by the next
+    /// [`Tracker::capture_waiting`], which must run before that write.
+    pub fn defer(&mut self, entity: usize, id: &str) {
+        if self.first_touch(entity, id) {
+            self.waiting.push((entity, id.to_owned()));
+        }
+    }
+
+    /// Reads the values of every record noted with [`Tracker::defer`] since the last call.
+    pub fn capture_waiting(&mut self, conn: &dyn Writer) -> Result<(), ExecError> {
+        if self.waiting.is_empty() {
+            return Ok(());
+        }
+        let waiting = std::mem::take(&mut self.waiting);
+        for (entity, reads) in self.reads.iter().enumerate() {
+            let Some(reads) = reads else { continue };
+            let ids: Vec<&str> = waiting
+                .iter()
+                .filter(|key| key.0 == entity)
+                .map(|key| key.1.as_str())
+                .collect();
+            if ids.is_empty() {
+                continue;
+            }
+            let mut found = read_snapshots(conn, reads, &ids)?;
+            for id in ids {
+                let snapshot = found.remove(id);
+                self.before.insert((entity, id.to_owned()), snapshot);
+            }
+        }
         Ok(())
     }
 
     /// Compares what each touched record holds now with what it held before and appends one
     /// change per record that differs, then applies the retention. Returns the changes
     /// recorded.
-    pub fn record(self, conn: &dyn Writer, spec: &SchemaSpec) -> Result<usize, ExecError> {
+    pub fn record(mut self, conn: &dyn Writer) -> Result<usize, ExecError> {
+        // Every write has been sent by now, each batch after reading its records' values.
+        debug_assert!(self.waiting.is_empty());
         if self.order.is_empty() {
             return Ok(0);
         }
+        let spec = self.spec;
         let timestamp = now();
         let mut after: Vec<HashMap<String, Snapshot>> = vec![HashMap::new(); spec.entities.len()];
-        for (index, entity) in spec.entities.iter().enumerate() {
-            let Some(tracking) = &entity.change_tracking else {
-                continue;
-            };
-            let ids: Vec<String> = self
+        for (entity, reads) in self.reads.iter().enumerate() {
+            let Some(reads) = reads else { continue };
+            let ids: Vec<&str> = self
                 .order
                 .iter()
-                .filter(|key| key.0 == index)
-                .map(|key| key.1.clone())
+                .filter(|key| key.0 == entity)
+                .map(|key| key.1.as_str())
                 .collect();
             if !ids.is_empty() {
-                after[index] = read_snapshots(conn, entity, tracking, &ids)?;
+                after[entity] = read_snapshots(conn, reads, &ids)?;
             }
         }
-        let mut rows: Vec<Vec<SqlValue>> = Vec::new();
-        let mut before = self.before;
-        for (index, id) in &self.order {
-            let old = before.remove(&(*index, id.clone())).flatten();
-            let new = after[*index].remove(id);
-            let entity = &spec.entities[*index];
-            if let Some(row) = change_row(entity, id, old.as_ref(), new.as_ref(), &timestamp) {
-                rows.push(row);
-            }
-        }
+        let pairs: Vec<Pair<'_>> = self
+            .order
+            .iter()
+            .map(|key| Pair {
+                entity: &spec.entities[key.0],
+                id: &key.1,
+                old: self.before.remove(key).flatten(),
+                new: after[key.0].remove(&key.1),
+            })
+            .collect();
+        let rows = change_rows(pairs, &timestamp);
         let recorded = rows.len();
-        insert_rows(conn, rows)?;
+        let mut inserter = ChangeInserter::new(conn);
+        for row in rows {
+            inserter.push(conn, row)?;
+        }
+        inserter.finish(conn)?;
         if let Some(keep) = spec
             .change_log
             .as_ref()
@@ -207,6 +283,33 @@ impl Tracker {
         }
         Ok(recorded)
     }
+}
+
+/// The snapshots of the records `ids` that exist, by id.
+fn read_snapshots(
+    conn: &dyn Writer,
+    reads: &EntityReads<'_>,
+    ids: &[&str],
+) -> Result<HashMap<String, Snapshot>, ExecError> {
+    let mut found = HashMap::with_capacity(ids.len());
+    for chunk in ids.chunks(IDS_PER_READ) {
+        let params: Vec<SqlValue> = chunk
+            .iter()
+            .map(|id| SqlValue::Text((*id).to_owned()))
+            .collect();
+        let partial;
+        let sql = if chunk.len() == IDS_PER_READ {
+            &reads.full_chunk
+        } else {
+            partial = reads.plan.select_sql(chunk.len());
+            &partial
+        };
+        for row in conn.rows(sql, &params)? {
+            let (id, snapshot) = reads.plan.snapshot(row);
+            found.insert(id, snapshot);
+        }
+    }
+    Ok(found)
 }
 
 /// The instant of a write, in whole seconds (`2024-05-01T12:00:00Z`).
@@ -221,11 +324,16 @@ fn now() -> String {
 pub(crate) fn unified_diff(old: &str, new: &str, from: &str, to: &str) -> (String, u64, u64) {
     let diff = similar::TextDiff::from_lines(old, new);
     let (mut added, mut removed) = (0u64, 0u64);
-    for change in diff.iter_all_changes() {
-        match change.tag() {
-            similar::ChangeTag::Insert => added += 1,
-            similar::ChangeTag::Delete => removed += 1,
-            similar::ChangeTag::Equal => {}
+    for op in diff.ops() {
+        let (tag, old_range, new_range) = op.as_tag_tuple();
+        match tag {
+            similar::DiffTag::Insert => added += new_range.len() as u64,
+            similar::DiffTag::Delete => removed += old_range.len() as u64,
+            similar::DiffTag::Replace => {
+                added += new_range.len() as u64;
+                removed += old_range.len() as u64;
+            }
+            similar::DiffTag::Equal => {}
         }
     }
     let text = diff
@@ -237,32 +345,84 @@ pub(crate) fn unified_diff(old: &str, new: &str, from: &str, to: &str) -> (Strin
     (text, added, removed)
 }
 
+/// A touched record's values before and after an import.
+struct Pair<'a> {
+    entity: &'a EntitySpec,
+    id: &'a str,
+    old: Option<Snapshot>,
+    new: Option<Snapshot>,
+}
+
+/// Below this many records the change rows are computed on the writing thread alone.
+const PARALLEL_FROM: usize = 2_000;
+
+/// The change-log rows of `pairs` (in their order), diffs computed on every available core
+/// for large imports: diffing is the part of recording that needs no database.
+fn change_rows(pairs: Vec<Pair<'_>>, timestamp: &str) -> Vec<[SqlValue; CHANGE_COLUMNS.len()]> {
+    let rows_of = |pairs: Vec<Pair<'_>>| -> Vec<[SqlValue; CHANGE_COLUMNS.len()]> {
+        pairs
+            .into_iter()
+            .filter_map(|pair| {
+                change_row(pair.entity, pair.id, pair.old.as_ref(), pair.new, timestamp)
+            })
+            .collect()
+    };
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    if pairs.len() < PARALLEL_FROM || threads < 2 {
+        return rows_of(pairs);
+    }
+    let per_thread = pairs.len().div_ceil(threads);
+    let mut chunks: Vec<Vec<Pair<'_>>> = Vec::with_capacity(threads);
+    let mut pairs = pairs.into_iter().peekable();
+    while pairs.peek().is_some() {
+        chunks.push(pairs.by_ref().take(per_thread).collect());
+    }
+    std::thread::scope(|scope| {
+        let mut chunks = chunks.into_iter();
+        let first = chunks.next();
+        let handles: Vec<_> = chunks
+            .map(|chunk| scope.spawn(move || rows_of(chunk)))
+            .collect();
+        let mut rows = first.map(rows_of).unwrap_or_default();
+        for handle in handles {
+            match handle.join() {
+                Ok(more) => rows.extend(more),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        rows
+    })
+}
+
 /// The change-log row for a record that held `old` and now holds `new`; `None` when nothing
 /// tracked changed.
 fn change_row(
     entity: &EntitySpec,
     id: &str,
     old: Option<&Snapshot>,
-    new: Option<&Snapshot>,
+    new: Option<Snapshot>,
     timestamp: &str,
-) -> Option<Vec<SqlValue>> {
-    let change_type = match (old, new) {
+) -> Option<[SqlValue; CHANGE_COLUMNS.len()]> {
+    let change_type = match (old, &new) {
         (None, None) => return None,
         (Some(old), Some(new)) if old == new => return None,
         (None, Some(_)) => "created",
         (Some(_), Some(_)) => "updated",
         (Some(_), None) => "deleted",
     };
-    let empty = String::new();
-    let old_content = old.map_or(&empty, |s| &s.content);
-    let new_content = new.map_or(&empty, |s| &s.content);
+    let old_content = old.map_or("", |s| s.content.as_str());
+    let new_content = new.as_ref().map_or("", |s| s.content.as_str());
     let name = format!("{}/{id}", entity.name);
     let (diff, added, removed) = unified_diff(old_content, new_content, &name, &name);
     let metadata = |snapshot: Option<&Snapshot>| match snapshot {
-        Some(snapshot) => SqlValue::Text(Value::Object(snapshot.metadata.clone()).to_string()),
+        Some(snapshot) => SqlValue::Text(
+            serde_json::to_string(&snapshot.metadata).unwrap_or_else(|_| "{}".to_owned()),
+        ),
         None => SqlValue::Null,
     };
-    Some(vec![
+    let metadata_before = metadata(old);
+    let metadata_after = metadata(new.as_ref());
+    Some([
         SqlValue::Text(entity.name.clone()),
         SqlValue::Text(id.to_owned()),
         SqlValue::Text(timestamp.to_owned()),
@@ -270,9 +430,9 @@ fn change_row(
         SqlValue::Text(diff),
         SqlValue::Integer(added as i64),
         SqlValue::Integer(removed as i64),
-        metadata(old),
-        metadata(new),
-        new.map_or(SqlValue::Null, |s| SqlValue::Text(s.content.clone())),
+        metadata_before,
+        metadata_after,
+        new.map_or(SqlValue::Null, |s| SqlValue::Text(s.content)),
     ])
 }
 
@@ -289,32 +449,74 @@ const CHANGE_COLUMNS: [&str; 10] = [
     "content",
 ];
 
-/// Rows per INSERT statement.
-const ROWS_PER_INSERT: usize = 200;
+/// Rows per INSERT statement on a database server, where each statement is a round trip
+/// (SQLite, in process, is fastest with one prepared single-row statement).
+const SERVER_ROWS_PER_INSERT: usize = 200;
 
-fn insert_rows(conn: &dyn Writer, rows: Vec<Vec<SqlValue>>) -> Result<(), ExecError> {
+/// `INSERT` of `rows` change rows.
+fn insert_sql(rows: usize) -> String {
     let columns: Vec<String> = CHANGE_COLUMNS.iter().map(|c| quote(c)).collect();
     let width = CHANGE_COLUMNS.len();
-    let mut rows = rows.into_iter().peekable();
-    while rows.peek().is_some() {
-        let chunk: Vec<Vec<SqlValue>> = rows.by_ref().take(ROWS_PER_INSERT).collect();
-        let values: Vec<String> = (0..chunk.len())
-            .map(|row| {
-                let places: Vec<String> = (1..=width)
-                    .map(|i| format!("?{}", row * width + i))
-                    .collect();
-                format!("({})", places.join(", "))
-            })
-            .collect();
-        let sql = format!(
-            "INSERT INTO {} ({}) VALUES {}",
-            quote(CHANGES_TABLE),
-            columns.join(", "),
-            values.join(", ")
-        );
-        conn.execute(&sql, chunk.into_iter().flatten().collect())?;
+    let values: Vec<String> = (0..rows)
+        .map(|row| {
+            let places: Vec<String> = (1..=width)
+                .map(|i| format!("?{}", row * width + i))
+                .collect();
+            format!("({})", places.join(", "))
+        })
+        .collect();
+    format!(
+        "INSERT INTO {} ({}) VALUES {}",
+        quote(CHANGES_TABLE),
+        columns.join(", "),
+        values.join(", ")
+    )
+}
+
+/// Change rows on their way into the log, `rows_per_insert` a statement.
+struct ChangeInserter {
+    rows_per_insert: usize,
+    /// The statement for a full batch, built on first use.
+    full_batch: Option<String>,
+    /// The values of the rows waiting, row after row.
+    values: Vec<SqlValue>,
+}
+
+impl ChangeInserter {
+    fn new(conn: &dyn Writer) -> Self {
+        let rows_per_insert = match conn.dialect() {
+            super::backend::Dialect::Sqlite => 1,
+            _ => SERVER_ROWS_PER_INSERT,
+        };
+        ChangeInserter {
+            rows_per_insert,
+            full_batch: None,
+            values: Vec::new(),
+        }
     }
-    Ok(())
+
+    fn push(
+        &mut self,
+        conn: &dyn Writer,
+        row: [SqlValue; CHANGE_COLUMNS.len()],
+    ) -> Result<(), ExecError> {
+        self.values.extend(row);
+        if self.values.len() == self.rows_per_insert * CHANGE_COLUMNS.len() {
+            let rows = self.rows_per_insert;
+            let sql = self.full_batch.get_or_insert_with(|| insert_sql(rows));
+            conn.execute(sql, std::mem::take(&mut self.values))?;
+        }
+        Ok(())
+    }
+
+    fn finish(self, conn: &dyn Writer) -> Result<(), ExecError> {
+        if self.values.is_empty() {
+            return Ok(());
+        }
+        let rows = self.values.len() / CHANGE_COLUMNS.len();
+        conn.execute(&insert_sql(rows), self.values)?;
+        Ok(())
+    }
 }
 
 /// Keeps the newest `keep` changes of one record.

@@ -26,6 +26,7 @@ use serde_json::{Map, Value};
 
 use crate::spec::{EntitySpec, FieldSpec, FieldType, SchemaSpec};
 
+use super::changes::Tracker;
 use super::database::{Database, DbError};
 use super::ident::quote;
 use super::names::{shorten, unknown_name_message};
@@ -294,7 +295,7 @@ pub struct Importer<'s, 't> {
     #[cfg(feature = "postgres")]
     reindex: Vec<(usize, String)>,
     /// What tracked records held before this import touched them.
-    tracker: super::changes::Tracker,
+    tracker: Tracker<'s>,
 }
 
 /// The set of columns a statement writes, as a bit mask (`None` past 128 columns: such
@@ -352,13 +353,21 @@ impl PgBatch {
 
     /// Sends the rows waiting. A refused batch is rolled back to its savepoint and its rows
     /// sent one by one, so the error names the line that caused it.
-    fn flush(&mut self, session: &super::postgres::Session<'_>) -> Result<(), ImportError> {
+    fn flush(
+        &mut self,
+        session: &super::postgres::Session<'_>,
+        tracker: &mut Tracker<'_>,
+    ) -> Result<(), ImportError> {
         let Some((table, names, key)) = self.shape.as_ref() else {
             return Ok(());
         };
         if self.rows.is_empty() {
             return Ok(());
         }
+        let first_line = self.rows.first().map(|row| row.0);
+        tracker
+            .capture_waiting(session)
+            .map_err(|e| exec_error(first_line, e))?;
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let key: Vec<&str> = key.iter().map(String::as_str).collect();
         let rows = std::mem::take(&mut self.rows);
@@ -400,10 +409,13 @@ enum Target {
 impl Sink<'_> {
     /// Upserts one row of `table`: `params` are the values of the columns `names`, in order;
     /// `key_columns` identify the row. On PostgreSQL the row may wait in a batch until
-    /// [`Sink::flush`].
+    /// [`Sink::flush`]. `tracked` names the record (entity index, id) when its entity's
+    /// changes are tracked: `tracker` reads its values before the row is written.
     #[allow(clippy::too_many_arguments)]
     fn upsert(
         &mut self,
+        tracker: &mut Tracker<'_>,
+        tracked: Option<(usize, &str)>,
         target: Target,
         key: Option<(usize, u128)>,
         table: &str,
@@ -419,6 +431,11 @@ impl Sink<'_> {
                 statements,
                 edge_statements,
             } => {
+                if let Some((entity, id)) = tracked {
+                    tracker
+                        .capture(&***tx, entity, id)
+                        .map_err(|e| exec_error(Some(line), e))?;
+                }
                 let cache = match target {
                     Target::Entity => statements,
                     Target::Edge => edge_statements,
@@ -453,7 +470,7 @@ impl Sink<'_> {
                     || batch.keys.contains(&key_values)
                     || batch.rows.len() >= batch.row_limit()
                 {
-                    batch.flush(session)?;
+                    batch.flush(session, tracker)?;
                 }
                 if !same_shape {
                     batch.shape = Some((
@@ -464,17 +481,23 @@ impl Sink<'_> {
                 }
                 batch.keys.insert(key_values);
                 batch.rows.push((line, values));
+                if let Some((entity, id)) = tracked {
+                    tracker.defer(entity, id);
+                }
                 Ok(())
             }
         }
     }
 
     /// Sends every upsert still waiting in a batch.
-    fn flush(&mut self) -> Result<(), ImportError> {
+    fn flush(&mut self, tracker: &mut Tracker<'_>) -> Result<(), ImportError> {
         match self {
-            Sink::Sqlite { .. } => Ok(()),
+            Sink::Sqlite { .. } => {
+                let _ = tracker;
+                Ok(())
+            }
             #[cfg(feature = "postgres")]
-            Sink::Postgres { session, batch } => batch.flush(session),
+            Sink::Postgres { session, batch } => batch.flush(session, tracker),
         }
     }
 
@@ -618,7 +641,7 @@ impl<'s, 't> Importer<'s, 't> {
             stats: ImportStats::default(),
             #[cfg(feature = "postgres")]
             reindex: Vec::new(),
-            tracker: super::changes::Tracker::default(),
+            tracker: Tracker::new(spec),
         }
     }
 
@@ -738,20 +761,24 @@ impl<'s, 't> Importer<'s, 't> {
         let names: Vec<&str> = columns.iter().map(|c| c.1).collect();
         let params: Vec<Bound<'_>> = columns.iter().map(|c| c.2.clone()).collect();
         let key = column_mask(columns.iter().map(|c| c.0)).map(|mask| (index, mask));
-        if plan.spec.change_tracking.is_some()
-            && let Some(id) = columns.iter().find(|c| c.1 == unique).map(|c| &c.2)
-        {
-            let id = match id {
-                Bound::Text(text) => (*text).to_owned(),
-                Bound::Value(SqlValue::Text(text)) => text.clone(),
-                Bound::Value(other) => format!("{other:?}"),
-            };
-            self.tracker
-                .capture(self.sink.writer(), self.spec, index, &id)
-                .map_err(|e| exec_error(Some(line), e))?;
-        }
-        self.sink
-            .upsert(Target::Entity, key, table, &names, &[unique], &params, line)?;
+        let tracked_id = match columns.iter().find(|c| c.1 == unique).map(|c| &c.2) {
+            Some(_) if !self.tracker.tracks(index) => None,
+            Some(Bound::Text(text)) => Some(Cow::Borrowed(*text)),
+            Some(Bound::Value(SqlValue::Text(text))) => Some(Cow::Borrowed(text.as_str())),
+            Some(Bound::Value(other)) => Some(Cow::Owned(format!("{other:?}"))),
+            None => None,
+        };
+        self.sink.upsert(
+            &mut self.tracker,
+            tracked_id.as_deref().map(|id| (index, id)),
+            Target::Entity,
+            key,
+            table,
+            &names,
+            &[unique],
+            &params,
+            line,
+        )?;
         #[cfg(feature = "postgres")]
         if plan.spec.full_text.is_some()
             && matches!(self.sink, Sink::Postgres { .. })
@@ -843,6 +870,8 @@ impl<'s, 't> Importer<'s, 't> {
         let key = column_mask(values.iter().map(|v| v.0)).map(|mask| (rel_index, mask));
         let names: Vec<&str> = values.iter().map(|v| v.1).collect();
         self.sink.upsert(
+            &mut self.tracker,
+            None,
             Target::Edge,
             key,
             &rel.table,
@@ -879,13 +908,11 @@ impl<'s, 't> Importer<'s, 't> {
         let line = self.line;
         let index = self.find_entity(entity, "delete.entity")?;
         // Upserts waiting in a batch are written first, so they are deleted too.
-        self.sink.flush()?;
+        self.sink.flush(&mut self.tracker)?;
         let spec = self.entities[index].spec;
-        if spec.change_tracking.is_some() {
-            self.tracker
-                .capture(self.sink.writer(), self.spec, index, id)
-                .map_err(|e| exec_error(Some(line), e))?;
-        }
+        self.tracker
+            .capture(self.sink.writer(), index, id)
+            .map_err(|e| exec_error(Some(line), e))?;
         let conn = self.sink.writer();
         let params = || vec![SqlValue::Text(id.to_owned())];
         for relationship in &self.spec.relationships {
@@ -975,7 +1002,7 @@ impl<'s, 't> Importer<'s, 't> {
     }
 
     fn finish(mut self) -> Result<ImportStats, ImportError> {
-        self.sink.flush()?;
+        self.sink.flush(&mut self.tracker)?;
         #[cfg(feature = "postgres")]
         if let Sink::Postgres { session, .. } = &self.sink {
             // The postings of every record written, from what is now stored.
@@ -1014,9 +1041,9 @@ impl<'s, 't> Importer<'s, 't> {
             }
             cache.insert((check.entity, check.id.as_str()), true);
         }
-        let tracker = std::mem::take(&mut self.tracker);
-        self.stats.changes = tracker
-            .record(self.sink.writer(), self.spec)
+        self.stats.changes = self
+            .tracker
+            .record(self.sink.writer())
             .map_err(|e| exec_error(None, e))?;
         Ok(self.stats)
     }
