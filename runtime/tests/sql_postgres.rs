@@ -295,14 +295,9 @@ fn a_read_only_handle_refuses_writes() {
     assert!(error.message.contains("read-only"), "{error}");
 }
 
-#[test]
-fn the_deadline_stops_the_statement_in_the_server() {
-    let Some((db, url, spec)) = seeded_postgres("deadline") else {
-        return;
-    };
-    let fast = toolforge::sql::registry(spec.clone(), db.clone()).unwrap();
-    // A computed field whose PostgreSQL form runs for minutes.
-    let mut spec = (*spec).clone();
+/// The spec with a computed field `slow` whose PostgreSQL form runs for minutes.
+fn with_slow_field(spec: &toolforge::spec::SchemaSpec) -> Arc<toolforge::spec::SchemaSpec> {
+    let mut spec = spec.clone();
     spec.entities[0].computed_fields.push(
         serde_json::from_value(json!({
             "name": "slow", "type": "number", "source": "a slow count",
@@ -311,10 +306,32 @@ fn the_deadline_stops_the_statement_in_the_server() {
         }))
         .unwrap(),
     );
-    let spec = Arc::new(spec);
+    Arc::new(spec)
+}
+
+/// Waits (up to 5 s) until no statement of another connection runs on `url`; how many still
+/// run.
+async fn statements_left(url: &str) -> usize {
+    let mut running = usize::MAX;
+    for _ in 0..50 {
+        running = pg_support::running_statements(url);
+        if running == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    running
+}
+
+#[test]
+fn the_deadline_stops_the_statement_in_the_server() {
+    let Some((db, url, spec)) = seeded_postgres("deadline") else {
+        return;
+    };
+    let fast = toolforge::sql::registry(spec.clone(), db.clone()).unwrap();
     let registry = toolforge::sql::tools::register_database_tools(
         ToolRegistry::standard().unwrap(),
-        spec,
+        with_slow_field(&spec),
         db.clone(),
     )
     .unwrap()
@@ -339,15 +356,11 @@ fn the_deadline_stops_the_statement_in_the_server() {
         assert_eq!(error.code, ErrorCode::Timeout, "{error}");
         // The server stops the statement itself (statement_timeout), although the call's
         // future is gone.
-        let mut running = usize::MAX;
-        for _ in 0..50 {
-            running = pg_support::running_statements(&url);
-            if running == 0 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        assert_eq!(running, 0, "the slow statement still runs");
+        assert_eq!(
+            statements_left(&url).await,
+            0,
+            "the slow statement still runs"
+        );
         // The server stopped the statement: the connections answer the next calls at once.
         for _ in 0..db.reader_count() * 2 {
             let answer = fast
@@ -361,6 +374,41 @@ fn the_deadline_stops_the_statement_in_the_server() {
         }
         assert!(started.elapsed() < Duration::from_secs(20));
     });
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_call_cancels_its_statement_in_the_server() {
+    let Some((db, url, spec)) = seeded_postgres("dropped_call") else {
+        return;
+    };
+    let fast = toolforge::sql::registry(spec.clone(), db.clone()).unwrap();
+    // No deadline: only the caller giving up can stop the slow statement.
+    let registry = toolforge::sql::registry(with_slow_field(&spec), db.clone()).unwrap();
+    let slow = json!({"entity_type": "Scope", "order_by": {"field": "slow"}});
+    let call = registry.call("query_entities", slow);
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), call)
+            .await
+            .is_err(),
+        "the slow call cannot finish within 300 ms"
+    );
+    assert_eq!(
+        statements_left(&url).await,
+        0,
+        "the abandoned statement still runs on the server"
+    );
+    // The pool serves the next calls (the cancelled call's connection was closed, not
+    // returned), as many as it has connections and more.
+    for _ in 0..db.reader_count() * 2 {
+        let answer = fast
+            .call(
+                "get_entity_by_id",
+                json!({"entity_type": "Scope", "id_value": "s1"}),
+            )
+            .await
+            .expect("a call after the cancelled one");
+        assert_eq!(answer["record"]["name"], "parseConfig");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

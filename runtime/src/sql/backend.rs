@@ -60,6 +60,10 @@ pub enum ExecError {
     /// The statement was stopped because the call's deadline passed or its caller went away.
     #[error("the statement was stopped")]
     Stopped,
+    /// No connection to the database server could be had (the message names the server).
+    #[cfg(feature = "postgres")]
+    #[error("{0}")]
+    Unavailable(String),
 }
 
 impl ExecError {
@@ -70,6 +74,8 @@ impl ExecError {
             #[cfg(feature = "postgres")]
             ExecError::Postgres(error) => super::postgres::is_cancel(error),
             ExecError::Stopped => true,
+            #[cfg(feature = "postgres")]
+            ExecError::Unavailable(_) => false,
         }
     }
 }

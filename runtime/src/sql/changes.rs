@@ -200,6 +200,7 @@ impl<'s> Tracker<'s> {
 
     /// Notes a record about to be written later; its values are read by the next
     /// [`Tracker::capture_waiting`], which must run before that write.
+    #[cfg(feature = "postgres")]
     pub fn defer(&mut self, entity: usize, id: &str) {
         if self.first_touch(entity, id) {
             self.waiting.push((entity, id.to_owned()));
@@ -207,6 +208,7 @@ impl<'s> Tracker<'s> {
     }
 
     /// Reads the values of every record noted with [`Tracker::defer`] since the last call.
+    #[cfg(feature = "postgres")]
     pub fn capture_waiting(&mut self, conn: &dyn Writer) -> Result<(), ExecError> {
         if self.waiting.is_empty() {
             return Ok(());

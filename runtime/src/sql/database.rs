@@ -100,6 +100,8 @@ impl From<ExecError> for DbError {
             ExecError::Sqlite(error) => DbError::Sqlite(error),
             ExecError::Stopped => DbError::Stopped,
             #[cfg(feature = "postgres")]
+            ExecError::Unavailable(message) => DbError::Postgres(message),
+            #[cfg(feature = "postgres")]
             ExecError::Postgres(error) => DbError::Postgres(super::postgres::describe(&error)),
         }
     }
@@ -629,7 +631,7 @@ impl Database {
             let objects = pg_schema_objects(spec)?;
             return pg
                 .db
-                .read(None, |conn| pg_plan(conn, &objects))?
+                .read(None, Default::default(), |conn| pg_plan(conn, &objects))?
                 .map_err(|error| pg.db.error(error));
         }
         let objects = schema_objects(spec)?;
@@ -839,9 +841,20 @@ impl Database {
         if let Backend::Postgres(pg) = &self.backend {
             let pg = pg.clone();
             let deadline = CallBudget::current_deadline();
-            return tokio::task::spawn_blocking(move || pg.db.read(deadline, f))
+            let slot = Arc::new(super::postgres::CancelSlot::default());
+            // Dropped before the read ends (a caller's timeout, a cancelled call): the
+            // running statement is cancelled on the server.
+            let guard = CancelPgOnDrop {
+                pg: pg.clone(),
+                slot: slot.clone(),
+                armed: true,
+            };
+            let result = tokio::task::spawn_blocking(move || pg.db.read(deadline, slot, f))
                 .await
-                .map_err(|_| DbError::Stopped)?;
+                .map_err(|_| DbError::Stopped);
+            let mut guard = guard;
+            guard.armed = false;
+            return result?;
         }
         self.read(move |conn| f(conn)).await
     }
@@ -852,6 +865,23 @@ impl Database {
         match &self.backend {
             Backend::Postgres(pg) => Some(&pg.db),
             Backend::Sqlite(_) => None,
+        }
+    }
+}
+
+/// Cancels a PostgreSQL read whose future was dropped before it finished.
+#[cfg(feature = "postgres")]
+struct CancelPgOnDrop {
+    pg: Arc<PgBackend>,
+    slot: Arc<super::postgres::CancelSlot>,
+    armed: bool,
+}
+
+#[cfg(feature = "postgres")]
+impl Drop for CancelPgOnDrop {
+    fn drop(&mut self) {
+        if self.armed {
+            self.pg.db.cancel(&self.slot);
         }
     }
 }

@@ -914,6 +914,10 @@ pub fn exec_error(error: &ExecError) -> ToolError {
         ExecError::Stopped => ToolError::execution_failed(
             "The database call was stopped before it finished; nothing was changed.",
         ),
+        #[cfg(feature = "postgres")]
+        ExecError::Unavailable(_) => ToolError::execution_failed(
+            "The database server cannot be reached right now; nothing was changed. Retrying later may help.",
+        ),
     }
 }
 

@@ -89,6 +89,16 @@ impl Driver {
         })
     }
 
+    /// Starts `future` on the driver without waiting for it.
+    fn spawn<F>(&self, future: F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        if let Some(runtime) = &self.runtime {
+            runtime.spawn(future);
+        }
+    }
+
     /// Runs `future` on the driver and waits for it (blocking the current thread, which must
     /// not be one of the driver's own).
     fn block<F>(&self, future: F) -> Result<F::Output, ExecError>
@@ -197,10 +207,11 @@ impl PgDatabase {
             read_only,
             label,
         };
-        let session = db.session(&db.readers, None)?;
+        let session = db.session(&db.readers)?;
         session
             .rows("SELECT 1", &[])
             .map_err(|error| db.error(error))?;
+        drop(session);
         Ok(db)
     }
 
@@ -219,54 +230,39 @@ impl PgDatabase {
         }
     }
 
-    /// A connection from the pool, waited for no later than `deadline`.
-    fn session(&self, pool: &Pool, deadline: Option<Instant>) -> Result<Session<'_>, DbError> {
-        let pool = pool.clone();
-        let wait = match deadline {
-            Some(deadline) => {
-                let now = Instant::now();
-                if now >= deadline {
-                    return Err(DbError::Timeout);
-                }
-                Some(deadline - now)
-            }
-            None => None,
-        };
-        let label = self.label.clone();
-        let client = self
-            .driver
-            .block(async move {
-                let timeouts = deadpool_postgres::Timeouts {
-                    wait,
-                    create: Some(Duration::from_secs(10)),
-                    recycle: Some(Duration::from_secs(10)),
-                };
-                pool.timeout_get(&timeouts).await
-            })
-            .map_err(DbError::from)?
-            .map_err(|error| match error {
-                deadpool_postgres::PoolError::Timeout(deadpool_postgres::TimeoutType::Wait) => {
-                    DbError::Timeout
-                }
-                deadpool_postgres::PoolError::Backend(error) => {
-                    DbError::Postgres(format!("cannot connect to {label}: {}", describe(&error)))
-                }
-                other => DbError::Postgres(format!("cannot connect to {label}: {other}")),
-            })?;
-        Ok(Session {
-            driver: &self.driver,
-            client: Arc::new(client),
-            prefix: std::sync::Mutex::new(None),
-        })
+    /// A connection from the pool for writes, waited for without a deadline.
+    fn session(&self, pool: &Pool) -> Result<Session<'_>, DbError> {
+        let session = Session::new(
+            &self.driver,
+            Acquire {
+                pool: pool.clone(),
+                deadline: None,
+                label: self.label.clone(),
+            },
+            Arc::new(CancelSlot::default()),
+        );
+        session.connect().map_err(|error| self.error(error))?;
+        Ok(session)
     }
 
-    /// Runs `f` on a read-only connection with `statement_timeout` set from `deadline`.
+    /// Runs `f` on a read-only connection with `statement_timeout` set from `deadline`. The
+    /// connection is taken from the pool with `f`'s first statement, in the same hand-off to
+    /// the driver. `cancel` stops the call from another thread ([`PgDatabase::cancel`]).
     pub fn read<T>(
         &self,
         deadline: Option<Instant>,
+        cancel: Arc<CancelSlot>,
         f: impl FnOnce(&dyn Reader) -> T,
     ) -> Result<T, DbError> {
-        let session = self.session(&self.readers, deadline)?;
+        let session = Session::new(
+            &self.driver,
+            Acquire {
+                pool: self.readers.clone(),
+                deadline,
+                label: self.label.clone(),
+            },
+            cancel,
+        );
         let millis = match deadline {
             Some(deadline) => {
                 let left = deadline.saturating_duration_since(Instant::now());
@@ -281,6 +277,20 @@ impl PgDatabase {
         Ok(f(&session))
     }
 
+    /// Stops the read that `slot` belongs to: its running statement is cancelled on the
+    /// server, it sends no further statement, and its connection is closed rather than
+    /// returned to the pool (so a late cancel request can never reach another call's
+    /// statement).
+    pub fn cancel(&self, slot: &CancelSlot) {
+        let mut state = lock(&slot.state);
+        state.abandoned = true;
+        if let Some(token) = state.token.take() {
+            self.driver.spawn(async move {
+                let _ = token.cancel_query(NoTls).await;
+            });
+        }
+    }
+
     /// Runs `f` in a read-write transaction, committing when it returns `Ok` and rolling back
     /// otherwise.
     pub fn write<T, E>(&self, f: impl FnOnce(&Session<'_>) -> Result<T, E>) -> Result<T, E>
@@ -290,7 +300,7 @@ impl PgDatabase {
         if self.read_only {
             return Err(DbError::ReadOnly.into());
         }
-        let session = self.session(&self.writers, None)?;
+        let session = self.session(&self.writers)?;
         session.batch("BEGIN").map_err(|error| self.error(error))?;
         match f(&session) {
             Ok(value) => {
@@ -305,13 +315,79 @@ impl PgDatabase {
     }
 }
 
-/// One pooled connection, used from a blocking thread.
+/// How a session gets its connection: from `pool`, waiting no later than `deadline`.
+struct Acquire {
+    pool: Pool,
+    deadline: Option<Instant>,
+    /// The database, for messages.
+    label: String,
+}
+
+/// What stops a read from another thread: whether its caller went away, and while the
+/// session holds a connection, how to cancel the statement running on it.
+#[derive(Default)]
+pub(crate) struct CancelSlot {
+    state: std::sync::Mutex<CancelState>,
+}
+
+#[derive(Default)]
+struct CancelState {
+    abandoned: bool,
+    token: Option<tokio_postgres::CancelToken>,
+}
+
+/// One pooled connection, used from a blocking thread; taken from the pool by the first
+/// statement.
 pub(crate) struct Session<'d> {
     driver: &'d Driver,
-    client: Arc<Object>,
+    acquire: Acquire,
+    client: std::sync::OnceLock<Arc<Object>>,
     /// A statement to send before the next one, in the same round trip (`SET
     /// statement_timeout`).
     prefix: std::sync::Mutex<Option<String>>,
+    cancel: Arc<CancelSlot>,
+}
+
+/// The connection a statement runs on: the session's, or one to take from the pool first.
+enum Connection {
+    Ready(Arc<Object>),
+    Acquire(std::pin::Pin<Box<dyn Future<Output = Result<Object, ExecError>> + Send>>),
+}
+
+impl Connection {
+    /// The connection; one taken from the pool becomes cancellable through `cancel` before
+    /// any statement is sent on it.
+    async fn get(self, cancel: &CancelSlot) -> Result<Arc<Object>, ExecError> {
+        match self {
+            Connection::Ready(client) => Ok(client),
+            Connection::Acquire(future) => {
+                let client = future.await?;
+                let mut state = lock(&cancel.state);
+                if state.abandoned {
+                    return Err(ExecError::Stopped);
+                }
+                state.token = Some(client.cancel_token());
+                Ok(Arc::new(client))
+            }
+        }
+    }
+}
+
+impl Drop for Session<'_> {
+    fn drop(&mut self) {
+        let abandoned = {
+            let mut state = lock(&self.cancel.state);
+            state.token = None;
+            state.abandoned
+        };
+        // A cancelled call's connection may still receive the cancel request: close it.
+        if abandoned
+            && let Some(client) = self.client.take()
+            && let Ok(object) = Arc::try_unwrap(client)
+        {
+            drop(Object::take(object));
+        }
+    }
 }
 
 fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -320,14 +396,97 @@ fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-impl Session<'_> {
+impl<'d> Session<'d> {
+    fn new(driver: &'d Driver, acquire: Acquire, cancel: Arc<CancelSlot>) -> Self {
+        Session {
+            driver,
+            acquire,
+            client: std::sync::OnceLock::new(),
+            prefix: std::sync::Mutex::new(None),
+            cancel,
+        }
+    }
+
+    /// The session's connection, or how to take one from the pool.
+    fn connection(&self) -> Result<Connection, ExecError> {
+        if lock(&self.cancel.state).abandoned {
+            return Err(ExecError::Stopped);
+        }
+        if let Some(client) = self.client.get() {
+            return Ok(Connection::Ready(client.clone()));
+        }
+        let wait = match self.acquire.deadline {
+            Some(deadline) => {
+                let now = Instant::now();
+                if now >= deadline {
+                    return Err(ExecError::Stopped);
+                }
+                Some(deadline - now)
+            }
+            None => None,
+        };
+        let pool = self.acquire.pool.clone();
+        let label = self.acquire.label.clone();
+        Ok(Connection::Acquire(Box::pin(async move {
+            let timeouts = deadpool_postgres::Timeouts {
+                wait,
+                create: Some(Duration::from_secs(10)),
+                recycle: Some(Duration::from_secs(10)),
+            };
+            pool.timeout_get(&timeouts)
+                .await
+                .map_err(|error| match error {
+                    deadpool_postgres::PoolError::Timeout(deadpool_postgres::TimeoutType::Wait) => {
+                        ExecError::Stopped
+                    }
+                    deadpool_postgres::PoolError::Backend(error) => ExecError::Unavailable(
+                        format!("cannot connect to {label}: {}", describe(&error)),
+                    ),
+                    other => ExecError::Unavailable(format!("cannot connect to {label}: {other}")),
+                })
+        })))
+    }
+
+    /// Keeps the connection a statement ran on.
+    fn keep(&self, client: Arc<Object>) {
+        if self.client.get().is_none() {
+            let _ = self.client.set(client);
+        }
+    }
+
+    /// Takes the session's connection now (for writes, which hold it for a transaction).
+    fn connect(&self) -> Result<(), ExecError> {
+        let connection = self.connection()?;
+        let cancel = self.cancel.clone();
+        let client = self
+            .driver
+            .block(async move { connection.get(&cancel).await })??;
+        self.keep(client);
+        Ok(())
+    }
+
+    /// Runs `statement` with the session's connection on the driver and waits for it.
+    fn run<T, F, Fut>(&self, statement: F) -> Result<T, ExecError>
+    where
+        T: Send + 'static,
+        F: FnOnce(Arc<Object>) -> Fut + Send + 'static,
+        Fut: Future<Output = Result<T, tokio_postgres::Error>> + Send,
+    {
+        let connection = self.connection()?;
+        let cancel = self.cancel.clone();
+        let (client, result) = self.driver.block(async move {
+            let client = connection.get(&cancel).await?;
+            let result = statement(client.clone()).await;
+            Ok::<_, ExecError>((client, result))
+        })??;
+        self.keep(client);
+        result.map_err(ExecError::from)
+    }
+
     /// Runs statements without parameters (`BEGIN`, DDL).
     pub(crate) fn batch(&self, sql: &str) -> Result<(), ExecError> {
-        let client = self.client.clone();
         let sql = sql.to_owned();
-        self.driver
-            .block(async move { client.batch_execute(&sql).await })?
-            .map_err(ExecError::from)
+        self.run(move |client| async move { client.batch_execute(&sql).await })
     }
 
     /// Runs one statement with `?N` placeholders and bound parameters; the rows changed. With
@@ -338,23 +497,20 @@ impl Session<'_> {
         params: Vec<SqlValue>,
         cache: bool,
     ) -> Result<u64, ExecError> {
-        let client = self.client.clone();
         let sql = numbered_placeholders(sql);
-        self.driver
-            .block(async move {
-                let statement = if cache {
-                    client.prepare_cached(&sql).await?
-                } else {
-                    client.prepare(&sql).await?
-                };
-                let params: Vec<PgParam> = params.into_iter().map(PgParam).collect();
-                let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
-                    .iter()
-                    .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
-                    .collect();
-                client.execute(&statement, &refs).await
-            })?
-            .map_err(ExecError::from)
+        self.run(move |client| async move {
+            let statement = if cache {
+                client.prepare_cached(&sql).await?
+            } else {
+                client.prepare(&sql).await?
+            };
+            let params: Vec<PgParam> = params.into_iter().map(PgParam).collect();
+            let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
+                .iter()
+                .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+                .collect();
+            client.execute(&statement, &refs).await
+        })
     }
 }
 
@@ -364,39 +520,36 @@ impl Reader for Session<'_> {
     }
 
     fn rows(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>, ExecError> {
-        let client = self.client.clone();
         let sql = numbered_placeholders(sql);
         let params: Vec<PgParam> = params.iter().cloned().map(PgParam).collect();
         let prefix = lock(&self.prefix).take();
-        self.driver
-            .block(async move {
-                let query = async {
-                    let statement = client.prepare_cached(&sql).await?;
-                    let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
-                        .iter()
-                        .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
-                        .collect();
-                    client.query(&statement, &refs).await
-                };
-                let rows = match &prefix {
-                    // Both requests go out before either answer is awaited: one round trip.
-                    Some(prefix) => {
-                        let (set, rows) = tokio::join!(client.batch_execute(prefix), query);
-                        set?;
-                        rows?
-                    }
-                    None => query.await?,
-                };
-                let mut out = Vec::with_capacity(rows.len());
-                for row in rows {
-                    let mut values = Vec::with_capacity(row.len());
-                    for i in 0..row.len() {
-                        values.push(row.try_get::<_, PgCell>(i)?.0);
-                    }
-                    out.push(values);
+        self.run(move |client| async move {
+            let query = async {
+                let statement = client.prepare_cached(&sql).await?;
+                let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
+                    .iter()
+                    .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+                    .collect();
+                client.query(&statement, &refs).await
+            };
+            let rows = match &prefix {
+                // Both requests go out before either answer is awaited: one round trip.
+                Some(prefix) => {
+                    let (set, rows) = tokio::join!(client.batch_execute(prefix), query);
+                    set?;
+                    rows?
                 }
-                Ok::<_, tokio_postgres::Error>(out)
-            })?
-            .map_err(ExecError::from)
+                None => query.await?,
+            };
+            let mut out = Vec::with_capacity(rows.len());
+            for row in rows {
+                let mut values = Vec::with_capacity(row.len());
+                for i in 0..row.len() {
+                    values.push(row.try_get::<_, PgCell>(i)?.0);
+                }
+                out.push(values);
+            }
+            Ok::<_, tokio_postgres::Error>(out)
+        })
     }
 }
