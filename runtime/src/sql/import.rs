@@ -338,7 +338,14 @@ struct PgBatch {
     rows: Vec<(usize, Vec<SqlValue>)>,
     /// The key values of the rows.
     keys: std::collections::HashSet<Vec<String>>,
+    /// The staging tables created in this import's transaction, by table and columns.
+    stages: HashMap<(String, Vec<String>), String>,
 }
+
+/// Batches of at least this many rows go through a staging table filled with `COPY`; smaller
+/// ones are one multi-row statement (fewer round trips).
+#[cfg(feature = "postgres")]
+const COPY_FROM_ROWS: usize = 64;
 
 /// The most rows of one batch (PostgreSQL takes at most 65,535 parameters a statement).
 #[cfg(feature = "postgres")]
@@ -373,13 +380,56 @@ impl PgBatch {
         let rows = std::mem::take(&mut self.rows);
         self.keys.clear();
         let first_line = rows.first().map(|row| row.0);
-        let sql = upsert_rows_sql(table, &names, &key, rows.len());
-        let full = rows.len() == self.row_limit();
-        let values: Vec<SqlValue> = rows.iter().flat_map(|row| row.1.iter().cloned()).collect();
-        session
-            .batch("SAVEPOINT toolforge_import")
-            .map_err(|e| exec_error(first_line, e))?;
-        match session.execute(&sql, values, full) {
+        let sent = if rows.len() >= COPY_FROM_ROWS {
+            // A staging table of the batch's columns (created outside the savepoint, so a
+            // failed batch keeps it), filled with COPY and upserted from in one statement.
+            let shape = (
+                table.clone(),
+                names.iter().map(|n| (*n).to_owned()).collect(),
+            );
+            let count = self.stages.len();
+            let stage = match self.stages.get(&shape) {
+                Some(stage) => stage.clone(),
+                None => {
+                    let stage = format!("toolforge_import_stage_{count}");
+                    let columns: Vec<String> = names.iter().map(|c| quote(c)).collect();
+                    session
+                        .batch(&format!(
+                            "CREATE TEMPORARY TABLE {} ON COMMIT DROP AS SELECT {} FROM {} WITH NO DATA",
+                            quote(&stage),
+                            columns.join(", "),
+                            quote(table)
+                        ))
+                        .map_err(|e| exec_error(first_line, e))?;
+                    self.stages.insert(shape, stage.clone());
+                    stage
+                }
+            };
+            session
+                .batch("SAVEPOINT toolforge_import")
+                .map_err(|e| exec_error(first_line, e))?;
+            let values: Vec<Vec<SqlValue>> = rows.iter().map(|row| row.1.clone()).collect();
+            session
+                .copy_rows(&stage, &names, values)
+                .and_then(|_| {
+                    session.batch(&format!(
+                        "{}; TRUNCATE {}",
+                        upsert_from_sql(table, &names, &key, &stage),
+                        quote(&stage)
+                    ))
+                })
+                .map(|()| 0)
+        } else {
+            let sql = upsert_rows_sql(table, &names, &key, rows.len());
+            let values: Vec<SqlValue> = rows.iter().flat_map(|row| row.1.iter().cloned()).collect();
+            session
+                .batch("SAVEPOINT toolforge_import")
+                .map_err(|e| exec_error(first_line, e))?;
+            // Only full batches recur with the same statement: cache only those.
+            let full = rows.len() == self.row_limit();
+            session.execute(&sql, values, full)
+        };
+        match sent {
             Ok(_) => session
                 .batch("RELEASE SAVEPOINT toolforge_import")
                 .map_err(|e| exec_error(first_line, e)),
@@ -1067,6 +1117,31 @@ fn upsert_rows_sql(table: &str, columns: &[&str], key: &[&str], rows: usize) -> 
             row.join(", ")
         })
         .collect();
+    format!(
+        "INSERT INTO {} ({}) VALUES ({}) {}",
+        quote(table),
+        names.join(", "),
+        placeholders.join("), ("),
+        on_conflict(columns, key)
+    )
+}
+
+/// [`upsert_sql`] for every row of the table `stage` (same columns).
+#[cfg(feature = "postgres")]
+fn upsert_from_sql(table: &str, columns: &[&str], key: &[&str], stage: &str) -> String {
+    let names: Vec<String> = columns.iter().map(|c| quote(c)).collect();
+    format!(
+        "INSERT INTO {} ({}) SELECT {} FROM {} {}",
+        quote(table),
+        names.join(", "),
+        names.join(", "),
+        quote(stage),
+        on_conflict(columns, key)
+    )
+}
+
+/// `ON CONFLICT (key) DO UPDATE SET` every other column from the row proposed.
+fn on_conflict(columns: &[&str], key: &[&str]) -> String {
     let updates: Vec<String> = columns
         .iter()
         .filter(|c| !key.contains(c))
@@ -1078,13 +1153,7 @@ fn upsert_rows_sql(table: &str, columns: &[&str], key: &[&str], rows: usize) -> 
         format!("UPDATE SET {}", updates.join(", "))
     };
     let key: Vec<String> = key.iter().map(|c| quote(c)).collect();
-    format!(
-        "INSERT INTO {} ({}) VALUES ({}) ON CONFLICT ({}) DO {action}",
-        quote(table),
-        names.join(", "),
-        placeholders.join("), ("),
-        key.join(", ")
-    )
+    format!("ON CONFLICT ({}) DO {action}", key.join(", "))
 }
 
 fn relationship_hint(spec: &SchemaSpec, rel_type: &str, from: &str, to: &str) -> String {

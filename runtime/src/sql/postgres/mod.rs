@@ -25,6 +25,7 @@ use tokio_postgres::NoTls;
 
 use super::backend::{Dialect, ExecError, Reader, numbered_placeholders};
 use super::database::DbError;
+use super::ident::quote;
 use super::value::SqlValue;
 use crate::ToolError;
 use types::{PgCell, PgParam};
@@ -277,18 +278,28 @@ impl PgDatabase {
         Ok(f(&session))
     }
 
-    /// Stops the read that `slot` belongs to: its running statement is cancelled on the
-    /// server, it sends no further statement, and its connection is closed rather than
-    /// returned to the pool (so a late cancel request can never reach another call's
-    /// statement).
-    pub fn cancel(&self, slot: &CancelSlot) {
-        let mut state = lock(&slot.state);
-        state.abandoned = true;
-        if let Some(token) = state.token.take() {
-            self.driver.spawn(async move {
-                let _ = token.cancel_query(NoTls).await;
-            });
+    /// Stops the read that `slot` belongs to: it sends no further statement, the statement
+    /// it runs is cancelled on the server (the request is repeated until the read lets go of
+    /// its connection, so a statement still on its way is caught too), and its connection is
+    /// closed rather than returned to the pool (so no cancel request can reach another
+    /// call's statement).
+    pub fn cancel(&self, slot: &Arc<CancelSlot>) {
+        {
+            let mut state = lock(&slot.state);
+            state.abandoned = true;
+            if state.token.is_none() {
+                return;
+            }
         }
+        let slot = slot.clone();
+        self.driver.spawn(async move {
+            for _ in 0..CANCEL_ATTEMPTS {
+                let token = lock(&slot.state).token.clone();
+                let Some(token) = token else { return };
+                let _ = token.cancel_query(NoTls).await;
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        });
     }
 
     /// Runs `f` in a read-write transaction, committing when it returns `Ok` and rolling back
@@ -314,6 +325,9 @@ impl PgDatabase {
         }
     }
 }
+
+/// How many times (50 ms apart) a dropped read's statement is cancelled at most.
+const CANCEL_ATTEMPTS: usize = 100;
 
 /// How a session gets its connection: from `pool`, waiting no later than `deadline`.
 struct Acquire {
@@ -510,6 +524,44 @@ impl<'d> Session<'d> {
                 .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
                 .collect();
             client.execute(&statement, &refs).await
+        })
+    }
+}
+
+impl Session<'_> {
+    /// Writes `rows` (values of `columns`, in order) into `table` with one binary `COPY`: the
+    /// fastest way into PostgreSQL. The rows written.
+    pub(crate) fn copy_rows(
+        &self,
+        table: &str,
+        columns: &[&str],
+        rows: Vec<Vec<SqlValue>>,
+    ) -> Result<u64, ExecError> {
+        let names: Vec<String> = columns.iter().map(|c| quote(c)).collect();
+        let names = names.join(", ");
+        // The columns' types, from a statement prepared once per connection.
+        let probe = format!("SELECT {names} FROM {} LIMIT 0", quote(table));
+        let copy = format!("COPY {} ({names}) FROM STDIN (FORMAT binary)", quote(table));
+        self.run(move |client| async move {
+            let statement = client.prepare_cached(&probe).await?;
+            let types: Vec<tokio_postgres::types::Type> = statement
+                .columns()
+                .iter()
+                .map(|column| column.type_().clone())
+                .collect();
+            let sink = client.copy_in(&copy).await?;
+            let mut writer = std::pin::pin!(tokio_postgres::binary_copy::BinaryCopyInWriter::new(
+                sink, &types
+            ));
+            for row in rows {
+                let params: Vec<PgParam> = row.into_iter().map(PgParam).collect();
+                let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
+                    .iter()
+                    .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+                    .collect();
+                writer.as_mut().write(&refs).await?;
+            }
+            writer.finish().await
         })
     }
 }
