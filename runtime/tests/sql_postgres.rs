@@ -436,6 +436,16 @@ async fn batched_upserts_keep_import_order() {
     // 2,500 files (more than one batch), each written twice with different column sets and
     // values, interleaved with scopes, so batches break on keys, shapes and sizes.
     let mut lines = Vec::new();
+    // 1,500 files in long runs (batches large enough for COPY), then half of them again.
+    for i in 0..1_500 {
+        lines
+            .push(json!({"entity": "File", "data": {"path": format!("g{i}"), "language": "bulk"}}));
+    }
+    for i in (0..1_500).step_by(2) {
+        lines.push(
+            json!({"entity": "File", "data": {"path": format!("g{i}"), "language": "bulk2"}}),
+        );
+    }
     for i in 0..2_500 {
         lines.push(
             json!({"entity": "File", "data": {"path": format!("f{i}"), "language": "first"}}),
@@ -459,6 +469,8 @@ async fn batched_upserts_keep_import_order() {
     for arguments in [
         json!({"entity_type": "File", "conditions": [{"field": "language", "operator": "=", "value": "second"}], "limit": 100, "offset": 200}),
         json!({"entity_type": "File", "order_by": {"field": "language", "direction": "DESC"}, "limit": 100}),
+        json!({"entity_type": "File", "conditions": [{"field": "language", "operator": "=", "value": "bulk2"}], "order_by": {"field": "path"}, "limit": 100, "offset": 600}),
+        json!({"entity_type": "File", "conditions": [{"field": "language", "operator": "=", "value": "bulk"}], "order_by": {"field": "path", "direction": "DESC"}, "limit": 100}),
         json!({"entity_type": "Scope", "conditions": [{"field": "name", "operator": "STARTS WITH", "value": "n1"}], "order_by": {"field": "startLine"}, "limit": 100}),
     ] {
         let call = |tools: &[Arc<dyn Tool>]| {
@@ -474,6 +486,31 @@ async fn batched_upserts_keep_import_order() {
         assert!(expected["total"].as_u64().unwrap() > 0, "{arguments}");
         assert_eq!(call(&pg_tools).await, expected, "{arguments}");
     }
+}
+
+#[test]
+fn a_row_the_server_refuses_in_a_large_batch_is_named_by_its_line() {
+    let Some((db, url, spec)) = seeded_postgres("copy_refused") else {
+        return;
+    };
+    let before = pg_support::dump(&url);
+    // 300 files in one batch (sent with COPY); PostgreSQL refuses text with a NUL character.
+    let lines: Vec<Value> = (0..300)
+        .map(|i| {
+            let language = if i == 170 {
+                "t\u{0}s".to_owned()
+            } else {
+                "ts".to_owned()
+            };
+            json!({"entity": "File", "data": {"path": format!("c{i}"), "language": language}})
+        })
+        .collect();
+    let error = db
+        .import_jsonl(&spec, jsonl(&lines).as_bytes())
+        .unwrap_err();
+    assert_eq!(error.line, Some(171), "{error}");
+    assert!(error.message.contains("refused"), "{error}");
+    assert_eq!(before, pg_support::dump(&url), "nothing was imported");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
