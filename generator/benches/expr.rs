@@ -76,6 +76,7 @@ fn schema() -> SchemaSpec {
         mcp: Default::default(),
         embedding: None,
         change_log: None,
+        declared_tools: Vec::new(),
     }
 }
 

@@ -115,6 +115,7 @@ fn schema_of(config: &Value) -> SchemaSpec {
         mcp: Default::default(),
         embedding: None,
         change_log: None,
+        declared_tools: Vec::new(),
     }
 }
 

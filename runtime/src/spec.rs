@@ -36,6 +36,128 @@ pub struct SchemaSpec {
     /// computed field reads them (`count(HAS_CHANGE)`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change_log: Option<ChangeLogSpec>,
+    /// The config's own parameterised queries (`toolforge.declared_tools`), in config order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub declared_tools: Vec<DeclaredToolSpec>,
+}
+
+/// A tool declared in the config: a parameterised query over one entity, compiled from the
+/// expression language (`where:`, `order_by:`) with every parameter a bound value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeclaredToolSpec {
+    /// The tool's name, as declared (no prefix is added).
+    pub name: String,
+    /// What the tool does, for the model.
+    pub description: String,
+    /// The entity whose records it returns.
+    pub entity: String,
+    /// The `where:` source, for descriptions; `None` when the tool returns every record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_where: Option<String>,
+    /// The compiled condition over the row alias `n` (SQLite), parameters written `?N`: the
+    /// parameter at position `N - 1` of `parameters`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub where_sql: Option<String>,
+    /// The same condition for PostgreSQL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub postgres_where_sql: Option<String>,
+    /// The compiled `order_by:` items, in order (the unique field always breaks ties).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub order_by: Vec<DeclaredOrderSpec>,
+    /// The most records one call returns (`limit:`, at most the tools' `max_limit`); a call
+    /// may ask for fewer.
+    pub limit: u32,
+    /// The parameters, in config order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parameters: Vec<ParameterSpec>,
+}
+
+/// One `order_by:` item of a declared tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeclaredOrderSpec {
+    /// The SQLite expression (parameters as in [`DeclaredToolSpec::where_sql`]).
+    pub sql: String,
+    /// The PostgreSQL expression.
+    pub postgres_sql: String,
+    /// True for `DESC`.
+    #[serde(default)]
+    pub descending: bool,
+}
+
+/// One parameter of a declared tool: its type and the checks its values pass before any
+/// query runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParameterSpec {
+    /// The parameter's name (`:name` in the clauses, a key of the arguments).
+    pub name: String,
+    /// The value type.
+    #[serde(rename = "type")]
+    pub ty: ParameterType,
+    /// What the value means, for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Whether a call must give it (false when it has a default).
+    #[serde(default)]
+    pub required: bool,
+    /// The value used when a call gives none (for datetimes also `now` or a relative date
+    /// such as `7 days ago`, resolved when the call runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<serde_json::Value>,
+    /// The only values allowed, when listed.
+    #[serde(default, rename = "enum", skip_serializing_if = "Vec::is_empty")]
+    pub allowed: Vec<serde_json::Value>,
+    /// The smallest number allowed (numbers and integers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    /// The largest number allowed (numbers and integers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
+    /// A regular expression (Rust `regex` syntax) the whole string must match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+}
+
+/// The type of a declared tool's parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ParameterType {
+    /// Text.
+    String,
+    /// A number.
+    Number,
+    /// A whole number.
+    Integer,
+    /// `true` or `false`.
+    Boolean,
+    /// An ISO 8601 date or datetime, or a relative date (`now`, `7 days ago`), in UTC.
+    Datetime,
+}
+
+impl ParameterType {
+    /// Every type, as a config writes it.
+    pub const NAMES: [&'static str; 5] = ["string", "number", "integer", "boolean", "datetime"];
+
+    /// The type a config names.
+    pub fn from_name(name: &str) -> Option<ParameterType> {
+        Some(match name {
+            "string" => ParameterType::String,
+            "number" => ParameterType::Number,
+            "integer" => ParameterType::Integer,
+            "boolean" => ParameterType::Boolean,
+            "datetime" => ParameterType::Datetime,
+            _ => return None,
+        })
+    }
+
+    /// The type of its values in expressions.
+    pub fn value_type(self) -> ValueType {
+        match self {
+            ParameterType::String => ValueType::String,
+            ParameterType::Number | ParameterType::Integer => ValueType::Number,
+            ParameterType::Boolean => ValueType::Boolean,
+            ParameterType::Datetime => ValueType::Datetime,
+        }
+    }
 }
 
 /// The table of the change log: one row per recorded change of a tracked record.
@@ -680,6 +802,14 @@ impl SchemaSpec {
     /// ([`ComputedFieldSpec::postgres_expression`]): what the query builder reads on PostgreSQL.
     pub fn for_postgres(&self) -> SchemaSpec {
         let mut spec = self.clone();
+        for tool in &mut spec.declared_tools {
+            if tool.postgres_where_sql.is_some() {
+                tool.where_sql = tool.postgres_where_sql.clone();
+            }
+            for item in &mut tool.order_by {
+                item.sql = item.postgres_sql.clone();
+            }
+        }
         for entity in &mut spec.entities {
             for computed in &mut entity.computed_fields {
                 let expression = computed.postgres_expression();

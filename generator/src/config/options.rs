@@ -57,6 +57,80 @@ pub struct ToolforgeOptions {
     /// How much change history is kept for entities that track their changes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change_history: Option<ChangeHistoryOptions>,
+    /// The config's own tools: parameterised queries over one entity, written in the
+    /// computed-field expression language with `:name` parameters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declared_tools: Option<Vec<DeclaredTool>>,
+}
+
+/// One entry of `toolforge.declared_tools`: a parameterised query as a tool.
+///
+/// ```yaml
+/// toolforge:
+///   declared_tools:
+///     - name: open_loans_of_member
+///       description: Open loans of one member, most overdue first
+///       entity: Loan
+///       where: "status = 'open' AND member_id = :member AND due_at < :before"
+///       order_by: due_at ASC
+///       limit: 50
+///       parameters:
+///         member: {type: string, description: "Member id", pattern: "^m[0-9]+$"}
+///         before: {type: datetime, description: "Cut-off", default: "now"}
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct DeclaredTool {
+    /// The tool's name (letters, digits, `_` and `-`; no prefix is added).
+    pub name: String,
+    /// What the tool does, for the model (required).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The entity whose records it returns.
+    pub entity: String,
+    /// The condition records must meet: an expression over the entity's fields, computed
+    /// fields and relationship aggregates, with `:name` parameters. Absent: every record.
+    #[serde(default, rename = "where", skip_serializing_if = "Option::is_none")]
+    pub where_clause: Option<String>,
+    /// The order: `expression [ASC|DESC]`, items separated by commas (ties: the unique field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_by: Option<String>,
+    /// The most records one call returns (default `toolforge.default_limit`, at most
+    /// `max_limit`); a call may ask for fewer and page with `offset`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<i64>,
+    /// The parameters, by name: each a value the model gives (checked before any query runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parameters: Option<std::collections::BTreeMap<String, DeclaredParameter>>,
+}
+
+/// One parameter of a declared tool.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct DeclaredParameter {
+    /// `string`, `number`, `integer`, `boolean` or `datetime`.
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// What the value means, for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Whether a call must give it (default: true unless it has a `default`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<bool>,
+    /// The value used when a call gives none (datetimes: also `now` or `7 days ago`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<serde_json::Value>,
+    /// The only values allowed.
+    #[serde(default, rename = "enum", skip_serializing_if = "Option::is_none")]
+    pub allowed: Option<Vec<serde_json::Value>>,
+    /// The smallest number allowed (`number`, `integer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    /// The largest number allowed (`number`, `integer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
+    /// A regular expression a `string` value must match (Rust `regex` syntax; anchor it with
+    /// `^...$` to match the whole value).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
 }
 
 /// `toolforge.change_history`: the retention of the change log.

@@ -28,6 +28,8 @@ pub enum ExprKind {
     Null,
     /// A name: a stored field, a computed field or (inside an aggregate) a relationship type.
     Name(String),
+    /// `:name`: a parameter of a declared tool (`context.name` for a context value).
+    Param(String),
     /// `-operand`.
     Neg(Box<Expr>),
     /// `NOT operand`.
@@ -180,6 +182,7 @@ impl fmt::Display for Expr {
                 }
             }
             ExprKind::Incoming(inner) => write!(f, "<-{inner}"),
+            ExprKind::Param(name) => write!(f, ":{name}"),
         }
     }
 }

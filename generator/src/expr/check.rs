@@ -126,6 +126,9 @@ pub(crate) enum TKind {
     },
     Call(Builtin, Vec<Typed>),
     Aggregate(Aggregate),
+    /// A declared tool's parameter: its position among the tool's parameters (bound as
+    /// `?{index + 1}`).
+    Param(usize),
 }
 
 /// A relationship aggregate, resolved to edge tables.
@@ -180,6 +183,9 @@ pub(crate) struct Env<'a> {
     pub computed: &'a [(String, Option<Result<CompiledField, ExprError>>)],
     /// True for translated `cypher:` bodies (unknown names become untranslatable-Cypher).
     pub from_cypher: bool,
+    /// The parameters `:name` may name (a declared tool's), in order; `None` where parameters
+    /// are not allowed (computed fields).
+    pub params: Option<&'a [(String, Ty)]>,
 }
 
 type Checked = Result<Typed, ExprError>;
@@ -264,6 +270,7 @@ impl Env<'_> {
             ExprKind::Bool(value) => typed(TKind::Bool(*value), Ty::Boolean),
             ExprKind::Null => typed(TKind::Null, Ty::Null),
             ExprKind::Name(name) => self.name(name, &expr.span),
+            ExprKind::Param(name) => self.param(name, &expr.span),
             ExprKind::Neg(operand) => {
                 let inner = self.check(operand)?;
                 if !inner.ty.fits(Ty::Number) {
@@ -346,6 +353,48 @@ impl Env<'_> {
                     .to_owned(),
                 Some("for example `count(<-CONSUMES)`".to_owned()),
             )),
+        }
+    }
+
+    fn param(&self, name: &str, span: &Range<usize>) -> Checked {
+        let Some(params) = self.params else {
+            return Err(self.error(
+                ExprErrorKind::Syntax,
+                span,
+                format!("`:{name}` is a parameter, and only declared tools have parameters"),
+                Some("use a field, a computed field or a literal value".to_owned()),
+            ));
+        };
+        match params.iter().position(|(candidate, _)| candidate == name) {
+            Some(index) => Ok(Typed {
+                kind: TKind::Param(index),
+                ty: params[index].1,
+            }),
+            None => {
+                let declared: Vec<&str> = params.iter().map(|(name, _)| name.as_str()).collect();
+                let hint = match did_you_mean(name, declared.iter().copied()) {
+                    Some(found) => format!("did you mean `:{found}`?"),
+                    None if declared.is_empty() => {
+                        format!(
+                            "declare it under `parameters:`, for example `{name}: {{type: string}}`"
+                        )
+                    }
+                    None => format!(
+                        "declared parameters: {}; or declare `{name}` under `parameters:`",
+                        declared
+                            .iter()
+                            .map(|name| format!("`:{name}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                };
+                Err(self.error(
+                    ExprErrorKind::UnknownName,
+                    span,
+                    format!("parameter `:{name}` is not declared"),
+                    Some(hint),
+                ))
+            }
         }
     }
 

@@ -58,6 +58,7 @@ fn collect(
         | ExprKind::Str(_)
         | ExprKind::Bool(_)
         | ExprKind::Null
+        | ExprKind::Param(_)
         | ExprKind::Incoming(_) => {}
     }
 }

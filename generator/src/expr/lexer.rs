@@ -20,6 +20,8 @@ pub(crate) enum TokenKind {
     Str(String),
     /// A name: a field, computed field, relationship or function (plain or `backtick`-quoted).
     Ident(String),
+    /// A parameter of a declared tool, `:name` (or `:context.name`), without the colon.
+    Param(String),
     /// `AND` (any case).
     And,
     /// `OR` (any case).
@@ -60,6 +62,7 @@ impl TokenKind {
             TokenKind::Real(value) => format!("number `{value}`"),
             TokenKind::Str(_) => "a string".to_owned(),
             TokenKind::Ident(name) => format!("`{name}`"),
+            TokenKind::Param(name) => format!("parameter `:{name}`"),
             TokenKind::And => "`AND`".to_owned(),
             TokenKind::Or => "`OR`".to_owned(),
             TokenKind::Not => "`NOT`".to_owned(),
@@ -155,6 +158,10 @@ impl Lexer<'_> {
                 }
                 '`' => {
                     self.quoted_ident(start)?;
+                    continue;
+                }
+                ':' => {
+                    self.param(start)?;
                     continue;
                 }
                 '+' => (TokenKind::Plus, 1),
@@ -353,6 +360,48 @@ impl Lexer<'_> {
             value.push(c);
         }
         self.push(TokenKind::Str(value), start);
+        Ok(())
+    }
+
+    /// `:name` or `:context.name`: a parameter of a declared tool.
+    fn param(&mut self, start: usize) -> Result<(), LexError> {
+        self.pos += 1;
+        let word = |lexer: &mut Self| {
+            let begin = lexer.pos;
+            if lexer
+                .peek()
+                .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+            {
+                while lexer
+                    .peek()
+                    .is_some_and(|c| c == '_' || c.is_ascii_alphanumeric())
+                {
+                    lexer.pos += 1;
+                }
+            }
+            lexer.pos > begin
+        };
+        if !word(self) {
+            return Err(self.error(
+                start,
+                1,
+                "`:` must be followed by a parameter name",
+                "write `:name` with a declared parameter, for example `member_id = :member`",
+            ));
+        }
+        if self.text[start + 1..self.pos] == *"context" && self.peek() == Some('.') {
+            self.pos += 1;
+            if !word(self) {
+                return Err(self.error(
+                    start,
+                    self.pos - start,
+                    "`:context.` must be followed by a context value's name",
+                    "for example `:context.tenant`",
+                ));
+            }
+        }
+        let name = self.text[start + 1..self.pos].to_owned();
+        self.push(TokenKind::Param(name), start);
         Ok(())
     }
 

@@ -42,6 +42,7 @@ use toolforge::spec::{EntitySpec, SchemaSpec, ValueType};
 
 mod ast;
 mod check;
+mod clause;
 mod cypher;
 mod deps;
 mod functions;
@@ -52,6 +53,10 @@ mod sql;
 use ast::Expr;
 use check::{Env, Ty};
 
+pub use clause::{
+    CompiledClause, CompiledOrderItem, ParamSource,
+    compile_condition as compile_declared_condition, compile_order as compile_declared_order,
+};
 pub use parser::MAX_DEPTH;
 
 /// The largest compiled SQL accepted for one computed field, in bytes. Computed fields that
@@ -153,7 +158,7 @@ pub enum ExprErrorKind {
 /// };
 /// let schema = SchemaSpec {
 ///     name: "demo".into(), description: None, entities: vec![scope], relationships: vec![],
-///     tools: ToolOptions::default(), mcp: Default::default(), embedding: None, change_log: None,
+///     tools: ToolOptions::default(), mcp: Default::default(), embedding: None, change_log: None, declared_tools: vec![],
 /// };
 /// let fields = [
 ///     ComputedSource { name: "line_count", declared_type: "number",
@@ -379,6 +384,7 @@ fn compile_one(
         text,
         computed,
         from_cypher,
+        params: None,
     };
     let error = |kind, message: String, hint: Option<String>, span: Range<usize>| ExprError {
         field: field.name.to_owned(),

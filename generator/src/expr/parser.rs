@@ -349,6 +349,10 @@ impl Parser<'_> {
                 self.pos += 1;
                 leaf(ExprKind::Null)
             }
+            TokenKind::Param(name) => {
+                self.pos += 1;
+                leaf(ExprKind::Param(name.clone()))
+            }
             TokenKind::Ident(name) => {
                 self.pos += 1;
                 if self.peek() == Some(&TokenKind::LParen) {

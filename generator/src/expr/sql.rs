@@ -3,7 +3,7 @@
 //! The semantics it implements are listed in the documentation of the `expr` module.
 
 use super::ast::{ATOM_PRECEDENCE, BinOp, IS_NULL_PRECEDENCE, NEG_PRECEDENCE, NOT_PRECEDENCE};
-use super::check::{Aggregate, EdgePath, TKind, Typed};
+use super::check::{Aggregate, EdgePath, TKind, Ty, Typed};
 use super::functions::{AggFunc, Builtin};
 
 /// How columns of the row are written.
@@ -157,6 +157,19 @@ fn emit(typed: &Typed, mode: Mode, dialect: Dialect) -> Option<Frag> {
             Mode::Row => atom(aggregate_sql(aggregate)),
             Mode::Bare => None,
         },
+        // PostgreSQL infers a parameter's type from where it stands, which fails or guesses
+        // wrong in expressions such as `:a + 1`: the type is said.
+        TKind::Param(index) => atom(match dialect {
+            Dialect::Sqlite => format!("?{}", index + 1),
+            Dialect::Postgres => {
+                let ty = match typed.ty {
+                    Ty::Number => "DOUBLE PRECISION",
+                    Ty::Boolean => "BOOLEAN",
+                    _ => "TEXT",
+                };
+                format!("CAST(?{} AS {ty})", index + 1)
+            }
+        }),
     }
 }
 

@@ -6,6 +6,7 @@
 //! left out rather than guessed, so it never panics on a config with errors.
 
 mod computed;
+mod declared;
 mod embeddings;
 
 /// The embedding provider a config names, when toolforge has it.
@@ -93,10 +94,12 @@ pub(crate) fn lower(
         mcp: mcp_spec(config),
         embedding: embeddings::embedding_spec(config),
         change_log: None,
+        declared_tools: Vec::new(),
     };
     embeddings::add_pipelines(config, &mut spec);
     entities::add_hierarchies(config, &mut spec);
     computed::lower_computed_fields(config, &mut spec, reporter);
+    declared::lower_declared_tools(config, &mut spec, reporter);
     let reads_changes = spec.entities.iter().any(|entity| {
         entity
             .computed_fields

@@ -17,6 +17,7 @@ fn served_tool_names(spec: &SchemaSpec) -> Vec<String> {
     spec.database_tool_names()
         .into_iter()
         .map(|name| format!("{}{name}", spec.tools.name_prefix))
+        .chain(spec.declared_tools.iter().map(|tool| tool.name.clone()))
         .chain(std::iter::once("batch".to_owned()))
         .collect()
 }

@@ -97,6 +97,7 @@ pub fn schema() -> SchemaSpec {
         mcp: Default::default(),
         embedding: None,
         change_log: None,
+        declared_tools: Vec::new(),
     }
 }
 

@@ -82,6 +82,19 @@ pub(crate) fn run_json<A: EngineTool>(
 
 /// Runs a tool with its parsed arguments on a read-only connection on the blocking pool.
 pub(crate) fn run<A: EngineTool>(shared: Arc<Shared>, arguments: A) -> ToolFuture<'static> {
+    run_with(shared, move |spec, conn, db| {
+        arguments.execute_in(spec, conn, db)
+    })
+}
+
+/// Runs `handler` on a read-only connection on the blocking pool, within the call's budget,
+/// with the spec as the database's backend reads it: what every database tool's call does.
+pub(crate) fn run_with(
+    shared: Arc<Shared>,
+    handler: impl FnOnce(&SchemaSpec, &dyn Reader, &Database) -> Result<Value, HandlerError>
+    + Send
+    + 'static,
+) -> ToolFuture<'static> {
     Box::pin(async move {
         let spec = shared.db.spec_for(&shared.spec);
         // The handler runs on a blocking thread: it sees the call's budget there too.
@@ -90,8 +103,8 @@ pub(crate) fn run<A: EngineTool>(shared: Arc<Shared>, arguments: A) -> ToolFutur
         let outcome = shared
             .db
             .read_any(move |conn| match budget {
-                Some(budget) => budget.enter(|| arguments.execute_in(&spec, conn, &db)),
-                None => arguments.execute_in(&spec, conn, &db),
+                Some(budget) => budget.enter(|| handler(&spec, conn, &db)),
+                None => handler(&spec, conn, &db),
             })
             .await;
         match outcome {

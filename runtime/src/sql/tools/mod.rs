@@ -19,6 +19,7 @@
 mod answers;
 mod arguments;
 mod common;
+mod declared;
 mod describe_entity;
 mod explore_relationships;
 mod full_text_search;
@@ -172,7 +173,8 @@ impl<A: EngineTool> Tool for Engine<A> {
 /// The tools the spec asks for (`spec.tools.families`, named with `spec.tools.name_prefix`),
 /// in a stable order: `get_schema`, `describe_entity`, `query_entities`, `glob_search`,
 /// `get_entity_by_id`, `get_entities_by_ids`, `explore_relationships` (only when the spec has
-/// relationships), `full_text_search` (only when an entity has a full-text index).
+/// relationships), `full_text_search` (only when an entity has a full-text index), ...; then
+/// the config's declared tools (`spec.declared_tools`), in config order.
 ///
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -192,10 +194,18 @@ impl<A: EngineTool> Tool for Engine<A> {
 /// ```
 pub fn database_tools(spec: Arc<SchemaSpec>, db: Database) -> Vec<Arc<dyn Tool>> {
     let shared = Arc::new(Shared::new(spec, db));
-    plan(&shared.spec)
+    let mut tools: Vec<Arc<dyn Tool>> = plan(&shared.spec)
         .into_iter()
         .map(|kind| kind.engine_tool(DatabaseSource::Bound(shared.clone())))
-        .collect()
+        .collect();
+    tools.extend(
+        (0..shared.spec.declared_tools.len())
+            .filter_map(|index| {
+                declared::DeclaredTool::new(DatabaseSource::Bound(shared.clone()), index)
+            })
+            .map(|tool| Arc::new(tool) as Arc<dyn Tool>),
+    );
+    tools
 }
 
 /// The same tools as [`database_tools`], answering from the [`Database`] in each call's
@@ -226,10 +236,18 @@ pub fn database_tools(spec: Arc<SchemaSpec>, db: Database) -> Vec<Arc<dyn Tool>>
 /// # Ok(()) }
 /// ```
 pub fn context_database_tools(spec: Arc<SchemaSpec>) -> Vec<Arc<dyn Tool>> {
-    plan(&spec)
+    let mut tools: Vec<Arc<dyn Tool>> = plan(&spec)
         .into_iter()
         .map(|kind| kind.engine_tool(DatabaseSource::Context(spec.clone())))
-        .collect()
+        .collect();
+    tools.extend(
+        (0..spec.declared_tools.len())
+            .filter_map(|index| {
+                declared::DeclaredTool::new(DatabaseSource::Context(spec.clone()), index)
+            })
+            .map(|tool| Arc::new(tool) as Arc<dyn Tool>),
+    );
+    tools
 }
 
 /// The definitions of the tools [`database_tools`] builds, in the same order and identical,
@@ -248,10 +266,12 @@ pub fn context_database_tools(spec: Arc<SchemaSpec>) -> Vec<Arc<dyn Tool>> {
 /// # Ok(()) }
 /// ```
 pub fn database_tool_definitions(spec: &SchemaSpec) -> Vec<ToolDefinition> {
-    plan(spec)
+    let mut definitions: Vec<ToolDefinition> = plan(spec)
         .into_iter()
         .map(|tool| tool.definition(spec))
-        .collect()
+        .collect();
+    definitions.extend(declared::definitions(spec));
+    definitions
 }
 
 /// Adds the database tools ([`database_tools`]) to a registry builder; a name clash with a

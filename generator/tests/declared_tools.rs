@@ -1,0 +1,263 @@
+//! Declared tools (`toolforge.declared_tools`): every problem is a located diagnostic (line,
+//! column, config path and a hint), and a valid declaration is compiled for both dialects.
+
+mod common;
+
+use common::{at, fail, find, hint, ok};
+
+const ENTITIES: &str = "\
+entities:
+  - name: Loan
+    unique_field: id
+    searchable_fields:
+      - {name: id, type: string}
+      - {name: member_id, type: string}
+      - {name: status, type: string}
+      - {name: fee, type: number}
+      - {name: due_at, type: datetime}
+toolforge:
+  declared_tools:
+";
+
+/// The entities and `tools` (whose first line lost its indent to the `\` line continuation).
+fn config(tools: &str) -> String {
+    format!("{ENTITIES}    {tools}")
+}
+
+#[test]
+fn a_valid_declaration_compiles_for_both_dialects_with_bound_parameters() {
+    let compiled = ok(&config(
+        "\
+    - name: open_loans_of_member
+      description: Open loans of one member
+      entity: Loan
+      where: \"status = 'open' AND member_id = :member AND due_at < :before\"
+      order_by: due_at ASC, fee * 2 DESC
+      limit: 50
+      parameters:
+        member: {type: string, pattern: \"^m[0-9]+$\"}
+        before: {type: datetime, default: now}
+",
+    ));
+    let tool = &compiled.spec.declared_tools[0];
+    // Parameters in name order: `before` is ?1, `member` is ?2.
+    assert_eq!(tool.parameters[0].name, "before");
+    assert!(!tool.parameters[0].required);
+    assert!(tool.parameters[1].required);
+    assert_eq!(
+        tool.where_sql.as_deref(),
+        Some(r#"("n"."status" = 'open' AND "n"."member_id" = ?2 AND "n"."due_at" < ?1)"#)
+    );
+    assert!(
+        tool.postgres_where_sql
+            .as_deref()
+            .unwrap()
+            .contains("CAST(?2 AS TEXT)")
+    );
+    assert_eq!(tool.order_by.len(), 2);
+    assert!(!tool.order_by[0].descending && tool.order_by[1].descending);
+    assert_eq!(tool.limit, 50);
+}
+
+#[test]
+fn unknown_fields_in_where_are_located_inside_the_clause() {
+    let errors = fail(&config(
+        "\
+    - name: t
+      description: d
+      entity: Loan
+      where: \"statsu = :s\"
+      parameters:
+        s: {type: string}
+",
+    ));
+    let error = find(&errors, "`statsu` is not a field");
+    at(error, 15, 15, "toolforge.declared_tools[0].where");
+    assert!(hint(error).contains("did you mean `status`?"));
+}
+
+#[test]
+fn parameter_types_are_checked_against_the_fields() {
+    let errors = fail(&config(
+        "\
+    - name: t
+      description: d
+      entity: Loan
+      where: \"fee > :minimum\"
+      parameters:
+        minimum: {type: string}
+",
+    ));
+    let error = find(&errors, "declared tool `t`");
+    assert_eq!(error.path, "toolforge.declared_tools[0].where");
+    assert_eq!(error.line, 15);
+    assert!(error.message.contains("string"), "{}", error.message);
+}
+
+#[test]
+fn where_must_be_a_condition() {
+    let errors = fail(&config(
+        "\
+    - name: t
+      description: d
+      entity: Loan
+      where: \"fee + 1\"
+",
+    ));
+    let error = find(&errors, "`where` must be a condition");
+    at(error, 15, 15, "toolforge.declared_tools[0].where");
+}
+
+#[test]
+fn undeclared_parameters_are_errors_with_the_nearest_name() {
+    let errors = fail(&config(
+        "\
+    - name: t
+      description: d
+      entity: Loan
+      where: \"member_id = :membre\"
+      parameters:
+        member: {type: string}
+",
+    ));
+    let error = find(&errors, "parameter `:membre` is not declared");
+    at(error, 15, 27, "toolforge.declared_tools[0].where");
+    assert!(hint(error).contains("did you mean `:member`?"));
+}
+
+#[test]
+fn unused_parameters_are_errors_at_their_key() {
+    let errors = fail(&config(
+        "\
+    - name: t
+      description: d
+      entity: Loan
+      where: \"member_id = :member\"
+      parameters:
+        member: {type: string}
+        spare: {type: number}
+",
+    ));
+    let error = find(
+        &errors,
+        "parameter `spare` of declared tool `t` is never used",
+    );
+    at(error, 18, 9, "toolforge.declared_tools[0].parameters.spare");
+}
+
+#[test]
+fn bad_defaults_enums_ranges_and_patterns_are_located() {
+    let errors = fail(&config(
+        "\
+    - name: t
+      description: d
+      entity: Loan
+      where: \"member_id = :a AND fee > :b AND due_at < :c AND status = :d\"
+      parameters:
+        a: {type: string, pattern: \"(unclosed\"}
+        b: {type: number, min: 5, max: 1, default: 9}
+        c: {type: datetime, default: \"a while ago\"}
+        d: {type: string, enum: [open, 3], default: shut}
+",
+    ));
+    at(
+        find(&errors, "`pattern` is not a valid regular expression"),
+        17,
+        36,
+        "toolforge.declared_tools[0].parameters.a.pattern",
+    );
+    at(
+        find(&errors, "`max` (1) is below `min` (5)"),
+        18,
+        40,
+        "toolforge.declared_tools[0].parameters.b.max",
+    );
+    let default = find(&errors, "the default of `b`");
+    assert_eq!(
+        default.path,
+        "toolforge.declared_tools[0].parameters.b.default"
+    );
+    let date = find(&errors, "the default of `c`");
+    assert_eq!(
+        date.path,
+        "toolforge.declared_tools[0].parameters.c.default"
+    );
+    assert!(date.message.contains("relative date"));
+    at(
+        find(&errors, "`enum` value of `d`"),
+        20,
+        40,
+        "toolforge.declared_tools[0].parameters.d.enum[1]",
+    );
+    let not_listed = find(&errors, "the default of `d`");
+    assert!(not_listed.message.contains("not one of the `enum` values"));
+}
+
+#[test]
+fn unknown_types_entities_and_clashing_names_are_located() {
+    let errors = fail(&config(
+        "\
+    - name: query_entities
+      description: d
+      entity: Loans
+    - name: t
+      description: d
+      entity: Loan
+      where: \"member_id = :m\"
+      parameters:
+        m: {type: strng}
+        limit: {type: integer}
+",
+    ));
+    at(
+        find(&errors, "already the name of a generated tool"),
+        12,
+        13,
+        "toolforge.declared_tools[0].name",
+    );
+    let entity = find(&errors, "`Loans` is not an entity");
+    assert!(hint(entity).contains("did you mean `Loan`?"));
+    let ty = find(&errors, "`strng` is not a parameter type");
+    at(ty, 20, 19, "toolforge.declared_tools[1].parameters.m.type");
+    assert!(hint(ty).contains("did you mean `string`?"));
+    at(
+        find(&errors, "`limit` is an argument of every declared tool"),
+        21,
+        9,
+        "toolforge.declared_tools[1].parameters.limit",
+    );
+}
+
+#[test]
+fn order_by_items_are_located_inside_the_clause() {
+    let errors = fail(&config(
+        "\
+    - name: t
+      description: d
+      entity: Loan
+      order_by: \"fee DESC, bogus ASC\"
+",
+    ));
+    at(
+        find(&errors, "`bogus` is not a field"),
+        15,
+        28,
+        "toolforge.declared_tools[0].order_by",
+    );
+}
+
+#[test]
+fn parameters_are_refused_in_computed_fields() {
+    let errors = fail(
+        "\
+entities:
+  - name: Loan
+    searchable_fields:
+      - {name: fee, type: number}
+    computed_fields:
+      - {name: double, type: number, expression: \"fee * :factor\"}
+",
+    );
+    let error = find(&errors, "only declared tools have parameters");
+    assert_eq!(error.path, "entities[0].computed_fields[0].expression");
+}
