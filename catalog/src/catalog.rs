@@ -100,6 +100,9 @@ pub struct Catalog {
     pub(crate) embedder: Option<Arc<dyn Embedder>>,
     pub(crate) expander: Arc<dyn QueryExpander>,
     pub(crate) reranker: Option<Arc<dyn Reranker>>,
+    /// The number of tools, with the `data_version` it was counted at: another connection's
+    /// commit changes that version, this one's writes clear the cache.
+    tool_count: Mutex<Option<(i64, u64)>>,
 }
 
 impl std::fmt::Debug for Catalog {
@@ -156,6 +159,7 @@ impl Catalog {
             embedder: None,
             expander: Arc::new(SynonymExpander),
             reranker: None,
+            tool_count: Mutex::new(None),
         })
     }
 
@@ -186,9 +190,7 @@ impl Catalog {
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, Connection> {
         // A panic while holding the lock leaves SQLite consistent (transactions roll back).
-        self.connection
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock_ignoring_poison(&self.connection)
     }
 
     /// Replaces the tools of `source` with `entries`, a complete listing: new and changed
@@ -277,6 +279,7 @@ impl Catalog {
         transaction
             .commit()
             .map_err(sqlite("cannot commit the index"))?;
+        *lock_ignoring_poison(&self.tool_count) = None;
         Ok(IndexReport {
             source: source.name.clone(),
             indexed: ids.len(),
@@ -327,11 +330,28 @@ impl Catalog {
 
     /// How many tools are indexed.
     pub fn len(&self) -> Result<u64, CatalogError> {
-        let count: i64 = self
-            .lock()
-            .query_row("SELECT count(*) FROM tools", [], |row| row.get(0))
+        self.count_tools(&self.lock())
+    }
+
+    /// The number of tools, counted again only when the file changed since the last count.
+    pub(crate) fn count_tools(&self, connection: &Connection) -> Result<u64, CatalogError> {
+        let version: i64 = connection
+            .prepare_cached("PRAGMA data_version")
+            .and_then(|mut statement| statement.query_row([], |row| row.get(0)))
+            .map_err(sqlite("cannot read the data version"))?;
+        let mut cached = lock_ignoring_poison(&self.tool_count);
+        if let Some((counted_at, count)) = *cached
+            && counted_at == version
+        {
+            return Ok(count);
+        }
+        let count: i64 = connection
+            .prepare_cached("SELECT count(*) FROM tools")
+            .and_then(|mut statement| statement.query_row([], |row| row.get(0)))
             .map_err(sqlite("cannot count tools"))?;
-        Ok(count.max(0) as u64)
+        let count = count.max(0) as u64;
+        *cached = Some((version, count));
+        Ok(count)
     }
 
     /// Whether no tool is indexed.
@@ -364,6 +384,12 @@ impl Catalog {
             },
         ))
     }
+}
+
+fn lock_ignoring_poison<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn server_of(source: &Source) -> Option<&str> {

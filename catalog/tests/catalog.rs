@@ -383,3 +383,21 @@ fn a_catalog_file_of_the_previous_layout_is_upgraded_in_place() {
             .all(|r| r.name == "read_file")
     );
 }
+
+#[test]
+fn the_tool_count_follows_writes_of_another_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("catalog.db");
+    let reader = Catalog::open(&path).unwrap();
+    assert_eq!(reader.len().unwrap(), 0);
+    let writer = Catalog::open(&path).unwrap();
+    writer.index(&slack(), listing(0)).unwrap();
+    assert_eq!(reader.len().unwrap(), 5);
+    let answer = reader.search(&SearchRequest::fast("slack")).unwrap();
+    assert_eq!(answer.metadata.total_indexed, 5);
+    reader
+        .index(&slack(), listing(0).into_iter().take(2))
+        .unwrap();
+    assert_eq!(reader.len().unwrap(), 2);
+    assert_eq!(writer.len().unwrap(), 2);
+}
