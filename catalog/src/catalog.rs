@@ -12,8 +12,8 @@ use crate::expand::{QueryExpander, SynonymExpander};
 use crate::extract;
 use crate::model::{CatalogEntry, IndexReport, Source, SourceInfo, SourceKind};
 use crate::rerank::Reranker;
-use crate::schema::{SCHEMA, UPSERT_TOOL};
-use crate::words::words;
+use crate::schema::{DROP_OLD_INDEX, NEEDS_DESCRIPTION_TERMS, SCHEMA, UPSERT_TOOL};
+use crate::words::{index_terms, words};
 
 /// Why a catalog operation failed.
 #[non_exhaustive]
@@ -62,14 +62,16 @@ pub struct Weights {
 }
 
 impl Default for Weights {
-    /// Loom's weights (name 10, description 5, capabilities 3, keywords 2), and 1 for
-    /// parameters.
+    /// The name 2, everything else 1. FTS5 multiplies a column's term frequency by its weight
+    /// before BM25 saturates it, so large weights (Loom's 10, 5, 3, 2) make any match in the
+    /// name or description count as fully saturated and switch off length normalisation;
+    /// small ones keep BM25 working and still favour the name.
     fn default() -> Self {
         Weights {
-            name: 10.0,
-            description: 5.0,
-            capabilities: 3.0,
-            keywords: 2.0,
+            name: 2.0,
+            description: 1.0,
+            capabilities: 1.0,
+            keywords: 1.0,
             parameters: 1.0,
         }
     }
@@ -98,6 +100,9 @@ pub struct Catalog {
     pub(crate) embedder: Option<Arc<dyn Embedder>>,
     pub(crate) expander: Arc<dyn QueryExpander>,
     pub(crate) reranker: Option<Arc<dyn Reranker>>,
+    /// The number of tools, with the `data_version` it was counted at: another connection's
+    /// commit changes that version, this one's writes clear the cache.
+    tool_count: Mutex<Option<(i64, u64)>>,
 }
 
 impl std::fmt::Debug for Catalog {
@@ -127,7 +132,7 @@ impl Catalog {
         Catalog::with_connection(connection)
     }
 
-    fn with_connection(connection: Connection) -> Result<Catalog, CatalogError> {
+    fn with_connection(mut connection: Connection) -> Result<Catalog, CatalogError> {
         connection
             .pragma_update(None, "journal_mode", "WAL")
             .or_else(|_| connection.pragma_update(None, "journal_mode", "MEMORY"))
@@ -138,15 +143,23 @@ impl Catalog {
         connection
             .busy_timeout(std::time::Duration::from_secs(5))
             .map_err(sqlite("cannot set the busy timeout"))?;
-        connection
-            .execute_batch(SCHEMA)
-            .map_err(sqlite("cannot create its tables (is this a catalog file?)"))?;
+        let outdated: bool = connection
+            .query_row(NEEDS_DESCRIPTION_TERMS, [], |row| row.get(0))
+            .map_err(sqlite("cannot read its tables (is this a catalog file?)"))?;
+        if outdated {
+            upgrade_index(&mut connection)?;
+        } else {
+            connection
+                .execute_batch(SCHEMA)
+                .map_err(sqlite("cannot create its tables (is this a catalog file?)"))?;
+        }
         Ok(Catalog {
             connection: Mutex::new(connection),
             weights: Weights::default(),
             embedder: None,
             expander: Arc::new(SynonymExpander),
             reranker: None,
+            tool_count: Mutex::new(None),
         })
     }
 
@@ -177,9 +190,7 @@ impl Catalog {
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, Connection> {
         // A panic while holding the lock leaves SQLite consistent (transactions roll back).
-        self.connection
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock_ignoring_poison(&self.connection)
     }
 
     /// Replaces the tools of `source` with `entries`, a complete listing: new and changed
@@ -228,6 +239,7 @@ impl Catalog {
                         row.requires_approval,
                         now,
                         generation,
+                        row.description_terms,
                     ])
                     .map_err(sqlite(&format!("cannot index tool `{}`", row.id)))?;
                 ids.insert(row.id);
@@ -267,6 +279,7 @@ impl Catalog {
         transaction
             .commit()
             .map_err(sqlite("cannot commit the index"))?;
+        *lock_ignoring_poison(&self.tool_count) = None;
         Ok(IndexReport {
             source: source.name.clone(),
             indexed: ids.len(),
@@ -317,11 +330,28 @@ impl Catalog {
 
     /// How many tools are indexed.
     pub fn len(&self) -> Result<u64, CatalogError> {
-        let count: i64 = self
-            .lock()
-            .query_row("SELECT count(*) FROM tools", [], |row| row.get(0))
+        self.count_tools(&self.lock())
+    }
+
+    /// The number of tools, counted again only when the file changed since the last count.
+    pub(crate) fn count_tools(&self, connection: &Connection) -> Result<u64, CatalogError> {
+        let version: i64 = connection
+            .prepare_cached("PRAGMA data_version")
+            .and_then(|mut statement| statement.query_row([], |row| row.get(0)))
+            .map_err(sqlite("cannot read the data version"))?;
+        let mut cached = lock_ignoring_poison(&self.tool_count);
+        if let Some((counted_at, count)) = *cached
+            && counted_at == version
+        {
+            return Ok(count);
+        }
+        let count: i64 = connection
+            .prepare_cached("SELECT count(*) FROM tools")
+            .and_then(|mut statement| statement.query_row([], |row| row.get(0)))
             .map_err(sqlite("cannot count tools"))?;
-        Ok(count.max(0) as u64)
+        let count = count.max(0) as u64;
+        *cached = Some((version, count));
+        Ok(count)
     }
 
     /// Whether no tool is indexed.
@@ -356,6 +386,12 @@ impl Catalog {
     }
 }
 
+fn lock_ignoring_poison<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 fn server_of(source: &Source) -> Option<&str> {
     (source.kind == SourceKind::Mcp).then_some(source.name.as_str())
 }
@@ -369,6 +405,7 @@ struct ToolRow {
     keywords: String,
     parameters: String,
     name_terms: String,
+    description_terms: String,
     examples: String,
     requires_approval: bool,
 }
@@ -394,13 +431,15 @@ impl ToolRow {
             keywords: extract::keywords(definition).join(" "),
             parameters: parameter_text(&definition.input_schema),
             name_terms,
+            description_terms: index_terms(&definition.description),
             examples: serde_json::Value::from(entry.examples.clone()).to_string(),
             requires_approval: extract::requires_approval(definition),
         }
     }
 }
 
-/// `name description` of each top-level parameter, one a line.
+/// The words of each top-level parameter's name and description, stop words left out, one
+/// parameter a line.
 fn parameter_text(schema: &serde_json::Value) -> String {
     let Some(properties) = schema.get("properties").and_then(|p| p.as_object()) else {
         return String::new();
@@ -410,9 +449,49 @@ fn parameter_text(schema: &serde_json::Value) -> String {
         text.push_str(&words(name).join(" "));
         if let Some(description) = property.get("description").and_then(|d| d.as_str()) {
             text.push(' ');
-            text.push_str(description);
+            text.push_str(&index_terms(description));
         }
         text.push('\n');
     }
     text
+}
+
+/// Rebuilds the FTS index of a catalog written before `description_terms`: the column is
+/// added and filled, the parameters' text recomputed from the stored schemas, and the FTS
+/// table and its triggers created again over the new columns, in one transaction.
+fn upgrade_index(connection: &mut Connection) -> Result<(), CatalogError> {
+    let context = "cannot upgrade its index";
+    let transaction = connection.transaction().map_err(sqlite(context))?;
+    transaction
+        .execute_batch(DROP_OLD_INDEX)
+        .map_err(sqlite(context))?;
+    let rows: Vec<(i64, String, String)> = {
+        let mut statement = transaction
+            .prepare("SELECT rowid, description, input_schema FROM tools")
+            .map_err(sqlite(context))?;
+        let rows = statement
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+            .map_err(sqlite(context))?;
+        rows.collect::<Result<_, _>>().map_err(sqlite(context))?
+    };
+    {
+        let mut update = transaction
+            .prepare("UPDATE tools SET description_terms = ?1, parameters = ?2 WHERE rowid = ?3")
+            .map_err(sqlite(context))?;
+        for (rowid, description, input_schema) in rows {
+            let schema: serde_json::Value = serde_json::from_str(&input_schema).unwrap_or_default();
+            update
+                .execute(params![
+                    index_terms(&description),
+                    parameter_text(&schema),
+                    rowid
+                ])
+                .map_err(sqlite(context))?;
+        }
+    }
+    transaction.execute_batch(SCHEMA).map_err(sqlite(context))?;
+    transaction
+        .execute("INSERT INTO tools_fts (tools_fts) VALUES ('rebuild')", [])
+        .map_err(sqlite(context))?;
+    transaction.commit().map_err(sqlite(context))
 }

@@ -183,18 +183,15 @@ pub fn capabilities(definition: &ToolDefinition) -> Vec<String> {
     tags.into_iter().collect()
 }
 
-/// The keywords of a tool: those it declares, plus the words of its name and the names of its
-/// parameters (so `getWeather` is found by `weather`), without duplicates, in that order.
+/// The keywords a tool declares, trimmed, lowercase, without duplicates, in their order. The
+/// words of its name and of its parameters' names are not repeated here: they are indexed in
+/// their own columns, and counting them twice would weigh them twice.
 pub fn keywords(definition: &ToolDefinition) -> Vec<String> {
     let mut seen = BTreeSet::new();
-    let declared = definition.keywords.iter().map(|k| k.trim().to_lowercase());
-    let from_name = words(&definition.name);
-    let from_parameters = parameter_names(definition)
-        .flat_map(words)
-        .collect::<Vec<_>>();
-    declared
-        .chain(from_name)
-        .chain(from_parameters)
+    definition
+        .keywords
+        .iter()
+        .map(|keyword| keyword.trim().to_lowercase())
         .filter(|word| !word.is_empty() && seen.insert(word.clone()))
         .collect()
 }
@@ -212,16 +209,6 @@ pub fn requires_approval(definition: &ToolDefinition) -> bool {
     words(&definition.name)
         .iter()
         .any(|word| APPROVAL_WORDS.contains(&word.as_str()))
-}
-
-/// The names of the input schema's top-level properties.
-pub(crate) fn parameter_names(definition: &ToolDefinition) -> impl Iterator<Item = &str> {
-    definition
-        .input_schema
-        .get("properties")
-        .and_then(|properties| properties.as_object())
-        .into_iter()
-        .flat_map(|properties| properties.keys().map(String::as_str))
 }
 
 #[cfg(test)]
@@ -248,11 +235,11 @@ mod tests {
     }
 
     #[test]
-    fn keywords_hold_name_and_parameter_words() {
-        assert_eq!(
-            keywords(&definition("slack_send", "x")),
-            ["slack", "send", "channel", "id"]
-        );
+    fn keywords_are_the_declared_ones() {
+        let mut slack = definition("slack_send", "x");
+        assert!(keywords(&slack).is_empty());
+        slack.keywords = vec![" Chat ".into(), "chat".into(), "team".into()];
+        assert_eq!(keywords(&slack), ["chat", "team"]);
     }
 
     #[test]

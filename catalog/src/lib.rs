@@ -2,8 +2,8 @@
 //!
 //! A searchable catalog of LLM tools, for agents that must find the right tool among
 //! thousands: an SQLite FTS5 index (`porter unicode61`) of every tool's name, description,
-//! capability tags, keywords and parameters, ranked by BM25 with weighted columns (name 10,
-//! description 5, capabilities 3, keywords 2, parameters 1 by default).
+//! capability tags, keywords and parameters (stop words left out), ranked by BM25 with
+//! weighted columns (name 2, everything else 1 by default: [`Weights`]).
 //!
 //! - [`Catalog`]: open a file or memory, [`Catalog::index`] a [`Source`]'s complete listing
 //!   (its stale tools are pruned in the same transaction), [`Catalog::sources`],

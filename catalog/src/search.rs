@@ -300,7 +300,7 @@ impl Catalog {
             RERANK_POOL.max(request.max_results * 3)
         };
         let (mut candidates, total_indexed) = if terms.is_empty() {
-            (Vec::new(), self.len()?)
+            (Vec::new(), self.count_tools(&self.lock())?)
         } else {
             self.retrieve(&terms, request, pool, mode != SearchMode::Fast)?
         };
@@ -384,21 +384,22 @@ impl Catalog {
             .collect::<Vec<_>>()
             .join(" OR ");
         let w = self.weights;
-        let mut sql = format!(
-            "SELECT t.rowid, t.id, t.name, t.description, t.source, t.server, t.capabilities,
-                    t.input_schema, t.requires_approval, t.name_terms, {embedding},
-                    -bm25(tools_fts, {}, {}, {}, {}, {}) AS score
-             FROM tools_fts JOIN tools t ON t.rowid = tools_fts.rowid
+        let filtered = !request.capabilities.is_empty() || !request.sources.is_empty();
+        // The best `pool` rowids are chosen from the FTS table alone; only those rows of
+        // `tools` are read. Filters need `tools` before the limit, so they join it there.
+        let mut hits = format!(
+            "SELECT tools_fts.rowid AS rowid, -bm25(tools_fts, {}, {}, {}, {}, {}) AS score
+             FROM tools_fts{}
              WHERE tools_fts MATCH ?1",
             w.name,
             w.description,
             w.capabilities,
             w.keywords,
             w.parameters,
-            embedding = if with_embeddings {
-                "CASE WHEN t.embedding_model = ?2 THEN t.embedding END"
+            if filtered {
+                " JOIN tools t ON t.rowid = tools_fts.rowid"
             } else {
-                "NULL AND ?2 IS NULL"
+                ""
             },
         );
         let model = self.embedder.as_ref().map(|e| e.model_id().to_owned());
@@ -411,7 +412,7 @@ impl Catalog {
                 " {} ",
                 capability.trim().to_lowercase()
             )));
-            sql.push_str(&format!(
+            hits.push_str(&format!(
                 " AND instr(' ' || t.capabilities || ' ', ?{}) > 0",
                 values.len()
             ));
@@ -422,19 +423,27 @@ impl Catalog {
                 values.push(SqlValue::Text(kind.as_str().to_owned()));
                 placeholders.push(format!("?{}", values.len()));
             }
-            sql.push_str(&format!(" AND t.source IN ({})", placeholders.join(", ")));
+            hits.push_str(&format!(" AND t.source IN ({})", placeholders.join(", ")));
         }
         values.push(SqlValue::Integer(pool as i64));
-        sql.push_str(&format!(
-            " ORDER BY score DESC, t.id LIMIT ?{}",
+        hits.push_str(&format!(
+            " ORDER BY score DESC, tools_fts.rowid LIMIT ?{}",
             values.len()
         ));
+        let sql = format!(
+            "SELECT t.rowid, t.id, t.name, t.description, t.source, t.server, t.capabilities,
+                    t.input_schema, t.requires_approval, t.name_terms, {embedding}, hits.score
+             FROM ({hits}) AS hits JOIN tools t ON t.rowid = hits.rowid
+             ORDER BY hits.score DESC, t.id",
+            embedding = if with_embeddings {
+                "CASE WHEN t.embedding_model = ?2 THEN t.embedding END"
+            } else {
+                "NULL AND ?2 IS NULL"
+            },
+        );
 
         let connection = self.lock();
-        let total: i64 = connection
-            .prepare_cached("SELECT count(*) FROM tools")
-            .and_then(|mut statement| statement.query_row([], |row| row.get(0)))
-            .map_err(sqlite("cannot count tools"))?;
+        let total = self.count_tools(&connection)?;
         let mut statement = connection
             .prepare_cached(&sql)
             .map_err(sqlite("cannot prepare the search"))?;
@@ -462,7 +471,7 @@ impl Catalog {
         let candidates = rows
             .collect::<Result<Vec<_>, _>>()
             .map_err(sqlite("cannot search"))?;
-        Ok((candidates, total.max(0) as u64))
+        Ok((candidates, total))
     }
 
     /// Scores candidates by the cosine of query and tool embeddings blended with BM25;

@@ -2,7 +2,9 @@
 //! `math.factorial` all become their words, which the FTS index, capability extraction and
 //! query building share.
 
-/// English words too common to say anything about a tool (removed from queries only).
+/// English words too common to say anything about a tool: removed from queries, and from the
+/// indexed (never shown) text of descriptions and parameters, so a record's BM25 length counts
+/// only words a query can match.
 const STOP_WORDS: &[&str] = &[
     "a", "about", "all", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can",
     "could", "do", "does", "for", "from", "get", "give", "had", "has", "have", "how", "i", "if",
@@ -43,6 +45,22 @@ pub(crate) fn words(text: &str) -> Vec<String> {
     out
 }
 
+/// The words of `text` without stop words, joined by spaces: what the index holds of a
+/// description or a parameter's text.
+pub(crate) fn index_terms(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for word in words(text) {
+        if is_stop_word(&word) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&word);
+    }
+    out
+}
+
 /// A light English stem for matching words against the capability vocabulary (`files` →
 /// `file`, `queries` → `query`); the FTS index itself uses FTS5's Porter stemmer.
 pub(crate) fn stem(word: &str) -> String {
@@ -72,5 +90,9 @@ mod tests {
         assert_eq!(words("s3Upload v2"), ["s3", "upload", "v2"]);
         assert_eq!(stem("queries"), "query");
         assert!(words("  --  ").is_empty());
+        assert_eq!(
+            index_terms("Get the weather of a city, in Celsius."),
+            "weather city celsius"
+        );
     }
 }

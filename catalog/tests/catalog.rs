@@ -313,3 +313,91 @@ async fn tool_search_answers_through_a_registry_in_loom_shape() {
         .unwrap_err();
     assert_eq!(refused.code, toolforge::ErrorCode::InvalidArguments);
 }
+
+/// The tables of a catalog written before the index held its own description terms: the FTS
+/// table indexed the shown description.
+const OLD_LAYOUT: &str = r#"
+CREATE TABLE tools (
+    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
+    description TEXT NOT NULL, source TEXT NOT NULL, source_name TEXT NOT NULL, server TEXT,
+    input_schema TEXT NOT NULL, output_schema TEXT, capabilities TEXT NOT NULL,
+    keywords TEXT NOT NULL, parameters TEXT NOT NULL, name_terms TEXT NOT NULL,
+    examples TEXT NOT NULL, version TEXT, requires_approval INTEGER NOT NULL,
+    indexed_at TEXT NOT NULL, generation INTEGER NOT NULL, embedding_model TEXT, embedding BLOB
+);
+CREATE VIRTUAL TABLE tools_fts USING fts5(
+    name_terms, description, capabilities, keywords, parameters,
+    content='tools', content_rowid='rowid', tokenize='porter unicode61'
+);
+CREATE TRIGGER tools_fts_insert AFTER INSERT ON tools BEGIN
+    INSERT INTO tools_fts (rowid, name_terms, description, capabilities, keywords, parameters)
+    VALUES (new.rowid, new.name_terms, new.description, new.capabilities, new.keywords, new.parameters);
+END;
+CREATE TABLE sources (
+    name TEXT PRIMARY KEY, kind TEXT NOT NULL, location TEXT,
+    tool_count INTEGER NOT NULL DEFAULT 0, last_indexed TEXT, available INTEGER NOT NULL,
+    status TEXT, generation INTEGER NOT NULL DEFAULT 0
+);
+INSERT INTO tools (id, name, description, source, source_name, server, input_schema,
+    capabilities, keywords, parameters, name_terms, examples, requires_approval, indexed_at,
+    generation)
+VALUES ('mcp:slack:slack_send', 'slack_send', 'Send a message to the channel', 'mcp', 'slack',
+    'slack', '{"type":"object","properties":{"channel":{"type":"string","description":"The channel"}}}',
+    'notification', 'slack send channel', 'channel The channel', 'slack send', '[]', 0,
+    '2026-01-01T00:00:00Z', 1);
+"#;
+
+#[test]
+fn a_catalog_file_of_the_previous_layout_is_upgraded_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.db");
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch(OLD_LAYOUT)
+        .unwrap();
+    let catalog = Catalog::open(&path).unwrap();
+    let answer = catalog.search(&SearchRequest::fast("message")).unwrap();
+    assert_eq!(answer.results[0].id, "mcp:slack:slack_send");
+    drop(catalog);
+    let connection = Connection::open(&path).unwrap();
+    let (terms, parameters): (String, String) = connection
+        .query_row(
+            "SELECT description_terms, parameters FROM tools",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(terms, "send message channel");
+    assert_eq!(parameters, "channel channel\n");
+    // Writes after the upgrade keep the new index in sync (its triggers exist).
+    let catalog = Catalog::open(&path).unwrap();
+    catalog.index(&slack(), listing(1)).unwrap();
+    let answer = catalog.search(&SearchRequest::fast("history")).unwrap();
+    assert_eq!(answer.results[0].name, "slack_history");
+    assert!(
+        catalog
+            .search(&SearchRequest::fast("workspace"))
+            .unwrap()
+            .results
+            .iter()
+            .all(|r| r.name == "read_file")
+    );
+}
+
+#[test]
+fn the_tool_count_follows_writes_of_another_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("catalog.db");
+    let reader = Catalog::open(&path).unwrap();
+    assert_eq!(reader.len().unwrap(), 0);
+    let writer = Catalog::open(&path).unwrap();
+    writer.index(&slack(), listing(0)).unwrap();
+    assert_eq!(reader.len().unwrap(), 5);
+    let answer = reader.search(&SearchRequest::fast("slack")).unwrap();
+    assert_eq!(answer.metadata.total_indexed, 5);
+    reader
+        .index(&slack(), listing(0).into_iter().take(2))
+        .unwrap();
+    assert_eq!(reader.len().unwrap(), 2);
+    assert_eq!(writer.len().unwrap(), 2);
+}
