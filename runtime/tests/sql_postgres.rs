@@ -511,6 +511,22 @@ fn a_row_the_server_refuses_in_a_large_batch_is_named_by_its_line() {
     assert_eq!(error.line, Some(171), "{error}");
     assert!(error.message.contains("refused"), "{error}");
     assert_eq!(before, pg_support::dump(&url), "nothing was imported");
+
+    // The batch is still on its way when a later line turns out malformed: the first error
+    // in the file is the one reported.
+    let mut text = jsonl(&lines);
+    text.push_str(&format!(
+        "{}\n{{\"entity\": \"File\", \"data\": \n",
+        json!({"entity": "Scope", "data": {"uuid": "after", "name": "n"}})
+    ));
+    let error = db.import_jsonl(&spec, text.as_bytes()).unwrap_err();
+    assert_eq!(error.line, Some(171), "{error}");
+    assert_eq!(before, pg_support::dump(&url), "nothing was imported");
+    // Without the refused row, the malformed line is the first error.
+    let text = text.replace("t\\u0000s", "ts");
+    let error = db.import_jsonl(&spec, text.as_bytes()).unwrap_err();
+    assert_eq!(error.line, Some(302), "{error}");
+    assert_eq!(before, pg_support::dump(&url), "nothing was imported");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

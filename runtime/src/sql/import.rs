@@ -322,13 +322,14 @@ enum Sink<'t> {
     #[cfg(feature = "postgres")]
     Postgres {
         session: &'t super::postgres::Session<'t>,
-        batch: PgBatch,
+        batch: Box<PgBatch>,
     },
 }
 
-/// Upserts waiting to be sent to PostgreSQL as one multi-row statement: rows of one table and
-/// one column set, in import order, no two with the same key (a later upsert of a key waits
-/// for the batch holding the earlier one, so the last one wins as it does row by row).
+/// Upserts waiting to be sent to PostgreSQL: rows of one table and one column set, in import
+/// order, no two with the same key (a later upsert of a key waits for the batch holding the
+/// earlier one, so the last one wins as it does row by row). Long runs are copied while the
+/// import reads on ([`super::postgres::BulkBatch`]); short ones are one multi-row statement.
 #[cfg(feature = "postgres")]
 #[derive(Default)]
 struct PgBatch {
@@ -338,12 +339,29 @@ struct PgBatch {
     rows: Vec<(usize, Vec<SqlValue>)>,
     /// The key values of the rows.
     keys: std::collections::HashSet<Vec<String>>,
-    /// The staging tables created in this import's transaction, by table and columns.
+    /// The batch sent and not answered yet.
+    in_flight: Option<InFlight>,
+    /// Tables where a copied row's key was taken: their later batches are upserted from a
+    /// staging table rather than copied straight in.
+    staged: std::collections::HashSet<String>,
+    /// The staging tables' names, by table and columns.
     stages: HashMap<(String, Vec<String>), String>,
 }
 
-/// Batches of at least this many rows go through a staging table filled with `COPY`; smaller
-/// ones are one multi-row statement (fewer round trips).
+/// A batch on its way to the server.
+#[cfg(feature = "postgres")]
+struct InFlight {
+    /// The table, the columns written and the key columns.
+    shape: (String, Vec<String>, Vec<String>),
+    /// Each row's line.
+    lines: Vec<usize>,
+    /// Each row's values (shared with the copy).
+    rows: std::sync::Arc<Vec<Vec<SqlValue>>>,
+    answer: super::postgres::Pending<Result<super::postgres::Sent, super::backend::ExecError>>,
+}
+
+/// Batches of at least this many rows are copied while the import reads on; smaller ones are
+/// one multi-row statement (fewer round trips).
 #[cfg(feature = "postgres")]
 const COPY_FROM_ROWS: usize = 64;
 
@@ -358,95 +376,142 @@ impl PgBatch {
         MAX_BATCH_ROWS.min(65_535 / width)
     }
 
-    /// Sends the rows waiting. A refused batch is rolled back to its savepoint and its rows
-    /// sent one by one, so the error names the line that caused it.
+    /// Sends every row waiting and waits until the server has taken them.
     fn flush(
         &mut self,
         session: &super::postgres::Session<'_>,
         tracker: &mut Tracker<'_>,
     ) -> Result<(), ImportError> {
-        let Some((table, names, key)) = self.shape.as_ref() else {
+        self.send(session, tracker)?;
+        self.settle(session)
+    }
+
+    /// Sends the rows waiting, after the batch before them has been taken: a long run is copied
+    /// in the background, a short one is written before this returns.
+    fn send(
+        &mut self,
+        session: &super::postgres::Session<'_>,
+        tracker: &mut Tracker<'_>,
+    ) -> Result<(), ImportError> {
+        self.settle(session)?;
+        let Some(shape) = self.shape.as_ref() else {
             return Ok(());
         };
         if self.rows.is_empty() {
             return Ok(());
         }
         let first_line = self.rows.first().map(|row| row.0);
+        // The values before this batch, read before it is written.
         tracker
             .capture_waiting(session)
             .map_err(|e| exec_error(first_line, e))?;
-        let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        let key: Vec<&str> = key.iter().map(String::as_str).collect();
         let rows = std::mem::take(&mut self.rows);
         self.keys.clear();
-        let first_line = rows.first().map(|row| row.0);
-        let sent = if rows.len() >= COPY_FROM_ROWS {
-            // A staging table of the batch's columns (created outside the savepoint, so a
-            // failed batch keeps it), filled with COPY and upserted from in one statement.
-            let shape = (
-                table.clone(),
-                names.iter().map(|n| (*n).to_owned()).collect(),
-            );
+        let (table, names, key) = shape;
+        let names_ref: Vec<&str> = names.iter().map(String::as_str).collect();
+        let key_ref: Vec<&str> = key.iter().map(String::as_str).collect();
+        if rows.len() >= COPY_FROM_ROWS {
             let count = self.stages.len();
-            let stage = match self.stages.get(&shape) {
-                Some(stage) => stage.clone(),
-                None => {
-                    let stage = format!("toolforge_import_stage_{count}");
-                    let columns: Vec<String> = names.iter().map(|c| quote(c)).collect();
-                    session
-                        .batch(&format!(
-                            "CREATE TEMPORARY TABLE {} ON COMMIT DROP AS SELECT {} FROM {} WITH NO DATA",
-                            quote(&stage),
-                            columns.join(", "),
-                            quote(table)
-                        ))
-                        .map_err(|e| exec_error(first_line, e))?;
-                    self.stages.insert(shape, stage.clone());
-                    stage
-                }
-            };
-            session
-                .batch("SAVEPOINT toolforge_import")
-                .map_err(|e| exec_error(first_line, e))?;
-            let values: Vec<Vec<SqlValue>> = rows.iter().map(|row| row.1.clone()).collect();
-            session
-                .copy_rows(&stage, &names, values)
-                .and_then(|_| {
-                    session.batch(&format!(
-                        "{}; TRUNCATE {}",
-                        upsert_from_sql(table, &names, &key, &stage),
-                        quote(&stage)
-                    ))
+            let stage = self
+                .stages
+                .entry((table.clone(), names.clone()))
+                .or_insert_with(|| format!("toolforge_import_stage_{count}"))
+                .clone();
+            let (lines, values): (Vec<usize>, Vec<Vec<SqlValue>>) = rows.into_iter().unzip();
+            let values = std::sync::Arc::new(values);
+            let answer = session
+                .start_bulk(super::postgres::BulkBatch {
+                    table: table.clone(),
+                    columns: names.clone(),
+                    on_conflict: on_conflict(&names_ref, &key_ref),
+                    stage,
+                    direct: !self.staged.contains(table),
+                    rows: values.clone(),
                 })
-                .map(|()| 0)
-        } else {
-            let sql = upsert_rows_sql(table, &names, &key, rows.len());
-            let values: Vec<SqlValue> = rows.iter().flat_map(|row| row.1.iter().cloned()).collect();
-            session
-                .batch("SAVEPOINT toolforge_import")
                 .map_err(|e| exec_error(first_line, e))?;
-            // Only full batches recur with the same statement: cache only those.
-            let full = rows.len() == self.row_limit();
-            session.execute(&sql, values, full)
-        };
-        match sent {
+            self.in_flight = Some(InFlight {
+                shape: shape.clone(),
+                lines,
+                rows: values,
+                answer,
+            });
+            return Ok(());
+        }
+        let sql = upsert_rows_sql(table, &names_ref, &key_ref, rows.len());
+        let values: Vec<SqlValue> = rows.iter().flat_map(|row| row.1.iter().cloned()).collect();
+        session
+            .batch(&format!("SAVEPOINT {}", super::postgres::SAVEPOINT))
+            .map_err(|e| exec_error(first_line, e))?;
+        // Only full batches recur with the same statement: cache only those.
+        let full = rows.len() == self.row_limit();
+        match session.execute(&sql, values, full) {
             Ok(_) => session
-                .batch("RELEASE SAVEPOINT toolforge_import")
+                .batch(&format!("RELEASE SAVEPOINT {}", super::postgres::SAVEPOINT))
                 .map_err(|e| exec_error(first_line, e)),
-            Err(error) => {
-                session
-                    .batch("ROLLBACK TO SAVEPOINT toolforge_import")
-                    .map_err(|e| exec_error(first_line, e))?;
-                let one = upsert_sql(table, &names, &key);
-                for (line, values) in rows {
-                    session
-                        .execute(&one, values, true)
-                        .map_err(|e| exec_error(Some(line), e))?;
-                }
-                Err(exec_error(first_line, error))
-            }
+            Err(error) => Err(replay(session, shape, rows, error)),
         }
     }
+
+    /// Waits for the batch on its way, if any.
+    fn settle(&mut self, session: &super::postgres::Session<'_>) -> Result<(), ImportError> {
+        let Some(flight) = self.in_flight.take() else {
+            return Ok(());
+        };
+        let first_line = flight.lines.first().copied();
+        match flight.answer.wait() {
+            Ok(Ok(super::postgres::Sent::Direct)) => Ok(()),
+            Ok(Ok(super::postgres::Sent::Staged)) => {
+                self.staged.insert(flight.shape.0);
+                Ok(())
+            }
+            Ok(Err(error)) => {
+                let rows = flight
+                    .lines
+                    .into_iter()
+                    .zip(flight.rows.iter().cloned())
+                    .collect();
+                Err(replay(session, &flight.shape, rows, error))
+            }
+            Err(error) => Err(exec_error(first_line, error)),
+        }
+    }
+}
+
+#[cfg(feature = "postgres")]
+impl Drop for PgBatch {
+    fn drop(&mut self) {
+        // The connection is busy until the batch on its way is answered.
+        if let Some(flight) = self.in_flight.take() {
+            let _ = flight.answer.wait();
+        }
+    }
+}
+
+/// The error of a batch the server refused, which is rolled back to its savepoint and its rows
+/// sent one by one, so the error names the line that caused it.
+#[cfg(feature = "postgres")]
+fn replay(
+    session: &super::postgres::Session<'_>,
+    (table, names, key): &(String, Vec<String>, Vec<String>),
+    rows: Vec<(usize, Vec<SqlValue>)>,
+    error: super::backend::ExecError,
+) -> ImportError {
+    let first_line = rows.first().map(|row| row.0);
+    if let Err(error) = session.batch(&format!(
+        "ROLLBACK TO SAVEPOINT {}",
+        super::postgres::SAVEPOINT
+    )) {
+        return exec_error(first_line, error);
+    }
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let key: Vec<&str> = key.iter().map(String::as_str).collect();
+    let one = upsert_sql(table, &names, &key);
+    for (line, values) in rows {
+        if let Err(error) = session.execute(&one, values, true) {
+            return exec_error(Some(line), error);
+        }
+    }
+    exec_error(first_line, error)
 }
 
 /// Which statement cache an upsert uses.
@@ -520,7 +585,7 @@ impl Sink<'_> {
                     || batch.keys.contains(&key_values)
                     || batch.rows.len() >= batch.row_limit()
                 {
-                    batch.flush(session, tracker)?;
+                    batch.send(session, tracker)?;
                 }
                 if !same_shape {
                     batch.shape = Some((
@@ -1051,6 +1116,16 @@ impl<'s, 't> Importer<'s, 't> {
         }
     }
 
+    /// The import's first error, given that loading stopped with `error`: a batch still on
+    /// its way holds earlier lines, so its error (if the server refuses it) comes first.
+    #[cfg(feature = "postgres")]
+    fn first_error(&mut self, error: ImportError) -> ImportError {
+        match &mut self.sink {
+            Sink::Postgres { session, batch } => batch.settle(session).err().unwrap_or(error),
+            Sink::Sqlite { .. } => error,
+        }
+    }
+
     fn finish(mut self) -> Result<ImportStats, ImportError> {
         self.sink.flush(&mut self.tracker)?;
         #[cfg(feature = "postgres")]
@@ -1122,20 +1197,6 @@ fn upsert_rows_sql(table: &str, columns: &[&str], key: &[&str], rows: usize) -> 
         quote(table),
         names.join(", "),
         placeholders.join("), ("),
-        on_conflict(columns, key)
-    )
-}
-
-/// [`upsert_sql`] for every row of the table `stage` (same columns).
-#[cfg(feature = "postgres")]
-fn upsert_from_sql(table: &str, columns: &[&str], key: &[&str], stage: &str) -> String {
-    let names: Vec<String> = columns.iter().map(|c| quote(c)).collect();
-    format!(
-        "INSERT INTO {} ({}) SELECT {} FROM {} {}",
-        quote(table),
-        names.join(", "),
-        names.join(", "),
-        quote(stage),
         on_conflict(columns, key)
     )
 }
@@ -1232,10 +1293,12 @@ impl Database {
                     spec,
                     Sink::Postgres {
                         session,
-                        batch: PgBatch::default(),
+                        batch: Box::default(),
                     },
                 );
-                load(&mut importer)?;
+                if let Err(error) = load(&mut importer) {
+                    return Err(importer.first_error(error));
+                }
                 let mut stats = importer.finish()?;
                 stats.embeddings = self.embedding_pass(session, spec)?;
                 Ok(stats)

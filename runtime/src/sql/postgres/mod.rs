@@ -13,6 +13,7 @@
 //! round trip, `statement_timeout` is set to what is left of the call's deadline (0, no limit,
 //! for a call without one). Writes (`init`, imports) use another pool, one transaction each.
 
+mod bulk;
 pub mod schema;
 pub mod types;
 
@@ -25,9 +26,9 @@ use tokio_postgres::NoTls;
 
 use super::backend::{Dialect, ExecError, Reader, numbered_placeholders};
 use super::database::DbError;
-use super::ident::quote;
 use super::value::SqlValue;
 use crate::ToolError;
+pub(crate) use bulk::{BulkBatch, SAVEPOINT, Sent};
 use types::{PgCell, PgParam};
 
 /// Whether `url` names a PostgreSQL database (`postgres://...` or `postgresql://...`).
@@ -113,6 +114,33 @@ impl Driver {
             let _ = sender.send(future.await);
         });
         receiver.recv().map_err(|_| ExecError::Stopped)
+    }
+
+    /// Starts `future` on the driver; its output is waited for with [`Pending::wait`].
+    fn start<F>(&self, future: F) -> Pending<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+        if let Some(runtime) = &self.runtime {
+            runtime.spawn(async move {
+                let _ = sender.send(future.await);
+            });
+        }
+        Pending { receiver }
+    }
+}
+
+/// Work started on the driver and not waited for yet.
+pub(crate) struct Pending<T> {
+    receiver: std::sync::mpsc::Receiver<T>,
+}
+
+impl<T> Pending<T> {
+    /// Waits for the work's output.
+    pub(crate) fn wait(self) -> Result<T, ExecError> {
+        self.receiver.recv().map_err(|_| ExecError::Stopped)
     }
 }
 
@@ -524,44 +552,6 @@ impl<'d> Session<'d> {
                 .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
                 .collect();
             client.execute(&statement, &refs).await
-        })
-    }
-}
-
-impl Session<'_> {
-    /// Writes `rows` (values of `columns`, in order) into `table` with one binary `COPY`: the
-    /// fastest way into PostgreSQL. The rows written.
-    pub(crate) fn copy_rows(
-        &self,
-        table: &str,
-        columns: &[&str],
-        rows: Vec<Vec<SqlValue>>,
-    ) -> Result<u64, ExecError> {
-        let names: Vec<String> = columns.iter().map(|c| quote(c)).collect();
-        let names = names.join(", ");
-        // The columns' types, from a statement prepared once per connection.
-        let probe = format!("SELECT {names} FROM {} LIMIT 0", quote(table));
-        let copy = format!("COPY {} ({names}) FROM STDIN (FORMAT binary)", quote(table));
-        self.run(move |client| async move {
-            let statement = client.prepare_cached(&probe).await?;
-            let types: Vec<tokio_postgres::types::Type> = statement
-                .columns()
-                .iter()
-                .map(|column| column.type_().clone())
-                .collect();
-            let sink = client.copy_in(&copy).await?;
-            let mut writer = std::pin::pin!(tokio_postgres::binary_copy::BinaryCopyInWriter::new(
-                sink, &types
-            ));
-            for row in rows {
-                let params: Vec<PgParam> = row.into_iter().map(PgParam).collect();
-                let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
-                    .iter()
-                    .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
-                    .collect();
-                writer.as_mut().write(&refs).await?;
-            }
-            writer.finish().await
         })
     }
 }

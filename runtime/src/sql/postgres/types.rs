@@ -5,6 +5,7 @@
 //! a `BOOLEAN` as a boolean, JSON text as `jsonb`), so the query builder binds the same values
 //! on both backends. A column is decoded by its type into the value SQLite would have given.
 
+use std::borrow::Borrow;
 use std::error::Error;
 
 use tokio_postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
@@ -13,9 +14,9 @@ use super::super::value::SqlValue;
 
 type BoxError = Box<dyn Error + Sync + Send>;
 
-/// A value bound as a parameter, encoded as the parameter's inferred type.
+/// A value bound as a parameter (owned or borrowed), encoded as the parameter's inferred type.
 #[derive(Debug, Clone)]
-pub struct PgParam(pub SqlValue);
+pub struct PgParam<V = SqlValue>(pub V);
 
 fn wrong(value: &SqlValue, ty: &Type) -> BoxError {
     let kind = match value {
@@ -56,9 +57,9 @@ fn as_text(value: &SqlValue) -> Option<String> {
     }
 }
 
-impl ToSql for PgParam {
+impl<V: Borrow<SqlValue> + std::fmt::Debug> ToSql for PgParam<V> {
     fn to_sql(&self, ty: &Type, out: &mut bytes::BytesMut) -> Result<IsNull, BoxError> {
-        let value = &self.0;
+        let value = self.0.borrow();
         if matches!(value, SqlValue::Null) {
             return Ok(IsNull::Yes);
         }
