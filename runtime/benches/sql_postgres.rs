@@ -1,6 +1,6 @@
 //! The SQL engine on PostgreSQL against hand-written queries through the same driver
 //! (tokio-postgres): `query_entities` on a 1,000,000-row table, `get_entity_by_id`, and import
-//! throughput. Needs a server: run under `scripts/with-postgres`, which sets
+//! throughput (against one binary `COPY` of the same JSON lines, parsed into a struct). Needs a server: run under `scripts/with-postgres`, which sets
 //! `TOOLFORGE_TEST_POSTGRES_URL`; without it every benchmark returns at once.
 //!
 //! Run: `scripts/with-postgres cargo bench -p toolforge --features postgres --bench sql_postgres`.
@@ -300,5 +300,129 @@ fn import_jsonl(bencher: Bencher) {
             let stats = db.import_jsonl(&spec, lines.as_bytes()).expect("import");
             assert_eq!(stats.entities, IMPORT_ROWS);
             db
+        });
+}
+
+/// One line of the import file, as a hand-written importer would read it.
+#[derive(serde::Deserialize)]
+struct HandLine {
+    data: HandScope,
+}
+
+#[derive(serde::Deserialize)]
+#[allow(non_snake_case)]
+struct HandScope {
+    uuid: String,
+    name: String,
+    file: String,
+    startLine: f64,
+    endLine: f64,
+    source: String,
+    tags: Vec<String>,
+    kind: String,
+    created_at: String,
+    is_exported: bool,
+}
+
+/// JSON text sent as `jsonb`.
+#[derive(Debug)]
+struct Jsonb(String);
+
+impl tokio_postgres::types::ToSql for Jsonb {
+    fn to_sql(
+        &self,
+        _: &tokio_postgres::types::Type,
+        out: &mut bytes::BytesMut,
+    ) -> Result<tokio_postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        out.extend_from_slice(&[1]);
+        out.extend_from_slice(self.0.as_bytes());
+        Ok(tokio_postgres::types::IsNull::No)
+    }
+
+    fn accepts(ty: &tokio_postgres::types::Type) -> bool {
+        *ty == tokio_postgres::types::Type::JSONB
+    }
+
+    tokio_postgres::types::to_sql_checked!();
+}
+
+/// The baseline for `import_jsonl`: the same lines parsed into a struct and written with one
+/// binary `COPY` in one transaction, on one connection (no upsert, no checks).
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn import_hand_written_copy(bencher: Bencher) {
+    use tokio_postgres::types::{ToSql, Type};
+    let Some(base) = url() else { return };
+    let spec = spec();
+    let lines: String = (0..IMPORT_ROWS)
+        .map(|i| format!("{}\n", json!({"entity": "Scope", "data": scope(i)})))
+        .collect();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    bencher
+        .counter(ItemsCount::new(IMPORT_ROWS))
+        .with_inputs(|| {
+            let url = fresh(&base, "toolforge_bench_import_hand", &runtime);
+            Database::open(&url)
+                .expect("open")
+                .init(&spec)
+                .expect("init");
+            runtime.block_on(async {
+                let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+                    .await
+                    .expect("connect");
+                tokio::spawn(connection);
+                client
+            })
+        })
+        .bench_local_values(|mut client| {
+            runtime.block_on(async {
+                let tx = client.transaction().await.expect("begin");
+                let sink = tx
+                    .copy_in(
+                        "COPY scope (uuid, name, file, \"startLine\", \"endLine\", source, tags, \
+                         kind, created_at, is_exported) FROM STDIN (FORMAT binary)",
+                    )
+                    .await
+                    .expect("copy");
+                let types = [
+                    Type::TEXT,
+                    Type::TEXT,
+                    Type::TEXT,
+                    Type::FLOAT8,
+                    Type::FLOAT8,
+                    Type::TEXT,
+                    Type::JSONB,
+                    Type::TEXT,
+                    Type::TEXT,
+                    Type::BOOL,
+                ];
+                let mut writer = std::pin::pin!(
+                    tokio_postgres::binary_copy::BinaryCopyInWriter::new(sink, &types)
+                );
+                for line in lines.lines() {
+                    let row: HandLine = serde_json::from_str(line).expect("line");
+                    let s = row.data;
+                    let tags = Jsonb(serde_json::to_string(&s.tags).expect("tags"));
+                    let values: [&(dyn ToSql + Sync); 10] = [
+                        &s.uuid,
+                        &s.name,
+                        &s.file,
+                        &s.startLine,
+                        &s.endLine,
+                        &s.source,
+                        &tags,
+                        &s.kind,
+                        &s.created_at,
+                        &s.is_exported,
+                    ];
+                    writer.as_mut().write(&values).await.expect("row");
+                }
+                let written = writer.finish().await.expect("finish");
+                assert_eq!(written, IMPORT_ROWS as u64);
+                tx.commit().await.expect("commit");
+            });
+            client
         });
 }

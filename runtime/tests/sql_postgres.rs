@@ -527,6 +527,39 @@ fn a_row_the_server_refuses_in_a_large_batch_is_named_by_its_line() {
     let error = db.import_jsonl(&spec, text.as_bytes()).unwrap_err();
     assert_eq!(error.line, Some(302), "{error}");
     assert_eq!(before, pg_support::dump(&url), "nothing was imported");
+
+    // Deep in a long run (copied while it is read, after a first batch went through), and
+    // after rows whose keys exist (the run is upserted instead): still the right line.
+    for (first, refused) in [(0, 2_500), (0, 1_100), (1_000, 1_800)] {
+        let lines: Vec<Value> = (first..3_000)
+            .map(|i| {
+                let language = if i == refused { "t\u{0}s" } else { "ts" };
+                json!({"entity": "File", "data": {"path": format!("c{i}"), "language": language}})
+            })
+            .collect();
+        let mut text = String::new();
+        if first > 0 {
+            // Keys taken earlier in the same import.
+            text.push_str(&jsonl(
+                &(0..first + 100)
+                    .map(|i| json!({"entity": "File", "data": {"path": format!("c{i}")}}))
+                    .collect::<Vec<_>>(),
+            ));
+            text.push_str(&format!(
+                "{}\n",
+                json!({"entity": "Scope", "data": {"uuid": "between", "name": "n"}})
+            ));
+        }
+        let offset = text.lines().count();
+        text.push_str(&jsonl(&lines));
+        let error = db.import_jsonl(&spec, text.as_bytes()).unwrap_err();
+        assert_eq!(
+            error.line,
+            Some(offset + refused - first + 1),
+            "{first} {refused}: {error}"
+        );
+        assert_eq!(before, pg_support::dump(&url), "nothing was imported");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

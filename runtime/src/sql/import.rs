@@ -335,10 +335,18 @@ enum Sink<'t> {
 struct PgBatch {
     /// The table, the columns written and the key columns.
     shape: Option<(String, Vec<String>, Vec<String>)>,
-    /// Each row's line and values.
-    rows: Vec<(usize, Vec<SqlValue>)>,
-    /// The key values of the rows.
-    keys: std::collections::HashSet<Vec<String>>,
+    /// Each row's line.
+    lines: Vec<usize>,
+    /// Each row's values.
+    rows: Vec<Vec<SqlValue>>,
+    /// About how many bytes the rows' values take.
+    bytes: usize,
+    /// How many batches this import has copied.
+    copied: u32,
+    /// A hash of each row's key values (two keys with the same hash only end a batch early).
+    keys: std::collections::HashSet<u64>,
+    /// The batch being copied while rows are read, if any.
+    stream: Option<Stream>,
     /// The batch sent and not answered yet.
     in_flight: Option<InFlight>,
     /// Tables where a copied row's key was taken: their later batches are upserted from a
@@ -348,6 +356,14 @@ struct PgBatch {
     stages: HashMap<(String, Vec<String>), String>,
 }
 
+/// A batch being copied while the import reads on.
+#[cfg(feature = "postgres")]
+struct Stream {
+    /// Takes the batch's further rows.
+    rows: super::postgres::Rows,
+    answer: super::postgres::Pending<Result<super::postgres::Sent, super::postgres::Refused>>,
+}
+
 /// A batch on its way to the server.
 #[cfg(feature = "postgres")]
 struct InFlight {
@@ -355,9 +371,7 @@ struct InFlight {
     shape: (String, Vec<String>, Vec<String>),
     /// Each row's line.
     lines: Vec<usize>,
-    /// Each row's values (shared with the copy).
-    rows: std::sync::Arc<Vec<Vec<SqlValue>>>,
-    answer: super::postgres::Pending<Result<super::postgres::Sent, super::backend::ExecError>>,
+    answer: super::postgres::Pending<Result<super::postgres::Sent, super::postgres::Refused>>,
 }
 
 /// Batches of at least this many rows are copied while the import reads on; smaller ones are
@@ -365,15 +379,117 @@ struct InFlight {
 #[cfg(feature = "postgres")]
 const COPY_FROM_ROWS: usize = 64;
 
-/// The most rows of one batch (PostgreSQL takes at most 65,535 parameters a statement).
+/// The rows of an import's first copied batch; each later one doubles, up to
+/// [`MAX_COPY_ROWS`]. Small first batches let the server start early; large later ones cost
+/// fewer statements.
 #[cfg(feature = "postgres")]
-const MAX_BATCH_ROWS: usize = 1_000;
+const FIRST_COPY_ROWS: usize = 1_024;
+
+/// The most rows of one copied batch.
+#[cfg(feature = "postgres")]
+const MAX_COPY_ROWS: usize = 16_384;
+
+/// The most bytes of values one batch holds in memory.
+#[cfg(feature = "postgres")]
+const MAX_BATCH_BYTES: usize = 16 << 20;
 
 #[cfg(feature = "postgres")]
 impl PgBatch {
+    /// The most rows of the next batch: a statement takes at most 65,535 parameters, so a table
+    /// too wide to copy 64 rows at once is written in statements of fewer rows.
     fn row_limit(&self) -> usize {
         let width = self.shape.as_ref().map_or(1, |shape| shape.1.len().max(1));
-        MAX_BATCH_ROWS.min(65_535 / width)
+        let by_statement = 65_535 / width;
+        if by_statement < COPY_FROM_ROWS {
+            by_statement
+        } else {
+            (FIRST_COPY_ROWS << self.copied.min(4)).min(MAX_COPY_ROWS)
+        }
+    }
+
+    /// Whether the batch holds as many rows or bytes as one may.
+    fn is_full(&self) -> bool {
+        self.lines.len() >= self.row_limit() || self.bytes >= MAX_BATCH_BYTES
+    }
+
+    /// Adds one row of the current shape: handed to the copy under way, or kept, starting a
+    /// copy when a run of untracked rows grows long enough.
+    fn push(
+        &mut self,
+        session: &super::postgres::Session<'_>,
+        line: usize,
+        values: Vec<SqlValue>,
+        tracked: bool,
+    ) -> Result<(), ImportError> {
+        self.bytes += values.iter().map(value_size).sum::<usize>();
+        self.lines.push(line);
+        if let Some(stream) = &mut self.stream {
+            if stream.rows.push(values) {
+                return Ok(());
+            }
+            // The copy stopped: its answer says why.
+            self.end_stream();
+            return Err(self
+                .settle(session)
+                .err()
+                .unwrap_or_else(|| at(line, None, "the database stopped taking rows")));
+        }
+        self.rows.push(values);
+        let Some((table, names, key)) = self.shape.clone() else {
+            return Ok(());
+        };
+        if tracked || self.rows.len() < COPY_FROM_ROWS || self.staged.contains(&table) {
+            return Ok(());
+        }
+        // A long run of untracked rows copied straight in: the copy starts now and takes the
+        // run's further rows as they are read.
+        self.settle(session)?;
+        let names_ref: Vec<&str> = names.iter().map(String::as_str).collect();
+        let key_ref: Vec<&str> = key.iter().map(String::as_str).collect();
+        let batch = super::postgres::BulkBatch {
+            on_conflict: on_conflict(&names_ref, &key_ref),
+            stage: self.stage(),
+            table,
+            columns: names,
+            direct: true,
+            rows: std::mem::take(&mut self.rows),
+        };
+        self.copied += 1;
+        let (answer, rows) = session.start_bulk(batch, true);
+        if let Some(rows) = rows {
+            self.stream = Some(Stream { rows, answer });
+        }
+        Ok(())
+    }
+
+    /// The staging table of the current shape.
+    fn stage(&mut self) -> String {
+        let Some((table, names, _)) = &self.shape else {
+            return String::new();
+        };
+        let count = self.stages.len();
+        self.stages
+            .entry((table.clone(), names.clone()))
+            .or_insert_with(|| format!("toolforge_import_stage_{count}"))
+            .clone()
+    }
+
+    /// Ends the copy under way, if any: its batch is then on its way.
+    fn end_stream(&mut self) {
+        let Some(stream) = self.stream.take() else {
+            return;
+        };
+        // A copy that stopped taking rows has failed: its answer says why.
+        let _ = stream.rows.finish();
+        if let Some(shape) = self.shape.clone() {
+            self.in_flight = Some(InFlight {
+                shape,
+                lines: std::mem::take(&mut self.lines),
+                answer: stream.answer,
+            });
+        }
+        self.keys.clear();
+        self.bytes = 0;
     }
 
     /// Sends every row waiting and waits until the server has taken them.
@@ -393,52 +509,49 @@ impl PgBatch {
         session: &super::postgres::Session<'_>,
         tracker: &mut Tracker<'_>,
     ) -> Result<(), ImportError> {
+        if self.stream.is_some() {
+            self.end_stream();
+            return Ok(());
+        }
         self.settle(session)?;
-        let Some(shape) = self.shape.as_ref() else {
+        let Some(shape) = self.shape.clone() else {
             return Ok(());
         };
         if self.rows.is_empty() {
             return Ok(());
         }
-        let first_line = self.rows.first().map(|row| row.0);
+        let first_line = self.lines.first().copied();
         // The values before this batch, read before it is written.
         tracker
             .capture_waiting(session)
             .map_err(|e| exec_error(first_line, e))?;
         let rows = std::mem::take(&mut self.rows);
+        let lines = std::mem::take(&mut self.lines);
         self.keys.clear();
-        let (table, names, key) = shape;
+        self.bytes = 0;
+        let (table, names, key) = &shape;
         let names_ref: Vec<&str> = names.iter().map(String::as_str).collect();
         let key_ref: Vec<&str> = key.iter().map(String::as_str).collect();
         if rows.len() >= COPY_FROM_ROWS {
-            let count = self.stages.len();
-            let stage = self
-                .stages
-                .entry((table.clone(), names.clone()))
-                .or_insert_with(|| format!("toolforge_import_stage_{count}"))
-                .clone();
-            let (lines, values): (Vec<usize>, Vec<Vec<SqlValue>>) = rows.into_iter().unzip();
-            let values = std::sync::Arc::new(values);
-            let answer = session
-                .start_bulk(super::postgres::BulkBatch {
-                    table: table.clone(),
-                    columns: names.clone(),
-                    on_conflict: on_conflict(&names_ref, &key_ref),
-                    stage,
-                    direct: !self.staged.contains(table),
-                    rows: values.clone(),
-                })
-                .map_err(|e| exec_error(first_line, e))?;
+            let batch = super::postgres::BulkBatch {
+                table: table.clone(),
+                columns: names.clone(),
+                on_conflict: on_conflict(&names_ref, &key_ref),
+                stage: self.stage(),
+                direct: !self.staged.contains(table),
+                rows,
+            };
+            self.copied += 1;
+            let (answer, _) = session.start_bulk(batch, false);
             self.in_flight = Some(InFlight {
-                shape: shape.clone(),
+                shape,
                 lines,
-                rows: values,
                 answer,
             });
             return Ok(());
         }
         let sql = upsert_rows_sql(table, &names_ref, &key_ref, rows.len());
-        let values: Vec<SqlValue> = rows.iter().flat_map(|row| row.1.iter().cloned()).collect();
+        let values: Vec<SqlValue> = rows.iter().flat_map(|row| row.iter().cloned()).collect();
         session
             .batch(&format!("SAVEPOINT {}", super::postgres::SAVEPOINT))
             .map_err(|e| exec_error(first_line, e))?;
@@ -448,7 +561,7 @@ impl PgBatch {
             Ok(_) => session
                 .batch(&format!("RELEASE SAVEPOINT {}", super::postgres::SAVEPOINT))
                 .map_err(|e| exec_error(first_line, e)),
-            Err(error) => Err(replay(session, shape, rows, error)),
+            Err(error) => Err(replay(session, &shape, lines, rows, error)),
         }
     }
 
@@ -464,14 +577,13 @@ impl PgBatch {
                 self.staged.insert(flight.shape.0);
                 Ok(())
             }
-            Ok(Err(error)) => {
-                let rows = flight
-                    .lines
-                    .into_iter()
-                    .zip(flight.rows.iter().cloned())
-                    .collect();
-                Err(replay(session, &flight.shape, rows, error))
-            }
+            Ok(Err(refused)) => Err(replay(
+                session,
+                &flight.shape,
+                flight.lines,
+                refused.rows,
+                refused.error,
+            )),
             Err(error) => Err(exec_error(first_line, error)),
         }
     }
@@ -481,9 +593,20 @@ impl PgBatch {
 impl Drop for PgBatch {
     fn drop(&mut self) {
         // The connection is busy until the batch on its way is answered.
+        self.end_stream();
         if let Some(flight) = self.in_flight.take() {
             let _ = flight.answer.wait();
         }
+    }
+}
+
+/// About how many bytes `value` takes.
+#[cfg(feature = "postgres")]
+fn value_size(value: &SqlValue) -> usize {
+    match value {
+        SqlValue::Text(text) => text.len(),
+        SqlValue::Blob(bytes) => bytes.len(),
+        _ => 8,
     }
 }
 
@@ -493,10 +616,11 @@ impl Drop for PgBatch {
 fn replay(
     session: &super::postgres::Session<'_>,
     (table, names, key): &(String, Vec<String>, Vec<String>),
-    rows: Vec<(usize, Vec<SqlValue>)>,
+    lines: Vec<usize>,
+    rows: Vec<Vec<SqlValue>>,
     error: super::backend::ExecError,
 ) -> ImportError {
-    let first_line = rows.first().map(|row| row.0);
+    let first_line = lines.first().copied();
     if let Err(error) = session.batch(&format!(
         "ROLLBACK TO SAVEPOINT {}",
         super::postgres::SAVEPOINT
@@ -506,7 +630,7 @@ fn replay(
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let key: Vec<&str> = key.iter().map(String::as_str).collect();
     let one = upsert_sql(table, &names, &key);
-    for (line, values) in rows {
+    for (line, values) in lines.into_iter().zip(rows) {
         if let Err(error) = session.execute(&one, values, true) {
             return exec_error(Some(line), error);
         }
@@ -568,23 +692,26 @@ impl Sink<'_> {
             #[cfg(feature = "postgres")]
             Sink::Postgres { session, batch } => {
                 let values: Vec<SqlValue> = params.iter().map(Bound::to_value).collect();
-                let key_values: Vec<String> = key_columns
-                    .iter()
-                    .filter_map(|column| names.iter().position(|name| name == column))
-                    .map(|i| match &values[i] {
-                        SqlValue::Text(text) => text.clone(),
-                        other => format!("{other:?}"),
-                    })
-                    .collect();
+                let key_hash = {
+                    use std::hash::{Hash, Hasher};
+                    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                    for i in key_columns
+                        .iter()
+                        .filter_map(|column| names.iter().position(|name| name == column))
+                    {
+                        match &values[i] {
+                            SqlValue::Text(text) => text.hash(&mut hasher),
+                            other => format!("{other:?}").hash(&mut hasher),
+                        }
+                    }
+                    hasher.finish()
+                };
                 let same_shape = batch.shape.as_ref().is_some_and(|(t, n, k)| {
                     t == table
                         && n.iter().map(String::as_str).eq(names.iter().copied())
                         && k.iter().map(String::as_str).eq(key_columns.iter().copied())
                 });
-                if !same_shape
-                    || batch.keys.contains(&key_values)
-                    || batch.rows.len() >= batch.row_limit()
-                {
+                if !same_shape || batch.keys.contains(&key_hash) || batch.is_full() {
                     batch.send(session, tracker)?;
                 }
                 if !same_shape {
@@ -594,12 +721,11 @@ impl Sink<'_> {
                         key_columns.iter().map(|k| (*k).to_owned()).collect(),
                     ));
                 }
-                batch.keys.insert(key_values);
-                batch.rows.push((line, values));
+                batch.keys.insert(key_hash);
                 if let Some((entity, id)) = tracked {
                     tracker.defer(entity, id);
                 }
-                Ok(())
+                batch.push(session, line, values, tracked.is_some())
             }
         }
     }
@@ -1121,7 +1247,10 @@ impl<'s, 't> Importer<'s, 't> {
     #[cfg(feature = "postgres")]
     fn first_error(&mut self, error: ImportError) -> ImportError {
         match &mut self.sink {
-            Sink::Postgres { session, batch } => batch.settle(session).err().unwrap_or(error),
+            Sink::Postgres { session, batch } => {
+                batch.end_stream();
+                batch.settle(session).err().unwrap_or(error)
+            }
             Sink::Sqlite { .. } => error,
         }
     }

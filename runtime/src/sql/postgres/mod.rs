@@ -28,7 +28,7 @@ use super::backend::{Dialect, ExecError, Reader, numbered_placeholders};
 use super::database::DbError;
 use super::value::SqlValue;
 use crate::ToolError;
-pub(crate) use bulk::{BulkBatch, SAVEPOINT, Sent};
+pub(crate) use bulk::{BulkBatch, Refused, Rows, SAVEPOINT, Sent};
 use types::{PgCell, PgParam};
 
 /// Whether `url` names a PostgreSQL database (`postgres://...` or `postgresql://...`).
@@ -114,6 +114,13 @@ impl Driver {
             let _ = sender.send(future.await);
         });
         receiver.recv().map_err(|_| ExecError::Stopped)
+    }
+
+    /// A handle to the driver's runtime (none once it has stopped).
+    fn handle(&self) -> Option<tokio::runtime::Handle> {
+        self.runtime
+            .as_ref()
+            .map(|runtime| runtime.handle().clone())
     }
 
     /// Starts `future` on the driver; its output is waited for with [`Pending::wait`].

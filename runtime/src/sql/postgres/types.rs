@@ -5,7 +5,7 @@
 //! a `BOOLEAN` as a boolean, JSON text as `jsonb`), so the query builder binds the same values
 //! on both backends. A column is decoded by its type into the value SQLite would have given.
 
-use std::borrow::Borrow;
+use std::borrow::{Borrow, Cow};
 use std::error::Error;
 
 use tokio_postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
@@ -47,12 +47,12 @@ fn as_i64(value: &SqlValue) -> Option<i64> {
     }
 }
 
-fn as_text(value: &SqlValue) -> Option<String> {
+fn as_text(value: &SqlValue) -> Option<Cow<'_, str>> {
     match value {
-        SqlValue::Text(text) => Some(text.clone()),
-        SqlValue::Integer(n) => Some(n.to_string()),
-        SqlValue::Real(n) => Some(n.to_string()),
-        SqlValue::Blob(bytes) => String::from_utf8(bytes.clone()).ok(),
+        SqlValue::Text(text) => Some(Cow::Borrowed(text)),
+        SqlValue::Integer(n) => Some(Cow::Owned(n.to_string())),
+        SqlValue::Real(n) => Some(Cow::Owned(n.to_string())),
+        SqlValue::Blob(bytes) => std::str::from_utf8(bytes).ok().map(Cow::Borrowed),
         SqlValue::Null => None,
     }
 }
