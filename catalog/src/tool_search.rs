@@ -9,10 +9,17 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use toolforge::{RegistryBuilder, RegistryError, Tool, ToolContext, ToolError, ToolHandler};
+use toolforge::{
+    RegistryBuilder, RegistryError, Tool, ToolContext, ToolError, ToolHandler, ToolRegistry,
+};
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, CatalogError};
+use crate::listing;
+use crate::model::Source;
 use crate::search::{SearchMode, SearchRequest};
+
+/// The name of the `tool_search` tool.
+pub const TOOL_SEARCH: &str = "tool_search";
 
 /// The most results `tool_search` returns.
 pub const MAX_TOOL_SEARCH_RESULTS: u32 = 10;
@@ -51,6 +58,18 @@ impl ToolSearch {
         Ok(builder
             .register(ToolSearchArgs::into_tool())?
             .with_extension(ToolSearch(catalog)))
+    }
+
+    /// `registry` with `tool_search` added, searching an in-memory catalog of the registry's
+    /// own tools indexed as `source`: progressive discovery over one registry, where an agent
+    /// is shown `tool_search` and a few tools and finds the rest by searching.
+    pub fn over_registry(
+        registry: &ToolRegistry,
+        source: &Source,
+    ) -> Result<Arc<ToolRegistry>, CatalogError> {
+        let catalog = Catalog::in_memory()?;
+        catalog.index(source, listing::from_registry(registry))?;
+        Ok(ToolSearch::register(registry.to_builder(), Arc::new(catalog))?.build())
     }
 }
 

@@ -50,8 +50,8 @@ pub struct IndexArgs {
     /// inputSchema}`) or a YAML file of custom definitions (`.yaml`, `.yml`) (`custom:NAME`).
     #[arg(long, value_name = "FILE")]
     pub tools: Option<PathBuf>,
-    /// Index the tools of an MCP server started with this command line, words split on
-    /// spaces (`mcp:SOURCE:NAME`).
+    /// Index the tools of an MCP server started with this command line, split into words as a
+    /// POSIX shell does: quotes and backslashes, no expansion (`mcp:SOURCE:NAME`).
     #[arg(long, value_name = "CMD ARGS")]
     pub mcp: Option<String>,
     /// The source's name (default: the config's name, the file's stem or the command's
@@ -225,7 +225,7 @@ fn listing_of(args: &IndexArgs) -> Result<(Source, Listed), String> {
         return Ok((source, listed));
     }
     if let Some(command) = &args.mcp {
-        let mut words = command.split_whitespace().map(str::to_owned);
+        let mut words = split_command(command)?.into_iter();
         let program = words
             .next()
             .ok_or_else(|| "--mcp: the command is empty".to_owned())?;
@@ -245,6 +245,35 @@ fn listing_of(args: &IndexArgs) -> Result<(Source, Listed), String> {
         return Ok((source, listed));
     }
     Err("name a listing: --config, --tools or --mcp".into())
+}
+
+/// The words of `--mcp`'s command line, split as a POSIX shell does (quotes and backslashes,
+/// no expansion); an unbalanced quote is an error naming its column.
+fn split_command(command: &str) -> Result<Vec<String>, String> {
+    shlex::split(command).ok_or_else(|| match open_quote(command) {
+        Some((column, quote)) => format!(
+            "--mcp: the {quote} at column {column} of `{command}` is never closed; close it or escape it with a backslash"
+        ),
+        None => format!("--mcp: `{command}` ends with a lone backslash"),
+    })
+}
+
+/// The column (from 1) and character of the quote left open in `command`, if one is.
+fn open_quote(command: &str) -> Option<(usize, char)> {
+    let mut open: Option<(usize, char)> = None;
+    let mut escaped = false;
+    for (column, character) in command.chars().enumerate() {
+        match (open, character) {
+            _ if escaped => escaped = false,
+            (Some((_, '\'')), '\'') => open = None,
+            (Some((_, '\'')), _) => {}
+            (_, '\\') => escaped = true,
+            (Some((_, '"')), '"') => open = None,
+            (None, '\'' | '"') => open = Some((column + 1, character)),
+            _ => {}
+        }
+    }
+    open
 }
 
 fn read_listing(file: &Path) -> Result<String, CatalogError> {

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 const CONFIG: &str = "\
 name: notes
@@ -378,5 +378,129 @@ fn balanced_and_accurate_rerank_with_the_local_model() {
             .as_str()
             .unwrap()
             .contains("embedding model")
+    );
+}
+
+#[test]
+fn tools_list_defer_exports_the_providers_tool_search_and_deferred_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, _db) = notes(dir.path());
+    let all = ok_json(&["tools", "list", "--config", path(&config)]);
+    let count = all.as_array().unwrap().len();
+
+    let anthropic = ok_json(&[
+        "tools",
+        "list",
+        "--config",
+        path(&config),
+        "--format",
+        "anthropic",
+        "--defer",
+    ]);
+    let tools = anthropic.as_array().unwrap();
+    assert_eq!(tools.len(), count + 1);
+    assert_eq!(
+        tools[0],
+        json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"})
+    );
+    for tool in &tools[1..] {
+        let name = tool["name"].as_str().unwrap();
+        assert!(tool["input_schema"].is_object(), "{tool}");
+        let core = name == "get_schema" || name == "describe_entity";
+        assert_eq!(
+            tool.get("defer_loading"),
+            (!core).then_some(&json!(true)),
+            "{tool}"
+        );
+    }
+
+    let openai = ok_json(&[
+        "tools",
+        "list",
+        "--config",
+        path(&config),
+        "--format",
+        "openai-responses",
+        "--defer",
+        "--core",
+        "query_entities",
+    ]);
+    let tools = openai.as_array().unwrap();
+    assert_eq!(tools[0], json!({"type": "tool_search"}));
+    for tool in &tools[1..] {
+        assert_eq!(tool["type"], "function", "{tool}");
+        let core = tool["name"] == "query_entities";
+        assert_eq!(
+            tool.get("defer_loading"),
+            (!core).then_some(&json!(true)),
+            "{tool}"
+        );
+    }
+
+    for (args, message) in [
+        (
+            vec!["--format", "openai", "--defer"],
+            "OpenAI Responses API only",
+        ),
+        (
+            vec![
+                "--format",
+                "anthropic",
+                "--defer",
+                "--core",
+                "query_entitys",
+            ],
+            "did you mean `query_entities`?",
+        ),
+    ] {
+        let mut all = vec!["tools", "list", "--config", path(&config)];
+        all.extend(args);
+        let output = run(&all);
+        assert_eq!(output.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(message), "{stderr}");
+    }
+}
+
+#[test]
+fn mcp_command_lines_are_split_with_shell_quoting() {
+    let dir = tempfile::tempdir().unwrap();
+    let spaced = dir.path().join("my notes");
+    std::fs::create_dir(&spaced).unwrap();
+    let (config, db) = notes(&spaced);
+    let catalog = dir.path().join("catalog.db");
+    let served = format!(
+        "'{}' serve --config \"{}\" --db {}",
+        env!("CARGO_BIN_EXE_toolforge"),
+        path(&config),
+        path(&db).replace(' ', "\\ ")
+    );
+    let report = ok_json(&[
+        "catalog",
+        "index",
+        "--db",
+        path(&catalog),
+        "--mcp",
+        &served,
+        "--source",
+        "notes",
+    ]);
+    assert!(report["indexed"].as_u64().unwrap() > 3, "{report}");
+
+    let output = run(&[
+        "catalog",
+        "index",
+        "--db",
+        path(&catalog),
+        "--mcp",
+        "toolforge serve --config 'my notes.yaml",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "the ' at column 26 of `toolforge serve --config 'my notes.yaml` is never closed"
+        ),
+        "{stderr}"
     );
 }
