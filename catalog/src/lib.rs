@@ -28,7 +28,7 @@ mod catalog;
 mod expand;
 pub mod extract;
 pub mod listing;
-#[cfg(feature = "mcp-stdio")]
+#[cfg(any(feature = "mcp-stdio", feature = "mcp-http"))]
 pub mod mcp;
 mod model;
 mod rerank;
