@@ -45,4 +45,4 @@ pub use search::{
     MAX_QUERY_CHARS, MAX_RESULTS, Parameter, SearchMetadata, SearchMode, SearchRequest,
     SearchResponse, SearchResult, Signal, SignalKind,
 };
-pub use tool_search::{TOOL_SEARCH, ToolSearch, ToolSearchArgs};
+pub use tool_search::{TOOL_SEARCH, ToolSearch, ToolSearchArgs, ToolSearchHit, ToolSearchOutput};
