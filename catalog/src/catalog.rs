@@ -37,6 +37,9 @@ pub enum CatalogError {
     /// The embedding model failed.
     #[error(transparent)]
     Embed(#[from] EmbedError),
+    /// A registry refused the `tool_search` tool (it has a tool of that name already).
+    #[error("cannot add tool_search: {0}")]
+    Registry(#[from] toolforge::RegistryError),
 }
 
 pub(crate) fn sqlite(context: &str) -> impl FnOnce(rusqlite::Error) -> CatalogError + '_ {

@@ -28,7 +28,7 @@ mod catalog;
 mod expand;
 pub mod extract;
 pub mod listing;
-#[cfg(feature = "mcp-stdio")]
+#[cfg(any(feature = "mcp-stdio", feature = "mcp-http"))]
 pub mod mcp;
 mod model;
 mod rerank;
@@ -45,4 +45,4 @@ pub use search::{
     MAX_QUERY_CHARS, MAX_RESULTS, Parameter, SearchMetadata, SearchMode, SearchRequest,
     SearchResponse, SearchResult, Signal, SignalKind,
 };
-pub use tool_search::{ToolSearch, ToolSearchArgs};
+pub use tool_search::{TOOL_SEARCH, ToolSearch, ToolSearchArgs, ToolSearchHit, ToolSearchOutput};

@@ -307,6 +307,25 @@ async fn tool_search_answers_through_a_registry_in_loom_shape() {
             .ends_with('%')
     );
     assert_eq!(answer["total_tools_indexed"], 5);
+    // The answer is typed: it meets the output schema derived from `ToolSearchOutput`.
+    let output_schema = definition.output_schema.expect("an output schema");
+    let hit = &output_schema["$defs"]["ToolSearchHit"];
+    assert_eq!(
+        hit["properties"]["parameters"]["additionalProperties"]["type"], "string",
+        "{output_schema}"
+    );
+    let validator = jsonschema::validator_for(&output_schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&answer)
+        .map(|error| format!("{} at {}", error, error.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}\n{answer}");
+    let mut wrong = answer.clone();
+    wrong["results"][0]["requires_approval"] = json!("no");
+    assert!(
+        !validator.is_valid(&wrong),
+        "the schema says what each field holds"
+    );
     let refused = registry
         .call("tool_search", json!({"query": "x", "max_results": 50}))
         .await

@@ -1,7 +1,8 @@
 //! `toolforge catalog index|search|sources`: a searchable catalog of tools (crate
 //! `toolforge-catalog`) in an SQLite file.
 //!
-//! - `index --db CATALOG (--config FILE | --tools FILE | --mcp 'CMD ARGS') [--source NAME]`
+//! - `index --db CATALOG (--config FILE | --tools FILE | --mcp 'CMD ARGS' | --mcp-url URL)
+//!   [--source NAME]`
 //!   replaces the tools of one source with its complete listing (stale ones are pruned; a
 //!   listing that fails prunes nothing and marks the source unavailable).
 //! - `search --db CATALOG "QUERY" [--mode fast|balanced|accurate] [--max-results N]
@@ -38,7 +39,7 @@ pub enum CatalogCommand {
 
 /// Arguments of `toolforge catalog index`.
 #[derive(Debug, clap::Args)]
-#[command(group(clap::ArgGroup::new("listing").required(true).args(["config", "tools", "mcp"])))]
+#[command(group(clap::ArgGroup::new("listing").required(true).args(["config", "tools", "mcp", "mcp_url"])))]
 pub struct IndexArgs {
     /// The catalog file (created when missing).
     #[arg(long, value_name = "CATALOG")]
@@ -50,10 +51,18 @@ pub struct IndexArgs {
     /// inputSchema}`) or a YAML file of custom definitions (`.yaml`, `.yml`) (`custom:NAME`).
     #[arg(long, value_name = "FILE")]
     pub tools: Option<PathBuf>,
-    /// Index the tools of an MCP server started with this command line, words split on
-    /// spaces (`mcp:SOURCE:NAME`).
+    /// Index the tools of an MCP server started with this command line, split into words as a
+    /// POSIX shell does: quotes and backslashes, no expansion (`mcp:SOURCE:NAME`).
     #[arg(long, value_name = "CMD ARGS")]
     pub mcp: Option<String>,
+    /// Index the tools of an MCP server over Streamable HTTP at this `http://` URL
+    /// (`mcp:SOURCE:NAME`).
+    #[arg(long, value_name = "URL")]
+    pub mcp_url: Option<String>,
+    /// With `--mcp-url`: send `Authorization: Bearer <token>`, the token read from this
+    /// environment variable.
+    #[arg(long, value_name = "VAR", requires = "mcp_url")]
+    pub token_env: Option<String>,
     /// The source's name (default: the config's name, the file's stem or the command's
     /// program name).
     #[arg(long, value_name = "NAME")]
@@ -225,7 +234,7 @@ fn listing_of(args: &IndexArgs) -> Result<(Source, Listed), String> {
         return Ok((source, listed));
     }
     if let Some(command) = &args.mcp {
-        let mut words = command.split_whitespace().map(str::to_owned);
+        let mut words = split_command(command)?.into_iter();
         let program = words
             .next()
             .ok_or_else(|| "--mcp: the command is empty".to_owned())?;
@@ -244,7 +253,76 @@ fn listing_of(args: &IndexArgs) -> Result<(Source, Listed), String> {
         let listed = runtime.block_on(toolforge_catalog::mcp::list_stdio(&program, &rest));
         return Ok((source, listed));
     }
-    Err("name a listing: --config, --tools or --mcp".into())
+    if let Some(url) = &args.mcp_url {
+        let token = match &args.token_env {
+            None => None,
+            Some(variable) => match std::env::var(variable) {
+                Ok(token) if !token.trim().is_empty() => Some(token),
+                _ => {
+                    return Err(format!(
+                        "--token-env {variable}: the environment variable `{variable}` is not set or empty"
+                    ));
+                }
+            },
+        };
+        let name = args.source.clone().unwrap_or_else(|| host_of(url));
+        let source = Source::new(SourceKind::Mcp, name).with_location(url.clone());
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|error| format!("cannot start the async runtime: {error}"))?;
+        let listed = runtime.block_on(toolforge_catalog::mcp::list_http(url, token.as_deref()));
+        return Ok((source, listed));
+    }
+    Err("name a listing: --config, --tools, --mcp or --mcp-url".into())
+}
+
+/// The host of `url` (`http://tools.local:8080/mcp` → `tools.local`), the default source name
+/// of `--mcp-url`.
+fn host_of(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split('/').next().unwrap_or(rest);
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    let host = match host.strip_prefix('[') {
+        Some(bracketed) => bracketed.split(']').next().unwrap_or(bracketed),
+        None => host.split(':').next().unwrap_or(host),
+    };
+    if host.is_empty() {
+        "mcp".to_owned()
+    } else {
+        host.to_owned()
+    }
+}
+
+/// The words of `--mcp`'s command line, split as a POSIX shell does (quotes and backslashes,
+/// no expansion); an unbalanced quote is an error naming its column.
+fn split_command(command: &str) -> Result<Vec<String>, String> {
+    shlex::split(command).ok_or_else(|| match open_quote(command) {
+        Some((column, quote)) => format!(
+            "--mcp: the {quote} at column {column} of `{command}` is never closed; close it or escape it with a backslash"
+        ),
+        None => format!("--mcp: `{command}` ends with a lone backslash"),
+    })
+}
+
+/// The column (from 1) and character of the quote left open in `command`, if one is.
+fn open_quote(command: &str) -> Option<(usize, char)> {
+    let mut open: Option<(usize, char)> = None;
+    let mut escaped = false;
+    for (column, character) in command.chars().enumerate() {
+        match (open, character) {
+            _ if escaped => escaped = false,
+            (Some((_, '\'')), '\'') => open = None,
+            (Some((_, '\'')), _) => {}
+            (_, '\\') => escaped = true,
+            (Some((_, '"')), '"') => open = None,
+            (None, '\'' | '"') => open = Some((column + 1, character)),
+            _ => {}
+        }
+    }
+    open
 }
 
 fn read_listing(file: &Path) -> Result<String, CatalogError> {

@@ -22,6 +22,9 @@ pub mod embedding;
 // `--tools FAMILY,...`, shared by the commands that compile a config.
 pub mod families;
 
+// `--defer-tools` / `--defer`: the core tools shown up front.
+pub mod defer;
+
 // One module per subcommand.
 pub mod check;
 pub mod generate;

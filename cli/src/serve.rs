@@ -7,7 +7,9 @@
 //! error. Logs go to stderr (`TOOLFORGE_LOG=debug` for more), never to stdout. SIGINT or
 //! SIGTERM stop the server once running calls have finished. `--reload` re-reads the config
 //! when it changes and tells connected clients (`notifications/tools/list_changed`); a config
-//! that no longer validates keeps the old tools and logs its errors.
+//! that no longer validates keeps the old tools and logs its errors. `--defer-tools` lists only
+//! `tool_search` (over an in-memory catalog of the served tools) and the core tools
+//! (`--core`, default `get_schema` and `describe_entity`); every tool stays callable by name.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -15,6 +17,7 @@ use std::time::Duration;
 
 use toolforge::CallLimits;
 use toolforge::mcp::{HttpOptions, McpOptions, McpServer, ServeError, shutdown_signal};
+use toolforge_catalog::{Source, SourceKind, TOOL_SEARCH, ToolSearch};
 use toolforge_generator::CompileOptions;
 
 use crate::call::parse_seconds;
@@ -43,6 +46,19 @@ pub struct Args {
     /// Re-read the config when it changes and tell clients the tools changed.
     #[arg(long)]
     pub reload: bool,
+    /// Progressive discovery: `tools/list` lists only `tool_search` and the core tools
+    /// (`--core`); every tool stays callable by name, and `tool_search` finds it.
+    #[arg(long)]
+    pub defer_tools: bool,
+    /// With `--defer-tools`: the tools listed besides `tool_search`, comma-separated (default:
+    /// `get_schema` and `describe_entity`).
+    #[arg(
+        long,
+        value_name = "TOOLS",
+        value_delimiter = ',',
+        requires = "defer_tools"
+    )]
+    pub core: Option<Vec<String>>,
     /// The tool families to build, comma-separated, replacing the config's `toolforge.tools`
     /// (schema, query, lookup, relationships, ranges, patterns, aggregates, graph).
     #[arg(long, value_name = "FAMILIES", value_delimiter = ',', value_parser = crate::families::parse_family)]
@@ -203,6 +219,8 @@ struct ReloadArgs {
     tools: Option<Vec<toolforge::spec::ToolFamily>>,
     limits: CallLimits,
     options: McpOptions,
+    /// `--defer-tools`: `Some` (with the `--core` names, if given).
+    defer: Option<Option<Vec<String>>>,
 }
 
 fn args_for_reload(args: &Args) -> ReloadArgs {
@@ -214,6 +232,7 @@ fn args_for_reload(args: &Args) -> ReloadArgs {
         tools: args.tools.clone(),
         limits: limits(args),
         options: mcp_options(args),
+        defer: args.defer_tools.then(|| args.core.clone()),
     }
 }
 
@@ -258,21 +277,52 @@ fn build_servers(
     if args.read_only {
         root = root.read_only();
     }
+    if let Some(core) = &args.defer {
+        root = deferred(&root, &live.spec, core.as_deref())?;
+    }
     let mut servers = Vec::new();
     match &args.toolset {
         Some(name) => {
-            let toolset = root.toolset(mcp, name)?;
+            let mut toolset = root.toolset(mcp, name)?;
+            if let Some(core) = &args.defer {
+                toolset = deferred(&toolset, &live.spec, core.as_deref())?;
+            }
             servers.push(("/mcp".to_owned(), toolset.clone()));
             servers.push((format!("/mcp/{name}"), toolset));
         }
         None => {
             servers.push(("/mcp".to_owned(), root.clone()));
             for name in mcp.toolsets.keys() {
-                servers.push((format!("/mcp/{name}"), root.toolset(mcp, name)?));
+                let mut toolset = root.toolset(mcp, name)?;
+                if let Some(core) = &args.defer {
+                    toolset = deferred(&toolset, &live.spec, core.as_deref())?;
+                }
+                servers.push((format!("/mcp/{name}"), toolset));
             }
         }
     }
     Ok(servers)
+}
+
+/// `server` with progressive discovery: `tool_search` over a catalog of its own tools, listed
+/// with the core tools only (`core`, or [`crate::defer::default_core`]).
+fn deferred(
+    server: &McpServer,
+    spec: &toolforge::spec::SchemaSpec,
+    core: Option<&[String]>,
+) -> Result<McpServer, Box<dyn std::error::Error>> {
+    let registry = server.registry();
+    let core = match core {
+        Some(names) => names.to_vec(),
+        None => crate::defer::default_core(&spec.tools.name_prefix, registry.names()),
+    };
+    let source = Source::new(SourceKind::Config, spec.name.clone());
+    let searchable = ToolSearch::over_registry(&registry, &source)?;
+    let mut listed = vec![TOOL_SEARCH.to_owned()];
+    listed.extend(core);
+    Ok(server
+        .with_registry(searchable)
+        .with_listed_tools("--core", &listed)?)
 }
 
 /// Polls the config file once a second; when its content changes, rebuilds the tools and swaps them into

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 const CONFIG: &str = "\
 name: notes
@@ -379,4 +379,263 @@ fn balanced_and_accurate_rerank_with_the_local_model() {
             .unwrap()
             .contains("embedding model")
     );
+}
+
+#[test]
+fn tools_list_defer_exports_the_providers_tool_search_and_deferred_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, _db) = notes(dir.path());
+    let all = ok_json(&["tools", "list", "--config", path(&config)]);
+    let count = all.as_array().unwrap().len();
+
+    let anthropic = ok_json(&[
+        "tools",
+        "list",
+        "--config",
+        path(&config),
+        "--format",
+        "anthropic",
+        "--defer",
+    ]);
+    let tools = anthropic.as_array().unwrap();
+    assert_eq!(tools.len(), count + 1);
+    assert_eq!(
+        tools[0],
+        json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"})
+    );
+    for tool in &tools[1..] {
+        let name = tool["name"].as_str().unwrap();
+        assert!(tool["input_schema"].is_object(), "{tool}");
+        let core = name == "get_schema" || name == "describe_entity";
+        assert_eq!(
+            tool.get("defer_loading"),
+            (!core).then_some(&json!(true)),
+            "{tool}"
+        );
+    }
+
+    let openai = ok_json(&[
+        "tools",
+        "list",
+        "--config",
+        path(&config),
+        "--format",
+        "openai-responses",
+        "--defer",
+        "--core",
+        "query_entities",
+    ]);
+    let tools = openai.as_array().unwrap();
+    assert_eq!(tools[0], json!({"type": "tool_search"}));
+    for tool in &tools[1..] {
+        assert_eq!(tool["type"], "function", "{tool}");
+        let core = tool["name"] == "query_entities";
+        assert_eq!(
+            tool.get("defer_loading"),
+            (!core).then_some(&json!(true)),
+            "{tool}"
+        );
+    }
+
+    for (args, message) in [
+        (
+            vec!["--format", "openai", "--defer"],
+            "OpenAI Responses API only",
+        ),
+        (
+            vec![
+                "--format",
+                "anthropic",
+                "--defer",
+                "--core",
+                "query_entitys",
+            ],
+            "did you mean `query_entities`?",
+        ),
+    ] {
+        let mut all = vec!["tools", "list", "--config", path(&config)];
+        all.extend(args);
+        let output = run(&all);
+        assert_eq!(output.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(message), "{stderr}");
+    }
+}
+
+#[test]
+fn mcp_command_lines_are_split_with_shell_quoting() {
+    let dir = tempfile::tempdir().unwrap();
+    let spaced = dir.path().join("my notes");
+    std::fs::create_dir(&spaced).unwrap();
+    let (config, db) = notes(&spaced);
+    let catalog = dir.path().join("catalog.db");
+    let served = format!(
+        "'{}' serve --config \"{}\" --db {}",
+        env!("CARGO_BIN_EXE_toolforge"),
+        path(&config),
+        path(&db).replace(' ', "\\ ")
+    );
+    let report = ok_json(&[
+        "catalog",
+        "index",
+        "--db",
+        path(&catalog),
+        "--mcp",
+        &served,
+        "--source",
+        "notes",
+    ]);
+    assert!(report["indexed"].as_u64().unwrap() > 3, "{report}");
+
+    let output = run(&[
+        "catalog",
+        "index",
+        "--db",
+        path(&catalog),
+        "--mcp",
+        "toolforge serve --config 'my notes.yaml",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "the ' at column 26 of `toolforge serve --config 'my notes.yaml` is never closed"
+        ),
+        "{stderr}"
+    );
+}
+
+/// `toolforge serve --http 127.0.0.1:0` as a child process (killed on drop), and its URL.
+struct HttpServer(std::process::Child, String);
+
+impl HttpServer {
+    fn start(config: &Path, db: &Path, token: &str) -> HttpServer {
+        use std::io::BufRead;
+        let mut child = toolforge()
+            .args([
+                "serve",
+                "--http",
+                "127.0.0.1:0",
+                "--token-env",
+                "CATALOG_TEST_TOKEN",
+            ])
+            .args(["--config", path(config), "--db", path(db)])
+            .env("CATALOG_TEST_TOKEN", token)
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Read the server's log until it ends, so that it never writes to a closed pipe.
+        let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stderr.lines().map_while(Result::ok) {
+                if let Some(at) = line.strip_prefix("toolforge: serving MCP at ") {
+                    let _ = sender.send(at.to_owned());
+                }
+            }
+        });
+        let url = receiver
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .ok();
+        HttpServer(child, url.expect("the server says where it listens"))
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn toolforge_serve_is_indexed_over_streamable_http() {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, db) = notes(dir.path());
+    let catalog = dir.path().join("catalog.db");
+    let server = HttpServer::start(&config, &db, "s3cret");
+    let served = ok_json(&["tools", "list", "--config", path(&config)]);
+
+    let index = |extra: &[&str]| {
+        let mut command = toolforge();
+        command
+            .args([
+                "catalog",
+                "index",
+                "--db",
+                path(&catalog),
+                "--mcp-url",
+                &server.1,
+            ])
+            .args(extra)
+            .env("CATALOG_TEST_TOKEN", "s3cret")
+            .env("CATALOG_WRONG_TOKEN", "nope");
+        command.output().unwrap()
+    };
+    let output = index(&["--token-env", "CATALOG_TEST_TOKEN", "--source", "notes"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        report["indexed"],
+        served.as_array().unwrap().len(),
+        "{report}"
+    );
+
+    let answer = ok_json(&[
+        "catalog",
+        "search",
+        "--db",
+        path(&catalog),
+        "describe the fields of an entity",
+        "--mode",
+        "fast",
+    ]);
+    assert_eq!(
+        answer["results"][0]["id"], "mcp:notes:describe_entity",
+        "{answer}"
+    );
+
+    // A refused token lists nothing and prunes nothing.
+    let output = index(&["--token-env", "CATALOG_WRONG_TOKEN", "--source", "notes"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!("MCP server at {}", server.1)),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("marked unavailable; nothing pruned"),
+        "{stderr}"
+    );
+    let sources = ok_json(&["catalog", "sources", "--db", path(&catalog)]);
+    assert_eq!(sources[0]["available"], false, "{sources}");
+    assert_eq!(sources[0]["tool_count"], served.as_array().unwrap().len());
+
+    // The default source name is the host.
+    let output = index(&["--token-env", "CATALOG_TEST_TOKEN"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["source"], "127.0.0.1", "{report}");
+
+    for (url, message) in [
+        (
+            "https://tools.example.com/mcp",
+            "only http:// URLs are read",
+        ),
+        ("tools.example.com/mcp", "it has no scheme"),
+    ] {
+        let output = run(&["catalog", "index", "--db", path(&catalog), "--mcp-url", url]);
+        assert_eq!(output.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(message), "{url}: {stderr}");
+    }
 }

@@ -267,3 +267,86 @@ fn serve_refuses_http_settings_that_would_expose_it_by_accident() {
         "{stderr}"
     );
 }
+
+fn call(name: &str, arguments: serde_json::Value) -> rmcp::model::CallToolRequestParams {
+    let serde_json::Value::Object(arguments) = arguments else {
+        panic!("arguments are an object");
+    };
+    rmcp::model::CallToolRequestParams::new(name.to_owned()).with_arguments(arguments)
+}
+
+#[tokio::test]
+async fn defer_tools_lists_search_and_core_tools_and_calls_every_tool_by_name() {
+    let (_dir, config, db) = seeded(CONFIG);
+    let (client, _stderr) = serve(&config, &db, &["--defer-tools"], Client::default()).await;
+    assert_eq!(
+        names(&client).await,
+        ["get_schema", "describe_entity", "tool_search"],
+        "tool_search and the core tools only, in registration order"
+    );
+
+    let found = client
+        .call_tool(call(
+            "tool_search",
+            serde_json::json!({"query": "find records whose field starts with some text", "mode": "fast", "max_results": 10}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(found.is_error, Some(false), "{found:?}");
+    let answer = found.structured_content.expect("structured answer");
+    let found_names: Vec<&str> = answer["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|result| result["name"].as_str().unwrap())
+        .collect();
+    assert!(found_names.contains(&"query_entities"), "{found_names:?}");
+    assert!(!found_names.contains(&"tool_search"), "{found_names:?}");
+
+    // A tool that is not listed is called by name.
+    let records = client
+        .call_tool(call(
+            "query_entities",
+            serde_json::json!({"entity_type": "Note", "conditions": [{"field": "title", "operator": "STARTS WITH", "value": "Hel"}]}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(records.is_error, Some(false), "{records:?}");
+    assert_eq!(
+        records.structured_content.unwrap()["results"][0]["uuid"],
+        "n1"
+    );
+    // An unknown name is still an error with the nearest names.
+    let error = client
+        .call_tool(call("query_entitys", serde_json::json!({})))
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("query_entities"), "{error}");
+    client.cancel().await.unwrap();
+
+    let (client, _stderr) = serve(
+        &config,
+        &db,
+        &["--defer-tools", "--core", "get_entity_by_id"],
+        Client::default(),
+    )
+    .await;
+    assert_eq!(names(&client).await, ["get_entity_by_id", "tool_search"]);
+    client.cancel().await.unwrap();
+
+    let output = toolforge()
+        .args(["serve", "--defer-tools", "--core", "get_shema", "--config"])
+        .arg(&config)
+        .arg("--db")
+        .arg(&db)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--core names `get_shema`")
+            && stderr.contains("did you mean `get_schema`?"),
+        "{stderr}"
+    );
+}

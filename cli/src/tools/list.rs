@@ -3,7 +3,9 @@
 //! Prints a JSON array of the definitions the live tools of `toolforge call` have, in the
 //! provider's format, or (`summary`) what was generated: entity, tool, searchable-field and
 //! computed-field counts, the tools of each family and the fields of each entity. Needs no
-//! database.
+//! database. `--defer [--core TOOLS]` exports for the provider's deferred loading (Anthropic's
+//! tool search tool, OpenAI Responses' `tool_search`): the core tools up front, the others
+//! marked `"defer_loading": true`.
 
 use std::path::PathBuf;
 
@@ -11,7 +13,7 @@ use serde_json::{Value, json};
 use toolforge::ToolDefinition;
 use toolforge::spec::SchemaSpec;
 
-use toolforge::dialect::{Dialect, export};
+use toolforge::dialect::{Dialect, export, export_deferred};
 
 use crate::dynamic;
 use crate::{EXIT_INVALID, EXIT_OK, Output};
@@ -29,6 +31,15 @@ pub struct Args {
     /// (schema, query, lookup, relationships, ranges, patterns, aggregates, graph).
     #[arg(long, value_name = "FAMILIES", value_delimiter = ',', value_parser = crate::families::parse_family)]
     pub tools: Option<Vec<toolforge::spec::ToolFamily>>,
+    /// Deferred loading (`anthropic`, `openai-responses`): the provider's tool search tool
+    /// first, the core tools (`--core`) as usual and every other tool with
+    /// `"defer_loading": true`.
+    #[arg(long)]
+    pub defer: bool,
+    /// With `--defer`: the tools loaded up front, comma-separated (default: `get_schema` and
+    /// `describe_entity`).
+    #[arg(long, value_name = "TOOLS", value_delimiter = ',', requires = "defer")]
+    pub core: Option<Vec<String>>,
 }
 
 /// A provider format.
@@ -75,12 +86,36 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
     };
     let definitions = toolforge::sql::registry_definitions(&compiled.spec);
     let exported = match args.format.dialect() {
+        Some(dialect) if args.defer => {
+            let core = args.core.clone().unwrap_or_else(|| {
+                crate::defer::default_core(
+                    &compiled.spec.tools.name_prefix,
+                    definitions
+                        .iter()
+                        .map(|definition| definition.name.as_str()),
+                )
+            });
+            match export_deferred(&definitions, dialect, &core) {
+                Ok(tools) => Value::Array(tools),
+                Err(error) => {
+                    let _ = writeln!(out.stderr, "--defer: {error}");
+                    return EXIT_INVALID;
+                }
+            }
+        }
         Some(dialect) => Value::Array(
             definitions
                 .iter()
                 .map(|definition| export(definition, dialect))
                 .collect(),
         ),
+        None if args.defer => {
+            let _ = writeln!(
+                out.stderr,
+                "--defer: the summary has no deferred form; use --format anthropic or openai-responses"
+            );
+            return EXIT_INVALID;
+        }
         None => summary(&compiled.spec, &definitions),
     };
     match serde_json::to_string_pretty(&exported) {

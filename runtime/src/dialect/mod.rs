@@ -8,6 +8,9 @@
 //! | [`Dialect::Anthropic`] | `{name, description, input_schema}` |
 //! | [`Dialect::Gemini`] | google-genai `FunctionDeclaration`: `{name, description, parameters?}`, the schema in Gemini's subset (see [`to_gemini_schema`]) |
 //!
+//! [`export_deferred`] exports for deferred loading (the provider's tool search finds the
+//! tools not loaded up front) in the Anthropic and OpenAI Responses dialects.
+//!
 //! Every exported input schema has an object root with `properties` present (never null) and
 //! no `$schema` keyword. Every exported description is at most [`MAX_DESCRIPTION_CHARS`]
 //! characters (Azure OpenAI and several gateways refuse a whole request over one longer
@@ -16,6 +19,7 @@
 //! `strict: true` is only ever set on a schema that passes [`is_openai_strict_compatible`].
 
 mod anthropic;
+mod defer;
 mod gemini;
 mod mcp;
 mod openai;
@@ -27,6 +31,9 @@ use serde_json::{Map, Value};
 
 use crate::ToolDefinition;
 
+pub use defer::{
+    ANTHROPIC_TOOL_SEARCH_NAME, ANTHROPIC_TOOL_SEARCH_TYPE, DeferError, export_deferred,
+};
 pub use gemini::{GEMINI_KEYWORDS, is_gemini_compatible, to_gemini_schema};
 pub use openai_strict::{is_openai_strict_compatible, to_openai_strict};
 

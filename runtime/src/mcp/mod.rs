@@ -120,6 +120,9 @@ struct Settings {
     identity: rmcp::model::Implementation,
     instructions: Option<String>,
     options: McpOptions,
+    /// The tools `tools/list` lists, when not all (progressive discovery); every tool of the
+    /// registry stays callable.
+    listed: Option<Arc<[String]>>,
 }
 
 /// The tools served now: the registry and its MCP definitions, converted once.
@@ -129,8 +132,11 @@ struct Served {
 }
 
 impl Served {
-    fn new(registry: Arc<ToolRegistry>) -> Arc<Served> {
-        let tools = convert::tools(&registry);
+    fn new(registry: Arc<ToolRegistry>, listed: Option<&[String]>) -> Arc<Served> {
+        let mut tools = convert::tools(&registry);
+        if let Some(listed) = listed {
+            tools.retain(|tool| listed.iter().any(|name| *name == tool.name));
+        }
         Arc::new(Served { registry, tools })
     }
 }
@@ -149,11 +155,12 @@ impl McpServer {
     /// A server of every tool of `registry`, named `toolforge` with the crate's version.
     pub fn new(registry: Arc<ToolRegistry>) -> McpServer {
         McpServer::build(
-            Served::new(registry),
+            Served::new(registry, None),
             Settings {
                 identity: rmcp::model::Implementation::new("toolforge", env!("CARGO_PKG_VERSION")),
                 instructions: None,
                 options: McpOptions::default(),
+                listed: None,
             },
         )
     }
@@ -247,8 +254,31 @@ impl McpServer {
         )
     }
 
-    fn with_registry(&self, registry: Arc<ToolRegistry>) -> McpServer {
-        self.derive(Served::new(registry), |_| {})
+    /// This server's identity and settings over another registry.
+    pub fn with_registry(&self, registry: Arc<ToolRegistry>) -> McpServer {
+        self.derive(
+            Served::new(registry, self.shared.settings.listed.as_deref()),
+            |_| {},
+        )
+    }
+
+    /// Progressive discovery: `tools/list` lists only the tools named in `listed` (in
+    /// registration order), typically a search tool and a few core tools, while every tool of
+    /// the registry stays callable by name with `tools/call`. `what` says where the names come
+    /// from, for the error when one is not a tool of the registry.
+    pub fn with_listed_tools(
+        &self,
+        what: &str,
+        listed: &[String],
+    ) -> Result<McpServer, ServeError> {
+        let registry = self.registry();
+        check_names(&registry, what, listed)?;
+        let listed: Arc<[String]> = listed.into();
+        Ok(
+            self.derive(Served::new(registry, Some(&listed)), |settings| {
+                settings.listed = Some(listed.clone());
+            }),
+        )
     }
 
     /// The registry served now.
@@ -269,7 +299,8 @@ impl McpServer {
             .shared
             .served
             .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Served::new(registry);
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) =
+            Served::new(registry, self.shared.settings.listed.as_deref());
         let peers: Vec<Peer<RoleServer>> = {
             let mut peers = self.shared.lock_peers();
             peers.retain(|peer| !peer.is_transport_closed());

@@ -353,6 +353,25 @@ impl ToolRegistry {
     /// # Ok(()) }
     /// ```
     pub fn subset(&self, keep: impl Fn(&ToolDefinition) -> bool) -> Arc<ToolRegistry> {
+        self.rebuild(keep).build()
+    }
+
+    /// A builder holding this registry's tools, context and limits, to register more tools
+    /// (a `batch` tool is rebuilt and reaches the added tools too).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use toolforge::ToolRegistry;
+    /// let registry = ToolRegistry::standard()?.build();
+    /// let again = registry.to_builder().build();
+    /// assert_eq!(again.names().collect::<Vec<_>>(), ["batch"]);
+    /// # Ok(()) }
+    /// ```
+    pub fn to_builder(&self) -> RegistryBuilder {
+        self.rebuild(|_| true)
+    }
+
+    fn rebuild(&self, keep: impl Fn(&ToolDefinition) -> bool) -> RegistryBuilder {
         let mut builder = ToolRegistry::builder()
             .with_context(self.context.clone())
             .with_limits(self.limits);
@@ -381,7 +400,7 @@ impl ToolRegistry {
                 builder.tool_limits.insert(definition.name.clone(), *limits);
             }
         }
-        builder.build()
+        builder
     }
 
     /// An empty builder (no built-in tools).
