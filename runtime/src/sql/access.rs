@@ -28,6 +28,7 @@ use crate::spec::{CHANGES_TABLE, SchemaSpec};
 
 use super::backend::{Dialect, ExecError};
 use super::ident::quote;
+#[cfg(feature = "postgres")]
 use super::value::SqlValue;
 
 /// The SQLite function through which rules read the call's context values.
@@ -171,6 +172,7 @@ fn literal(text: &str) -> String {
 }
 
 /// Every context value name `spec`'s rules read, sorted, without repeats.
+#[cfg(feature = "postgres")]
 pub(crate) fn context_names(spec: &SchemaSpec) -> Vec<&str> {
     let mut names: Vec<&str> = spec
         .access
