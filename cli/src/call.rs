@@ -42,6 +42,24 @@ pub struct Args {
     /// (schema, query, lookup, relationships, ranges, patterns, aggregates, graph).
     #[arg(long, value_name = "FAMILIES", value_delimiter = ',', value_parser = crate::families::parse_family)]
     pub tools: Option<Vec<toolforge::spec::ToolFamily>>,
+    /// A context value of the call, `NAME=VALUE` (repeatable): what the config's row rules
+    /// (`toolforge.access`) read as `:context.NAME`.
+    #[arg(long = "context", value_name = "NAME=VALUE", value_parser = parse_context_pair)]
+    pub context: Vec<(String, String)>,
+}
+
+/// `NAME=VALUE` as a pair (the name a context value's: letters, digits and `_`).
+pub(crate) fn parse_context_pair(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value))
+            if !name.is_empty() && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric()) =>
+        {
+            Ok((name.to_owned(), value.to_owned()))
+        }
+        _ => Err(format!(
+            "expected NAME=VALUE with a name of letters, digits and `_`, got `{text}`"
+        )),
+    }
 }
 
 /// A positive number of seconds.
@@ -70,11 +88,18 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
     let limits = CallLimits::default()
         .timeout(Some(args.timeout))
         .max_answer_bytes(Some(args.max_answer_bytes));
-    let live = match dynamic::load_with_limits(
+    let values = args
+        .context
+        .iter()
+        .fold(toolforge::ContextValues::new(), |values, (name, value)| {
+            values.with(name, value)
+        });
+    let live = match dynamic::load_with_context(
         &args.config,
         &args.db,
         &crate::families::with_tools(Default::default(), &args.tools),
         limits,
+        &values,
     ) {
         Ok(live) => live,
         Err(error) => {

@@ -294,11 +294,30 @@ pub fn load_with_limits(
     options: &CompileOptions,
     limits: CallLimits,
 ) -> Result<Live, LoadError> {
+    load_with_context(
+        config,
+        db,
+        options,
+        limits,
+        &toolforge::ContextValues::new(),
+    )
+}
+
+/// [`load_with_limits`] with the context values every call carries (what the config's row
+/// rules read as `:context.NAME`).
+pub fn load_with_context(
+    config: &Path,
+    db: &Path,
+    options: &CompileOptions,
+    limits: CallLimits,
+    values: &toolforge::ContextValues,
+) -> Result<Live, LoadError> {
     let compiled = compile(config, options)?;
     let spec = Arc::new(compiled.spec.clone());
     let database = open_ready(db, &spec, config)?;
     let registry = toolforge::sql::registry_builder(spec.clone(), database)?
         .with_limits(limits)
+        .with_context_values(values)
         .build();
     Ok(Live {
         compiled,

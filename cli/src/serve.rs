@@ -90,6 +90,11 @@ pub struct Args {
     /// HTTP: the largest request body in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = HttpOptions::default().max_body_bytes)]
     pub max_body_bytes: usize,
+    /// A context value of every call, `NAME=ENV_VAR` (repeatable): the value is read from the
+    /// environment variable when the tools are loaded; the config's row rules
+    /// (`toolforge.access`) read it as `:context.NAME`.
+    #[arg(long = "context", value_name = "NAME=ENV_VAR", value_parser = crate::call::parse_context_pair)]
+    pub context: Vec<(String, String)>,
 }
 
 /// Runs the command: returns when the server stops.
@@ -221,6 +226,8 @@ struct ReloadArgs {
     options: McpOptions,
     /// `--defer-tools`: `Some` (with the `--core` names, if given).
     defer: Option<Option<Vec<String>>>,
+    /// Context values by name, and the environment variable each is read from.
+    context: Vec<(String, String)>,
 }
 
 fn args_for_reload(args: &Args) -> ReloadArgs {
@@ -233,6 +240,7 @@ fn args_for_reload(args: &Args) -> ReloadArgs {
         limits: limits(args),
         options: mcp_options(args),
         defer: args.defer_tools.then(|| args.core.clone()),
+        context: args.context.clone(),
     }
 }
 
@@ -262,7 +270,15 @@ fn build_servers(
     args: &ReloadArgs,
 ) -> Result<Vec<(String, McpServer)>, Box<dyn std::error::Error>> {
     let options = crate::families::with_tools(CompileOptions::default().serving(true), &args.tools);
-    let live: Live = dynamic::load_with_limits(&args.config, &args.db, &options, args.limits)?;
+    let mut values = toolforge::ContextValues::new();
+    for (name, variable) in &args.context {
+        let value = std::env::var(variable).map_err(|_| {
+            format!("--context {name}={variable}: the environment variable {variable} is not set")
+        })?;
+        values = values.with(name, value);
+    }
+    let live: Live =
+        dynamic::load_with_context(&args.config, &args.db, &options, args.limits, &values)?;
     if !live.compiled.warnings.is_empty() {
         tracing::warn!("{}", live.compiled.warnings.render().trim_end());
     }

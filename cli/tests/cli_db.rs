@@ -1019,3 +1019,64 @@ fn tools_list_summary_counts_what_each_family_generates() {
     assert_eq!(unknown.code, 2);
     assert!(unknown.stderr.contains("aggregates"), "{}", unknown.stderr);
 }
+
+#[test]
+fn call_sets_the_context_values_row_rules_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("branches.yaml");
+    std::fs::write(
+        &config,
+        "name: branches\nentities:\n  - name: Loan\n    unique_field: id\n    searchable_fields:\n      \
+         - {name: id, type: string}\n      - {name: branch, type: string}\n\
+         toolforge:\n  access:\n    Loan: \"branch = :context.branch\"\n",
+    )
+    .unwrap();
+    let data = dir.path().join("loans.jsonl");
+    std::fs::write(
+        &data,
+        "{\"entity\":\"Loan\",\"data\":{\"id\":\"n1\",\"branch\":\"north\"}}\n\
+         {\"entity\":\"Loan\",\"data\":{\"id\":\"s1\",\"branch\":\"south\"}}\n",
+    )
+    .unwrap();
+    let db = dir.path().join("branches.db");
+    assert_eq!(
+        toolforge(&["db", "init", "--config", s(&config), "--db", s(&db)]).code,
+        0
+    );
+    let import = toolforge(&[
+        "db",
+        "import",
+        "--config",
+        s(&config),
+        "--db",
+        s(&db),
+        s(&data),
+    ]);
+    assert_eq!(import.code, 0, "{}", import.stderr);
+    let query = r#"{"entity_type":"Loan"}"#;
+    let call = |context: &[&str]| {
+        let mut args = vec!["call", "--config", s(&config), "--db", s(&db)];
+        args.extend_from_slice(context);
+        args.extend(["query_entities", query]);
+        toolforge(&args)
+    };
+    let north = call(&["--context", "branch=north"]);
+    assert_eq!(north.code, 0, "{}", north.stderr);
+    let ids: Vec<String> = north.json()["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids, ["n1"]);
+    let nobody = call(&[]);
+    assert_eq!(nobody.code, 0, "{}", nobody.stderr);
+    assert_eq!(
+        nobody.json()["total"],
+        json!(0),
+        "no value: nothing is seen"
+    );
+    let bad = call(&["--context", "branch"]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(bad.stderr.contains("NAME=VALUE"), "{}", bad.stderr);
+}

@@ -77,6 +77,7 @@ fn schema() -> SchemaSpec {
         embedding: None,
         change_log: None,
         declared_tools: Vec::new(),
+        access: Vec::new(),
     }
 }
 

@@ -116,6 +116,7 @@ fn schema_of(config: &Value) -> SchemaSpec {
         embedding: None,
         change_log: None,
         declared_tools: Vec::new(),
+        access: Vec::new(),
     }
 }
 

@@ -19,8 +19,8 @@ mod tool;
 mod typed;
 
 pub use tool::{
-    ErrorCode, Tool, ToolAnnotations, ToolContext, ToolDefinition, ToolError, ToolFuture,
-    ToolResult,
+    ContextValues, ErrorCode, Tool, ToolAnnotations, ToolContext, ToolDefinition, ToolError,
+    ToolFuture, ToolResult,
 };
 
 pub mod arguments;

@@ -39,6 +39,29 @@ pub struct SchemaSpec {
     /// The config's own parameterised queries (`toolforge.declared_tools`), in config order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub declared_tools: Vec<DeclaredToolSpec>,
+    /// Row rules (`toolforge.access`): per entity, the condition a record must meet to be
+    /// seen by any tool; at most one per entity, sorted by entity name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub access: Vec<AccessRuleSpec>,
+}
+
+/// A row rule: the records of `entity` a tool call sees are those meeting the condition,
+/// evaluated with the call's context values (see [`crate::ToolContext::with_value`]). A call
+/// without one of the values it reads sees no record of the entity.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AccessRuleSpec {
+    /// The entity the rule restricts.
+    pub entity: String,
+    /// The rule as written in the config, for descriptions and messages.
+    pub source: String,
+    /// The compiled SQLite condition over the row alias `n`; context values are read with
+    /// the connection's `toolforge_context(name)` function.
+    pub sql: String,
+    /// The compiled PostgreSQL condition; context values are read from the session settings
+    /// `toolforge.ctx_<name>`.
+    pub postgres_sql: String,
+    /// The names of the context values the rule reads, sorted.
+    pub context: Vec<String>,
 }
 
 /// A tool declared in the config: a parameterised query over one entity, compiled from the
@@ -793,7 +816,12 @@ impl SchemaSpec {
             .filter(|entity| entity.change_tracking.is_some())
     }
 
-    /// The entity with this config name.
+    /// The row rule of `entity` (`toolforge.access`), if it has one.
+    pub fn access_rule(&self, entity: &str) -> Option<&AccessRuleSpec> {
+        self.access.iter().find(|rule| rule.entity == entity)
+    }
+
+    /// The entity named exactly `name`.
     pub fn entity(&self, name: &str) -> Option<&EntitySpec> {
         self.entities.iter().find(|entity| entity.name == name)
     }
@@ -802,6 +830,9 @@ impl SchemaSpec {
     /// ([`ComputedFieldSpec::postgres_expression`]): what the query builder reads on PostgreSQL.
     pub fn for_postgres(&self) -> SchemaSpec {
         let mut spec = self.clone();
+        for rule in &mut spec.access {
+            rule.sql = rule.postgres_sql.clone();
+        }
         for tool in &mut spec.declared_tools {
             if tool.postgres_where_sql.is_some() {
                 tool.where_sql = tool.postgres_where_sql.clone();

@@ -207,6 +207,65 @@ impl ToolError {
 #[derive(Clone, Default)]
 pub struct ToolContext {
     extensions: Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
+    values: ContextValues,
+}
+
+/// Named text values the host sets for a call (a tenant, a branch, a user id): what row rules
+/// (`toolforge.access`, `:context.NAME`) read. The model never sets them. Cheap to clone.
+///
+/// ```
+/// use toolforge::ContextValues;
+/// let values = ContextValues::new().with("branch", "north");
+/// assert_eq!(values.get("branch"), Some("north"));
+/// assert_eq!(values.get("tenant"), None);
+/// ```
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct ContextValues(Arc<std::collections::BTreeMap<String, String>>);
+
+impl ContextValues {
+    /// No values.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The values with `name` set to `value` (replacing a previous value).
+    pub fn with(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.0).insert(name.into(), value.into());
+        self
+    }
+
+    /// The value named `name`, if set.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0.get(name).map(String::as_str)
+    }
+
+    /// Every value, by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.as_str()))
+    }
+
+    /// Whether no value is set.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// `self` with every value of `other` added (those of `other` win).
+    pub fn merged(&self, other: &ContextValues) -> ContextValues {
+        let mut merged = self.clone();
+        for (name, value) in other.iter() {
+            merged = merged.with(name, value);
+        }
+        merged
+    }
+}
+
+impl fmt::Debug for ContextValues {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Names only: values may identify a person.
+        f.debug_set().entries(self.0.keys()).finish()
+    }
 }
 
 impl ToolContext {
@@ -227,12 +286,37 @@ impl ToolContext {
             .get(&TypeId::of::<T>())
             .and_then(|value| value.downcast_ref::<T>())
     }
+
+    /// Returns the context with the context value `name` set to `value` (see
+    /// [`ContextValues`]): what row rules read as `:context.NAME`.
+    ///
+    /// ```
+    /// use toolforge::ToolContext;
+    /// let context = ToolContext::new().with_value("tenant", "acme");
+    /// assert_eq!(context.values().get("tenant"), Some("acme"));
+    /// ```
+    pub fn with_value(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.values = self.values.with(name, value);
+        self
+    }
+
+    /// Returns the context with `values` added to its context values (`values` win).
+    pub fn with_values(mut self, values: &ContextValues) -> Self {
+        self.values = self.values.merged(values);
+        self
+    }
+
+    /// The context values.
+    pub fn values(&self) -> &ContextValues {
+        &self.values
+    }
 }
 
 impl fmt::Debug for ToolContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolContext")
             .field("extensions", &self.extensions.len())
+            .field("values", &self.values)
             .finish()
     }
 }

@@ -61,6 +61,11 @@ pub struct ToolforgeOptions {
     /// computed-field expression language with `:name` parameters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub declared_tools: Option<Vec<DeclaredTool>>,
+    /// Row rules: per entity, a condition in the expression language over the entity's
+    /// stored fields and the call's context values (`:context.NAME`). Every tool sees only the
+    /// records that meet it; a call without a value the rule reads sees none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<std::collections::BTreeMap<String, String>>,
 }
 
 /// One entry of `toolforge.declared_tools`: a parameterised query as a tool.

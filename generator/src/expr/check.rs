@@ -129,6 +129,9 @@ pub(crate) enum TKind {
     /// A declared tool's parameter: its position among the tool's parameters (bound as
     /// `?{index + 1}`).
     Param(usize),
+    /// A value of the call's context (`:context.NAME`), by name: read from the connection's
+    /// context, never written into the SQL text.
+    Context(String),
 }
 
 /// A relationship aggregate, resolved to edge tables.
@@ -186,6 +189,8 @@ pub(crate) struct Env<'a> {
     /// The parameters `:name` may name (a declared tool's), in order; `None` where parameters
     /// are not allowed (computed fields).
     pub params: Option<&'a [(String, Ty)]>,
+    /// Whether `:context.NAME` names a value of the call's context (row rules).
+    pub context: bool,
 }
 
 type Checked = Result<Typed, ExprError>;
@@ -357,6 +362,14 @@ impl Env<'_> {
     }
 
     fn param(&self, name: &str, span: &Range<usize>) -> Checked {
+        if self.context
+            && let Some(value) = name.strip_prefix("context.")
+        {
+            return Ok(Typed {
+                kind: TKind::Context(value.to_owned()),
+                ty: Ty::String,
+            });
+        }
         let Some(params) = self.params else {
             return Err(self.error(
                 ExprErrorKind::Syntax,

@@ -57,7 +57,81 @@ pub fn compile_condition(
     })?;
     let start = text.len() - text.trim_start().len();
     let whole = start..text.trim_end().len().max(start);
-    compile_expr(schema, entity, tool, text, &expr, params, whole, true)
+    compile_expr(
+        schema, entity, tool, text, &expr, params, whole, true, false,
+    )
+}
+
+/// A row rule (`toolforge.access`), compiled: a condition over the row alias `n` that is
+/// false (or NULL) whenever a context value it reads is missing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompiledRule {
+    /// The SQLite condition.
+    pub sql: String,
+    /// The PostgreSQL condition.
+    pub postgres_sql: String,
+    /// The context values it reads (`:context.NAME`), sorted, without repeats.
+    pub context: Vec<String>,
+}
+
+/// Compiles a row rule over `entity`: a condition on the row's own values (stored fields,
+/// row-local computed fields, functions, literals) and `:context.NAME` values. Relationship
+/// aggregates and other tables are refused: the rule is the entity's view of its own table.
+pub fn compile_rule(
+    schema: &SchemaSpec,
+    entity: &str,
+    text: &str,
+) -> Result<CompiledRule, ExprError> {
+    let expr = parser::parse(text).map_err(|error| ExprError {
+        field: entity.to_owned(),
+        kind: ExprErrorKind::Syntax,
+        message: error.message,
+        hint: error.hint,
+        span: error.span,
+    })?;
+    let start = text.len() - text.trim_start().len();
+    let whole = start..text.trim_end().len().max(start);
+    let compiled = compile_expr(
+        schema,
+        entity,
+        entity,
+        text,
+        &expr,
+        &[],
+        whole.clone(),
+        true,
+        true,
+    )?;
+    let mut names = Vec::new();
+    param_names(&expr, &mut names);
+    let mut context: Vec<String> = names
+        .iter()
+        .filter_map(|name| name.strip_prefix("context.").map(str::to_owned))
+        .collect();
+    context.sort();
+    context.dedup();
+    if context.is_empty() {
+        return Err(ExprError {
+            field: entity.to_owned(),
+            kind: ExprErrorKind::Type,
+            message: "a row rule must read a context value (`:context.NAME`)".to_owned(),
+            hint: Some("for example `branch = :context.branch`".to_owned()),
+            span: whole,
+        });
+    }
+    let guard = |dialect: sql::Dialect, condition: &str| {
+        let mut parts: Vec<String> = context
+            .iter()
+            .map(|name| format!("{} IS NOT NULL", sql::context_value_sql(name, dialect)))
+            .collect();
+        parts.push(condition.to_owned());
+        format!("({})", parts.join(" AND "))
+    };
+    Ok(CompiledRule {
+        sql: guard(sql::Dialect::Sqlite, &compiled.sql),
+        postgres_sql: guard(sql::Dialect::Postgres, &compiled.postgres_sql),
+        context,
+    })
 }
 
 /// Compiles a declared tool's `order_by:` text (`expr [ASC|DESC], ...`) over `entity`.
@@ -130,7 +204,9 @@ pub fn compile_order(
             span: error.span.start + span.start..error.span.end + span.start,
         })?;
         let expr = shift(expr, span.start);
-        let clause = compile_expr(schema, entity, tool, text, &expr, params, span, false)?;
+        let clause = compile_expr(
+            schema, entity, tool, text, &expr, params, span, false, false,
+        )?;
         compiled.push(CompiledOrderItem { clause, descending });
     }
     Ok(compiled)
@@ -209,6 +285,7 @@ fn compile_expr(
     params: &[ParamSource<'_>],
     whole: Range<usize>,
     condition: bool,
+    rule: bool,
 ) -> Result<CompiledClause, ExprError> {
     let error = |kind, message: String, hint: Option<String>, span: Range<usize>| ExprError {
         field: tool.to_owned(),
@@ -253,9 +330,23 @@ fn compile_expr(
         text,
         computed: &computed,
         from_cypher: false,
-        params: Some(&typed_params),
+        params: (!rule).then_some(&typed_params[..]),
+        context: rule,
     };
     let typed = env.check(expr)?;
+    if rule && sql::to_sql(&typed, sql::Mode::Bare).is_none() {
+        return Err(error(
+            ExprErrorKind::Type,
+            "a row rule reads only the row's stored fields: no computed fields, \
+             relationship aggregates or `now()`"
+                .to_owned(),
+            Some(
+                "compare stored fields with context values, for example `branch = :context.branch`"
+                    .to_owned(),
+            ),
+            whole,
+        ));
+    }
     if condition && !matches!(typed.ty, Ty::Boolean | Ty::Null) {
         return Err(error(
             ExprErrorKind::Type,

@@ -54,8 +54,9 @@ use ast::Expr;
 use check::{Env, Ty};
 
 pub use clause::{
-    CompiledClause, CompiledOrderItem, ParamSource,
+    CompiledClause, CompiledOrderItem, CompiledRule, ParamSource,
     compile_condition as compile_declared_condition, compile_order as compile_declared_order,
+    compile_rule,
 };
 pub use parser::MAX_DEPTH;
 
@@ -158,7 +159,7 @@ pub enum ExprErrorKind {
 /// };
 /// let schema = SchemaSpec {
 ///     name: "demo".into(), description: None, entities: vec![scope], relationships: vec![],
-///     tools: ToolOptions::default(), mcp: Default::default(), embedding: None, change_log: None, declared_tools: vec![],
+///     tools: ToolOptions::default(), mcp: Default::default(), embedding: None, change_log: None, declared_tools: vec![], access: vec![],
 /// };
 /// let fields = [
 ///     ComputedSource { name: "line_count", declared_type: "number",
@@ -385,6 +386,7 @@ fn compile_one(
         computed,
         from_cypher,
         params: None,
+        context: false,
     };
     let error = |kind, message: String, hint: Option<String>, span: Range<usize>| ExprError {
         field: field.name.to_owned(),

@@ -170,6 +170,7 @@ fn emit(typed: &Typed, mode: Mode, dialect: Dialect) -> Option<Frag> {
                 format!("CAST(?{} AS {ty})", index + 1)
             }
         }),
+        TKind::Context(name) => atom(context_value_sql(name, dialect)),
     }
 }
 
@@ -376,4 +377,19 @@ fn join(path: &EdgePath) -> String {
 /// `'text'` with quotes doubled.
 fn string_literal(text: &str) -> String {
     format!("'{}'", text.replace('\'', "''"))
+}
+
+/// How a row rule reads the call's context value `name`: on SQLite the connection's
+/// `toolforge_context(name)` function, on PostgreSQL the session setting
+/// `toolforge.ctx_<name>` (an empty setting is a missing value). Both are NULL when the call
+/// has no such value.
+pub(crate) fn context_value_sql(name: &str, dialect: Dialect) -> String {
+    let literal = name.replace('\'', "''");
+    match dialect {
+        Dialect::Sqlite => format!("toolforge_context('{literal}')"),
+        Dialect::Postgres => format!(
+            "NULLIF(current_setting('toolforge.ctx_{}', true), '')",
+            literal.to_ascii_lowercase()
+        ),
+    }
 }

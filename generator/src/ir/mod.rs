@@ -5,6 +5,7 @@
 //! Lowering is total: parts the validator rejected (unknown types, unknown targets, ...) are
 //! left out rather than guessed, so it never panics on a config with errors.
 
+mod access;
 mod computed;
 mod declared;
 mod embeddings;
@@ -95,11 +96,13 @@ pub(crate) fn lower(
         embedding: embeddings::embedding_spec(config),
         change_log: None,
         declared_tools: Vec::new(),
+        access: Vec::new(),
     };
     embeddings::add_pipelines(config, &mut spec);
     entities::add_hierarchies(config, &mut spec);
     computed::lower_computed_fields(config, &mut spec, reporter);
     declared::lower_declared_tools(config, &mut spec, reporter);
+    access::lower_access_rules(config, &mut spec, reporter);
     let reads_changes = spec.entities.iter().any(|entity| {
         entity
             .computed_fields

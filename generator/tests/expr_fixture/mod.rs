@@ -98,6 +98,7 @@ pub fn schema() -> SchemaSpec {
         embedding: None,
         change_log: None,
         declared_tools: Vec::new(),
+        access: Vec::new(),
     }
 }
 

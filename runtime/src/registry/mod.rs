@@ -166,6 +166,13 @@ impl RegistryBuilder {
         self
     }
 
+    /// Adds context values to the shared context (see [`ToolContext::with_values`]): what
+    /// row rules read as `:context.NAME`.
+    pub fn with_context_values(mut self, values: &crate::ContextValues) -> Self {
+        self.context = self.context.clone().with_values(values);
+        self
+    }
+
     /// Adds one typed extension to the shared context (see [`ToolContext::with_extension`]).
     pub fn with_extension<T: Send + Sync + 'static>(mut self, value: T) -> Self {
         self.context = self.context.with_extension(value);

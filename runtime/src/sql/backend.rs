@@ -89,6 +89,14 @@ pub(crate) trait Reader {
     /// its column values.
     fn rows(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>, ExecError>;
 
+    /// Prepares the connection for a call of a spec with row rules (`spec.access`): the views
+    /// that apply them, and the call's context values (see [`super::access`]).
+    fn enter_access(
+        &self,
+        spec: &crate::spec::SchemaSpec,
+        values: &crate::ContextValues,
+    ) -> Result<(), ExecError>;
+
     /// Runs a statement answering one integer (`SELECT count(*) ...`).
     fn count(&self, sql: &str, params: &[SqlValue]) -> Result<u64, ExecError> {
         let rows = self.rows(sql, params)?;
@@ -103,6 +111,15 @@ pub(crate) trait Reader {
 impl Reader for rusqlite::Connection {
     fn dialect(&self) -> Dialect {
         Dialect::Sqlite
+    }
+
+    fn enter_access(
+        &self,
+        spec: &crate::spec::SchemaSpec,
+        _values: &crate::ContextValues,
+    ) -> Result<(), ExecError> {
+        // The values reach `toolforge_context` through the read holding the connection.
+        super::access::enter_sqlite(self, spec)
     }
 
     fn rows(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>, ExecError> {

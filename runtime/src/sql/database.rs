@@ -136,6 +136,8 @@ pub struct InitReport {
 struct Watch {
     deadline: Mutex<Option<Instant>>,
     abandoned: AtomicBool,
+    /// The context values of the call using the connection (what row rules read).
+    values: Mutex<crate::ContextValues>,
 }
 
 impl Watch {
@@ -144,8 +146,9 @@ impl Watch {
             || lock(&self.deadline).is_some_and(|deadline| Instant::now() >= deadline)
     }
 
-    fn arm(&self, deadline: Option<Instant>) {
+    fn arm(&self, deadline: Option<Instant>, values: crate::ContextValues) {
         *lock(&self.deadline) = deadline;
+        *lock(&self.values) = values;
         self.abandoned.store(false, Ordering::Relaxed);
     }
 }
@@ -333,6 +336,20 @@ fn configure(conn: &Connection, watch: Arc<Watch>) -> rusqlite::Result<()> {
     register_glob_watched(conn, watch)
 }
 
+/// `toolforge_context(name)`: the context value `name` of the call holding the connection, or
+/// NULL (what row rules read, see [`super::access`]).
+fn register_context(conn: &Connection, watch: Arc<Watch>) -> rusqlite::Result<()> {
+    conn.create_scalar_function(
+        super::access::CONTEXT_FUNCTION,
+        1,
+        rusqlite::functions::FunctionFlags::SQLITE_UTF8,
+        move |ctx| {
+            let name: String = ctx.get(0)?;
+            Ok(lock(&watch.values).get(&name).map(str::to_owned))
+        },
+    )
+}
+
 /// How many SQLite virtual-machine steps run between two checks of a read's deadline.
 const STEPS_BETWEEN_CHECKS: i32 = 1_000;
 
@@ -378,6 +395,7 @@ fn open_reader(path: &Path, access: Access) -> rusqlite::Result<Reader> {
     };
     let watch = Arc::new(Watch::default());
     configure(&conn, watch.clone())?;
+    register_context(&conn, watch.clone())?;
     conn.pragma_update(None, "query_only", true)?;
     let handler_watch = watch.clone();
     conn.progress_handler(
@@ -725,7 +743,7 @@ impl Database {
     /// has no SQLite connection to hand out, the answer is [`DbError::NotSqlite`] (check with
     /// [`Database::dialect`]).
     pub fn read_blocking<T>(&self, f: impl FnOnce(&Connection) -> T) -> Result<T, DbError> {
-        self.read_until(None, &CallSlot::default(), f)
+        self.read_until(None, &CallSlot::default(), crate::ContextValues::new(), f)
     }
 
     /// Runs `f` on a read-only connection, stopping SQLite at `deadline` (and when `call` is
@@ -734,6 +752,7 @@ impl Database {
         &self,
         deadline: Option<Instant>,
         call: &CallSlot,
+        values: crate::ContextValues,
         f: impl FnOnce(&Connection) -> T,
     ) -> Result<T, DbError> {
         let pool = &self.sqlite()?.readers;
@@ -773,13 +792,13 @@ impl Database {
             fn drop(&mut self) {
                 lock(&self.call.state).running = None;
                 if let Some(reader) = self.reader.take() {
-                    reader.watch.arm(None);
+                    reader.watch.arm(None, crate::ContextValues::new());
                     lock(&self.pool.idle).push(reader);
                     self.pool.available.notify_one();
                 }
             }
         }
-        reader.watch.arm(deadline);
+        reader.watch.arm(deadline, values);
         {
             let mut state = lock(&call.state);
             if state.abandoned {
@@ -814,6 +833,15 @@ impl Database {
         T: Send + 'static,
         F: FnOnce(&Connection) -> T + Send + 'static,
     {
+        self.read_with(crate::ContextValues::new(), f).await
+    }
+
+    /// [`Database::read`] for a call with context values (what row rules read).
+    async fn read_with<T, F>(&self, values: crate::ContextValues, f: F) -> Result<T, DbError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> T + Send + 'static,
+    {
         let db = self.clone();
         let deadline = CallBudget::current_deadline();
         let call = Arc::new(CallSlot::default());
@@ -821,7 +849,7 @@ impl Database {
             call: call.clone(),
             armed: true,
         };
-        let task = tokio::task::spawn_blocking(move || db.read_until(deadline, &call, f));
+        let task = tokio::task::spawn_blocking(move || db.read_until(deadline, &call, values, f));
         let result = task.await.map_err(|_| DbError::Stopped).and_then(|r| r);
         let mut guard = guard;
         guard.armed = false;
@@ -833,6 +861,20 @@ impl Database {
     /// Runs `f` on a read-only connection of whatever backend (see [`Database::read`] for the
     /// deadline, cancellation and errors).
     pub(crate) async fn read_any<T, F>(&self, f: F) -> Result<T, DbError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&dyn AnyReader) -> T + Send + 'static,
+    {
+        self.read_any_with(crate::ContextValues::new(), f).await
+    }
+
+    /// [`Database::read_any`] for a call with context values: on SQLite they are what the
+    /// connection's `toolforge_context` answers while `f` runs.
+    pub(crate) async fn read_any_with<T, F>(
+        &self,
+        values: crate::ContextValues,
+        f: F,
+    ) -> Result<T, DbError>
     where
         T: Send + 'static,
         F: FnOnce(&dyn AnyReader) -> T + Send + 'static,
@@ -856,7 +898,7 @@ impl Database {
             guard.armed = false;
             return result?;
         }
-        self.read(move |conn| f(conn)).await
+        self.read_with(values, move |conn| f(conn)).await
     }
 
     /// The PostgreSQL side of the handle, if it is one.

@@ -409,7 +409,7 @@ pub fn relationship_objects(
 ///     relationships: vec![],
 ///     tools: ToolOptions::default(),
 ///     mcp: McpSpec::default(),
-///     embedding: None, change_log: None, declared_tools: vec![],
+///     embedding: None, change_log: None, declared_tools: vec![], access: vec![],
 /// };
 /// let objects = toolforge::sql::ddl::schema_objects(&spec).unwrap();
 /// assert_eq!(objects[0].sql, "CREATE TABLE \"book\" (\n  \"isbn\" TEXT NOT NULL UNIQUE\n)");

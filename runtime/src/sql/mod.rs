@@ -18,6 +18,8 @@
 //! Without the `sqlite` feature only the SQL text is available ([`ddl`], [`ident`], [`names`]): the generator uses it to write `schema.sql` without linking SQLite.
 
 #[cfg(feature = "sqlite")]
+pub(crate) mod access;
+#[cfg(feature = "sqlite")]
 pub mod backend;
 #[cfg(feature = "sqlite")]
 pub(crate) mod changes;

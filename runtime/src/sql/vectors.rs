@@ -213,9 +213,24 @@ fn load(
     entity: &EntitySpec,
     index: &VectorIndexSpec,
 ) -> Result<VectorMatrix, ExecError> {
+    // The base table, not a row rule's view of it: the vectors are shared by every call.
+    let schema = match conn.dialect() {
+        super::backend::Dialect::Sqlite => "main".to_owned(),
+        super::backend::Dialect::Postgres => {
+            match conn
+                .rows("SELECT CAST(current_schema() AS TEXT)", &[])?
+                .into_iter()
+                .next()
+                .and_then(|row| row.into_iter().next())
+            {
+                Some(SqlValue::Text(schema)) => quote(&schema),
+                _ => "\"public\"".to_owned(),
+            }
+        }
+    };
     let rows = conn.rows(
         &format!(
-            "SELECT {}, {} FROM {} WHERE {} IS NOT NULL ORDER BY {}",
+            "SELECT {}, {} FROM {schema}.{} WHERE {} IS NOT NULL ORDER BY {}",
             quote(&entity.unique_field),
             quote(&index.column),
             quote(&entity.table),

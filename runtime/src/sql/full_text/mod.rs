@@ -17,7 +17,7 @@
 //! fires no trigger and would leave the old row's postings behind).
 
 #[cfg(feature = "postgres")]
-mod postgres;
+pub(crate) mod postgres;
 mod query;
 #[cfg(feature = "sqlite")]
 mod rank;

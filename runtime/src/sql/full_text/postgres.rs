@@ -41,11 +41,11 @@ const B: f64 = 0.75;
 /// Rows of one multi-row insert.
 const CHUNK: usize = 500;
 
-fn terms_table(entity: &EntitySpec) -> String {
+pub(crate) fn terms_table(entity: &EntitySpec) -> String {
     format!("{}_terms", full_text_table_name(&entity.table))
 }
 
-fn docs_table(entity: &EntitySpec) -> String {
+pub(crate) fn docs_table(entity: &EntitySpec) -> String {
     format!("{}_docs", full_text_table_name(&entity.table))
 }
 

@@ -568,6 +568,28 @@ impl Reader for Session<'_> {
         Dialect::Postgres
     }
 
+    fn enter_access(
+        &self,
+        spec: &crate::spec::SchemaSpec,
+        values: &crate::ContextValues,
+    ) -> Result<(), ExecError> {
+        if spec.access.is_empty() {
+            return Ok(());
+        }
+        let (sql, params) = super::access::postgres_enter(spec, values);
+        let rows = self.rows(&sql, &params)?;
+        let row = rows.into_iter().next().unwrap_or_default();
+        let present = matches!(row.last(), Some(SqlValue::Integer(1)));
+        if present {
+            return Ok(());
+        }
+        let schema = match row.get(row.len().saturating_sub(2)) {
+            Some(SqlValue::Text(schema)) => schema.clone(),
+            _ => "public".to_owned(),
+        };
+        self.batch(&super::access::postgres_script(spec, &schema))
+    }
+
     fn rows(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>, ExecError> {
         let sql = numbered_placeholders(sql);
         let params: Vec<PgParam> = params.iter().cloned().map(PgParam).collect();

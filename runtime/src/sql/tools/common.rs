@@ -73,24 +73,31 @@ pub(crate) fn context_database(context: &crate::ToolContext) -> Result<Database,
 pub(crate) fn run_json<A: EngineTool>(
     shared: &Arc<Shared>,
     arguments: Value,
+    values: &crate::ContextValues,
 ) -> ToolFuture<'static> {
     match parse::<A>(A::KIND.name(), arguments) {
-        Ok(arguments) => run(shared.clone(), arguments),
+        Ok(arguments) => run(shared.clone(), arguments, values.clone()),
         Err(error) => Box::pin(async move { Err(error) }),
     }
 }
 
 /// Runs a tool with its parsed arguments on a read-only connection on the blocking pool.
-pub(crate) fn run<A: EngineTool>(shared: Arc<Shared>, arguments: A) -> ToolFuture<'static> {
-    run_with(shared, move |spec, conn, db| {
+pub(crate) fn run<A: EngineTool>(
+    shared: Arc<Shared>,
+    arguments: A,
+    values: crate::ContextValues,
+) -> ToolFuture<'static> {
+    run_with(shared, values, move |spec, conn, db| {
         arguments.execute_in(spec, conn, db)
     })
 }
 
 /// Runs `handler` on a read-only connection on the blocking pool, within the call's budget,
-/// with the spec as the database's backend reads it: what every database tool's call does.
+/// with the spec as the database's backend reads it, seeing only what the spec's row rules
+/// let a call with `values` see: what every database tool's call does.
 pub(crate) fn run_with(
     shared: Arc<Shared>,
+    values: crate::ContextValues,
     handler: impl FnOnce(&SchemaSpec, &dyn Reader, &Database) -> Result<Value, HandlerError>
     + Send
     + 'static,
@@ -100,11 +107,18 @@ pub(crate) fn run_with(
         // The handler runs on a blocking thread: it sees the call's budget there too.
         let budget = CallBudget::current();
         let db = shared.db.clone();
+        let access_values = values.clone();
         let outcome = shared
             .db
-            .read_any(move |conn| match budget {
-                Some(budget) => budget.enter(|| handler(&spec, conn, &db)),
-                None => handler(&spec, conn, &db),
+            .read_any_with(values, move |conn| {
+                let run = || {
+                    conn.enter_access(&spec, &access_values)?;
+                    handler(&spec, conn, &db)
+                };
+                match budget {
+                    Some(budget) => budget.enter(run),
+                    None => run(),
+                }
             })
             .await;
         match outcome {

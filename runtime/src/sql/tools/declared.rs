@@ -197,7 +197,9 @@ impl crate::Tool for DeclaredTool {
             Err(error) => return Box::pin(async move { Err(error) }),
         };
         let index = self.index;
-        common::run_with(shared, move |spec, conn, _| call.execute(spec, index, conn))
+        common::run_with(shared, context.values().clone(), move |spec, conn, _| {
+            call.execute(spec, index, conn)
+        })
     }
 }
 

@@ -18,7 +18,7 @@ use super::super::describe::DescriptionBuilder;
 use super::answers::RankedAnswer;
 use super::common::{HandlerError, PageLimits, definition, entity, limit_named};
 use super::full_text_search::ranked_ids;
-use super::semantic_search::{embed_query, ranked_answer, vector_index};
+use super::semantic_search::{allowed_ids, embed_query, ranked_answer, vector_index};
 use super::{ArgName, DatabaseTool, EngineTool};
 
 /// The constant of reciprocal rank fusion (the value of the original paper, Cormack et al.).
@@ -153,8 +153,9 @@ impl EngineTool for HybridSearchArgs {
         let words = ranked_ids(spec, conn, &entity.name, &self.query, depth)?;
         let query_vector = embed_query(db, index, &self.query)?;
         let vectors = db.vector_cache().vectors(conn, entity, index)?;
+        let allowed = allowed_ids(conn, spec, entity, &[])?;
         let meaning: Vec<String> = vectors
-            .top_k(&query_vector, depth as usize, None)
+            .top_k(&query_vector, depth as usize, allowed.as_ref())
             .into_iter()
             .map(|hit| vectors.matrix.id(hit.row).to_owned())
             .collect();

@@ -159,11 +159,15 @@ impl<A: EngineTool> Tool for Engine<A> {
 
     fn call<'a>(&'a self, arguments: Value, context: &'a ToolContext) -> ToolFuture<'a> {
         match &self.source {
-            DatabaseSource::Bound(shared) => common::run_json::<A>(shared, arguments),
+            DatabaseSource::Bound(shared) => {
+                common::run_json::<A>(shared, arguments, context.values())
+            }
             DatabaseSource::Context(spec) => match common::context_database(context) {
-                Ok(db) => {
-                    common::run_json::<A>(&Arc::new(Shared::new(spec.clone(), db)), arguments)
-                }
+                Ok(db) => common::run_json::<A>(
+                    &Arc::new(Shared::new(spec.clone(), db)),
+                    arguments,
+                    context.values(),
+                ),
                 Err(error) => Box::pin(async move { Err(error) }),
             },
         }
@@ -468,15 +472,27 @@ impl DatabaseTool {
     }
 
     /// Runs the tool on `arguments` over `spec` and `db`: the same answer, or the same error,
-    /// as a call of the tool [`database_tools`] builds.
+    /// as a call of the tool [`database_tools`] builds (without context values: row rules
+    /// then show nothing of their entities).
     pub fn call(
         self,
         spec: Arc<SchemaSpec>,
         db: Database,
         arguments: Value,
     ) -> ToolFuture<'static> {
+        self.call_with(spec, db, arguments, &crate::ContextValues::new())
+    }
+
+    /// [`DatabaseTool::call`] with the call's context values (what row rules read).
+    pub fn call_with(
+        self,
+        spec: Arc<SchemaSpec>,
+        db: Database,
+        arguments: Value,
+        values: &crate::ContextValues,
+    ) -> ToolFuture<'static> {
         let shared = Arc::new(Shared::new(spec, db));
-        with_args!(self, run_json, &shared, arguments)
+        with_args!(self, run_json, &shared, arguments, values)
     }
 
     /// The engine's tool of this kind.

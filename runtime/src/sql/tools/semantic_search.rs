@@ -166,7 +166,7 @@ impl EngineTool for SemanticSearchArgs {
             );
         }
         let query_vector = embed_query(db, index, &self.query)?;
-        let allowed = allowed_ids(conn, entity, &self.conditions)?;
+        let allowed = allowed_ids(conn, spec, entity, &self.conditions)?;
         let vectors = db.vector_cache().vectors(conn, entity, index)?;
         let hits = vectors.top_k(&query_vector, limits.rows as usize, allowed.as_ref());
         let hits: Vec<(String, f64)> = hits
@@ -273,12 +273,15 @@ pub(super) fn embed_query(
 }
 
 /// The unique ids of the records matching `conditions`, or `None` (every record) without any.
-fn allowed_ids(
+/// With a row rule on the entity, the ids of the records the call may see (the rule applies
+/// through the table's view), so hidden records take no place among the best `top_k`.
+pub(super) fn allowed_ids(
     conn: &dyn Reader,
+    spec: &SchemaSpec,
     entity: &EntitySpec,
     conditions: &[Condition],
 ) -> Result<Option<HashSet<String>>, HandlerError> {
-    if conditions.is_empty() {
+    if conditions.is_empty() && spec.access_rule(&entity.name).is_none() {
         return Ok(None);
     }
     let mut params = Vec::new();

@@ -49,7 +49,12 @@ macro_rules! typed_database_tool {
             /// without a registry.
             pub async fn run(self, context: &ToolContext) -> ToolResult {
                 let db = context_database(context)?;
-                run(Arc::new(Shared::new(E::spec().clone(), db)), self.into_engine()).await
+                run(
+                    Arc::new(Shared::new(E::spec().clone(), db)),
+                    self.into_engine(),
+                    context.values().clone(),
+                )
+                .await
             }
         }
     };

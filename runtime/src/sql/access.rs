@@ -1,0 +1,266 @@
+//! Row rules (`toolforge.access`) where every read meets a table: the connection itself.
+//!
+//! Every statement the engine and the compiled computed fields write names an entity's table
+//! (and its edge tables and the change log) without a schema. On a read connection used by a
+//! spec with rules, each of those names is shadowed by a temporary view of the same name that
+//! keeps only the visible rows:
+//!
+//! - an entity with a rule: its rows meeting the rule;
+//! - an edge table touching such an entity: its edges whose both ends are visible;
+//! - the change log: the changes of visible records (and of entities without a rule).
+//!
+//! Temporary objects come first in name resolution on both backends (SQLite's `temp` schema,
+//! PostgreSQL's `pg_temp`), so query, lookup, relationships, search, ranges, patterns,
+//! aggregates, graph walks, change history, declared tools and computed fields that read other
+//! tables all see the same filtered rows, without one line of theirs knowing about rules.
+//!
+//! The rule reads the call's context values (never written into SQL): on SQLite through the
+//! connection's `toolforge_context(name)` function, which answers the values of the call
+//! holding the connection; on PostgreSQL through session settings `toolforge.ctx_<name>` set
+//! with bound parameters at the start of each call (all of them, so no value survives from an
+//! earlier call). A missing (or empty) value makes every rule reading it false: the call sees
+//! no record of the entity. The views are created once per connection (and again when the
+//! rules change), named with a marker view `toolforge_access_<hash>`.
+
+use std::hash::{Hash, Hasher};
+
+use crate::spec::{CHANGES_TABLE, SchemaSpec};
+
+use super::backend::{Dialect, ExecError};
+use super::ident::quote;
+#[cfg(feature = "postgres")]
+use super::value::SqlValue;
+
+/// The SQLite function through which rules read the call's context values.
+pub(crate) const CONTEXT_FUNCTION: &str = "toolforge_context";
+
+/// The statements creating the views of `spec`'s rules over the base tables in `base` (a
+/// quoted schema name), the name of the marker view included (created last).
+pub(crate) fn view_statements(spec: &SchemaSpec, dialect: Dialect, base: &str) -> Vec<String> {
+    let temp = match dialect {
+        Dialect::Sqlite => "temp",
+        Dialect::Postgres => "pg_temp",
+    };
+    let create = match dialect {
+        Dialect::Sqlite => "CREATE TEMP VIEW",
+        Dialect::Postgres => "CREATE TEMPORARY VIEW",
+    };
+    // SQLite's full-text ranking joins the table on its rowid, which a view lacks.
+    let rowid = match dialect {
+        Dialect::Sqlite => "\"n\".rowid AS rowid, ",
+        Dialect::Postgres => "",
+    };
+    let mut statements = Vec::new();
+    for rule in &spec.access {
+        let Some(entity) = spec.entity(&rule.entity) else {
+            continue;
+        };
+        statements.push(format!(
+            "{create} {} AS SELECT {rowid}\"n\".* FROM {base}.{} AS \"n\" WHERE {}",
+            quote(&entity.table),
+            quote(&entity.table),
+            rule.sql
+        ));
+    }
+    // PostgreSQL's full-text postings: the documents and terms of visible records only, so
+    // hidden records neither match nor weigh in BM25's statistics.
+    #[cfg(feature = "postgres")]
+    if dialect == Dialect::Postgres {
+        for rule in &spec.access {
+            let Some(entity) = spec.entity(&rule.entity) else {
+                continue;
+            };
+            if entity.full_text.is_none() {
+                continue;
+            }
+            for table in [
+                super::full_text::postgres::terms_table(entity),
+                super::full_text::postgres::docs_table(entity),
+            ] {
+                statements.push(format!(
+                    "{create} {} AS SELECT \"e\".* FROM {base}.{} AS \"e\" WHERE \"e\".\"id\" IN \
+                     (SELECT {} FROM {temp}.{})",
+                    quote(&table),
+                    quote(&table),
+                    quote(&entity.unique_field),
+                    quote(&entity.table)
+                ));
+            }
+        }
+    }
+    let visible = |entity_name: &str, column: &str| -> Option<String> {
+        spec.access_rule(entity_name)?;
+        let entity = spec.entity(entity_name)?;
+        Some(format!(
+            "\"e\".{} IN (SELECT {} FROM {temp}.{})",
+            quote(column),
+            quote(&entity.unique_field),
+            quote(&entity.table)
+        ))
+    };
+    for edge in &spec.relationships {
+        let conditions: Vec<String> = [
+            visible(&edge.source, "source_id"),
+            visible(&edge.target, "target_id"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if conditions.is_empty() {
+            continue;
+        }
+        statements.push(format!(
+            "{create} {} AS SELECT \"e\".* FROM {base}.{} AS \"e\" WHERE {}",
+            quote(&edge.table),
+            quote(&edge.table),
+            conditions.join(" AND ")
+        ));
+    }
+    if spec.change_log.is_some() {
+        let ruled: Vec<&str> = spec
+            .access
+            .iter()
+            .filter(|rule| spec.entity(&rule.entity).is_some())
+            .map(|rule| rule.entity.as_str())
+            .collect();
+        if !ruled.is_empty() {
+            let mut allowed = vec![format!(
+                "\"e\".\"entity\" NOT IN ({})",
+                ruled
+                    .iter()
+                    .map(|name| literal(name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )];
+            for name in &ruled {
+                if let Some(condition) = visible(name, "record_id") {
+                    allowed.push(format!(
+                        "(\"e\".\"entity\" = {} AND {condition})",
+                        literal(name)
+                    ));
+                }
+            }
+            statements.push(format!(
+                "{create} {} AS SELECT \"e\".* FROM {base}.{} AS \"e\" WHERE {}",
+                quote(CHANGES_TABLE),
+                quote(CHANGES_TABLE),
+                allowed.join(" OR ")
+            ));
+        }
+    }
+    let marker = marker_name(&statements);
+    statements.push(format!("{create} {} AS SELECT 1 AS \"x\"", quote(&marker)));
+    statements
+}
+
+/// The marker view naming one set of view statements.
+fn marker_name(statements: &[String]) -> String {
+    let mut hasher = std::hash::DefaultHasher::new();
+    statements.hash(&mut hasher);
+    format!("toolforge_access_{:016x}", hasher.finish())
+}
+
+/// The marker of `spec`'s views (the same on every connection and schema).
+fn marker_of(spec: &SchemaSpec, dialect: Dialect) -> String {
+    let statements = view_statements(spec, dialect, "\"base\"");
+    let last = statements.last().map(String::as_str).unwrap_or_default();
+    last.split('"').nth(1).unwrap_or_default().to_owned()
+}
+
+fn literal(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
+}
+
+/// Every context value name `spec`'s rules read, sorted, without repeats.
+#[cfg(feature = "postgres")]
+pub(crate) fn context_names(spec: &SchemaSpec) -> Vec<&str> {
+    let mut names: Vec<&str> = spec
+        .access
+        .iter()
+        .flat_map(|rule| rule.context.iter().map(String::as_str))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// Puts `spec`'s rule views on a SQLite read connection (once; again when they change). The
+/// context values are the connection's, set by the read that holds it.
+pub(crate) fn enter_sqlite(
+    conn: &rusqlite::Connection,
+    spec: &SchemaSpec,
+) -> Result<(), ExecError> {
+    if spec.access.is_empty() {
+        return Ok(());
+    }
+    let marker = marker_of(spec, Dialect::Sqlite);
+    let present: i64 = conn
+        .prepare_cached("SELECT count(*) FROM temp.sqlite_master WHERE name = ?1")?
+        .query_row([&marker], |row| row.get(0))?;
+    if present > 0 {
+        return Ok(());
+    }
+    let statements = view_statements(spec, Dialect::Sqlite, "main");
+    conn.pragma_update(None, "query_only", false)?;
+    let created = (|| -> rusqlite::Result<()> {
+        let old: Vec<String> = conn
+            .prepare("SELECT name FROM temp.sqlite_master WHERE type = 'view'")?
+            .query_map([], |row| row.get(0))?
+            .collect::<Result<_, _>>()?;
+        for name in old {
+            conn.execute_batch(&format!("DROP VIEW temp.{}", quote(&name)))?;
+        }
+        for statement in &statements {
+            conn.execute_batch(statement)?;
+        }
+        Ok(())
+    })();
+    conn.pragma_update(None, "query_only", true)?;
+    created.map_err(ExecError::from)
+}
+
+/// The statement that sets a PostgreSQL session's context values for one call, and checks
+/// whether its views are there: its SQL and parameters (the marker last). The answer's
+/// columns: one per value, then the current schema, then whether the marker view exists.
+#[cfg(feature = "postgres")]
+pub(crate) fn postgres_enter(
+    spec: &SchemaSpec,
+    values: &crate::ContextValues,
+) -> (String, Vec<SqlValue>) {
+    let names = context_names(spec);
+    let mut columns = Vec::new();
+    let mut params = Vec::new();
+    for name in &names {
+        params.push(SqlValue::Text(
+            values.get(name).unwrap_or_default().to_owned(),
+        ));
+        columns.push(format!(
+            "set_config({}, CAST(?{} AS TEXT), false)",
+            literal(&format!("toolforge.ctx_{}", name.to_ascii_lowercase())),
+            params.len()
+        ));
+    }
+    params.push(SqlValue::Text(marker_of(spec, Dialect::Postgres)));
+    columns.push("CAST(current_schema() AS TEXT)".to_owned());
+    columns.push(format!(
+        "EXISTS (SELECT 1 FROM pg_catalog.pg_class WHERE relname = CAST(?{} AS TEXT) \
+         AND relnamespace = pg_my_temp_schema())",
+        params.len()
+    ));
+    (format!("SELECT {}", columns.join(", ")), params)
+}
+
+/// The script that (re)creates `spec`'s views on a PostgreSQL session whose tables are in
+/// `schema`: in its own read-write transaction (the session's default is read-only), after
+/// dropping the temporary objects of earlier rules.
+#[cfg(feature = "postgres")]
+pub(crate) fn postgres_script(spec: &SchemaSpec, schema: &str) -> String {
+    let statements = view_statements(spec, Dialect::Postgres, &quote(schema));
+    let mut script = String::from("BEGIN READ WRITE; DISCARD TEMP; ");
+    for statement in statements {
+        script.push_str(&statement);
+        script.push_str("; ");
+    }
+    script.push_str("COMMIT");
+    script
+}
