@@ -277,17 +277,23 @@ fn get_entity_by_id_hand_written(bencher: Bencher) {
     });
 }
 
-#[divan::bench(sample_count = 5, sample_size = 1)]
-fn import_jsonl(bencher: Bencher) {
-    let Some(base) = url() else { return };
-    let spec = spec();
-    let lines: String = (0..IMPORT_ROWS)
+/// The import benchmarks' JSON lines, and a runtime for their setup.
+fn import_input() -> (String, tokio::runtime::Runtime) {
+    let lines = (0..IMPORT_ROWS)
         .map(|i| format!("{}\n", json!({"entity": "Scope", "data": scope(i)})))
         .collect();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("runtime");
+    (lines, runtime)
+}
+
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn import_jsonl(bencher: Bencher) {
+    let Some(base) = url() else { return };
+    let spec = spec();
+    let (lines, runtime) = import_input();
     bencher
         .counter(ItemsCount::new(IMPORT_ROWS))
         .with_inputs(|| {
@@ -353,13 +359,7 @@ fn import_hand_written_copy(bencher: Bencher) {
     use tokio_postgres::types::{ToSql, Type};
     let Some(base) = url() else { return };
     let spec = spec();
-    let lines: String = (0..IMPORT_ROWS)
-        .map(|i| format!("{}\n", json!({"entity": "Scope", "data": scope(i)})))
-        .collect();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
+    let (lines, runtime) = import_input();
     bencher
         .counter(ItemsCount::new(IMPORT_ROWS))
         .with_inputs(|| {

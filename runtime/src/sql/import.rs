@@ -435,31 +435,47 @@ impl PgBatch {
                 .unwrap_or_else(|| at(line, None, "the database stopped taking rows")));
         }
         self.rows.push(values);
-        let Some((table, names, key)) = self.shape.clone() else {
+        let Some(shape) = self.shape.clone() else {
             return Ok(());
         };
-        if tracked || self.rows.len() < COPY_FROM_ROWS || self.staged.contains(&table) {
+        if tracked || self.rows.len() < COPY_FROM_ROWS || self.staged.contains(&shape.0) {
             return Ok(());
         }
         // A long run of untracked rows copied straight in: the copy starts now and takes the
         // run's further rows as they are read.
         self.settle(session)?;
-        let names_ref: Vec<&str> = names.iter().map(String::as_str).collect();
-        let key_ref: Vec<&str> = key.iter().map(String::as_str).collect();
-        let batch = super::postgres::BulkBatch {
-            on_conflict: on_conflict(&names_ref, &key_ref),
-            stage: self.stage(),
-            table,
-            columns: names,
-            direct: true,
-            rows: std::mem::take(&mut self.rows),
-        };
-        self.copied += 1;
-        let (answer, rows) = session.start_bulk(batch, true);
+        let rows = std::mem::take(&mut self.rows);
+        let (answer, rows) = self.start_copy(session, shape, rows, true);
         if let Some(rows) = rows {
             self.stream = Some(Stream { rows, answer });
         }
         Ok(())
+    }
+
+    /// Starts copying `rows` of `shape` (straight into the table unless its keys were found
+    /// taken earlier in this import); `streamed`, the copy also takes the rows read next.
+    fn start_copy(
+        &mut self,
+        session: &super::postgres::Session<'_>,
+        (table, columns, key): (String, Vec<String>, Vec<String>),
+        rows: Vec<Vec<SqlValue>>,
+        streamed: bool,
+    ) -> (
+        super::postgres::Pending<Result<super::postgres::Sent, super::postgres::Refused>>,
+        Option<super::postgres::Rows>,
+    ) {
+        let names: Vec<&str> = columns.iter().map(String::as_str).collect();
+        let key: Vec<&str> = key.iter().map(String::as_str).collect();
+        let batch = super::postgres::BulkBatch {
+            on_conflict: on_conflict(&names, &key),
+            stage: self.stage(),
+            direct: !self.staged.contains(&table),
+            table,
+            columns,
+            rows,
+        };
+        self.copied += 1;
+        session.start_bulk(batch, streamed)
     }
 
     /// The staging table of the current shape.
@@ -529,20 +545,8 @@ impl PgBatch {
         let lines = std::mem::take(&mut self.lines);
         self.keys.clear();
         self.bytes = 0;
-        let (table, names, key) = &shape;
-        let names_ref: Vec<&str> = names.iter().map(String::as_str).collect();
-        let key_ref: Vec<&str> = key.iter().map(String::as_str).collect();
         if rows.len() >= COPY_FROM_ROWS {
-            let batch = super::postgres::BulkBatch {
-                table: table.clone(),
-                columns: names.clone(),
-                on_conflict: on_conflict(&names_ref, &key_ref),
-                stage: self.stage(),
-                direct: !self.staged.contains(table),
-                rows,
-            };
-            self.copied += 1;
-            let (answer, _) = session.start_bulk(batch, false);
+            let (answer, _) = self.start_copy(session, shape.clone(), rows, false);
             self.in_flight = Some(InFlight {
                 shape,
                 lines,
@@ -550,6 +554,9 @@ impl PgBatch {
             });
             return Ok(());
         }
+        let (table, names, key) = &shape;
+        let names_ref: Vec<&str> = names.iter().map(String::as_str).collect();
+        let key_ref: Vec<&str> = key.iter().map(String::as_str).collect();
         let sql = upsert_rows_sql(table, &names_ref, &key_ref, rows.len());
         let values: Vec<SqlValue> = rows.iter().flat_map(|row| row.iter().cloned()).collect();
         session
