@@ -11,9 +11,12 @@ use toolforge::embed::{EmbedError, Embedder};
 use crate::expand::{QueryExpander, SynonymExpander};
 use crate::extract;
 use crate::model::{CatalogEntry, IndexReport, Source, SourceInfo, SourceKind};
+use crate::postings::{Postings, QueryTokenizer, TEMP_TABLES};
 use crate::rerank::Reranker;
-use crate::schema::{DROP_OLD_INDEX, NEEDS_DESCRIPTION_TERMS, SCHEMA, UPSERT_TOOL};
-use crate::words::{index_terms, words};
+use crate::schema::{
+    DROP_OLD_INDEX, NEEDS_DESCRIPTION_TERMS, SCHEMA, STAGE_TOOL, STAGED_TOOLS, UPSERT_STAGED_TOOLS,
+};
+use crate::words::{index_terms, index_terms_of, words};
 
 /// Why a catalog operation failed.
 #[non_exhaustive]
@@ -106,6 +109,11 @@ pub struct Catalog {
     /// The number of tools, with the `data_version` it was counted at: another connection's
     /// commit changes that version, this one's writes clear the cache.
     tool_count: Mutex<Option<(i64, u64)>>,
+    /// The index's postings for BM25 in memory, with the `data_version` they were read at:
+    /// another connection's commit changes that version, this one's writes clear them.
+    postings: Mutex<Option<(i64, Arc<Postings>)>>,
+    /// Query words to FTS5 tokens.
+    pub(crate) tokenizer: QueryTokenizer,
 }
 
 impl std::fmt::Debug for Catalog {
@@ -156,6 +164,10 @@ impl Catalog {
                 .execute_batch(SCHEMA)
                 .map_err(sqlite("cannot create its tables (is this a catalog file?)"))?;
         }
+        connection
+            .execute_batch(TEMP_TABLES)
+            .and_then(|()| connection.execute_batch(STAGED_TOOLS))
+            .map_err(sqlite("cannot create its temporary tables"))?;
         Ok(Catalog {
             connection: Mutex::new(connection),
             weights: Weights::default(),
@@ -163,6 +175,8 @@ impl Catalog {
             expander: Arc::new(SynonymExpander),
             reranker: None,
             tool_count: Mutex::new(None),
+            postings: Mutex::new(None),
+            tokenizer: QueryTokenizer::default(),
         })
     }
 
@@ -217,13 +231,16 @@ impl Catalog {
             )
             .map_err(sqlite("cannot read the source"))?;
         let mut ids = HashSet::new();
+        transaction
+            .execute("DELETE FROM temp.staged_tools", [])
+            .map_err(sqlite("cannot clear the staged tools"))?;
         {
-            let mut upsert = transaction
-                .prepare_cached(UPSERT_TOOL)
-                .map_err(sqlite("cannot prepare the upsert"))?;
+            let mut stage = transaction
+                .prepare_cached(STAGE_TOOL)
+                .map_err(sqlite("cannot prepare the staging"))?;
             for entry in entries {
                 let row = ToolRow::new(source, &entry);
-                upsert
+                stage
                     .execute(params![
                         row.id,
                         entry.definition.name,
@@ -248,6 +265,12 @@ impl Catalog {
                 ids.insert(row.id);
             }
         }
+        transaction
+            .execute(UPSERT_STAGED_TOOLS, [])
+            .map_err(sqlite("cannot write the tools"))?;
+        transaction
+            .execute("DELETE FROM temp.staged_tools", [])
+            .map_err(sqlite("cannot clear the staged tools"))?;
         let pruned = transaction
             .execute(
                 "DELETE FROM tools WHERE source_name = ?1 AND generation <> ?2",
@@ -283,6 +306,7 @@ impl Catalog {
             .commit()
             .map_err(sqlite("cannot commit the index"))?;
         *lock_ignoring_poison(&self.tool_count) = None;
+        *lock_ignoring_poison(&self.postings) = None;
         Ok(IndexReport {
             source: source.name.clone(),
             indexed: ids.len(),
@@ -338,10 +362,7 @@ impl Catalog {
 
     /// The number of tools, counted again only when the file changed since the last count.
     pub(crate) fn count_tools(&self, connection: &Connection) -> Result<u64, CatalogError> {
-        let version: i64 = connection
-            .prepare_cached("PRAGMA data_version")
-            .and_then(|mut statement| statement.query_row([], |row| row.get(0)))
-            .map_err(sqlite("cannot read the data version"))?;
+        let version = data_version(connection)?;
         let mut cached = lock_ignoring_poison(&self.tool_count);
         if let Some((counted_at, count)) = *cached
             && counted_at == version
@@ -355,6 +376,20 @@ impl Catalog {
         let count = count.max(0) as u64;
         *cached = Some((version, count));
         Ok(count)
+    }
+
+    /// The index's postings, read again only when the file changed since they were read.
+    pub(crate) fn postings(&self, connection: &Connection) -> Result<Arc<Postings>, CatalogError> {
+        let version = data_version(connection)?;
+        let mut cached = lock_ignoring_poison(&self.postings);
+        if let Some((read_at, postings)) = cached.as_ref()
+            && *read_at == version
+        {
+            return Ok(Arc::clone(postings));
+        }
+        let postings = Arc::new(Postings::read(connection)?);
+        *cached = Some((version, Arc::clone(&postings)));
+        Ok(postings)
     }
 
     /// Whether no tool is indexed.
@@ -389,6 +424,14 @@ impl Catalog {
     }
 }
 
+/// SQLite's `PRAGMA data_version`: it changes when another connection commits.
+fn data_version(connection: &Connection) -> Result<i64, CatalogError> {
+    connection
+        .prepare_cached("PRAGMA data_version")
+        .and_then(|mut statement| statement.query_row([], |row| row.get(0)))
+        .map_err(sqlite("cannot read the data version"))
+}
+
 fn lock_ignoring_poison<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
@@ -417,6 +460,7 @@ impl ToolRow {
     fn new(source: &Source, entry: &CatalogEntry) -> ToolRow {
         let definition = &entry.definition;
         let name_words = words(&definition.name);
+        let description_words = words(&definition.description);
         let mut name_terms = name_words.join(" ");
         if name_terms != definition.name.to_lowercase().replace(['_', '-', '.'], " ") {
             // camelCase: the joined form is searchable too.
@@ -430,13 +474,14 @@ impl ToolRow {
                 .output_schema
                 .as_ref()
                 .map(|schema| schema.to_string()),
-            capabilities: extract::capabilities(definition).join(" "),
+            capabilities: extract::capabilities_of(definition, &name_words, &description_words)
+                .join(" "),
             keywords: extract::keywords(definition).join(" "),
             parameters: parameter_text(&definition.input_schema),
+            description_terms: index_terms_of(&description_words),
+            requires_approval: extract::requires_approval_of(definition, &name_words),
             name_terms,
-            description_terms: index_terms(&definition.description),
             examples: serde_json::Value::from(entry.examples.clone()).to_string(),
-            requires_approval: extract::requires_approval(definition),
         }
     }
 }

@@ -61,10 +61,14 @@ impl QueryExpander for SynonymExpander {
             text.push(' ');
             text.push_str(context);
         }
-        let query_words: BTreeSet<String> = words(&text).iter().map(|w| stem(w)).collect();
+        let query_words: BTreeSet<String> =
+            words(&text).iter().map(|w| stem(w).into_owned()).collect();
         let mut terms = Vec::new();
         for group in SYNONYMS {
-            if group.iter().any(|word| query_words.contains(&stem(word))) {
+            if group
+                .iter()
+                .any(|word| query_words.contains(stem(word).as_ref()))
+            {
                 terms.extend(group.iter().map(|word| (*word).to_owned()));
             }
         }
@@ -74,14 +78,15 @@ impl QueryExpander for SynonymExpander {
             }
         }
         let mut seen = BTreeSet::new();
-        terms.retain(|term| !query_words.contains(&stem(term)) && seen.insert(term.clone()));
+        terms
+            .retain(|term| !query_words.contains(stem(term).as_ref()) && seen.insert(term.clone()));
         Ok(terms)
     }
 }
 
 /// The capability tags a query's words signal (for the capability-match signal).
 pub(crate) fn query_capabilities(query: &str) -> Vec<&'static str> {
-    let query_words: BTreeSet<String> = words(query).iter().map(|w| stem(w)).collect();
+    let query_words: BTreeSet<String> = words(query).iter().map(|w| stem(w).into_owned()).collect();
     CAPABILITIES
         .iter()
         .filter(|(_, signals)| signals.iter().any(|s| query_words.contains(*s)))

@@ -1,7 +1,8 @@
 //! Capability tags and keywords extracted from a tool's name, description and annotations,
 //! with Loom's capability vocabulary.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::OnceLock;
 
 use toolforge::ToolDefinition;
 
@@ -161,19 +162,34 @@ const APPROVAL_WORDS: &[&str] = &["bash", "exec", "shell", "write", "delete", "d
 /// The capability tags of a tool: those it declares, plus those its name and description
 /// signal, sorted and without duplicates.
 pub fn capabilities(definition: &ToolDefinition) -> Vec<String> {
+    capabilities_of(
+        definition,
+        &words(&definition.name),
+        &words(&definition.description),
+    )
+}
+
+/// [`capabilities`] of a tool whose name and description are already cut into words.
+pub(crate) fn capabilities_of(
+    definition: &ToolDefinition,
+    name_words: &[String],
+    description_words: &[String],
+) -> Vec<String> {
     let mut tags: BTreeSet<String> = definition
         .capabilities
         .iter()
         .map(|tag| tag.trim().to_lowercase())
         .filter(|tag| !tag.is_empty())
         .collect();
-    let text_words: BTreeSet<String> = words(&definition.name)
-        .into_iter()
-        .chain(words(&definition.description))
-        .map(|word| stem(&word))
-        .collect();
-    for (tag, signals) in CAPABILITIES {
-        if signals.iter().any(|signal| text_words.contains(*signal)) {
+    let signals = signal_tags();
+    let mut signalled = 0u32;
+    for word in name_words.iter().chain(description_words) {
+        if let Some(bits) = signals.get(stem(word).as_ref()) {
+            signalled |= bits;
+        }
+    }
+    for (index, (tag, _)) in CAPABILITIES.iter().enumerate() {
+        if signalled & (1 << index) != 0 {
             tags.insert((*tag).to_owned());
         }
     }
@@ -181,6 +197,21 @@ pub fn capabilities(definition: &ToolDefinition) -> Vec<String> {
         tags.insert("http".to_owned());
     }
     tags.into_iter().collect()
+}
+
+/// Each signal word of [`CAPABILITIES`] with the tags it signals, one bit a tag (by index).
+fn signal_tags() -> &'static HashMap<&'static str, u32> {
+    static SIGNALS: OnceLock<HashMap<&'static str, u32>> = OnceLock::new();
+    const _: () = assert!(CAPABILITIES.len() <= 32);
+    SIGNALS.get_or_init(|| {
+        let mut signals: HashMap<&'static str, u32> = HashMap::new();
+        for (index, (_, words)) in CAPABILITIES.iter().enumerate() {
+            for word in *words {
+                *signals.entry(word).or_default() |= 1 << index;
+            }
+        }
+        signals
+    })
 }
 
 /// The keywords a tool declares, trimmed, lowercase, without duplicates, in their order. The
@@ -199,6 +230,11 @@ pub fn keywords(definition: &ToolDefinition) -> Vec<String> {
 /// Whether the tool needs a person's approval: its annotations say it is destructive, or its
 /// name says it writes or executes and it is not marked read-only.
 pub fn requires_approval(definition: &ToolDefinition) -> bool {
+    requires_approval_of(definition, &words(&definition.name))
+}
+
+/// [`requires_approval`] of a tool whose name is already cut into words.
+pub(crate) fn requires_approval_of(definition: &ToolDefinition, name_words: &[String]) -> bool {
     let annotations = &definition.annotations;
     if annotations.destructive == Some(true) {
         return true;
@@ -206,7 +242,7 @@ pub fn requires_approval(definition: &ToolDefinition) -> bool {
     if annotations.read_only == Some(true) {
         return false;
     }
-    words(&definition.name)
+    name_words
         .iter()
         .any(|word| APPROVAL_WORDS.contains(&word.as_str()))
 }

@@ -31,6 +31,7 @@ pub mod listing;
 #[cfg(any(feature = "mcp-stdio", feature = "mcp-http"))]
 pub mod mcp;
 mod model;
+mod postings;
 mod rerank;
 mod schema;
 mod search;

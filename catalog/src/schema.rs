@@ -68,13 +68,42 @@ CREATE TABLE IF NOT EXISTS sources (
 );
 "#;
 
-/// Upserts one tool; the update changes only what differs, so the FTS trigger fires only for
-/// a changed indexed column.
-pub(crate) const UPSERT_TOOL: &str = r#"
-INSERT INTO tools (id, name, description, source, source_name, server, input_schema,
+/// A temporary table the rows of one listing are written to before they are upserted into
+/// `tools` together (see [`UPSERT_STAGED_TOOLS`]).
+pub(crate) const STAGED_TOOLS: &str = r#"
+CREATE TEMP TABLE IF NOT EXISTS staged_tools (
+    id TEXT NOT NULL, name TEXT NOT NULL, description TEXT NOT NULL, source TEXT NOT NULL,
+    source_name TEXT NOT NULL, server TEXT, input_schema TEXT NOT NULL, output_schema TEXT,
+    capabilities TEXT NOT NULL, keywords TEXT NOT NULL, parameters TEXT NOT NULL,
+    name_terms TEXT NOT NULL, examples TEXT NOT NULL, version TEXT,
+    requires_approval INTEGER NOT NULL, indexed_at TEXT NOT NULL, generation INTEGER NOT NULL,
+    description_terms TEXT NOT NULL
+);
+"#;
+
+/// Stages one tool.
+pub(crate) const STAGE_TOOL: &str = r#"
+INSERT INTO temp.staged_tools (id, name, description, source, source_name, server, input_schema,
     output_schema, capabilities, keywords, parameters, name_terms, examples, version,
     requires_approval, indexed_at, generation, description_terms)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
+"#;
+
+/// Upserts the staged tools in the order they were staged (a tool staged twice keeps its
+/// last definition); the update changes only what differs, so the FTS trigger fires only for
+/// a changed indexed column.
+///
+/// One statement for the whole listing, not one a tool: a statement that writes through
+/// triggers runs in a savepoint of its own, and FTS5 writes its pending postings to disk at
+/// every savepoint, so one statement a tool made FTS5 write (and merge) a segment a tool.
+pub(crate) const UPSERT_STAGED_TOOLS: &str = r#"
+INSERT INTO tools (id, name, description, source, source_name, server, input_schema,
+    output_schema, capabilities, keywords, parameters, name_terms, examples, version,
+    requires_approval, indexed_at, generation, description_terms)
+SELECT id, name, description, source, source_name, server, input_schema,
+    output_schema, capabilities, keywords, parameters, name_terms, examples, version,
+    requires_approval, indexed_at, generation, description_terms
+FROM temp.staged_tools WHERE true ORDER BY rowid
 ON CONFLICT (id) DO UPDATE SET
     name = excluded.name, description = excluded.description, source = excluded.source,
     source_name = excluded.source_name, server = excluded.server,

@@ -6,6 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::time::Instant;
 
 use rusqlite::types::Value as SqlValue;
+use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -246,6 +247,41 @@ struct Candidate {
     signals: Vec<Signal>,
 }
 
+/// The columns a [`Candidate`] is read from, of `tools t`: the vector only when asked for
+/// and computed by the model `?2`, and `score` last.
+fn candidate_columns(with_embeddings: bool, score: &str) -> String {
+    format!(
+        "t.rowid, t.id, t.name, t.description, t.source, t.server, t.capabilities,
+         t.input_schema, t.requires_approval, t.name_terms, {embedding}, {score}",
+        embedding = if with_embeddings {
+            "CASE WHEN t.embedding_model = ?2 THEN t.embedding END"
+        } else {
+            "NULL AND ?2 IS NULL"
+        },
+    )
+}
+
+/// A candidate from a row of [`candidate_columns`].
+fn candidate(row: &rusqlite::Row<'_>) -> rusqlite::Result<Candidate> {
+    let embedding: Option<Vec<u8>> = row.get(10)?;
+    Ok(Candidate {
+        rowid: row.get(0)?,
+        id: row.get(1)?,
+        name: row.get(2)?,
+        description: row.get(3)?,
+        source: row.get(4)?,
+        server: row.get(5)?,
+        capabilities: row.get(6)?,
+        input_schema: row.get(7)?,
+        requires_approval: row.get(8)?,
+        name_terms: row.get(9)?,
+        embedding: embedding.map(|bytes| from_bytes(&bytes)),
+        bm25: row.get(11)?,
+        score: 0.0,
+        signals: Vec::new(),
+    })
+}
+
 fn millis(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1000.0
 }
@@ -349,7 +385,7 @@ impl Catalog {
         };
         candidates.truncate(request.max_results);
 
-        let query_words: BTreeSet<String> = terms.iter().map(|t| stem(t)).collect();
+        let query_words: BTreeSet<String> = terms.iter().map(|t| stem(t).into_owned()).collect();
         let results = candidates
             .into_iter()
             .map(|candidate| into_result(candidate, &query_words, request.include_schema))
@@ -371,6 +407,10 @@ impl Catalog {
     }
 
     /// The best `pool` tools by BM25 for `terms`, with the filters, and the catalog's size.
+    ///
+    /// Without filters the scores are computed from the postings held in memory
+    /// ([`Postings`]), equal to FTS5's `bm25()`; with filters, or a query word FTS5 cuts into
+    /// several tokens (a phrase), FTS5 ranks the rows itself.
     fn retrieve(
         &self,
         terms: &[String],
@@ -378,35 +418,82 @@ impl Catalog {
         pool: usize,
         with_embeddings: bool,
     ) -> Result<(Vec<Candidate>, u64), CatalogError> {
+        let connection = self.lock();
+        let total = self.count_tools(&connection)?;
+        let filtered = !request.capabilities.is_empty() || !request.sources.is_empty();
+        if !filtered {
+            let tokens = self.tokenizer.tokens(&connection, terms)?;
+            if tokens.iter().all(|word| word.len() <= 1) {
+                let phrases: Vec<String> = tokens.into_iter().flatten().collect();
+                let best = self
+                    .postings(&connection)?
+                    .best(&phrases, &self.weights, pool);
+                let candidates = self.read_candidates(&connection, &best, with_embeddings)?;
+                return Ok((candidates, total));
+            }
+        }
+        let candidates =
+            self.retrieve_with_fts(&connection, terms, request, pool, with_embeddings)?;
+        Ok((candidates, total))
+    }
+
+    /// The rows `best` (rowid and BM25 score, best first), best first, ties by id.
+    fn read_candidates(
+        &self,
+        connection: &Connection,
+        best: &[(i64, f64)],
+        with_embeddings: bool,
+    ) -> Result<Vec<Candidate>, CatalogError> {
+        let sql = format!(
+            "SELECT {} FROM tools t WHERE t.rowid = ?1",
+            candidate_columns(with_embeddings, "?3")
+        );
+        let mut statement = connection
+            .prepare_cached(&sql)
+            .map_err(sqlite("cannot prepare the search"))?;
+        let model = self.model_parameter();
+        let mut candidates = Vec::with_capacity(best.len());
+        for (rowid, score) in best {
+            let found = statement
+                .query_row(rusqlite::params![rowid, model, score], candidate)
+                .optional()
+                .map_err(sqlite("cannot search"))?;
+            candidates.extend(found);
+        }
+        candidates.sort_by(|a, b| b.bm25.total_cmp(&a.bm25).then_with(|| a.id.cmp(&b.id)));
+        Ok(candidates)
+    }
+
+    /// The best `pool` tools by FTS5's own `bm25()`, with the filters.
+    fn retrieve_with_fts(
+        &self,
+        connection: &Connection,
+        terms: &[String],
+        request: &SearchRequest,
+        pool: usize,
+        with_embeddings: bool,
+    ) -> Result<Vec<Candidate>, CatalogError> {
         let match_expression = terms
             .iter()
             .map(|term| format!("\"{}\"", term.replace('"', "\"\"")))
             .collect::<Vec<_>>()
             .join(" OR ");
-        let w = self.weights;
         let filtered = !request.capabilities.is_empty() || !request.sources.is_empty();
         // The best `pool` rowids are chosen from the FTS table alone; only those rows of
         // `tools` are read. Filters need `tools` before the limit, so they join it there.
         let mut hits = format!(
-            "SELECT tools_fts.rowid AS rowid, -bm25(tools_fts, {}, {}, {}, {}, {}) AS score
+            "SELECT tools_fts.rowid AS rowid, {} AS score
              FROM tools_fts{}
              WHERE tools_fts MATCH ?1",
-            w.name,
-            w.description,
-            w.capabilities,
-            w.keywords,
-            w.parameters,
+            self.bm25_expression(),
             if filtered {
                 " JOIN tools t ON t.rowid = tools_fts.rowid"
             } else {
                 ""
             },
         );
-        let model = self.embedder.as_ref().map(|e| e.model_id().to_owned());
-        let mut values: Vec<SqlValue> = vec![
-            SqlValue::Text(match_expression),
-            model.map_or(SqlValue::Null, SqlValue::Text),
-        ];
+        let mut values: Vec<SqlValue> =
+            vec![SqlValue::Text(match_expression), self.model_parameter()];
         for capability in &request.capabilities {
             values.push(SqlValue::Text(format!(
                 " {} ",
@@ -431,47 +518,35 @@ impl Catalog {
             values.len()
         ));
         let sql = format!(
-            "SELECT t.rowid, t.id, t.name, t.description, t.source, t.server, t.capabilities,
-                    t.input_schema, t.requires_approval, t.name_terms, {embedding}, hits.score
-             FROM ({hits}) AS hits JOIN tools t ON t.rowid = hits.rowid
+            "SELECT {} FROM ({hits}) AS hits JOIN tools t ON t.rowid = hits.rowid
              ORDER BY hits.score DESC, t.id",
-            embedding = if with_embeddings {
-                "CASE WHEN t.embedding_model = ?2 THEN t.embedding END"
-            } else {
-                "NULL AND ?2 IS NULL"
-            },
+            candidate_columns(with_embeddings, "hits.score"),
         );
-
-        let connection = self.lock();
-        let total = self.count_tools(&connection)?;
         let mut statement = connection
             .prepare_cached(&sql)
             .map_err(sqlite("cannot prepare the search"))?;
         let rows = statement
-            .query_map(rusqlite::params_from_iter(values), |row| {
-                let embedding: Option<Vec<u8>> = row.get(10)?;
-                Ok(Candidate {
-                    rowid: row.get(0)?,
-                    id: row.get(1)?,
-                    name: row.get(2)?,
-                    description: row.get(3)?,
-                    source: row.get(4)?,
-                    server: row.get(5)?,
-                    capabilities: row.get(6)?,
-                    input_schema: row.get(7)?,
-                    requires_approval: row.get(8)?,
-                    name_terms: row.get(9)?,
-                    embedding: embedding.map(|bytes| from_bytes(&bytes)),
-                    bm25: row.get(11)?,
-                    score: 0.0,
-                    signals: Vec::new(),
-                })
-            })
+            .query_map(rusqlite::params_from_iter(values), candidate)
             .map_err(sqlite("cannot search"))?;
-        let candidates = rows
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(sqlite("cannot search"))?;
-        Ok((candidates, total))
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(sqlite("cannot search"))
+    }
+
+    /// FTS5's BM25 score of a row with the catalog's column weights (higher is better).
+    pub(crate) fn bm25_expression(&self) -> String {
+        let w = self.weights;
+        format!(
+            "-bm25(tools_fts, {}, {}, {}, {}, {})",
+            w.name, w.description, w.capabilities, w.keywords, w.parameters
+        )
+    }
+
+    /// The embedding model's id as the `?2` of a candidate query (stored vectors of other
+    /// models are not read).
+    fn model_parameter(&self) -> SqlValue {
+        self.embedder
+            .as_ref()
+            .map_or(SqlValue::Null, |e| SqlValue::Text(e.model_id().to_owned()))
     }
 
     /// Scores candidates by the cosine of query and tool embeddings blended with BM25;
@@ -653,7 +728,8 @@ fn into_result(
 ) -> SearchResult {
     let schema: Value = serde_json::from_str(&candidate.input_schema).unwrap_or(Value::Null);
     let matched_in = |text: &str| -> Vec<String> {
-        let text_words: BTreeSet<String> = words(text).iter().map(|w| stem(w)).collect();
+        let text_words: BTreeSet<String> =
+            words(text).iter().map(|w| stem(w).into_owned()).collect();
         query_words
             .iter()
             .filter(|w| text_words.contains(*w))

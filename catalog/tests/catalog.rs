@@ -420,3 +420,158 @@ fn the_tool_count_follows_writes_of_another_connection() {
     assert_eq!(reader.len().unwrap(), 2);
     assert_eq!(writer.len().unwrap(), 2);
 }
+
+/// A varied catalog: shared and rare words, camelCase names, numbers, accented words, tools
+/// with long and short texts.
+fn varied_listing(round: usize, tools: usize) -> Vec<CatalogEntry> {
+    const VERBS: [&str; 7] = ["get", "list", "send", "delete", "export", "analyze", "sync"];
+    const OBJECTS: [&str; 9] = [
+        "message",
+        "file",
+        "invoice",
+        "café menu",
+        "naïve forecast",
+        "pipeline",
+        "ticket",
+        "report",
+        "calendar event",
+    ];
+    const SERVICES: [&str; 5] = ["slack", "github", "stripe", "s3", "okta"];
+    (0..tools)
+        .filter(|i| !(i + round).is_multiple_of(11))
+        .map(|i| {
+            let verb = VERBS[i % VERBS.len()];
+            let object = OBJECTS[(i / 3 + round) % OBJECTS.len()];
+            let service = SERVICES[(i / 7) % SERVICES.len()];
+            let name = if i % 4 == 0 {
+                format!("{service}{}{}V{i}", &verb[..1].to_uppercase(), &verb[1..])
+            } else {
+                format!("{service}_{verb}_{}_{i}", object.replace(' ', "_"))
+            };
+            let extra = " with retries, paging and a deadline".repeat(i % 3);
+            tool(&name, &format!("{verb} the {object} in {service}{extra}"))
+        })
+        .collect()
+}
+
+/// FTS5's own ranking of an OR query of `words`: (id, score), best first, ties by rowid.
+fn fts_ranking(path: &std::path::Path, words: &[&str], limit: usize) -> Vec<(String, f64)> {
+    let connection = Connection::open(path).unwrap();
+    let expression = words
+        .iter()
+        .map(|w| format!("\"{w}\""))
+        .collect::<Vec<_>>()
+        .join(" OR ");
+    let mut statement = connection
+        .prepare(
+            "SELECT t.id, -bm25(tools_fts, 2.0, 1.0, 1.0, 1.0, 1.0) AS score
+             FROM tools_fts JOIN tools t ON t.rowid = tools_fts.rowid
+             WHERE tools_fts MATCH ?1 ORDER BY score DESC, tools_fts.rowid LIMIT ?2",
+        )
+        .unwrap();
+    let mut ranking: Vec<(String, f64)> = statement
+        .query_map(rusqlite::params![expression, limit as i64], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    ranking.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    ranking
+}
+
+/// The search's ranking: (id, BM25 signal), best first.
+fn search_ranking(catalog: &Catalog, query: &str, limit: usize) -> Vec<(String, f64)> {
+    let answer = catalog
+        .search(&SearchRequest::fast(query).with_max_results(limit))
+        .unwrap();
+    answer
+        .results
+        .into_iter()
+        .map(|result| {
+            let bm25 = result
+                .signals
+                .iter()
+                .find(|signal| signal.kind == SignalKind::Bm25)
+                .map(|signal| signal.score)
+                .unwrap();
+            (result.id, bm25)
+        })
+        .collect()
+}
+
+#[test]
+fn search_scores_equal_fts5_bm25_bit_for_bit_through_reindexing_and_other_writers() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("catalog.db");
+    let catalog = Catalog::open(&path).unwrap();
+    let other = Catalog::open(&path).unwrap();
+    let queries: [&[&str]; 9] = [
+        &["message"],
+        &["send", "message", "slack"],
+        &["messages", "message", "sending"],
+        &["café", "menu"],
+        &["naive", "forecasts"],
+        &["deadline", "retries", "paging", "invoice", "stripe"],
+        &["slackgetv0", "githubsyncv28"],
+        &["calendar", "events", "okta", "analyze", "analysis"],
+        &["nothingmatchesthis"],
+    ];
+    let mut compared = 0;
+    for round in 0..4 {
+        // Rounds alternate writers: this catalog's own writes, then another connection's.
+        let writer = if round % 2 == 0 { &catalog } else { &other };
+        writer
+            .index(&slack(), varied_listing(round, 600 + 50 * round))
+            .unwrap();
+        writer
+            .index(&Source::new(SourceKind::Custom, "extra"), listing(round))
+            .unwrap();
+        for words in queries {
+            for limit in [1, 5, 30, 100] {
+                let expected = fts_ranking(&path, words, limit);
+                let found = search_ranking(&catalog, &words.join(" "), limit);
+                assert_eq!(
+                    found, expected,
+                    "round {round}, query {words:?}, limit {limit}"
+                );
+                compared += found.len();
+            }
+        }
+    }
+    assert!(compared > 2_000, "only {compared} results compared");
+}
+
+#[test]
+fn a_tool_listed_twice_keeps_its_last_definition() {
+    let catalog = Catalog::in_memory().unwrap();
+    let report = catalog
+        .index(
+            &slack(),
+            [
+                tool("slack_send", "Send a message (first listing)"),
+                tool("slack_history", "Read the history"),
+                tool("slack_send", "Post a note to a channel (second listing)"),
+            ],
+        )
+        .unwrap();
+    assert_eq!((report.indexed, report.pruned), (2, 0));
+    assert_eq!(catalog.len().unwrap(), 2);
+    let definition = catalog.definition("mcp:slack:slack_send").unwrap().unwrap();
+    assert_eq!(
+        definition.description,
+        "Post a note to a channel (second listing)"
+    );
+    // The index holds the last definition's words only.
+    let found = |query: &str| {
+        catalog
+            .search(&SearchRequest::fast(query))
+            .unwrap()
+            .results
+            .into_iter()
+            .map(|r| r.name)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(found("note"), ["slack_send"]);
+    assert!(found("first").is_empty());
+}
