@@ -111,7 +111,7 @@ pub struct Catalog {
     tool_count: Mutex<Option<(i64, u64)>>,
     /// The index's postings for BM25 in memory, with the `data_version` they were read at:
     /// another connection's commit changes that version, this one's writes clear them.
-    postings: Mutex<Option<(i64, Arc<Postings>)>>,
+    postings: Mutex<Option<(i64, Option<Arc<Postings>>)>>,
     /// Query words to FTS5 tokens.
     pub(crate) tokenizer: QueryTokenizer,
 }
@@ -378,17 +378,21 @@ impl Catalog {
         Ok(count)
     }
 
-    /// The index's postings, read again only when the file changed since they were read.
-    pub(crate) fn postings(&self, connection: &Connection) -> Result<Arc<Postings>, CatalogError> {
+    /// The index's postings, read again only when the file changed since they were read;
+    /// `None` when the index is too large to hold in memory.
+    pub(crate) fn postings(
+        &self,
+        connection: &Connection,
+    ) -> Result<Option<Arc<Postings>>, CatalogError> {
         let version = data_version(connection)?;
         let mut cached = lock_ignoring_poison(&self.postings);
         if let Some((read_at, postings)) = cached.as_ref()
             && *read_at == version
         {
-            return Ok(Arc::clone(postings));
+            return Ok(postings.clone());
         }
-        let postings = Arc::new(Postings::read(connection)?);
-        *cached = Some((version, Arc::clone(&postings)));
+        let postings = Postings::read(connection)?.map(Arc::new);
+        *cached = Some((version, postings.clone()));
         Ok(postings)
     }
 

@@ -31,6 +31,10 @@ const COLUMNS: [&str; 5] = [
     "parameters",
 ];
 
+/// The most token instances held in memory (about 24 bytes each): a larger index is ranked
+/// by FTS5 itself.
+const MAX_INSTANCES: i64 = 10_000_000;
+
 /// FTS5's `bm25()` constants.
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -70,8 +74,9 @@ pub(crate) struct Postings {
 }
 
 impl Postings {
-    /// Reads the postings of `tools_fts`.
-    pub(crate) fn read(connection: &Connection) -> Result<Postings, CatalogError> {
+    /// Reads the postings of `tools_fts`; `None` when the index holds more than
+    /// [`MAX_INSTANCES`] token instances.
+    pub(crate) fn read(connection: &Connection) -> Result<Option<Postings>, CatalogError> {
         let context = "cannot read the index's postings";
         let rows: i64 = connection
             .prepare_cached("SELECT count(*) FROM tools")
@@ -122,11 +127,14 @@ impl Postings {
             }
             postings.sizes[row as usize] += 1;
             postings.total_tokens += 1;
+            if postings.total_tokens > MAX_INSTANCES {
+                return Ok(None);
+            }
         }
         if let Some((done, list)) = current {
             postings.tokens.insert(done, list);
         }
-        Ok(postings)
+        Ok(Some(postings))
     }
 
     /// The `pool` best rows for `phrases` (one FTS5 token each, in query order) and their

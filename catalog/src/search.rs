@@ -409,8 +409,8 @@ impl Catalog {
     /// The best `pool` tools by BM25 for `terms`, with the filters, and the catalog's size.
     ///
     /// Without filters the scores are computed from the postings held in memory
-    /// ([`Postings`]), equal to FTS5's `bm25()`; with filters, or a query word FTS5 cuts into
-    /// several tokens (a phrase), FTS5 ranks the rows itself.
+    /// ([`Postings`](crate::postings::Postings)), equal to FTS5's `bm25()`; with filters, a query word FTS5 cuts into
+    /// several tokens (a phrase), or an index too large to hold, FTS5 ranks the rows itself.
     fn retrieve(
         &self,
         terms: &[String],
@@ -423,11 +423,12 @@ impl Catalog {
         let filtered = !request.capabilities.is_empty() || !request.sources.is_empty();
         if !filtered {
             let tokens = self.tokenizer.tokens(&connection, terms)?;
-            if tokens.iter().all(|word| word.len() <= 1) {
+            let postings = self.postings(&connection)?;
+            if let Some(postings) = postings
+                && tokens.iter().all(|word| word.len() <= 1)
+            {
                 let phrases: Vec<String> = tokens.into_iter().flatten().collect();
-                let best = self
-                    .postings(&connection)?
-                    .best(&phrases, &self.weights, pool);
+                let best = postings.best(&phrases, &self.weights, pool);
                 let candidates = self.read_candidates(&connection, &best, with_embeddings)?;
                 return Ok((candidates, total));
             }
