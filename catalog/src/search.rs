@@ -409,8 +409,9 @@ impl Catalog {
     /// The best `pool` tools by BM25 for `terms`, with the filters, and the catalog's size.
     ///
     /// Without filters the scores are computed from the postings held in memory
-    /// ([`Postings`](crate::postings::Postings)), equal to FTS5's `bm25()`; with filters, a query word FTS5 cuts into
-    /// several tokens (a phrase), or an index too large to hold, FTS5 ranks the rows itself.
+    /// ([`Postings`](crate::postings::Postings)), equal to FTS5's `bm25()`; with filters, a
+    /// query word FTS5 cuts into several tokens (a phrase), or an index too large to hold,
+    /// FTS5 ranks the rows itself.
     fn retrieve(
         &self,
         terms: &[String],
