@@ -35,8 +35,22 @@ use super::value::SqlValue;
 pub(crate) const CONTEXT_FUNCTION: &str = "toolforge_context";
 
 /// The statements creating the views of `spec`'s rules over the base tables in `base` (a
-/// quoted schema name), the name of the marker view included (created last).
+/// quoted schema name), the marker view included (created last).
 pub(crate) fn view_statements(spec: &SchemaSpec, dialect: Dialect, base: &str) -> Vec<String> {
+    let mut statements = rule_views(spec, dialect, base);
+    let create = match dialect {
+        Dialect::Sqlite => "CREATE TEMP VIEW",
+        Dialect::Postgres => "CREATE TEMPORARY VIEW",
+    };
+    statements.push(format!(
+        "{create} {} AS SELECT 1 AS \"x\"",
+        quote(&marker_of(spec, dialect))
+    ));
+    statements
+}
+
+/// The statements creating the views of `spec`'s rules over the base tables in `base`.
+fn rule_views(spec: &SchemaSpec, dialect: Dialect, base: &str) -> Vec<String> {
     let temp = match dialect {
         Dialect::Sqlite => "temp",
         Dialect::Postgres => "pg_temp",
@@ -148,23 +162,16 @@ pub(crate) fn view_statements(spec: &SchemaSpec, dialect: Dialect, base: &str) -
             ));
         }
     }
-    let marker = marker_name(&statements);
-    statements.push(format!("{create} {} AS SELECT 1 AS \"x\"", quote(&marker)));
     statements
 }
 
-/// The marker view naming one set of view statements.
-fn marker_name(statements: &[String]) -> String {
-    let mut hasher = std::hash::DefaultHasher::new();
-    statements.hash(&mut hasher);
-    format!("toolforge_access_{:016x}", hasher.finish())
-}
-
-/// The marker of `spec`'s views (the same on every connection and schema).
+/// The name of the marker view of `spec`'s views: a hash of their statements over a
+/// placeholder schema, the same on every connection and schema, so a connection that has
+/// the views finds the marker and creates nothing.
 fn marker_of(spec: &SchemaSpec, dialect: Dialect) -> String {
-    let statements = view_statements(spec, dialect, "\"base\"");
-    let last = statements.last().map(String::as_str).unwrap_or_default();
-    last.split('"').nth(1).unwrap_or_default().to_owned()
+    let mut hasher = std::hash::DefaultHasher::new();
+    rule_views(spec, dialect, "\"base\"").hash(&mut hasher);
+    format!("toolforge_access_{:016x}", hasher.finish())
 }
 
 fn literal(text: &str) -> String {
@@ -263,4 +270,69 @@ pub(crate) fn postgres_script(spec: &SchemaSpec, schema: &str) -> String {
     }
     script.push_str("COMMIT");
     script
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> SchemaSpec {
+        serde_json::from_value(serde_json::json!({
+            "name": "t",
+            "entities": [{
+                "name": "Member", "table": "member", "unique_field": "id",
+                "fields": [
+                    {"name": "id", "type": "string", "unique": true},
+                    {"name": "branch", "type": "string"}
+                ]
+            }],
+            "relationships": [],
+            "tools": {"default_limit": 20, "max_limit": 500, "families": []},
+            "access": [{
+                "entity": "Member", "source": "branch = 'b1'", "sql": "\"n\".\"branch\" = 'b1'",
+                "postgres_sql": "\"n\".\"branch\" = 'b1'", "context": []
+            }]
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_views_are_created_once_per_connection() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE member (id TEXT PRIMARY KEY, branch TEXT);
+             INSERT INTO member VALUES ('m1', 'b1'), ('m2', 'b2');",
+        )
+        .unwrap();
+        let temp_version = || -> i64 {
+            conn.query_row("PRAGMA temp.schema_version", [], |row| row.get(0))
+                .unwrap()
+        };
+        let spec = spec();
+        enter_sqlite(&conn, &spec).unwrap();
+        let created = temp_version();
+        assert!(created > 0);
+        let visible: Vec<String> = conn
+            .prepare("SELECT id FROM member")
+            .unwrap()
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(visible, ["m1"]);
+        for _ in 0..3 {
+            enter_sqlite(&conn, &spec).unwrap();
+        }
+        // No view dropped and created again: prepared statements stay valid.
+        assert_eq!(temp_version(), created);
+        // Other rules replace the views.
+        let mut other = spec.clone();
+        other.access[0].sql = "\"n\".\"branch\" = 'b2'".into();
+        enter_sqlite(&conn, &other).unwrap();
+        assert!(temp_version() > created);
+        let visible: String = conn
+            .query_row("SELECT id FROM member", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(visible, "m2");
+    }
 }

@@ -338,11 +338,16 @@ fn configure(conn: &Connection, watch: Arc<Watch>) -> rusqlite::Result<()> {
 
 /// `toolforge_context(name)`: the context value `name` of the call holding the connection, or
 /// NULL (what row rules read, see [`super::access`]).
+///
+/// Declared deterministic: the values never change while a statement runs (they are set when
+/// a call takes the connection, before its statements), so SQLite may compute
+/// `toolforge_context('branch')` once per statement run instead of once per row.
 fn register_context(conn: &Connection, watch: Arc<Watch>) -> rusqlite::Result<()> {
     conn.create_scalar_function(
         super::access::CONTEXT_FUNCTION,
         1,
-        rusqlite::functions::FunctionFlags::SQLITE_UTF8,
+        rusqlite::functions::FunctionFlags::SQLITE_UTF8
+            | rusqlite::functions::FunctionFlags::SQLITE_DETERMINISTIC,
         move |ctx| {
             let name: String = ctx.get(0)?;
             Ok(lock(&watch.values).get(&name).map(str::to_owned))
