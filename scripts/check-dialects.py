@@ -14,6 +14,17 @@ of every dialect are read by the library the provider publishes:
   API applies and the SDK does not (an OBJECT has properties, `anyOf` stands alone, enums are
   strings).
 
+The deferred exports (`tools list --defer`) are read the same way, whole and tool by tool:
+
+- anthropic: the list as the Messages API's `tools` (`ToolUnionParam`), its search tool as
+  `ToolSearchToolBm25_20251119Param`, the others as `ToolParam`;
+- openai-responses: the list as the Responses API's `tools` (`responses.ToolParam` and the
+  `responses.Tool` models), its search tool as `ToolSearchToolParam` / `ToolSearchTool`, the
+  others as `FunctionToolParam` / `FunctionTool`;
+
+and both must have the search tool once, first and not deferred, the core tools not deferred,
+every other tool `defer_loading: true`, and exactly the tools of the plain export.
+
 Every description must be at most 1,024 characters. Prints what was checked; exits 1 on any
 rejection. Usage: check-dialects.py [--toolforge PATH] (default: target/debug/toolforge).
 """
@@ -38,6 +49,9 @@ from google.genai import types as genai
 
 MAX_DESCRIPTION = 1024
 FORMATS = ["mcp", "openai", "openai-responses", "anthropic", "gemini"]
+DEFERRED_FORMATS = ["anthropic", "openai-responses"]
+# The tools `tools list --defer` keeps loaded when no `--core` is given (when the config has them).
+DEFAULT_CORE = {"get_schema", "describe_entity"}
 GEMINI_KEYS = {
     "type", "format", "description", "nullable", "enum", "items", "properties", "required",
     "anyOf", "minItems", "maxItems", "minLength", "maxLength", "pattern", "minimum", "maximum",
@@ -125,6 +139,79 @@ def check_gemini(declaration):
     return declaration["description"]
 
 
+def check_deferred_anthropic(tools):
+    """The search tool and the deferred tools of an Anthropic export; answers the search tool's
+    name and the other tools by name."""
+    search, rest = tools[0], tools[1:]
+    typed_dict(anthropic.types.ToolSearchToolBm25_20251119Param, search)
+    if search.get("type") != "tool_search_tool_bm25_20251119":
+        raise ValueError(f"the first tool is {search.get('type')!r}, not the dated BM25 search")
+    for tool in rest:
+        check_anthropic(tool)
+    pydantic.TypeAdapter(list[anthropic.types.ToolUnionParam]).validate_python(tools)
+    return search, {tool["name"]: tool for tool in rest}
+
+
+def check_deferred_responses(tools):
+    """The same for an OpenAI Responses export."""
+    search, rest = tools[0], tools[1:]
+    typed_dict(openai.types.responses.ToolSearchToolParam, search)
+    openai.types.responses.ToolSearchTool.model_validate(search)
+    for tool in rest:
+        if tool.get("type") != "function":
+            raise ValueError(f"{tool.get('type')!r} where a function was expected")
+        check_responses(tool)
+    pydantic.TypeAdapter(list[openai.types.responses.ToolParam]).validate_python(tools)
+    for tool in tools:
+        pydantic.TypeAdapter(openai.types.responses.Tool).validate_python(tool)
+    return search, {tool["name"]: tool for tool in rest}
+
+
+DEFERRED_CHECKS = {
+    "anthropic": check_deferred_anthropic,
+    "openai-responses": check_deferred_responses,
+}
+
+
+def deferral_problems(search, tools, plain_names):
+    """What breaks the deferral rules: the search tool loaded, the core tools loaded, every
+    other tool deferred, the same tools as the plain export."""
+    problems = []
+    if search.get("defer_loading"):
+        problems.append("the search tool itself is deferred")
+    if set(tools) != plain_names:
+        missing = sorted(plain_names - set(tools))
+        extra = sorted(set(tools) - plain_names)
+        problems.append(f"not the plain export's tools (missing {missing}, extra {extra})")
+    for name, tool in tools.items():
+        deferred = tool.get("defer_loading")
+        if name in DEFAULT_CORE and deferred is not None:
+            problems.append(f"{name}: a core tool with defer_loading {deferred!r}")
+        if name not in DEFAULT_CORE and deferred is not True:
+            problems.append(f"{name}: defer_loading is {deferred!r}, not true")
+    return problems
+
+
+def check_deferred(toolforge, config, fmt, plain_names):
+    """Checks `tools list --defer --format fmt`; answers the problems found."""
+    listed = subprocess.run(
+        [toolforge, "tools", "list", "--config", config, "--format", fmt, "--defer"],
+        capture_output=True, text=True,
+    )
+    if listed.returncode != 0:
+        return [f"tools list --defer failed: {listed.stderr.strip()}"]
+    tools = json.loads(listed.stdout)
+    if not tools:
+        return ["an empty export"]
+    try:
+        search, by_name = DEFERRED_CHECKS[fmt](tools)
+    except Exception as error:  # every rejection is reported, then CI fails
+        return [str(error)]
+    if len(by_name) != len(tools) - 1:
+        return ["a tool name is listed twice"]
+    return deferral_problems(search, by_name, plain_names)
+
+
 CHECKS = {
     "mcp": check_mcp,
     "openai": check_openai,
@@ -149,6 +236,7 @@ def main():
     args = parser.parse_args()
 
     checked = Counter()
+    deferred_checked = Counter()
     failures = []
     valid, skipped = 0, []
     for config in configs(root):
@@ -169,6 +257,13 @@ def main():
                 failures.append(f"{name} [{fmt}]: tools list failed: {listed.stderr.strip()}")
                 continue
             tools = json.loads(listed.stdout)
+            if fmt in DEFERRED_FORMATS:
+                plain_names = {tool["name"] for tool in tools}
+                problems = check_deferred(args.toolforge, config, fmt, plain_names)
+                if problems:
+                    failures += [f"{name} [{fmt} --defer]: {problem}" for problem in problems]
+                else:
+                    deferred_checked[fmt] += 1
             if fmt == "mcp":
                 mcp.types.ListToolsResult.model_validate({"tools": tools})
             if fmt == "gemini":
@@ -192,6 +287,8 @@ def main():
     print(f"{valid} configs, {len(skipped)} skipped as invalid ({', '.join(skipped) or 'none'})")
     for fmt in FORMATS:
         print(f"  {fmt:17} {checked[fmt]:4} definitions accepted")
+    for fmt in DEFERRED_FORMATS:
+        print(f"  {fmt + ' --defer':24} {deferred_checked[fmt]:4} exports accepted")
     if failures:
         print(f"{len(failures)} rejections:", file=sys.stderr)
         for failure in failures:

@@ -40,6 +40,15 @@ pub enum CatalogError {
     /// The embedding model failed.
     #[error(transparent)]
     Embed(#[from] EmbedError),
+    /// A plugged-in language model (query expander, re-ranker) could not be asked, or
+    /// answered out of form; `message` says how.
+    #[error("{provider}: {message}")]
+    Llm {
+        /// Which model, where (`chat model `M` at URL`).
+        provider: String,
+        /// What went wrong.
+        message: String,
+    },
     /// A registry refused the `tool_search` tool (it has a tool of that name already).
     #[error("cannot add tool_search: {0}")]
     Registry(#[from] toolforge::RegistryError),

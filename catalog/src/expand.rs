@@ -2,6 +2,7 @@
 //! built-in [`SynonymExpander`].
 
 use std::collections::BTreeSet;
+use std::time::Instant;
 
 use crate::catalog::CatalogError;
 use crate::extract::CAPABILITIES;
@@ -13,6 +14,18 @@ pub trait QueryExpander: Send + Sync {
     /// Terms to search for besides the query's own words (lowercase words; the catalog
     /// drops duplicates and keeps at most 32).
     fn expand(&self, query: &str, task_context: Option<&str>) -> Result<Vec<String>, CatalogError>;
+
+    /// [`QueryExpander::expand`] giving up at `deadline` (the search's own); the default
+    /// ignores it, which suits expanders that answer at once.
+    fn expand_before(
+        &self,
+        query: &str,
+        task_context: Option<&str>,
+        deadline: Option<Instant>,
+    ) -> Result<Vec<String>, CatalogError> {
+        let _ = deadline;
+        self.expand(query, task_context)
+    }
 }
 
 /// Groups of words that name the same action or thing in tool descriptions.

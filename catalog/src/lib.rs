@@ -12,7 +12,10 @@
 //!   by the cosine of query and tool embeddings ([`Catalog::with_embedder`], any
 //!   [`toolforge::embed::Embedder`], such as the local MiniLM model); `accurate` expands the
 //!   query first ([`QueryExpander`], [`SynonymExpander`] by default) and runs a plugged-in
-//!   [`Reranker`] last.
+//!   [`Reranker`] last. With feature `llm-openai`, `ChatQueryExpander` and `ChatReranker`
+//!   ask a model behind an OpenAI-compatible chat-completions API; a plugged-in expander or
+//!   re-ranker that fails never fails the search: the built-in expander (or no re-ranking)
+//!   is used instead and [`SearchMetadata`] says why.
 //! - Listings: [`listing`] reads a registry's tools, an MCP `tools/list` result, a JSON array
 //!   of definitions or a custom YAML file; `mcp` (feature `mcp-stdio`) lists an MCP server's
 //!   tools with rmcp's client.
@@ -25,6 +28,8 @@
 #![warn(missing_docs)]
 
 mod catalog;
+#[cfg(feature = "llm-openai")]
+mod chat;
 mod expand;
 pub mod extract;
 pub mod listing;
@@ -39,6 +44,10 @@ mod tool_search;
 mod words;
 
 pub use catalog::{Catalog, CatalogError, Weights};
+#[cfg(feature = "llm-openai")]
+pub use chat::{
+    ChatQueryExpander, ChatReranker, ChatSettings, DEFAULT_CHAT_TIMEOUT, DEFAULT_MAX_ANSWER_BYTES,
+};
 pub use expand::{QueryExpander, SynonymExpander};
 pub use model::{CatalogEntry, IndexReport, Source, SourceInfo, SourceKind};
 pub use rerank::{RerankCandidate, Reranker};

@@ -2,6 +2,8 @@
 //! (an LLM, a cross-encoder). The catalog's own semantic stage needs no re-ranker: it uses
 //! the embedding model given with [`crate::Catalog::with_embedder`].
 
+use std::time::Instant;
+
 use crate::catalog::CatalogError;
 
 /// A candidate tool shown to a re-ranker.
@@ -22,4 +24,17 @@ pub trait Reranker: Send + Sync {
         task_context: Option<&str>,
         candidates: &[RerankCandidate<'_>],
     ) -> Result<Vec<f64>, CatalogError>;
+
+    /// [`Reranker::rerank`] giving up at `deadline` (the search's own); the default ignores
+    /// it, which suits re-rankers that answer at once.
+    fn rerank_before(
+        &self,
+        query: &str,
+        task_context: Option<&str>,
+        candidates: &[RerankCandidate<'_>],
+        deadline: Option<Instant>,
+    ) -> Result<Vec<f64>, CatalogError> {
+        let _ = deadline;
+        self.rerank(query, task_context, candidates)
+    }
 }

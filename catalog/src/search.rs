@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::catalog::{Catalog, CatalogError, sqlite};
-use crate::expand::query_capabilities;
+use crate::expand::{QueryExpander, SynonymExpander, query_capabilities};
 use crate::model::SourceKind;
 use crate::rerank::RerankCandidate;
 use crate::words::{is_stop_word, stem, words};
@@ -227,6 +227,14 @@ pub struct SearchMetadata {
     /// Anything the caller should know (a mode that could not run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Why the plugged-in query expander's terms are not used (its error): the built-in
+    /// [`crate::SynonymExpander`]'s are, in `expanded_terms`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expansion_error: Option<String>,
+    /// Why the plugged-in re-ranker's scores are not used (its error): the results are
+    /// ranked without them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rerank_error: Option<String>,
 }
 
 /// A candidate as read from the catalog.
@@ -317,10 +325,20 @@ impl Catalog {
             mode = SearchMode::Fast;
         }
         let expanding = Instant::now();
+        let mut expansion_error = None;
         let expanded_terms = if request.mode == SearchMode::Accurate {
-            let mut terms = self
+            let context = request.task_context.as_deref();
+            let mut terms = match self
                 .expander
-                .expand(query, request.task_context.as_deref())?;
+                .expand_before(query, context, request.deadline)
+            {
+                Ok(terms) => terms,
+                Err(error) => {
+                    // A plugged-in expander (an LLM) that fails does not fail the search.
+                    expansion_error = Some(error.to_string());
+                    SynonymExpander.expand(query, context)?
+                }
+            };
             terms.truncate(32);
             terms
         } else {
@@ -371,10 +389,11 @@ impl Catalog {
         }
 
         let reranking = Instant::now();
+        let mut rerank_error = None;
         if mode != SearchMode::Fast {
             self.semantic_stage(query, request, &mut candidates)?;
             if mode == SearchMode::Accurate {
-                self.rerank_stage(query, request, &mut candidates)?;
+                rerank_error = self.rerank_stage(query, request, &mut candidates);
             }
             candidates.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
         }
@@ -402,6 +421,8 @@ impl Catalog {
                 rerank_ms,
                 total_ms: millis(started),
                 note,
+                expansion_error,
+                rerank_error,
             },
         })
     }
@@ -624,16 +645,15 @@ impl Catalog {
         Ok(())
     }
 
-    /// Blends in the plugged-in re-ranker's scores, if there is one.
+    /// Blends in the plugged-in re-ranker's scores, if there is one; answers why they are
+    /// left out when it fails (the candidates keep their scores).
     fn rerank_stage(
         &self,
         query: &str,
         request: &SearchRequest,
         candidates: &mut [Candidate],
-    ) -> Result<(), CatalogError> {
-        let Some(reranker) = &self.reranker else {
-            return Ok(());
-        };
+    ) -> Option<String> {
+        let reranker = self.reranker.as_ref()?;
         let shown: Vec<RerankCandidate<'_>> = candidates
             .iter()
             .map(|c| RerankCandidate {
@@ -641,14 +661,22 @@ impl Catalog {
                 description: &c.description,
             })
             .collect();
-        let scores = reranker.rerank(query, request.task_context.as_deref(), &shown)?;
-        if scores.len() != candidates.len() {
-            return Err(CatalogError::InvalidRequest(format!(
-                "the re-ranker gave {} scores for {} candidates",
-                scores.len(),
-                candidates.len()
-            )));
-        }
+        let scores = match reranker.rerank_before(
+            query,
+            request.task_context.as_deref(),
+            &shown,
+            request.deadline,
+        ) {
+            Ok(scores) if scores.len() == candidates.len() => scores,
+            Ok(scores) => {
+                return Some(format!(
+                    "the re-ranker gave {} scores for {} candidates",
+                    scores.len(),
+                    candidates.len()
+                ));
+            }
+            Err(error) => return Some(error.to_string()),
+        };
         for (candidate, score) in candidates.iter_mut().zip(scores) {
             let score = if score.is_finite() {
                 score.clamp(0.0, 1.0)
@@ -662,7 +690,7 @@ impl Catalog {
                 detail: "the re-ranker's relevance".into(),
             });
         }
-        Ok(())
+        None
     }
 }
 

@@ -7,7 +7,10 @@
 //!   listing that fails prunes nothing and marks the source unavailable).
 //! - `search --db CATALOG "QUERY" [--mode fast|balanced|accurate] [--max-results N]
 //!   [--capability C]... [--format json|text]`, or `--queries FILE` for one query a line
-//!   (JSON lines out, the model loaded once).
+//!   (JSON lines out, the model loaded once). With `--mode accurate`, `--expander openai`
+//!   and `--reranker openai` ask a chat model (`--llm-url URL --llm-model M
+//!   [--llm-api-key-env VAR] [--llm-timeout SECONDS] [--llm-max-answer-bytes BYTES]`); when
+//!   it fails the search goes on without it and its metadata says why.
 //! - `sources --db CATALOG` lists each source with its tool count, last indexing and
 //!   availability.
 
@@ -17,8 +20,8 @@ use std::sync::Arc;
 
 use serde_json::json;
 use toolforge_catalog::{
-    Catalog, CatalogEntry, CatalogError, SearchMode, SearchRequest, SearchResponse, Source,
-    SourceKind, listing,
+    Catalog, CatalogEntry, CatalogError, ChatQueryExpander, ChatReranker, ChatSettings, SearchMode,
+    SearchRequest, SearchResponse, Source, SourceKind, listing,
 };
 
 use crate::{EXIT_INVALID, EXIT_OK, Output};
@@ -101,6 +104,49 @@ pub struct SearchArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
+    /// With `--mode accurate`: `synonyms` (built in, deterministic) or `openai` (a chat model
+    /// behind an OpenAI-compatible API, `--llm-url`; the built-in terms when it fails).
+    #[arg(long, value_enum, default_value_t = ExpanderChoice::Synonyms)]
+    pub expander: ExpanderChoice,
+    /// With `--mode accurate`: `none` or `openai` (the chat model scores the candidates last;
+    /// skipped when it fails).
+    #[arg(long, value_enum, default_value_t = RerankerChoice::None)]
+    pub reranker: RerankerChoice,
+    /// The chat model's OpenAI-compatible base URL (`https://api.openai.com/v1`,
+    /// `http://127.0.0.1:11434/v1`).
+    #[arg(long, value_name = "URL")]
+    pub llm_url: Option<String>,
+    /// The chat model's name.
+    #[arg(long, value_name = "MODEL")]
+    pub llm_model: Option<String>,
+    /// Send `Authorization: Bearer <key>` to the chat model, the key read from this
+    /// environment variable.
+    #[arg(long, value_name = "VAR")]
+    pub llm_api_key_env: Option<String>,
+    /// How long one chat call may take.
+    #[arg(long, value_name = "SECONDS", default_value_t = 20.0)]
+    pub llm_timeout: f64,
+    /// The largest chat answer read, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 262_144)]
+    pub llm_max_answer_bytes: u64,
+}
+
+/// The query expander of `catalog search --mode accurate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExpanderChoice {
+    /// The built-in synonym groups and capability vocabulary.
+    Synonyms,
+    /// A chat model behind an OpenAI-compatible API.
+    Openai,
+}
+
+/// The re-ranker of `catalog search --mode accurate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RerankerChoice {
+    /// No re-ranker.
+    None,
+    /// A chat model behind an OpenAI-compatible API.
+    Openai,
 }
 
 /// Arguments of `toolforge catalog sources`.
@@ -358,6 +404,7 @@ fn search(args: &SearchArgs, out: &mut Output<'_>) -> Result<(), String> {
             .map_err(|error| format!("{}: {error}", args.model.display()))?;
         catalog = catalog.with_embedder(Arc::new(model));
     }
+    catalog = with_chat_model(catalog, args, mode)?;
     let request = |query: &str| {
         let mut request = SearchRequest::new(query)
             .with_mode(mode)
@@ -395,6 +442,63 @@ fn search(args: &SearchArgs, out: &mut Output<'_>) -> Result<(), String> {
     }
 }
 
+/// The catalog with the chat model of `--expander openai` / `--reranker openai`, if asked.
+fn with_chat_model(
+    mut catalog: Catalog,
+    args: &SearchArgs,
+    mode: SearchMode,
+) -> Result<Catalog, String> {
+    let expander = args.expander == ExpanderChoice::Openai;
+    let reranker = args.reranker == RerankerChoice::Openai;
+    if !expander && !reranker {
+        if args.llm_url.is_some() || args.llm_model.is_some() || args.llm_api_key_env.is_some() {
+            return Err(
+                "--llm-url, --llm-model and --llm-api-key-env need --expander openai or --reranker openai"
+                    .into(),
+            );
+        }
+        return Ok(catalog);
+    }
+    if mode != SearchMode::Accurate {
+        return Err("--expander openai and --reranker openai need --mode accurate".into());
+    }
+    let (Some(url), Some(model)) = (&args.llm_url, &args.llm_model) else {
+        return Err("a chat model needs --llm-url URL and --llm-model MODEL".into());
+    };
+    if !url.starts_with("http://") && !url.starts_with("https://") {
+        return Err(format!(
+            "--llm-url `{url}`: give an http:// or https:// base URL such as https://api.openai.com/v1"
+        ));
+    }
+    let timeout = std::time::Duration::try_from_secs_f64(args.llm_timeout)
+        .ok()
+        .filter(|timeout| !timeout.is_zero())
+        .ok_or_else(|| {
+            format!(
+                "--llm-timeout {}: give a positive number of seconds",
+                args.llm_timeout
+            )
+        })?;
+    if args.llm_max_answer_bytes == 0 {
+        return Err("--llm-max-answer-bytes 0: give a positive number of bytes".into());
+    }
+    let mut settings = ChatSettings::new(url, model)
+        .with_timeout(timeout)
+        .with_max_answer_bytes(args.llm_max_answer_bytes);
+    if let Some(variable) = &args.llm_api_key_env {
+        settings = settings
+            .with_api_key_from_env(variable)
+            .map_err(|error| format!("--llm-api-key-env: {error}"))?;
+    }
+    if expander {
+        catalog = catalog.with_expander(Arc::new(ChatQueryExpander::new(settings.clone())));
+    }
+    if reranker {
+        catalog = catalog.with_reranker(Arc::new(ChatReranker::new(settings)));
+    }
+    Ok(catalog)
+}
+
 fn print_answer(answer: &SearchResponse, format: Format, out: &mut Output<'_>) {
     match format {
         Format::Json => {
@@ -429,6 +533,15 @@ fn print_answer(answer: &SearchResponse, format: Format, out: &mut Output<'_>) {
                     .as_ref()
                     .map_or(String::new(), |note| format!(" ({note})"))
             );
+            if let Some(error) = &m.expansion_error {
+                let _ = writeln!(
+                    out.stdout,
+                    "the expander failed, built-in terms used: {error}"
+                );
+            }
+            if let Some(error) = &m.rerank_error {
+                let _ = writeln!(out.stdout, "the re-ranker failed, not used: {error}");
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 //! `toolforge catalog`: indexing `toolforge serve` over stdio with rmcp's client, a config,
 //! JSON and YAML listings; search in every mode (the real local model for `balanced`);
-//! sources; and failures that prune nothing.
+//! sources; failures that prune nothing; and `--expander openai` against a stand-in
+//! chat-completions server.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -638,4 +639,141 @@ fn toolforge_serve_is_indexed_over_streamable_http() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(message), "{url}: {stderr}");
     }
+}
+
+/// A stand-in for an OpenAI-compatible provider (no model behind it): a chat-completions
+/// endpoint on loopback that checks the API key and answers expansion terms for model
+/// `terms` and prose instead of the JSON asked for for any other model. Answers its base URL
+/// and the runtime that keeps it running.
+fn chat_server() -> (String, tokio::runtime::Runtime) {
+    use axum::http::{HeaderMap, StatusCode};
+    async fn complete(headers: HeaderMap, body: axum::body::Bytes) -> (StatusCode, String) {
+        if headers.get("authorization").and_then(|v| v.to_str().ok()) != Some("Bearer cli-key") {
+            return (
+                StatusCode::UNAUTHORIZED,
+                json!({"error": {"message": "bad key"}}).to_string(),
+            );
+        }
+        let request: Value = serde_json::from_slice(&body).unwrap_or_default();
+        let content = if request["model"] == "terms" {
+            json!({"terms": ["hibernated", "resume"]}).to_string()
+        } else {
+            "Here you go: hibernated, resume".to_owned()
+        };
+        let answer = json!({"choices": [{"index": 0, "finish_reason": "stop",
+                            "message": {"role": "assistant", "content": content}}]});
+        (StatusCode::OK, answer.to_string())
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let app = axum::Router::new().route("/v1/chat/completions", axum::routing::post(complete));
+    runtime.spawn(async move { axum::serve(listener, app).await });
+    (url, runtime)
+}
+
+#[test]
+fn accurate_search_expands_with_a_chat_model_and_falls_back_when_it_fails() {
+    let (url, _server) = chat_server();
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = dir.path().join("catalog.db");
+    let listing = dir.path().join("tools.json");
+    std::fs::write(
+        &listing,
+        r#"[{"name": "resume_machine", "description": "Resume a hibernated virtual machine"},
+            {"name": "read_file", "description": "Read a file from the workspace"}]"#,
+    )
+    .unwrap();
+    ok_json(&[
+        "catalog",
+        "index",
+        "--db",
+        path(&catalog),
+        "--tools",
+        path(&listing),
+    ]);
+    let search = |model: &str, key_variable: &str| {
+        toolforge()
+            .args([
+                "catalog",
+                "search",
+                "--db",
+                path(&catalog),
+                "wake my vm",
+                "--mode",
+                "accurate",
+                "--expander",
+                "openai",
+                "--llm-url",
+                &url,
+                "--llm-model",
+                model,
+                "--llm-api-key-env",
+                key_variable,
+            ])
+            .env("TOOLFORGE_TEST_CHAT_KEY", "cli-key")
+            .env_remove("TOOLFORGE_TEST_UNSET_KEY")
+            .output()
+            .unwrap()
+    };
+
+    let output = search("terms", "TOOLFORGE_TEST_CHAT_KEY");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        answer["metadata"]["expanded_terms"],
+        json!(["hibernated", "resume"])
+    );
+    assert_eq!(answer["results"][0]["name"], "resume_machine", "{answer}");
+    assert!(
+        answer["metadata"].get("expansion_error").is_none(),
+        "{answer}"
+    );
+
+    let output = search("chatty", "TOOLFORGE_TEST_CHAT_KEY");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let error = answer["metadata"]["expansion_error"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        error.contains("did not answer the JSON asked for"),
+        "{answer}"
+    );
+    assert_eq!(answer["results"], json!([]), "{answer}");
+
+    let output = search("terms", "TOOLFORGE_TEST_UNSET_KEY");
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("`TOOLFORGE_TEST_UNSET_KEY`"), "{stderr}");
+
+    let fast = run(&[
+        "catalog",
+        "search",
+        "--db",
+        path(&catalog),
+        "wake my vm",
+        "--expander",
+        "openai",
+        "--llm-url",
+        &url,
+        "--llm-model",
+        "terms",
+    ]);
+    assert_eq!(fast.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&fast.stderr).contains("need --mode accurate"));
 }
