@@ -17,7 +17,7 @@ use crate::arguments::ArgumentValidator;
 use crate::builtin::{BatchConfig, BatchTool, InvalidTool};
 use crate::dialect::{self, Dialect};
 use crate::limits::{json_len, too_large};
-use crate::{CallBudget, CallLimits, Tool, ToolContext, ToolDefinition, ToolResult};
+use crate::{CallBudget, CallLimits, Tool, ToolContext, ToolDefinition, ToolError, ToolResult};
 
 use crate::arguments::SchemaError;
 pub use toolforge_names::{InvalidToolName, MAX_TOOL_NAME_LEN, validate_tool_name};
@@ -526,7 +526,9 @@ impl ToolRegistry {
             return Err(self.invalid.error(name));
         };
         let entry = &self.entries[position];
-        let arguments = entry.validator.prepare(normalize_arguments(arguments))?;
+        let arguments = normalize_arguments(arguments);
+        refuse_context_bound(entry.tool.as_ref(), &arguments)?;
+        let arguments = entry.validator.prepare(arguments)?;
         let answer =
             guard::run_guarded(entry.tool.as_ref(), arguments, &self.context, &budget).await?;
         if let Some(max) = budget.limits().max_answer_bytes {
@@ -537,6 +539,21 @@ impl ToolRegistry {
         }
         Ok(answer)
     }
+}
+
+/// Refuses arguments that give a value the tool takes from the call's context values.
+fn refuse_context_bound(tool: &dyn Tool, arguments: &Value) -> Result<(), ToolError> {
+    let bound = tool.context_bound_arguments();
+    let Some(given) = arguments
+        .as_object()
+        .and_then(|map| map.keys().find(|key| bound.contains(key)))
+    else {
+        return Ok(());
+    };
+    Err(crate::tool::context_bound_error(
+        &tool.definition().name,
+        given,
+    ))
 }
 
 /// `null` becomes `{}`, a string holding a JSON object becomes that object.
