@@ -511,7 +511,32 @@ impl ToolRegistry {
     /// `InvalidArguments` (with every problem), `Panicked`, `Timeout`, `TooLarge`, or the
     /// tool's own.
     pub async fn call(&self, name: &str, arguments: Value) -> ToolResult {
-        self.call_within(name, arguments, None).await
+        self.call_within(name, arguments, None, None).await
+    }
+
+    /// [`ToolRegistry::call`] with context values of this call on top of the registry's
+    /// context (`values` win): what a host sets per call, such as a value read from a request
+    /// header. The calls a `batch` makes get them too.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use toolforge::{ContextValues, ToolRegistry};
+    /// let registry = ToolRegistry::standard().unwrap().build();
+    /// let values = ContextValues::new().with("tenant", "acme");
+    /// let error = registry
+    ///     .call_with_values("bacth", serde_json::json!({}), &values)
+    ///     .await
+    ///     .unwrap_err();
+    /// assert_eq!(error.code, toolforge::ErrorCode::UnknownTool);
+    /// # });
+    /// ```
+    pub async fn call_with_values(
+        &self,
+        name: &str,
+        arguments: Value,
+        values: &crate::ContextValues,
+    ) -> ToolResult {
+        self.call_within(name, arguments, None, Some(values)).await
     }
 
     /// [`ToolRegistry::call`] inside an enclosing call whose budget also applies.
@@ -520,8 +545,11 @@ impl ToolRegistry {
         name: &str,
         arguments: Value,
         outer: Option<&CallBudget>,
+        values: Option<&crate::ContextValues>,
     ) -> ToolResult {
-        let budget = CallBudget::new(name, self.limits_for(name)).within(outer);
+        let budget = CallBudget::new(name, self.limits_for(name))
+            .with_values(values)
+            .within(outer);
         let Some(&position) = self.index.get(name) else {
             return Err(self.invalid.error(name));
         };
@@ -529,8 +557,15 @@ impl ToolRegistry {
         let arguments = normalize_arguments(arguments);
         refuse_context_bound(entry.tool.as_ref(), &arguments)?;
         let arguments = entry.validator.prepare(arguments)?;
-        let answer =
-            guard::run_guarded(entry.tool.as_ref(), arguments, &self.context, &budget).await?;
+        let own_context;
+        let context = match budget.values() {
+            Some(values) => {
+                own_context = self.context.clone().with_values(values);
+                &own_context
+            }
+            None => &self.context,
+        };
+        let answer = guard::run_guarded(entry.tool.as_ref(), arguments, context, &budget).await?;
         if let Some(max) = budget.limits().max_answer_bytes {
             let bytes = json_len(&answer);
             if bytes > max {
