@@ -78,7 +78,7 @@ impl McpHandler {
 impl McpHandler {
     /// The context values the server reads from the call's HTTP request headers (none over
     /// stdio, or for a header the request lacks or whose value is not text).
-    #[cfg_attr(not(feature = "mcp-http"), allow(unused_variables))]
+    #[cfg_attr(not(feature = "mcp-http"), allow(unused_variables, unused_mut))]
     fn header_values(&self, context: &RequestContext<RoleServer>) -> ContextValues {
         let mut values = ContextValues::new();
         #[cfg(feature = "mcp-http")]
