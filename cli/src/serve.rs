@@ -95,6 +95,26 @@ pub struct Args {
     /// (`toolforge.access`) read it as `:context.NAME`.
     #[arg(long = "context", value_name = "NAME=ENV_VAR", value_parser = crate::call::parse_context_pair)]
     pub context: Vec<(String, String)>,
+    /// HTTP: a context value of each call read from its request's header,
+    /// `NAME=Header-Name` (repeatable); a request without the header has no value `NAME`, so
+    /// row rules and `from_context` parameters that read it deny the call.
+    #[arg(long = "context-header", value_name = "NAME=HEADER", value_parser = parse_context_header)]
+    pub context_headers: Vec<(String, String)>,
+}
+
+/// `NAME=Header-Name`: a context value name and an HTTP header name.
+fn parse_context_header(text: &str) -> Result<(String, String), String> {
+    let (name, header) = crate::call::parse_context_pair(text)?;
+    if header.is_empty()
+        || !header
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(format!(
+            "expected NAME=Header-Name with a header name of letters, digits, `-` and `_`, got `{text}`"
+        ));
+    }
+    Ok((name, header))
 }
 
 /// Runs the command: returns when the server stops.
@@ -180,7 +200,21 @@ fn init_logging() {
 /// The HTTP settings, `None` on stdio. Refuses settings that would expose the server by
 /// accident.
 fn http_options(args: &Args) -> Result<Option<HttpOptions>, String> {
+    if let Some((name, _)) = args
+        .context_headers
+        .iter()
+        .find(|(name, _)| args.context.iter().any(|(other, _)| other == name))
+    {
+        return Err(format!(
+            "the context value `{name}` is given both by --context and by --context-header; keep one"
+        ));
+    }
     let Some(address) = args.http else {
+        if let Some((name, header)) = args.context_headers.first() {
+            return Err(format!(
+                "--context-header {name}={header} reads HTTP request headers: serve with --http ADDRESS"
+            ));
+        }
         return Ok(None);
     };
     if !address.ip().is_loopback() && args.allow_hosts.is_empty() {
@@ -228,6 +262,8 @@ struct ReloadArgs {
     defer: Option<Option<Vec<String>>>,
     /// Context values by name, and the environment variable each is read from.
     context: Vec<(String, String)>,
+    /// Context values by name, and the request header each is read from.
+    context_headers: Vec<(String, String)>,
 }
 
 fn args_for_reload(args: &Args) -> ReloadArgs {
@@ -241,6 +277,7 @@ fn args_for_reload(args: &Args) -> ReloadArgs {
         options: mcp_options(args),
         defer: args.defer_tools.then(|| args.core.clone()),
         context: args.context.clone(),
+        context_headers: args.context_headers.clone(),
     }
 }
 
@@ -289,7 +326,8 @@ fn build_servers(
         &live.spec.name,
         env!("CARGO_PKG_VERSION"),
     )?
-    .with_options(args.options);
+    .with_options(args.options)
+    .with_context_headers(args.context_headers.iter().cloned());
     if args.read_only {
         root = root.read_only();
     }

@@ -33,12 +33,17 @@ fn toolforge() -> Command {
 
 /// A config and a seeded database in a temporary folder.
 fn seeded(config: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    seeded_with(config, DATA)
+}
+
+/// A config and a database seeded with `lines` (JSON lines) in a temporary folder.
+fn seeded_with(config: &str, lines: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let config_path = dir.path().join("notes.yaml");
     let db = dir.path().join("notes.db");
     let data = dir.path().join("notes.jsonl");
     std::fs::write(&config_path, config).unwrap();
-    std::fs::write(&data, DATA).unwrap();
+    std::fs::write(&data, lines).unwrap();
     for args in [
         vec!["db", "init", "--config"],
         vec!["db", "import", "--config"],
@@ -349,4 +354,212 @@ async fn defer_tools_lists_search_and_core_tools_and_calls_every_tool_by_name() 
             && stderr.contains("did you mean `get_schema`?"),
         "{stderr}"
     );
+}
+
+const OWNED: &str = "\
+name: notes
+entities:
+  - name: Note
+    searchable_fields:
+      - {name: owner, type: string}
+      - {name: title, type: string}
+toolforge:
+  access:
+    Note: \"owner = :context.owner\"
+  declared_tools:
+    - name: my_notes
+      description: The notes of the caller
+      entity: Note
+      where: \"owner = :owner\"
+      order_by: title
+      parameters:
+        owner: {type: string, from_context: owner}
+";
+
+/// An rmcp client over Streamable HTTP sending `headers` with every request.
+async fn http_client(
+    url: &str,
+    headers: &[(&'static str, &str)],
+) -> RunningService<RoleClient, Client> {
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    let headers = headers
+        .iter()
+        .map(|(name, value)| {
+            (
+                http::HeaderName::from_static(name),
+                http::HeaderValue::from_str(value).unwrap(),
+            )
+        })
+        .collect();
+    let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers);
+    Client::default()
+        .serve(StreamableHttpClientTransport::from_config(config))
+        .await
+        .expect("handshake over HTTP")
+}
+
+/// The answer of a call that succeeded.
+async fn answer(
+    client: &RunningService<RoleClient, Client>,
+    name: &str,
+    arguments: serde_json::Value,
+) -> serde_json::Value {
+    let result = client.call_tool(call(name, arguments)).await.unwrap();
+    assert_eq!(result.is_error, Some(false), "{name}: {result:?}");
+    result.structured_content.expect("structured answer")
+}
+
+/// The error of a call that failed (an `isError` result).
+async fn refusal(
+    client: &RunningService<RoleClient, Client>,
+    name: &str,
+    arguments: serde_json::Value,
+) -> serde_json::Value {
+    let result = client.call_tool(call(name, arguments)).await.unwrap();
+    assert_eq!(result.is_error, Some(true), "{name}: {result:?}");
+    serde_json::from_str(&result.content[0].as_text().expect("text").text).unwrap()
+}
+
+fn titles(answer: &serde_json::Value) -> Vec<String> {
+    answer["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|record| record["title"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn context_headers_set_the_context_values_of_each_http_request() {
+    let lines = [("ann", "a1"), ("bob", "b1"), ("ann", "a2"), ("bob", "b2"), ("cy", "c1")]
+        .iter()
+        .enumerate()
+        .map(|(i, (owner, title))| {
+            format!(
+                "{{\"entity\": \"Note\", \"data\": {{\"uuid\": \"n{i}\", \"owner\": \"{owner}\", \"title\": \"{title}\"}}}}\n"
+            )
+        })
+        .collect::<String>();
+    let (_dir, config, db) = seeded_with(OWNED, &lines);
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolforge"))
+        .arg("serve")
+        .arg("--config")
+        .arg(&config)
+        .arg("--db")
+        .arg(&db)
+        .args(["--http", "127.0.0.1:0", "--context-header", "owner=X-Owner"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn toolforge serve --http");
+    let mut stderr = tokio::io::BufReader::new(child.stderr.take().unwrap());
+    let url = tokio::time::timeout(Duration::from_secs(60), async {
+        use tokio::io::AsyncBufReadExt;
+        let mut line = String::new();
+        loop {
+            line.clear();
+            assert!(
+                stderr.read_line(&mut line).await.unwrap() > 0,
+                "serve stopped"
+            );
+            if let Some(url) = line.trim().strip_prefix("toolforge: serving MCP at ") {
+                return url.to_owned();
+            }
+        }
+    })
+    .await
+    .expect("serve announces its address");
+
+    let ann = http_client(&url, &[("x-owner", "ann")]).await;
+    let bob = http_client(&url, &[("x-owner", "bob")]).await;
+    let nobody = http_client(&url, &[]).await;
+
+    // The context-bound parameter is in no listed schema.
+    let tools = ann.list_all_tools().await.unwrap();
+    let my_notes = tools.iter().find(|tool| tool.name == "my_notes").unwrap();
+    let properties = my_notes.input_schema.get("properties").unwrap();
+    assert!(properties.get("owner").is_none(), "{properties}");
+
+    // Each request's header is its caller: declared tools and row rules follow it.
+    for _ in 0..2 {
+        let mine = answer(&ann, "my_notes", serde_json::json!({})).await;
+        assert_eq!(titles(&mine), ["a1", "a2"]);
+        let mine = answer(&bob, "my_notes", serde_json::json!({})).await;
+        assert_eq!(titles(&mine), ["b1", "b2"]);
+        let seen = answer(
+            &bob,
+            "query_entities",
+            serde_json::json!({"entity_type": "Note"}),
+        )
+        .await;
+        let mut seen = titles(&seen);
+        seen.sort();
+        assert_eq!(seen, ["b1", "b2"]);
+    }
+    // The model cannot name another caller.
+    let error = refusal(&ann, "my_notes", serde_json::json!({"owner": "bob"})).await;
+    assert_eq!(error["error"], "invalid_arguments", "{error}");
+    assert_eq!(error["details"]["path"], "owner", "{error}");
+    // Without the header: denied, and the row rule hides every note.
+    let error = refusal(&nobody, "my_notes", serde_json::json!({})).await;
+    assert_eq!(error["error"], "unavailable", "{error}");
+    let seen = answer(
+        &nobody,
+        "query_entities",
+        serde_json::json!({"entity_type": "Note"}),
+    )
+    .await;
+    assert_eq!(seen["results"], serde_json::json!([]));
+    // A batch's calls carry the request's values.
+    let batch = answer(
+        &bob,
+        "batch",
+        serde_json::json!({"calls": [{"tool": "my_notes", "arguments": {}}]}),
+    )
+    .await;
+    assert_eq!(
+        titles(&batch["results"][0]["result"]),
+        ["b1", "b2"],
+        "{batch}"
+    );
+    for client in [ann, bob, nobody] {
+        client.cancel().await.unwrap();
+    }
+}
+
+#[test]
+fn context_headers_need_http_and_a_name_of_their_own() {
+    let (_dir, config, db) = seeded(CONFIG);
+    let run = |extra: &[&str]| {
+        let output = toolforge()
+            .arg("serve")
+            .arg("--config")
+            .arg(&config)
+            .arg("--db")
+            .arg(&db)
+            .args(extra)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_ne!(output.status.code(), Some(0), "{extra:?}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let stderr = run(&["--context-header", "owner=X-Owner"]);
+    assert!(stderr.contains("serve with --http"), "{stderr}");
+    let stderr = run(&[
+        "--http",
+        "127.0.0.1:0",
+        "--context-header",
+        "owner=X-Owner",
+        "--context",
+        "owner=HOME",
+    ]);
+    assert!(
+        stderr.contains("both by --context and by --context-header"),
+        "{stderr}"
+    );
+    let stderr = run(&["--http", "127.0.0.1:0", "--context-header", "owner=X Owner"]);
+    assert!(stderr.contains("header name"), "{stderr}");
 }

@@ -261,3 +261,81 @@ entities:
     let error = find(&errors, "only declared tools have parameters");
     assert_eq!(error.path, "entities[0].computed_fields[0].expression");
 }
+
+#[test]
+fn a_context_bound_parameter_is_compiled_with_its_context_value() {
+    let compiled = ok(&config(
+        "\
+    - name: my_loans
+      description: The caller's loans
+      entity: Loan
+      where: \"member_id = :member\"
+      parameters:
+        member: {type: string, from_context: member_id}
+",
+    ));
+    let param = &compiled.spec.declared_tools[0].parameters[0];
+    assert_eq!(param.from_context.as_deref(), Some("member_id"));
+    assert!(param.required);
+}
+
+#[test]
+fn context_bound_parameters_have_no_default_and_are_required() {
+    let errors = fail(&config(
+        "\
+    - name: my_loans
+      description: The caller's loans
+      entity: Loan
+      where: \"member_id = :member AND status = :status AND fee > :fee\"
+      parameters:
+        member: {type: string, from_context: member, default: m1}
+        status: {type: string, from_context: status, required: false}
+        fee: {type: number, from_context: \"not a name\"}
+",
+    ));
+    let error = find(
+        &errors,
+        "`member` takes its value from the context value `member`",
+    );
+    at(
+        error,
+        17,
+        63,
+        "toolforge.declared_tools[0].parameters.member.default",
+    );
+    assert!(hint(error).contains("remove `default`"));
+    let error = find(
+        &errors,
+        "`status` takes its value from the context value `status`",
+    );
+    at(
+        error,
+        18,
+        64,
+        "toolforge.declared_tools[0].parameters.status.required",
+    );
+    let error = find(&errors, "`not a name` is not a valid context value name");
+    at(
+        error,
+        19,
+        43,
+        "toolforge.declared_tools[0].parameters.fee.from_context",
+    );
+    assert!(hint(error).contains("from_context: tenant"));
+}
+
+#[test]
+fn a_misspelt_from_context_key_is_reported() {
+    let errors = common::fail_strict(&config(
+        "\
+    - name: my_loans
+      description: The caller's loans
+      entity: Loan
+      where: \"member_id = :member\"
+      parameters:
+        member: {type: string, from_contxt: member}
+",
+    ));
+    let error = find(&errors, "unknown key `from_contxt`");
+    assert!(hint(error).contains("from_context"), "{}", hint(error));
+}

@@ -111,6 +111,9 @@ pub struct CallBudget {
     tool: String,
     limits: CallLimits,
     deadline: Option<Instant>,
+    /// Context values of this call on top of the registry's (set per call by a host, e.g.
+    /// from request headers); a `batch` hands them to the calls it makes.
+    values: Option<crate::ContextValues>,
 }
 
 impl CallBudget {
@@ -123,6 +126,7 @@ impl CallBudget {
             tool: tool.into(),
             limits,
             deadline,
+            values: None,
         }
     }
 
@@ -162,12 +166,28 @@ impl CallBudget {
         timed_out(&self.tool, self.limits.timeout.unwrap_or_default())
     }
 
+    /// This budget with the call's own context values.
+    pub(crate) fn with_values(mut self, values: Option<&crate::ContextValues>) -> CallBudget {
+        if values.is_some() {
+            self.values = values.cloned();
+        }
+        self
+    }
+
+    /// The call's own context values, if it has any.
+    pub(crate) fn values(&self) -> Option<&crate::ContextValues> {
+        self.values.as_ref()
+    }
+
     /// This budget, tightened by the budget of an enclosing call (a `batch`): the earlier
     /// deadline and the smaller caps.
     pub(crate) fn within(mut self, outer: Option<&CallBudget>) -> CallBudget {
         let Some(outer) = outer else {
             return self;
         };
+        if self.values.is_none() {
+            self.values.clone_from(&outer.values);
+        }
         if let Some(deadline) = outer.deadline
             && self.deadline.is_none_or(|own| deadline < own)
         {

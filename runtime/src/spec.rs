@@ -138,6 +138,11 @@ pub struct ParameterSpec {
     /// A regular expression (Rust `regex` syntax) the whole string must match.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pattern: Option<String>,
+    /// The context value (see [`crate::ContextValues`]) the parameter takes its value from:
+    /// set by the host, absent from the input schema, refused when a call gives it, and a
+    /// call without that context value is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_context: Option<String>,
 }
 
 /// The type of a declared tool's parameter.

@@ -27,6 +27,13 @@ pub trait Tool: Send + Sync + 'static {
     /// Runs the tool. `arguments` has already been validated against the input schema when the
     /// call comes through a registry.
     fn call<'a>(&'a self, arguments: Value, context: &'a ToolContext) -> ToolFuture<'a>;
+
+    /// The arguments this tool takes from the call's [`ContextValues`] (set by the host),
+    /// never from the caller: they are absent from the input schema, and a registry refuses a
+    /// call that gives one with an error naming it, before the schema check. Empty by default.
+    fn context_bound_arguments(&self) -> &[String] {
+        &[]
+    }
 }
 
 /// Everything a consumer needs to know about a tool, independent of any provider's format.
@@ -116,6 +123,14 @@ impl fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// The error for a call that gives `argument`, which `tool` takes from the call's context.
+pub(crate) fn context_bound_error(tool: &str, argument: &str) -> ToolError {
+    ToolError::invalid_arguments(format!(
+        "`{argument}` is set by the host for {tool}, not by the caller: leave it out"
+    ))
+    .with_details(serde_json::json!({"path": argument, "context_bound": true}))
 }
 
 /// A structured tool failure: a code, a message written for the model, and optional details.

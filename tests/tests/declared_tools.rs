@@ -275,3 +275,172 @@ async fn declared_tools_answer_alike_on_sqlite_and_postgres() {
     }
     assert!(non_empty > 8, "the calls should find records");
 }
+
+fn registry_for(
+    spec: &Arc<SchemaSpec>,
+    db: &Database,
+    member: Option<&str>,
+) -> Arc<toolforge::ToolRegistry> {
+    let mut context = toolforge::ToolContext::new();
+    if let Some(member) = member {
+        context = context.with_value("member", member);
+    }
+    toolforge::sql::registry_builder(spec.clone(), db.clone())
+        .unwrap()
+        .with_context(context)
+        .build()
+}
+
+/// A parameter bound to a context value is in no input schema and no dialect's export.
+#[test]
+fn context_bound_parameters_are_not_in_any_schema() {
+    let spec = spec();
+    let definitions = toolforge::sql::registry_definitions(&spec);
+    let my_loans = definitions
+        .iter()
+        .find(|definition| definition.name == "my_loans")
+        .unwrap();
+    let properties = my_loans.input_schema["properties"].as_object().unwrap();
+    let mut names: Vec<&str> = properties.keys().map(String::as_str).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["limit", "min_fee", "offset"]);
+    assert!(my_loans.input_schema.get("required").is_none());
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path().join("library.db")).unwrap();
+    seed(&db, &spec);
+    let registry = registry_for(&spec, &db, Some("m1"));
+    for dialect in toolforge::Dialect::ALL {
+        let export = registry.definitions_for(dialect);
+        let entry = export
+            .iter()
+            .find(|tool| tool.to_string().contains("\"my_loans\""))
+            .unwrap_or_else(|| panic!("{dialect:?}: my_loans is exported"));
+        let text = entry.to_string();
+        assert!(text.contains("\"min_fee\""), "{dialect:?}: {text}");
+        assert!(!text.contains("\"member\""), "{dialect:?}: {text}");
+    }
+}
+
+/// The host's value is the one used; the model cannot give one, and a call without the
+/// context value (or with one that fails the parameter's checks) is refused.
+#[tokio::test]
+async fn context_bound_parameters_take_the_hosts_value_on_sqlite() {
+    let spec = spec();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("library.db");
+    let db = Database::open(&path).unwrap();
+    seed(&db, &spec);
+    let direct = toolforge::sql::rusqlite::Connection::open(&path).unwrap();
+    for member in ["m0", "m1", "m2", "m7"] {
+        let registry = registry_for(&spec, &db, Some(member));
+        for min_fee in [0.0, 4.5] {
+            let answer = call(&registry, "my_loans", json!({"min_fee": min_fee})).await;
+            let mut statement = direct
+                .prepare(
+                    "SELECT id FROM loan WHERE member_id = ?1 AND fee >= ?2 \
+                     ORDER BY due_at DESC, id ASC",
+                )
+                .unwrap();
+            let expected: Vec<String> = statement
+                .query_map((member, min_fee), |row| row.get(0))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert_eq!(ids(&answer), expected, "{member} {min_fee}");
+            assert_eq!(expected.is_empty(), member == "m7");
+        }
+        // The model's own value is refused by the registry and by the tool, naming it.
+        for arguments in [
+            json!({"member": "m0"}),
+            json!({"member": null, "min_fee": 1}),
+        ] {
+            let error = registry
+                .call("my_loans", arguments.clone())
+                .await
+                .unwrap_err();
+            assert_eq!(error.code, ErrorCode::InvalidArguments, "{arguments}");
+            assert!(
+                error.message.contains("`member` is set by the host"),
+                "{}",
+                error.message
+            );
+            assert_eq!(error.details.as_ref().unwrap()["path"], "member");
+            let tool = registry.get("my_loans").unwrap();
+            let error = tool
+                .call(arguments.clone(), registry.context())
+                .await
+                .unwrap_err();
+            assert_eq!(error.code, ErrorCode::InvalidArguments, "{arguments}");
+            assert_eq!(error.details.as_ref().unwrap()["path"], "member");
+        }
+    }
+    // No context value: denied, never run unbound; through batch as well.
+    let unbound = registry_for(&spec, &db, None);
+    let error = unbound.call("my_loans", json!({})).await.unwrap_err();
+    assert_eq!(error.code, ErrorCode::Unavailable);
+    assert!(
+        error.message.contains("context value `member`"),
+        "{}",
+        error.message
+    );
+    let batch = unbound
+        .call(
+            "batch",
+            json!({"calls": [{"tool": "my_loans", "arguments": {}}]}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        batch["results"][0]["error"]["error"], "unavailable",
+        "{batch}"
+    );
+    // A context value that fails the parameter's checks is refused too.
+    for hostile in ["x1", "m1' OR '1'='1", ""] {
+        let registry = registry_for(&spec, &db, Some(hostile));
+        let error = registry.call("my_loans", json!({})).await.unwrap_err();
+        assert_eq!(error.code, ErrorCode::Unavailable, "{hostile}");
+        assert!(
+            error.message.contains("does not match the pattern"),
+            "{}",
+            error.message
+        );
+    }
+}
+
+/// Context-bound parameters answer alike on both backends.
+#[tokio::test]
+async fn context_bound_parameters_answer_alike_on_sqlite_and_postgres() {
+    let Some(base) = pg_support::url(
+        "declared_tools::context_bound_parameters_answer_alike_on_sqlite_and_postgres",
+    ) else {
+        return;
+    };
+    let spec = spec();
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = Database::open(dir.path().join("library.db")).unwrap();
+    seed(&sqlite, &spec);
+    let (pg, _url) = pg_support::fresh(&base, "declared_context");
+    seed(&pg, &spec);
+    let mut non_empty = 0;
+    for member in ["m0", "m1", "m2", "m7"] {
+        let on_sqlite = registry_for(&spec, &sqlite, Some(member));
+        let on_postgres = registry_for(&spec, &pg, Some(member));
+        for arguments in [json!({}), json!({"min_fee": 4.5, "limit": 3, "offset": 1})] {
+            let a = call(&on_sqlite, "my_loans", arguments.clone()).await;
+            let b = call(&on_postgres, "my_loans", arguments.clone()).await;
+            assert_eq!(a, b, "{member} {arguments}");
+            non_empty += usize::from(a["returned"].as_u64().unwrap() > 0);
+        }
+        let error = on_postgres
+            .call("my_loans", json!({"member": "m0"}))
+            .await
+            .unwrap_err();
+        assert_eq!(error.code, ErrorCode::InvalidArguments);
+    }
+    assert!(non_empty >= 6, "the calls should find records");
+    let error = registry_for(&spec, &pg, None)
+        .call("my_loans", json!({}))
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, ErrorCode::Unavailable);
+}

@@ -136,6 +136,12 @@ pub struct DeclaredParameter {
     /// `^...$` to match the whole value).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pattern: Option<String>,
+    /// The name of the call's context value this parameter takes its value from, set by the
+    /// host (`ToolContext::with_value`, `toolforge serve --context`), never by the model: the
+    /// parameter is left out of the input schema, a call that gives it is refused, and a call
+    /// without the context value is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_context: Option<String>,
 }
 
 /// `toolforge.change_history`: the retention of the change log.

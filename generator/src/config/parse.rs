@@ -131,7 +131,11 @@ fn known_keys(segments: &[Segment]) -> Vec<&'static str> {
     for segment in segments {
         node = resolve(root, node);
         let next = match segment {
-            Segment::Key(key) => node.get("properties").and_then(|p| p.get(key)),
+            // A map's values (`parameters: {name: ...}`) follow `additionalProperties`.
+            Segment::Key(key) => node
+                .get("properties")
+                .and_then(|p| p.get(key))
+                .or_else(|| node.get("additionalProperties").filter(|a| a.is_object())),
             Segment::Index(_) => node.get("items"),
         };
         match next {

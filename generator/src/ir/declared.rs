@@ -365,6 +365,7 @@ fn lower_parameter(
         ))
         .emit();
     }
+    let from_context = check_from_context(name, param, path, has_default, r);
     if r.error_count() > errors {
         return None;
     }
@@ -378,7 +379,49 @@ fn lower_parameter(
         min: param.min,
         max: param.max,
         pattern: param.pattern.clone(),
+        from_context,
     })
+}
+
+/// The context value a parameter is bound to, checked: a valid name, and neither a default
+/// nor `required: false` (a call without the value is refused, never run unbound).
+fn check_from_context(
+    name: &str,
+    param: &DeclaredParameter,
+    path: &str,
+    has_default: bool,
+    r: &mut Reporter<'_>,
+) -> Option<String> {
+    let context = param.from_context.as_deref()?.trim();
+    if !crate::validate::is_identifier(context) {
+        r.error(
+            &format!("{path}.from_context"),
+            format!("`{context}` is not a valid context value name"),
+        )
+        .hint("use an ASCII letter or `_` followed by letters, digits or `_`, e.g. `from_context: tenant`")
+        .emit();
+    }
+    if has_default {
+        r.error(
+            &format!("{path}.default"),
+            format!(
+                "`{name}` takes its value from the context value `{context}` and cannot have a default"
+            ),
+        )
+        .hint("remove `default`: a call without the context value is refused")
+        .emit();
+    }
+    if param.required == Some(false) {
+        r.error(
+            &format!("{path}.required"),
+            format!(
+                "`{name}` takes its value from the context value `{context}`, which every call must have"
+            ),
+        )
+        .hint("remove `required: false`: a call without the context value is refused")
+        .emit();
+    }
+    Some(context.to_owned())
 }
 
 /// The last non-empty line of a message (`regex` errors end with the problem).

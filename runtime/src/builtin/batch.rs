@@ -250,7 +250,8 @@ impl BatchTool {
             tasks.spawn(async move {
                 // The semaphore is never closed, so acquiring cannot fail.
                 let _permit = semaphore.acquire_owned().await;
-                let call_future = registry.call_within(&call.tool, call.arguments, outer.as_ref());
+                let call_future =
+                    registry.call_within(&call.tool, call.arguments, outer.as_ref(), None);
                 let outcome = tokio::time::timeout(limit, call_future).await;
                 let entry = match outcome {
                     Ok(Ok(result)) => json!({ "tool": call.tool, "ok": true, "result": result }),

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::{Served, Shared};
 use crate::limits::DEFAULT_TIMEOUT;
-use crate::{ErrorCode, ToolError, ToolResult};
+use crate::{ContextValues, ErrorCode, ToolError, ToolResult};
 
 /// Answers MCP requests with the tools of an [`super::McpServer`]. Clones share the server.
 #[derive(Clone)]
@@ -65,12 +65,35 @@ impl McpHandler {
             },
             () = &mut gone => return None,
         };
+        let values = self.header_values(context);
         let outcome = tokio::select! {
-            outcome = served.registry.call(name, arguments) => Some(outcome),
+            outcome = served.registry.call_with_values(name, arguments, &values) => Some(outcome),
             () = &mut gone => None,
         };
         drop(permit);
         outcome
+    }
+}
+
+impl McpHandler {
+    /// The context values the server reads from the call's HTTP request headers (none over
+    /// stdio, or for a header the request lacks or whose value is not text).
+    #[cfg_attr(not(feature = "mcp-http"), allow(unused_variables, unused_mut))]
+    fn header_values(&self, context: &RequestContext<RoleServer>) -> ContextValues {
+        let mut values = ContextValues::new();
+        #[cfg(feature = "mcp-http")]
+        if let Some(parts) = context.extensions.get::<axum::http::request::Parts>() {
+            for (name, header) in self.shared.settings.context_headers.iter() {
+                if let Some(value) = parts
+                    .headers
+                    .get(header.as_str())
+                    .and_then(|value| value.to_str().ok())
+                {
+                    values = values.with(name.clone(), value);
+                }
+            }
+        }
+        values
     }
 }
 

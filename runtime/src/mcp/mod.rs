@@ -123,6 +123,8 @@ struct Settings {
     /// The tools `tools/list` lists, when not all (progressive discovery); every tool of the
     /// registry stays callable.
     listed: Option<Arc<[String]>>,
+    /// Context values read from each call's HTTP request: (value name, header name).
+    context_headers: Arc<[(String, String)]>,
 }
 
 /// The tools served now: the registry and its MCP definitions, converted once.
@@ -161,6 +163,7 @@ impl McpServer {
                 instructions: None,
                 options: McpOptions::default(),
                 listed: None,
+                context_headers: Arc::from([]),
             },
         )
     }
@@ -195,6 +198,31 @@ impl McpServer {
     pub fn with_instructions(self, instructions: impl Into<String>) -> Self {
         let instructions = Some(instructions.into());
         self.derive(self.shared.current(), |s| s.instructions = instructions)
+    }
+
+    /// Sets context values per call from the HTTP request's headers (Streamable HTTP only):
+    /// each `(name, header)` pair sets the context value `name` (what row rules read as
+    /// `:context.NAME` and `from_context` parameters take) to the header's value. A request
+    /// without the header leaves the value unset, so what needs it is denied; the header's
+    /// value wins over a value of the registry's context. Calls over stdio carry no headers.
+    ///
+    /// ```
+    /// # #[cfg(feature = "mcp-http")] {
+    /// use toolforge::mcp::McpServer;
+    /// let registry = toolforge::ToolRegistry::standard().unwrap().build();
+    /// let server = McpServer::new(registry)
+    ///     .with_context_headers([("member", "X-Member-Id")]);
+    /// # let _ = server; }
+    /// ```
+    pub fn with_context_headers<N: Into<String>, H: Into<String>>(
+        self,
+        pairs: impl IntoIterator<Item = (N, H)>,
+    ) -> Self {
+        let pairs: Arc<[(String, String)]> = pairs
+            .into_iter()
+            .map(|(name, header)| (name.into(), header.into()))
+            .collect();
+        self.derive(self.shared.current(), |s| s.context_headers = pairs)
     }
 
     /// Paging, caching and concurrency settings.

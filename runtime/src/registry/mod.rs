@@ -17,7 +17,7 @@ use crate::arguments::ArgumentValidator;
 use crate::builtin::{BatchConfig, BatchTool, InvalidTool};
 use crate::dialect::{self, Dialect};
 use crate::limits::{json_len, too_large};
-use crate::{CallBudget, CallLimits, Tool, ToolContext, ToolDefinition, ToolResult};
+use crate::{CallBudget, CallLimits, Tool, ToolContext, ToolDefinition, ToolError, ToolResult};
 
 use crate::arguments::SchemaError;
 pub use toolforge_names::{InvalidToolName, MAX_TOOL_NAME_LEN, validate_tool_name};
@@ -511,7 +511,32 @@ impl ToolRegistry {
     /// `InvalidArguments` (with every problem), `Panicked`, `Timeout`, `TooLarge`, or the
     /// tool's own.
     pub async fn call(&self, name: &str, arguments: Value) -> ToolResult {
-        self.call_within(name, arguments, None).await
+        self.call_within(name, arguments, None, None).await
+    }
+
+    /// [`ToolRegistry::call`] with context values of this call on top of the registry's
+    /// context (`values` win): what a host sets per call, such as a value read from a request
+    /// header. The calls a `batch` makes get them too.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use toolforge::{ContextValues, ToolRegistry};
+    /// let registry = ToolRegistry::standard().unwrap().build();
+    /// let values = ContextValues::new().with("tenant", "acme");
+    /// let error = registry
+    ///     .call_with_values("bacth", serde_json::json!({}), &values)
+    ///     .await
+    ///     .unwrap_err();
+    /// assert_eq!(error.code, toolforge::ErrorCode::UnknownTool);
+    /// # });
+    /// ```
+    pub async fn call_with_values(
+        &self,
+        name: &str,
+        arguments: Value,
+        values: &crate::ContextValues,
+    ) -> ToolResult {
+        self.call_within(name, arguments, None, Some(values)).await
     }
 
     /// [`ToolRegistry::call`] inside an enclosing call whose budget also applies.
@@ -520,15 +545,27 @@ impl ToolRegistry {
         name: &str,
         arguments: Value,
         outer: Option<&CallBudget>,
+        values: Option<&crate::ContextValues>,
     ) -> ToolResult {
-        let budget = CallBudget::new(name, self.limits_for(name)).within(outer);
+        let budget = CallBudget::new(name, self.limits_for(name))
+            .with_values(values)
+            .within(outer);
         let Some(&position) = self.index.get(name) else {
             return Err(self.invalid.error(name));
         };
         let entry = &self.entries[position];
-        let arguments = entry.validator.prepare(normalize_arguments(arguments))?;
-        let answer =
-            guard::run_guarded(entry.tool.as_ref(), arguments, &self.context, &budget).await?;
+        let arguments = normalize_arguments(arguments);
+        refuse_context_bound(entry.tool.as_ref(), &arguments)?;
+        let arguments = entry.validator.prepare(arguments)?;
+        let own_context;
+        let context = match budget.values() {
+            Some(values) => {
+                own_context = self.context.clone().with_values(values);
+                &own_context
+            }
+            None => &self.context,
+        };
+        let answer = guard::run_guarded(entry.tool.as_ref(), arguments, context, &budget).await?;
         if let Some(max) = budget.limits().max_answer_bytes {
             let bytes = json_len(&answer);
             if bytes > max {
@@ -537,6 +574,21 @@ impl ToolRegistry {
         }
         Ok(answer)
     }
+}
+
+/// Refuses arguments that give a value the tool takes from the call's context values.
+fn refuse_context_bound(tool: &dyn Tool, arguments: &Value) -> Result<(), ToolError> {
+    let bound = tool.context_bound_arguments();
+    let Some(given) = arguments
+        .as_object()
+        .and_then(|map| map.keys().find(|key| bound.contains(key)))
+    else {
+        return Ok(());
+    };
+    Err(crate::tool::context_bound_error(
+        &tool.definition().name,
+        given,
+    ))
 }
 
 /// `null` becomes `{}`, a string holding a JSON object becomes that object.

@@ -11,7 +11,9 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use crate::spec::{DeclaredToolSpec, ParameterSpec, ParameterType, SchemaSpec};
-use crate::{ToolAnnotations, ToolContext, ToolDefinition, ToolError, ToolFuture};
+use crate::{
+    ContextValues, ErrorCode, ToolAnnotations, ToolContext, ToolDefinition, ToolError, ToolFuture,
+};
 
 use super::super::backend::Reader;
 use super::super::dates;
@@ -32,6 +34,8 @@ pub(super) struct DeclaredTool {
     index: usize,
     /// Each parameter's pattern, compiled once.
     patterns: Vec<Option<regex::Regex>>,
+    /// The parameters bound to context values.
+    context_bound: Vec<String>,
     definition: ToolDefinition,
 }
 
@@ -53,8 +57,15 @@ impl DeclaredTool {
                     .and_then(|pattern| regex::Regex::new(pattern).ok())
             })
             .collect();
+        let context_bound = tool
+            .parameters
+            .iter()
+            .filter(|param| param.from_context.is_some())
+            .map(|param| param.name.clone())
+            .collect();
         Some(DeclaredTool {
             definition: definition(tool),
+            context_bound,
             source,
             index,
             patterns,
@@ -71,7 +82,7 @@ pub(super) fn definitions(spec: &SchemaSpec) -> Vec<ToolDefinition> {
 fn definition(tool: &DeclaredToolSpec) -> ToolDefinition {
     let mut properties = Map::new();
     let mut required = Vec::new();
-    for param in &tool.parameters {
+    for param in tool.parameters.iter().filter(|p| p.from_context.is_none()) {
         properties.insert(param.name.clone(), parameter_schema(param));
         if param.required {
             required.push(Value::String(param.name.clone()));
@@ -177,6 +188,10 @@ impl crate::Tool for DeclaredTool {
         &self.definition
     }
 
+    fn context_bound_arguments(&self) -> &[String] {
+        &self.context_bound
+    }
+
     fn call<'a>(&'a self, arguments: Value, context: &'a ToolContext) -> ToolFuture<'a> {
         let shared = match &self.source {
             DatabaseSource::Bound(shared) => shared.clone(),
@@ -192,7 +207,7 @@ impl crate::Tool for DeclaredTool {
                 ))
             });
         };
-        let call = match Call::read(tool, &self.patterns, arguments) {
+        let call = match Call::read(tool, &self.patterns, arguments, context.values()) {
             Ok(call) => call,
             Err(error) => return Box::pin(async move { Err(error) }),
         };
@@ -212,11 +227,14 @@ struct Call {
 
 impl Call {
     /// Checks `arguments` against the tool's parameters: unknown keys, missing required
-    /// values, types, `enum`, `min` / `max` and `pattern`, each a located error.
+    /// values, types, `enum`, `min` / `max` and `pattern`, each a located error. Parameters
+    /// bound to context values take them from `context_values`: a call that gives one is refused, and
+    /// so is a call without the context value (never run unbound).
     fn read(
         tool: &DeclaredToolSpec,
         patterns: &[Option<regex::Regex>],
         arguments: Value,
+        context_values: &ContextValues,
     ) -> Result<Call, ToolError> {
         let arguments = match arguments {
             Value::Null => Map::new(),
@@ -229,9 +247,17 @@ impl Call {
                 )));
             }
         };
+        if let Some(bound) = tool
+            .parameters
+            .iter()
+            .find(|param| param.from_context.is_some() && arguments.contains_key(&param.name))
+        {
+            return Err(crate::tool::context_bound_error(&tool.name, &bound.name));
+        }
         let valid: Vec<&str> = tool
             .parameters
             .iter()
+            .filter(|param| param.from_context.is_none())
             .map(|param| param.name.as_str())
             .chain(PAGING_ARGUMENTS)
             .collect();
@@ -261,7 +287,24 @@ impl Call {
         let now = jiff::Timestamp::now();
         let mut values = Vec::with_capacity(tool.parameters.len());
         for (param, pattern) in tool.parameters.iter().zip(patterns) {
-            let given = arguments.get(&param.name).filter(|value| !value.is_null());
+            let from_context;
+            let given = match &param.from_context {
+                None => arguments.get(&param.name).filter(|value| !value.is_null()),
+                Some(name) => {
+                    let Some(value) = context_values.get(name) else {
+                        return Err(ToolError::new(
+                            ErrorCode::Unavailable,
+                            format!(
+                                "{} needs the context value `{name}` (for `{}`), which the host did not set for this call",
+                                tool.name, param.name
+                            ),
+                        )
+                        .with_details(json!({"path": param.name, "context_value": name, "missing": true})));
+                    };
+                    from_context = context_value(param.ty, value);
+                    Some(&from_context)
+                }
+            };
             let value = match (given, &param.default) {
                 (Some(value), _) => value,
                 (None, Some(default)) => default,
@@ -279,8 +322,18 @@ impl Call {
             };
             values.push(
                 bind(param, pattern.as_ref(), value, now).map_err(|problem| {
-                    ToolError::invalid_arguments(format!("`{}`: {problem}", param.name))
-                        .with_details(json!({"path": param.name}))
+                    match &param.from_context {
+                        None => ToolError::invalid_arguments(format!("`{}`: {problem}", param.name))
+                            .with_details(json!({"path": param.name})),
+                        Some(name) => ToolError::new(
+                            ErrorCode::Unavailable,
+                            format!(
+                                "the context value `{name}` the host set is not a valid `{}` of {}: {problem}",
+                                param.name, tool.name
+                            ),
+                        )
+                        .with_details(json!({"path": param.name, "context_value": name})),
+                    }
                 })?,
             );
         }
@@ -348,6 +401,20 @@ impl Call {
         head.insert("entity_type".into(), Value::String(entity.name.clone()));
         list_page(conn, query, head, &limits)
     }
+}
+
+/// A context value (text) as the JSON value a parameter of type `ty` reads: numbers and
+/// booleans are parsed, anything else stays text (and then fails the type check).
+fn context_value(ty: ParameterType, text: &str) -> Value {
+    let parsed = match ty {
+        ParameterType::Number | ParameterType::Integer | ParameterType::Boolean => {
+            serde_json::from_str::<Value>(text.trim()).ok()
+        }
+        ParameterType::String | ParameterType::Datetime => None,
+    };
+    parsed
+        .filter(|value| value.is_number() || value.is_boolean())
+        .unwrap_or_else(|| Value::String(text.to_owned()))
 }
 
 /// The bound value of `param` for `value`, or what is wrong with it.
