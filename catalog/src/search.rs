@@ -118,6 +118,11 @@ impl SearchRequest {
         self
     }
 
+    /// Whether the request keeps only some tools (by capability or source).
+    fn is_filtered(&self) -> bool {
+        !self.capabilities.is_empty() || !self.sources.is_empty()
+    }
+
     /// The request keeping only tools with this capability tag (repeatable).
     pub fn with_capability(mut self, capability: impl Into<String>) -> SearchRequest {
         self.capabilities.push(capability.into());
@@ -442,7 +447,7 @@ impl Catalog {
     ) -> Result<(Vec<Candidate>, u64), CatalogError> {
         let connection = self.lock();
         let total = self.count_tools(&connection)?;
-        let filtered = !request.capabilities.is_empty() || !request.sources.is_empty();
+        let filtered = request.is_filtered();
         if !filtered {
             let tokens = self.tokenizer.tokens(&connection, terms)?;
             let postings = self.postings(&connection)?;
@@ -501,7 +506,7 @@ impl Catalog {
             .map(|term| format!("\"{}\"", term.replace('"', "\"\"")))
             .collect::<Vec<_>>()
             .join(" OR ");
-        let filtered = !request.capabilities.is_empty() || !request.sources.is_empty();
+        let filtered = request.is_filtered();
         // The best `pool` rowids are chosen from the FTS table alone; only those rows of
         // `tools` are read. Filters need `tools` before the limit, so they join it there.
         let mut hits = format!(

@@ -300,17 +300,11 @@ fn listing_of(args: &IndexArgs) -> Result<(Source, Listed), String> {
         return Ok((source, listed));
     }
     if let Some(url) = &args.mcp_url {
-        let token = match &args.token_env {
-            None => None,
-            Some(variable) => match std::env::var(variable) {
-                Ok(token) if !token.trim().is_empty() => Some(token),
-                _ => {
-                    return Err(format!(
-                        "--token-env {variable}: the environment variable `{variable}` is not set or empty"
-                    ));
-                }
-            },
-        };
+        let token = args
+            .token_env
+            .as_deref()
+            .map(crate::token_env::token_from_env)
+            .transpose()?;
         let name = args.source.clone().unwrap_or_else(|| host_of(url));
         let source = Source::new(SourceKind::Mcp, name).with_location(url.clone());
         let runtime = tokio::runtime::Builder::new_current_thread()

@@ -25,6 +25,9 @@ pub mod families;
 // `--defer-tools` / `--defer`: the core tools shown up front.
 pub mod defer;
 
+// `--token-env VAR`: a bearer token from the environment.
+pub mod token_env;
+
 // One module per subcommand.
 pub mod check;
 pub mod generate;

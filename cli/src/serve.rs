@@ -223,17 +223,14 @@ fn http_options(args: &Args) -> Result<Option<HttpOptions>, String> {
              --allow-host (and require a token with --token-env), or listen on 127.0.0.1"
         ));
     }
-    let token = match &args.token_env {
-        None => None,
-        Some(variable) => match std::env::var(variable) {
-            Ok(token) if !token.trim().is_empty() => Some(token),
-            _ => {
-                return Err(format!(
-                    "--token-env {variable}: the environment variable `{variable}` is not set or empty; set it to the token clients must send"
-                ));
-            }
-        },
-    };
+    let token = args
+        .token_env
+        .as_deref()
+        .map(|variable| {
+            crate::token_env::token_from_env(variable)
+                .map_err(|message| format!("{message}; set it to the token clients must send"))
+        })
+        .transpose()?;
     let defaults = HttpOptions::default();
     let mut hosts = defaults.allowed_hosts.clone();
     hosts.extend(args.allow_hosts.iter().cloned());
