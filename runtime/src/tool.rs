@@ -104,6 +104,18 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every code, in declaration order.
+    pub(crate) const ALL: [ErrorCode; 8] = [
+        ErrorCode::InvalidArguments,
+        ErrorCode::UnknownTool,
+        ErrorCode::ExecutionFailed,
+        ErrorCode::Timeout,
+        ErrorCode::TooLarge,
+        ErrorCode::NotFound,
+        ErrorCode::Panicked,
+        ErrorCode::Unavailable,
+    ];
+
     /// The code as it appears in JSON (`invalid_arguments`, ...).
     pub fn as_str(self) -> &'static str {
         match self {

@@ -26,12 +26,52 @@ fn registry(config: BatchConfig) -> Arc<ToolRegistry> {
         .build()
 }
 
+/// Runs a batch; its answer must match the batch tool's `outputSchema`.
 async fn batch(registry: &ToolRegistry, calls: Value) -> Vec<Value> {
     let output = registry
         .call("batch", json!({ "calls": calls }))
         .await
         .unwrap();
+    let problems = output_problems(registry, &output);
+    assert!(problems.is_empty(), "{problems:?}\n{output:#}");
     output["results"].as_array().unwrap().clone()
+}
+
+/// Where `answer` departs from the batch tool's `outputSchema`.
+fn output_problems(registry: &ToolRegistry, answer: &Value) -> Vec<String> {
+    let schema = registry
+        .get("batch")
+        .unwrap()
+        .definition()
+        .output_schema
+        .clone();
+    let validator = jsonschema::validator_for(&schema.expect("batch has an outputSchema")).unwrap();
+    validator
+        .iter_errors(answer)
+        .map(|error| format!("{error} at {}", error.instance_path()))
+        .collect()
+}
+
+#[test]
+fn the_output_schema_rejects_answers_of_another_shape() {
+    let registry = registry(BatchConfig::default());
+    let good = json!({"results": [
+        {"tool": "echo", "ok": true, "result": {"any": "thing"}},
+        {"tool": "nope", "ok": false, "error": {"error": "unknown_tool", "message": "no", "suggestions": []}},
+    ]});
+    assert_eq!(output_problems(&registry, &good), Vec::<String>::new());
+    for bad in [
+        json!({"results": [{"tool": "echo", "ok": true}]}),
+        json!({"results": [{"tool": "echo", "ok": false, "result": 1}]}),
+        json!({"results": [{"tool": "echo", "ok": false, "error": {"error": "oops", "message": "m"}}]}),
+        json!({"results": [{"tool": "echo", "ok": true, "result": 1, "error": {}}]}),
+        json!({"answers": []}),
+    ] {
+        assert!(
+            !output_problems(&registry, &bad).is_empty(),
+            "accepted {bad}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

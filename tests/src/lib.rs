@@ -46,3 +46,28 @@ pub fn generate_client(config: &str) -> Vec<toolforge_generator::__private::outp
 /// The README's Rust examples, compiled and run as doc tests so they stay true.
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeExamples;
+
+/// Checks a tool's successful answer against the tool's `outputSchema` (what MCP clients check
+/// `structuredContent` against) and panics, naming the tool and the places, when it departs.
+/// A tool without an `outputSchema` fails too: every tool declares one.
+pub fn assert_answer_matches_output_schema(
+    definition: &toolforge::ToolDefinition,
+    arguments: &serde_json::Value,
+    answer: &serde_json::Value,
+) {
+    let tool = &definition.name;
+    let schema = definition
+        .output_schema
+        .as_ref()
+        .unwrap_or_else(|| panic!("{tool} has no outputSchema"));
+    let validator = jsonschema::validator_for(schema)
+        .unwrap_or_else(|e| panic!("the outputSchema of {tool} does not compile: {e}"));
+    let problems: Vec<String> = validator
+        .iter_errors(answer)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(
+        problems.is_empty(),
+        "the answer of {tool} {arguments} does not match its outputSchema: {problems:?}\n{answer}"
+    );
+}

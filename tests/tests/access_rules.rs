@@ -160,19 +160,8 @@ async fn call(registry: &ToolRegistry, tool: &str, arguments: Value) -> Value {
         .call(tool, arguments.clone())
         .await
         .unwrap_or_else(|error| panic!("{tool} {arguments}: {error:?}"));
-    let definition = registry
-        .definitions()
-        .into_iter()
-        .find(|definition| definition.name == tool)
-        .unwrap();
-    if let Some(schema) = definition.output_schema.clone() {
-        let validator = jsonschema::validator_for(&schema).unwrap();
-        let problems: Vec<String> = validator
-            .iter_errors(&answer)
-            .map(|error| error.to_string())
-            .collect();
-        assert!(problems.is_empty(), "{tool} {arguments}: {problems:?}");
-    }
+    let definition = registry.get(tool).expect("a registered tool").definition();
+    toolforge_tests::assert_answer_matches_output_schema(definition, &arguments, &answer);
     let text = answer.to_string();
     assert!(
         !text.contains(MARK),

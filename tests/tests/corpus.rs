@@ -145,3 +145,40 @@ fn the_json_schema_rejects_wrong_types() {
 fn the_corpus_directory_exists() {
     assert!(Path::new(&corpus_dir()).is_dir());
 }
+
+/// Every tool a config yields, generated, declared or built in, declares what it answers: MCP
+/// clients check `structuredContent` against it. The answers themselves are checked against
+/// these schemas wherever the tests call the tools (the end-to-end, change, access-rule,
+/// declared-tool and batch tests).
+#[test]
+fn every_tool_of_every_config_declares_an_output_schema() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let configs = FILES.iter().map(|file| corpus_dir().join(file)).chain([
+        fixtures.join("declared/library.yaml"),
+        fixtures.join("access/branches.yaml"),
+    ]);
+    let meta = jsonschema::draft202012::meta::validator();
+    let mut checked = 0;
+    for config in configs {
+        let Ok(definitions) = toolforge_cli::dynamic::definitions(&config, &Default::default())
+        else {
+            continue;
+        };
+        for definition in definitions {
+            let name = format!("{}: {}", config.display(), definition.name);
+            let schema = definition
+                .output_schema
+                .unwrap_or_else(|| panic!("{name} has no outputSchema"));
+            assert!(
+                meta.is_valid(&schema),
+                "{name}: not a JSON Schema: {schema}"
+            );
+            assert_eq!(
+                schema["type"], "object",
+                "{name}: MCP wants an object at the root"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 150, "only {checked} tools checked");
+}

@@ -355,7 +355,15 @@ fn corpus_configs_answer_alike_on_sqlite_and_postgres() {
         let runtime = e2e_support::runtime();
         for (tool, arguments) in &calls {
             let expected = outcome(runtime.block_on(sqlite.registry.call(tool, arguments.clone())));
-            let found = outcome(runtime.block_on(registry.call(tool, arguments.clone())));
+            let found = runtime.block_on(registry.call(tool, arguments.clone()));
+            if let (Ok(answer), Some(registered)) = (&found, registry.get(tool)) {
+                toolforge_tests::assert_answer_matches_output_schema(
+                    registered.definition(),
+                    arguments,
+                    answer,
+                );
+            }
+            let found = outcome(found);
             assert_eq!(found, expected, "{name}: {tool} {arguments}");
             answered += usize::from(expected.get("error").is_none());
         }

@@ -403,6 +403,57 @@ fn parse_call(index: usize, call: &Value) -> Result<PlannedCall, Box<BadCall>> {
     })
 }
 
+/// The answer's schema: one result per call, in call order, each a success carrying the called
+/// tool's answer (described by that tool's own `outputSchema`) or a failure carrying the error
+/// as [`ToolError::to_json`] writes it.
+fn output_schema() -> Value {
+    let codes: Vec<&str> = ErrorCode::ALL.iter().map(|code| code.as_str()).collect();
+    let tool = json!({ "type": "string", "description": "Name of the called tool, as given." });
+    json!({
+        "type": "object",
+        "properties": {
+            "results": {
+                "type": "array",
+                "description": "One result per call, in call order.",
+                "items": {
+                    "oneOf": [
+                        {
+                            "type": "object",
+                            "properties": {
+                                "tool": tool,
+                                "ok": { "const": true },
+                                "result": { "description": "The called tool's answer." }
+                            },
+                            "required": ["tool", "ok", "result"],
+                            "additionalProperties": false
+                        },
+                        {
+                            "type": "object",
+                            "properties": {
+                                "tool": tool,
+                                "ok": { "const": false },
+                                "error": {
+                                    "type": "object",
+                                    "properties": {
+                                        "error": { "enum": codes },
+                                        "message": { "type": "string" },
+                                        "details": {}
+                                    },
+                                    "required": ["error", "message"]
+                                }
+                            },
+                            "required": ["tool", "ok", "error"],
+                            "additionalProperties": false
+                        }
+                    ]
+                }
+            }
+        },
+        "required": ["results"],
+        "additionalProperties": false
+    })
+}
+
 fn definition(config: &BatchConfig) -> ToolDefinition {
     let call_schema = json!({
         "type": "object",
@@ -439,7 +490,7 @@ fn definition(config: &BatchConfig) -> ToolDefinition {
             "required": ["calls"],
             "additionalProperties": false
         }),
-        output_schema: None,
+        output_schema: Some(output_schema()),
         annotations: ToolAnnotations::default(),
         capabilities: vec!["batch".to_owned()],
         keywords: vec!["parallel".to_owned(), "multiple".to_owned()],

@@ -34,8 +34,25 @@ fn import(db: &Database, spec: &SchemaSpec, lines: &[Value]) -> toolforge::sql::
     db.import_jsonl(spec, text.as_bytes()).unwrap()
 }
 
+/// Calls `tool`; its answer must match the tool's `outputSchema`.
 async fn call(spec: &Arc<SchemaSpec>, db: &Database, tool: DatabaseTool, args: Value) -> Value {
-    tool.call(spec.clone(), db.clone(), args).await.unwrap()
+    let answer = tool
+        .call(spec.clone(), db.clone(), args.clone())
+        .await
+        .unwrap();
+    let schema = tool.definition(spec).output_schema;
+    let schema = schema.unwrap_or_else(|| panic!("{} has no outputSchema", tool.name()));
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let problems: Vec<String> = validator
+        .iter_errors(&answer)
+        .map(|error| format!("{error} at {}", error.instance_path()))
+        .collect();
+    assert!(
+        problems.is_empty(),
+        "the answer of {} {args} does not match its outputSchema: {problems:?}\n{answer:#}",
+        tool.name()
+    );
+    answer
 }
 
 /// Applies a unified diff to `old` (the hunks `similar` writes).

@@ -67,18 +67,11 @@ impl Seeded {
     pub async fn call(&self, tool: &str, arguments: Value) -> Result<Value, ToolError> {
         self.called.lock().unwrap().insert(tool.to_string());
         let answer = self.registry.call(tool, arguments.clone()).await;
-        if let (Ok(value), Some(registered)) = (&answer, self.registry.get(tool))
-            && let Some(schema) = &registered.definition().output_schema
-        {
-            let validator = jsonschema::validator_for(schema)
-                .unwrap_or_else(|e| panic!("the output schema of {tool} does not compile: {e}"));
-            let problems: Vec<String> = validator
-                .iter_errors(value)
-                .map(|e| format!("{} at {}", e, e.instance_path()))
-                .collect();
-            assert!(
-                problems.is_empty(),
-                "the answer of {tool} {arguments} does not match its output schema: {problems:?}\n{value}"
+        if let (Ok(value), Some(registered)) = (&answer, self.registry.get(tool)) {
+            toolforge_tests::assert_answer_matches_output_schema(
+                registered.definition(),
+                &arguments,
+                value,
             );
         }
         answer
