@@ -27,6 +27,7 @@ pub const GENERATED_CLIENTS: &[(&str, &str)] = &[
         "lr_coderag",
         "corpus/ragforge__examples__generated-from-lr-coderag.yaml",
     ),
+    ("library", "fixtures/declared/library.yaml"),
 ];
 
 /// The files a client folder should hold for `config` (relative to this crate), generated the

@@ -15,6 +15,8 @@ mod code_rag;
 mod computed_fields;
 #[path = "../generated/document_rag/mod.rs"]
 mod document_rag;
+#[path = "../generated/library/mod.rs"]
+mod library;
 #[path = "../generated/lr_coderag/mod.rs"]
 mod lr_coderag;
 
@@ -180,6 +182,11 @@ fn load(db: &Database, spec: &toolforge::spec::SchemaSpec) {
                 let mut data = serde_json::Map::new();
                 for field in &entity.fields {
                     let value = match field.ty {
+                        toolforge::spec::FieldType::Datetime
+                            if field.name != entity.unique_field =>
+                        {
+                            json!(format!("2024-0{i}-01T00:00:00Z"))
+                        }
                         toolforge::spec::FieldType::String
                         | toolforge::spec::FieldType::Datetime => {
                             if field.name == entity.unique_field {
@@ -311,6 +318,7 @@ parity_test!(
     document_rag,
     "corpus/ragforge__examples__document-rag__ragforge.config.yaml"
 );
+parity_test!(parity_library, library, "fixtures/declared/library.yaml");
 parity_test!(
     parity_lr_coderag,
     lr_coderag,
@@ -562,5 +570,157 @@ async fn typed_full_text_search() {
             .unwrap()
             .contains("**select**"),
         "{direct}"
+    );
+}
+
+/// The declared tools of a generated client, typed: each argument struct serialises to
+/// arguments its tool's input schema accepts, and its `call` (through a registry) and `run`
+/// (on a context's database) answer the same records as an untyped call, typed as the
+/// entity's records; `from_context` parameters come from the context, never the struct.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typed_declared_tools() {
+    use library::declared_tools::{
+        ExpensiveLoansArgs, LoansByStatusArgs, LoansByStatusStatus, MyLoansArgs,
+        OpenLoansOfMemberArgs,
+    };
+    use toolforge::sql::tools::DeclaredArgs;
+    use toolforge::{ErrorCode, ToolContext};
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path().join("db.sqlite")).unwrap();
+    library::apply_schema(&db).unwrap();
+    let mut lines = String::new();
+    for i in 0..30 {
+        let line = json!({"entity": "Loan", "data": {
+            "id": format!("l{i:02}"),
+            "member_id": format!("m{}", i % 3),
+            "title": format!("{}{i}", "t".repeat(1 + i % 5)),
+            "status": if i % 3 == 0 { "returned" } else { "open" },
+            "due_at": format!("2024-{:02}-10T00:00:00Z", 1 + i % 12),
+            "fee": (i % 7) as f64 * 2.5,
+            "branch": if i % 2 == 0 { "north" } else { "south" },
+        }});
+        lines.push_str(&format!("{line}\n"));
+    }
+    db.import_jsonl(library::spec(), lines.as_bytes()).unwrap();
+    let registry = library::registry_builder(db.clone())
+        .unwrap()
+        .with_context_values(&toolforge::ContextValues::new().with("member", "m1"))
+        .build();
+    let context = ToolContext::new()
+        .with_extension(db.clone())
+        .with_value("member", "m1");
+
+    /// The typed answer of `args` by both doors, checked against the untyped call.
+    async fn both<A>(
+        args: &A,
+        registry: &ToolRegistry,
+        context: &ToolContext,
+    ) -> toolforge::sql::tools::DeclaredPage<library::records::Loan>
+    where
+        A: DeclaredArgs<Record = library::records::Loan>,
+    {
+        let arguments = serde_json::to_value(args).unwrap();
+        let definition = registry.get(A::TOOL_NAME).unwrap().definition();
+        let validator = jsonschema::validator_for(&definition.input_schema).unwrap();
+        assert!(
+            validator.is_valid(&arguments),
+            "{} {arguments} against {}",
+            A::TOOL_NAME,
+            definition.input_schema
+        );
+        let untyped = registry.call(A::TOOL_NAME, arguments).await.unwrap();
+        let called = toolforge::sql::tools::call_declared(args, registry)
+            .await
+            .unwrap();
+        let ran = toolforge::sql::tools::run_declared(args, context)
+            .await
+            .unwrap();
+        assert_eq!(called, ran, "{}", A::TOOL_NAME);
+        let untyped_ids: Vec<&str> = untyped["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|record| record["id"].as_str().unwrap())
+            .collect();
+        let typed_ids: Vec<&str> = called.records.iter().map(|loan| loan.id.as_str()).collect();
+        assert_eq!(typed_ids, untyped_ids, "{}", A::TOOL_NAME);
+        assert_eq!(called.total, untyped["total"].as_u64().unwrap());
+        assert_eq!(called.next_offset, untyped["next_offset"].as_u64());
+        called
+    }
+
+    // Required parameters only, then every one set.
+    let open = both(
+        &OpenLoansOfMemberArgs::new("m2".into()),
+        &registry,
+        &context,
+    )
+    .await;
+    assert!(!open.records.is_empty());
+    for loan in &open.records {
+        assert_eq!(loan.member_id.as_deref(), Some("m2"));
+        assert_eq!(loan.status, Some(library::records::LoanStatus::Open));
+    }
+    let before = OpenLoansOfMemberArgs {
+        before: Some("2024-06-01T00:00:00Z".into()),
+        limit: Some(2),
+        ..OpenLoansOfMemberArgs::new("m2".into())
+    };
+    let page = both(&before, &registry, &context).await;
+    assert_eq!(page.records.len(), 2);
+    assert!(page.has_more && page.next_offset == Some(2));
+    assert!(page.records[0].due_at <= page.records[1].due_at);
+    let next = OpenLoansOfMemberArgs {
+        offset: page.next_offset,
+        ..before.clone()
+    };
+    assert_eq!(both(&next, &registry, &context).await.offset, 2);
+
+    let expensive = ExpensiveLoansArgs {
+        min_len: Some(3),
+        ..ExpensiveLoansArgs::new(5.0)
+    };
+    let expensive = both(&expensive, &registry, &context).await;
+    assert!(expensive.records.iter().all(|loan| loan.fee >= Some(5.0)));
+    assert!(
+        expensive
+            .records
+            .iter()
+            .all(|loan| loan.title_length > Some(3.0))
+    );
+
+    let returned = LoansByStatusArgs {
+        branch: Some("south".into()),
+        ..LoansByStatusArgs::new(LoansByStatusStatus::Returned)
+    };
+    let returned = both(&returned, &registry, &context).await;
+    assert_eq!(returned.total, 5);
+    assert!(returned.records.iter().all(|loan| {
+        loan.status == Some(library::records::LoanStatus::Returned)
+            && loan.branch.as_deref() == Some("south")
+    }));
+
+    // `member` is the context's: the struct has no such field, and the answer is m1's.
+    let mine = both(&MyLoansArgs::new(), &registry, &context).await;
+    assert_eq!(mine.total, 10);
+    assert!(
+        mine.records
+            .iter()
+            .all(|loan| loan.member_id.as_deref() == Some("m1"))
+    );
+    let without = ToolContext::new().with_extension(db.clone());
+    let denied = MyLoansArgs::new().run(&without).await.unwrap_err();
+    assert_eq!(denied.code, ErrorCode::Unavailable);
+
+    // Values the declarations refuse are refused through the typed doors too.
+    let bad = OpenLoansOfMemberArgs::new("x1".into());
+    assert_eq!(
+        bad.call(&registry).await.unwrap_err().code,
+        ErrorCode::InvalidArguments
+    );
+    assert_eq!(
+        bad.run(&context).await.unwrap_err().code,
+        ErrorCode::InvalidArguments
     );
 }

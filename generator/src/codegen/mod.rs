@@ -43,6 +43,7 @@
 //! ```
 
 mod crate_path;
+mod declared_tools;
 mod format;
 mod module;
 pub mod names;

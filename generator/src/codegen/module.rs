@@ -5,7 +5,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 use toolforge::spec::SchemaSpec;
 
-use super::{CodegenError, Layout, records, tool_args};
+use super::{CodegenError, Layout, declared_tools, records, tool_args};
 
 pub(crate) fn module_tokens(
     spec: &SchemaSpec,
@@ -31,6 +31,7 @@ pub(crate) fn module_tokens(
     };
     let records = records::records_module(spec)?;
     let tools = tool_args::tools_module(spec);
+    let declared = declared_tools::declared_tools_module(spec)?;
     let name = crate::output::escape_invisible(&spec.name, false);
     let spec_doc =
         format!(" The storage spec of `{name}`, as JSON (`spec.json`; see `toolforge::spec`).");
@@ -111,5 +112,7 @@ pub(crate) fn module_tokens(
         #records
 
         #tools
+
+        #declared
     })
 }

@@ -1,0 +1,108 @@
+//! Typed calls of declared tools: a generated module declares one argument struct per declared
+//! tool ([`DeclaredArgs`]) and reads its answer as a [`DeclaredPage`] of the entity's typed
+//! records. The tool itself (its schema, checks and query) stays the one built from the spec.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::spec::SchemaSpec;
+use crate::{Tool, ToolContext, ToolError, ToolRegistry};
+
+use super::DatabaseSource;
+use super::declared::DeclaredTool;
+
+/// The arguments of one declared tool of a generated module's embedded spec, and the record
+/// type its answers hold. Generated code implements it; call through the struct's own `call`
+/// and `run` methods, which use [`call_declared`] and [`run_declared`].
+pub trait DeclaredArgs: Serialize {
+    /// The tool's name, as declared.
+    const TOOL_NAME: &'static str;
+
+    /// The typed record of the tool's entity.
+    type Record: DeserializeOwned;
+
+    /// The spec that declares the tool.
+    fn spec() -> &'static Arc<SchemaSpec>;
+}
+
+/// One page of a declared tool's answer, its records typed.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[non_exhaustive]
+pub struct DeclaredPage<R> {
+    /// The entity the tool returns.
+    pub entity_type: String,
+    /// How many records match in all.
+    pub total: u64,
+    /// The offset of the first record of this page.
+    pub offset: u64,
+    /// How many records this page holds.
+    pub returned: u64,
+    /// Whether records were left out (call again from `next_offset`).
+    pub truncated: bool,
+    /// Whether more records follow.
+    pub has_more: bool,
+    /// The `offset` of the next page; `None` on the last one.
+    pub next_offset: Option<u64>,
+    /// The records of this page, in the tool's order.
+    #[serde(rename = "results")]
+    pub records: Vec<R>,
+}
+
+/// Runs the declared tool of `args` through `registry`, exactly as a model's call would
+/// (argument checks, deadline and answer cap included), and types its answer.
+pub async fn call_declared<A: DeclaredArgs>(
+    args: &A,
+    registry: &ToolRegistry,
+) -> Result<DeclaredPage<A::Record>, ToolError> {
+    let answer = registry.call(A::TOOL_NAME, arguments(args)?).await?;
+    typed_page::<A>(answer)
+}
+
+/// Runs the declared tool of `args` on the [`Database`](crate::sql::Database) of `context`
+/// (its context values bind `from_context` parameters and row rules), without a registry.
+pub async fn run_declared<A: DeclaredArgs>(
+    args: &A,
+    context: &ToolContext,
+) -> Result<DeclaredPage<A::Record>, ToolError> {
+    let spec = A::spec();
+    let tool = spec
+        .declared_tools
+        .iter()
+        .position(|tool| tool.name == A::TOOL_NAME)
+        .and_then(|index| DeclaredTool::new(DatabaseSource::Context(spec.clone()), index))
+        .ok_or_else(|| {
+            ToolError::new(
+                crate::ErrorCode::UnknownTool,
+                format!(
+                    "the spec declares no tool `{}`; regenerate the module",
+                    A::TOOL_NAME
+                ),
+            )
+        })?;
+    let answer = tool.call(arguments(args)?, context).await?;
+    typed_page::<A>(answer)
+}
+
+fn arguments<A: DeclaredArgs>(args: &A) -> Result<Value, ToolError> {
+    serde_json::to_value(args).map_err(|error| {
+        ToolError::invalid_arguments(format!(
+            "the arguments of `{}` cannot be serialised: {error}",
+            A::TOOL_NAME
+        ))
+    })
+}
+
+fn typed_page<A: DeclaredArgs>(answer: Value) -> Result<DeclaredPage<A::Record>, ToolError> {
+    serde_path_to_error::deserialize(answer).map_err(|error| {
+        ToolError::execution_failed(format!(
+            "the answer of `{}` does not fit its typed records at `{}`: {}; regenerate the \
+             module from the config the database was built with",
+            A::TOOL_NAME,
+            error.path(),
+            error.inner()
+        ))
+    })
+}
