@@ -618,7 +618,7 @@ async fn typed_declared_tools() {
         context: &ToolContext,
     ) -> toolforge::sql::tools::DeclaredPage<library::records::Loan>
     where
-        A: DeclaredArgs<Record = library::records::Loan>,
+        A: DeclaredArgs<Answer = toolforge::sql::tools::DeclaredPage<library::records::Loan>>,
     {
         let arguments = serde_json::to_value(args).unwrap();
         let definition = registry.get(A::TOOL_NAME).unwrap().definition();

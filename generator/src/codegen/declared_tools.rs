@@ -59,6 +59,7 @@ fn tool_items(
 ) -> Result<TokenStream, CodegenError> {
     let ty = claim(names, format!("{}Args", camel(&tool.name)), tool)?;
     let record = type_ident(&tool.entity);
+    let answer = quote!(::toolforge::sql::tools::DeclaredPage<super::records::#record>);
     let tool_name = &tool.name;
     let escape = |text: &str| crate::output::escape_invisible(text, true).into_owned();
     let mut doc = format!(
@@ -163,7 +164,7 @@ fn tool_items(
             pub async fn call(
                 &self,
                 registry: &::toolforge::ToolRegistry,
-            ) -> ::core::result::Result<::toolforge::sql::tools::DeclaredPage<super::records::#record>, ::toolforge::ToolError> {
+            ) -> ::core::result::Result<#answer, ::toolforge::ToolError> {
                 ::toolforge::sql::tools::call_declared(self, registry).await
             }
 
@@ -172,14 +173,14 @@ fn tool_items(
             pub async fn run(
                 &self,
                 context: &::toolforge::ToolContext,
-            ) -> ::core::result::Result<::toolforge::sql::tools::DeclaredPage<super::records::#record>, ::toolforge::ToolError> {
+            ) -> ::core::result::Result<#answer, ::toolforge::ToolError> {
                 ::toolforge::sql::tools::run_declared(self, context).await
             }
         }
 
         impl ::toolforge::sql::tools::DeclaredArgs for #ty {
             const TOOL_NAME: &'static str = #tool_name;
-            type Record = super::records::#record;
+            type Answer = #answer;
 
             fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
                 super::spec()

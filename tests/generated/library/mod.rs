@@ -655,7 +655,7 @@ pub mod declared_tools {
     }
     impl ::toolforge::sql::tools::DeclaredArgs for OpenLoansOfMemberArgs {
         const TOOL_NAME: &'static str = "open_loans_of_member";
-        type Record = super::records::Loan;
+        type Answer = ::toolforge::sql::tools::DeclaredPage<super::records::Loan>;
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
             super::spec()
         }
@@ -723,7 +723,7 @@ pub mod declared_tools {
     }
     impl ::toolforge::sql::tools::DeclaredArgs for ExpensiveLoansArgs {
         const TOOL_NAME: &'static str = "expensive_loans";
-        type Record = super::records::Loan;
+        type Answer = ::toolforge::sql::tools::DeclaredPage<super::records::Loan>;
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
             super::spec()
         }
@@ -787,7 +787,7 @@ pub mod declared_tools {
     }
     impl ::toolforge::sql::tools::DeclaredArgs for MyLoansArgs {
         const TOOL_NAME: &'static str = "my_loans";
-        type Record = super::records::Loan;
+        type Answer = ::toolforge::sql::tools::DeclaredPage<super::records::Loan>;
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
             super::spec()
         }
@@ -896,7 +896,7 @@ pub mod declared_tools {
     }
     impl ::toolforge::sql::tools::DeclaredArgs for LoansByStatusArgs {
         const TOOL_NAME: &'static str = "loans_by_status";
-        type Record = super::records::Loan;
+        type Answer = ::toolforge::sql::tools::DeclaredPage<super::records::Loan>;
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
             super::spec()
         }

@@ -1,6 +1,7 @@
 //! Typed calls of declared tools: a generated module declares one argument struct per declared
 //! tool ([`DeclaredArgs`]) and reads its answer as a [`DeclaredPage`] of the entity's typed
-//! records. The tool itself (its schema, checks and query) stays the one built from the spec.
+//! records (or [`DeclaredRows`] for a tool in the trusted `sql:` form). The tool itself (its
+//! schema, checks and query) stays the one built from the spec.
 
 use std::sync::Arc;
 
@@ -14,15 +15,15 @@ use crate::{Tool, ToolContext, ToolError, ToolRegistry};
 use super::DatabaseSource;
 use super::declared::DeclaredTool;
 
-/// The arguments of one declared tool of a generated module's embedded spec, and the record
-/// type its answers hold. Generated code implements it; call through the struct's own `call`
-/// and `run` methods, which use [`call_declared`] and [`run_declared`].
+/// The arguments of one declared tool of a generated module's embedded spec, and the type of
+/// its answers. Generated code implements it; call through the struct's own `call` and `run`
+/// methods, which use [`call_declared`] and [`run_declared`].
 pub trait DeclaredArgs: Serialize {
     /// The tool's name, as declared.
     const TOOL_NAME: &'static str;
 
-    /// The typed record of the tool's entity.
-    type Record: DeserializeOwned;
+    /// Its answer: a [`DeclaredPage`] of the entity's typed records, or [`DeclaredRows`].
+    type Answer: DeserializeOwned;
 
     /// The spec that declares the tool.
     fn spec() -> &'static Arc<SchemaSpec>;
@@ -51,14 +52,34 @@ pub struct DeclaredPage<R> {
     pub records: Vec<R>,
 }
 
+/// One page of the rows of a declared tool in the trusted `sql:` form.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[non_exhaustive]
+pub struct DeclaredRows {
+    /// The statement's column names, in order.
+    pub columns: Vec<String>,
+    /// The offset of the first row of this page.
+    pub offset: u64,
+    /// How many rows this page holds.
+    pub returned: u64,
+    /// Whether rows were left out (call again from `next_offset`).
+    pub truncated: bool,
+    /// Whether more rows follow.
+    pub has_more: bool,
+    /// The `offset` of the next page; `None` on the last one.
+    pub next_offset: Option<u64>,
+    /// The rows of this page, each column name to value.
+    pub rows: Vec<serde_json::Map<String, Value>>,
+}
+
 /// Runs the declared tool of `args` through `registry`, exactly as a model's call would
 /// (argument checks, deadline and answer cap included), and types its answer.
 pub async fn call_declared<A: DeclaredArgs>(
     args: &A,
     registry: &ToolRegistry,
-) -> Result<DeclaredPage<A::Record>, ToolError> {
+) -> Result<A::Answer, ToolError> {
     let answer = registry.call(A::TOOL_NAME, arguments(args)?).await?;
-    typed_page::<A>(answer)
+    typed_answer::<A>(answer)
 }
 
 /// Runs the declared tool of `args` on the [`Database`](crate::sql::Database) of `context`
@@ -66,7 +87,7 @@ pub async fn call_declared<A: DeclaredArgs>(
 pub async fn run_declared<A: DeclaredArgs>(
     args: &A,
     context: &ToolContext,
-) -> Result<DeclaredPage<A::Record>, ToolError> {
+) -> Result<A::Answer, ToolError> {
     let spec = A::spec();
     let tool = spec
         .declared_tools
@@ -83,7 +104,7 @@ pub async fn run_declared<A: DeclaredArgs>(
             )
         })?;
     let answer = tool.call(arguments(args)?, context).await?;
-    typed_page::<A>(answer)
+    typed_answer::<A>(answer)
 }
 
 fn arguments<A: DeclaredArgs>(args: &A) -> Result<Value, ToolError> {
@@ -95,10 +116,10 @@ fn arguments<A: DeclaredArgs>(args: &A) -> Result<Value, ToolError> {
     })
 }
 
-fn typed_page<A: DeclaredArgs>(answer: Value) -> Result<DeclaredPage<A::Record>, ToolError> {
+fn typed_answer<A: DeclaredArgs>(answer: Value) -> Result<A::Answer, ToolError> {
     serde_path_to_error::deserialize(answer).map_err(|error| {
         ToolError::execution_failed(format!(
-            "the answer of `{}` does not fit its typed records at `{}`: {}; regenerate the \
+            "the answer of `{}` does not fit its type at `{}`: {}; regenerate the \
              module from the config the database was built with",
             A::TOOL_NAME,
             error.path(),

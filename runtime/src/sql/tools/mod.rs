@@ -66,7 +66,7 @@ use super::Database;
 pub use super::query::{Condition, Direction, Operator, OrderBy};
 pub use arguments::{ArgName, EmbeddedSpec};
 pub use common::{Shared, optional_integer};
-pub use declared_typed::{DeclaredArgs, DeclaredPage, call_declared, run_declared};
+pub use declared_typed::{DeclaredArgs, DeclaredPage, DeclaredRows, call_declared, run_declared};
 pub use describe_entity::DescribeEntityArgs;
 pub use explore_relationships::{ExploreRelationshipsArgs, TraversalDirection};
 pub use full_text_search::FullTextSearchArgs;
