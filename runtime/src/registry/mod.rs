@@ -55,6 +55,15 @@ pub enum RegistryError {
         #[source]
         source: SchemaError,
     },
+    /// A tool could not be set up, for example a declared tool whose statement does not
+    /// prepare on the database the registry opens.
+    #[error("cannot register tool `{name}`: {message}")]
+    ToolCheck {
+        /// The tool refused.
+        name: String,
+        /// What is wrong.
+        message: String,
+    },
     /// Limits were set for a tool that is not registered (register it first).
     #[error(
         "cannot set limits for `{name}`: no tool with this name is registered (yet); \
