@@ -484,6 +484,15 @@ async fn a_read_only_registry_keeps_sql_tools() {
     );
     let answer = call(&read_only, "busiest_branches", json!({})).await;
     assert_eq!(answer["rows"].as_array().unwrap().len(), 3);
+    // Inside `batch` too, with the same answer.
+    let batch = read_only
+        .call(
+            "batch",
+            json!({"calls": [{"tool": "busiest_branches", "args": {}}]}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(batch["results"][0]["result"], answer);
 }
 
 /// Numbers compared as numbers (SQLite's integer sum and PostgreSQL's double are equal).
