@@ -32,7 +32,11 @@ pub struct CompileOptions {
 /// placeholders), `None` when it prepares as a read, or what is wrong (SQLite's message).
 /// The CLI passes `toolforge::sql::check_sqlite_reads`.
 #[derive(Clone)]
-pub struct SqliteCheck(pub Arc<dyn Fn(&SchemaSpec, &[&str]) -> Vec<Option<String>> + Send + Sync>);
+pub struct SqliteCheck(pub Arc<SqliteCheckFn>);
+
+/// The function a [`SqliteCheck`] holds: the spec and the statements in, one answer per
+/// statement out.
+pub type SqliteCheckFn = dyn Fn(&SchemaSpec, &[&str]) -> Vec<Option<String>> + Send + Sync;
 
 impl std::fmt::Debug for SqliteCheck {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -73,11 +73,7 @@ fn by_hand(db: &Database, sql: &str, params: Vec<toolforge::sql::value::SqlValue
     let sql = sql.to_owned();
     db.read_blocking(move |conn| {
         let mut statement = conn.prepare(&sql).unwrap();
-        let names: Vec<String> = statement
-            .column_names()
-            .into_iter()
-            .map(str::to_owned)
-            .collect();
+        let names: Vec<String> = statement.column_names().map(str::to_owned).collect();
         let mut rows = statement
             .query(toolforge::sql::rusqlite::params_from_iter(params.iter()))
             .unwrap();

@@ -123,10 +123,7 @@ pub(crate) fn prepare_read<'c>(
             "the statement is not a read: {what} is not allowed in a `sql:` tool"
         ))));
     }
-    let statement = match prepared {
-        Ok(statement) => statement,
-        Err(error) => return Err(error.into()),
-    };
+    let statement = prepared?;
     if !statement.readonly() {
         return Ok(Err(Refusal(
             "the statement writes to the database, which a `sql:` tool may not".into(),
@@ -162,11 +159,7 @@ pub(crate) fn sqlite_rows(
         Ok(statement) => statement,
         Err(refusal) => return Ok(Err(refusal)),
     };
-    let columns: Vec<String> = statement
-        .column_names()
-        .into_iter()
-        .map(str::to_owned)
-        .collect();
+    let columns: Vec<String> = statement.column_names().map(str::to_owned).collect();
     let width = columns.len();
     let mut rows = statement.query(rusqlite::params_from_iter(params.iter()))?;
     let mut out = Vec::new();
