@@ -189,7 +189,15 @@ pub struct Live {
 
 /// Compiles a config file; errors carry every diagnostic with its position.
 pub fn compile(config: &Path, options: &CompileOptions) -> Result<Compiled, LoadError> {
-    compile_file(config, options).map_err(LoadError::Config)
+    compile_file(config, &with_sqlite_check(options.clone())).map_err(LoadError::Config)
+}
+
+/// `options` with the SQLite statements of declared tools prepared against the config's
+/// schema (what the generator cannot do, since it links no SQLite).
+pub fn with_sqlite_check(options: CompileOptions) -> CompileOptions {
+    options.check_sqlite(toolforge_generator::SqliteCheck(std::sync::Arc::new(
+        toolforge::sql::check_sqlite_reads,
+    )))
 }
 
 /// The tool definitions a config produces (identical to those of [`load`]'s registry, in the

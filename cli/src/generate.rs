@@ -41,8 +41,10 @@ pub struct Args {
 
 /// Runs `toolforge generate`.
 pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
-    let compile =
-        crate::families::with_tools(CompileOptions::default().strict(args.strict), &args.tools);
+    let compile = crate::dynamic::with_sqlite_check(crate::families::with_tools(
+        CompileOptions::default().strict(args.strict),
+        &args.tools,
+    ));
     let mut options = GenerateOptions::cli_generate(&args.config, &args.out);
     if let Some(path) = &args.crate_path {
         options = options.with_cli_crate_path(path);

@@ -73,7 +73,7 @@ fn plural(n: usize, word: &str) -> String {
 
 /// Runs the command.
 pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
-    let options = CompileOptions::default().strict(args.strict);
+    let options = crate::dynamic::with_sqlite_check(CompileOptions::default().strict(args.strict));
     let file = args.config.display().to_string();
     let result = compile_file(&args.config, &options);
     let written = match (&result, args.format) {

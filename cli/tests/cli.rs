@@ -193,3 +193,43 @@ fn the_binary_uses_the_same_exit_codes() {
         .unwrap();
     assert_eq!(status.status.code(), Some(2));
 }
+
+#[test]
+fn validate_prepares_sql_statements_of_declared_tools_and_locates_sqlite_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = "\
+name: notes
+entities:
+  - name: Note
+    searchable_fields:
+      - {name: owner, type: string}
+      - {name: title, type: string}
+toolforge:
+  declared_tools:
+    - name: notes_per_owner
+      description: How many notes each owner has
+      sql:
+        sqlite: \"SELECT owner, count(*) AS notes FROM note WHERE titel > :after GROUP BY owner\"
+      parameters:
+        after: {type: string}
+";
+    let path = write(dir.path(), "notes.yaml", config);
+    let (code, _, stderr) = run(&["validate", "--config", path.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("no such column: titel"), "{stderr}");
+    assert!(stderr.contains("notes.yaml:12:17"), "{stderr}");
+    let fixed = config.replace("titel", "title");
+    let path = write(dir.path(), "notes.yaml", &fixed);
+    let (code, _, stderr) = run(&["validate", "--config", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stdout, stderr) = run(&[
+        "tools",
+        "list",
+        "--config",
+        path.to_str().unwrap(),
+        "--format",
+        "summary",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("notes_per_owner"), "{stdout}");
+}

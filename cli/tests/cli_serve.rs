@@ -374,6 +374,10 @@ toolforge:
       order_by: title
       parameters:
         owner: {type: string, from_context: owner}
+    - name: notes_per_owner
+      description: How many notes each owner has, of those the caller sees
+      sql:
+        sqlite: \"SELECT owner, count(*) AS notes FROM note GROUP BY owner ORDER BY owner\"
 ";
 
 /// An rmcp client over Streamable HTTP sending `headers` with every request.
@@ -497,6 +501,13 @@ async fn context_headers_set_the_context_values_of_each_http_request() {
         let mut seen = titles(&seen);
         seen.sort();
         assert_eq!(seen, ["b1", "b2"]);
+        // A `sql:` tool sees through the same rule.
+        let counted = answer(&bob, "notes_per_owner", serde_json::json!({})).await;
+        assert_eq!(
+            counted["rows"],
+            serde_json::json!([{"owner": "bob", "notes": 2}]),
+            "{counted}"
+        );
     }
     // The model cannot name another caller.
     let error = refusal(&ann, "my_notes", serde_json::json!({"owner": "bob"})).await;

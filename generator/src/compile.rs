@@ -22,9 +22,55 @@ pub struct CompileOptions {
     /// The tool families to generate, replacing the config's `toolforge.tools` (`None`: the
     /// config's list, or the default families).
     pub tools: Option<Vec<ToolFamily>>,
+    /// Prepares the SQLite statements of declared tools in the `sql:` form against the schema
+    /// (the generator links no SQLite: a host that does hands it in, see
+    /// [`CompileOptions::check_sqlite`]). `None`: they are only scanned.
+    pub sqlite_check: Option<SqliteCheck>,
 }
 
+/// A check of SQLite statements against a spec's schema: for each statement (`?N`
+/// placeholders), `None` when it prepares as a read, or what is wrong (SQLite's message).
+/// The CLI passes `toolforge::sql::check_sqlite_reads`.
+#[derive(Clone)]
+pub struct SqliteCheck(pub Arc<SqliteCheckFn>);
+
+/// The function a [`SqliteCheck`] holds: the spec and the statements in, one answer per
+/// statement out.
+pub type SqliteCheckFn = dyn Fn(&SchemaSpec, &[&str]) -> Vec<Option<String>> + Send + Sync;
+
+impl std::fmt::Debug for SqliteCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SqliteCheck")
+    }
+}
+
+impl PartialEq for SqliteCheck {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for SqliteCheck {}
+
 impl CompileOptions {
+    /// Sets [`CompileOptions::sqlite_check`]: `validate` then reports a `sql.sqlite` statement
+    /// that does not prepare (unknown table or column, syntax) or is not a read, at its key,
+    /// with SQLite's message.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolforge_generator::{CompileOptions, SqliteCheck};
+    /// let check = SqliteCheck(Arc::new(|_spec, statements: &[&str]| {
+    ///     statements.iter().map(|_| Some("no such table: nowhere".to_owned())).collect()
+    /// }));
+    /// let options = CompileOptions::default().check_sqlite(check);
+    /// assert!(options.sqlite_check.is_some());
+    /// ```
+    pub fn check_sqlite(mut self, check: SqliteCheck) -> Self {
+        self.sqlite_check = Some(check);
+        self
+    }
+
     /// Sets [`CompileOptions::strict`].
     ///
     /// ```
@@ -118,6 +164,11 @@ pub fn compile_str(
         spec.tools.families = families.clone();
     }
     crate::validate::validate_spec(&config, &spec, options.serving, &mut reporter);
+    if let Some(check) = &options.sqlite_check
+        && reporter.error_count() == 0
+    {
+        crate::ir::check_sqlite_statements(&config, &spec, check, &mut reporter);
+    }
     let strict = options.strict
         || config
             .toolforge

@@ -44,7 +44,9 @@ mod validate;
 
 pub use builder::{Builder, GenerateError};
 pub use codegen::CodegenError;
-pub use compile::{CompileOptions, Compiled, compile_file, compile_str};
+pub use compile::{
+    CompileOptions, Compiled, SqliteCheck, SqliteCheckFn, compile_file, compile_str,
+};
 pub use diagnostics::{Diagnostic, Diagnostics, Related, Severity};
 pub use output::{FileAction, OutputError, WriteReport};
 

@@ -72,8 +72,14 @@ pub struct DeclaredToolSpec {
     pub name: String,
     /// What the tool does, for the model.
     pub description: String,
-    /// The entity whose records it returns.
+    /// The entity whose records it returns; empty for a tool in the trusted `sql:` form
+    /// (see [`DeclaredToolSpec::sql`]).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub entity: String,
+    /// The trusted `sql:` form: the config's own statement per backend, answering rows as
+    /// objects (column name → value); `None` for a tool in the expression form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sql: Option<DeclaredSqlSpec>,
     /// The `where:` source, for descriptions; `None` when the tool returns every record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_where: Option<String>,
@@ -93,6 +99,22 @@ pub struct DeclaredToolSpec {
     /// The parameters, in config order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parameters: Vec<ParameterSpec>,
+}
+
+/// The statements of a declared tool in the trusted `sql:` form, one per backend, with every
+/// `:name` parameter written `?N` (the parameter at position `N - 1` of
+/// [`DeclaredToolSpec::parameters`]; on PostgreSQL `CAST(?N AS <type>)`). They run read-only:
+/// one statement, reading only (SQLite: an authorizer allowing reads alone; PostgreSQL: a
+/// `READ ONLY` transaction, rolled back), through the same connections and row rules as every
+/// tool. A tool with no statement for the backend it runs on is refused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeclaredSqlSpec {
+    /// The SQLite statement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sqlite: Option<String>,
+    /// The PostgreSQL statement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub postgres: Option<String>,
 }
 
 /// One `order_by:` item of a declared tool.

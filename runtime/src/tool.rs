@@ -62,6 +62,15 @@ pub struct ToolDefinition {
     pub keywords: Vec<String>,
 }
 
+impl ToolDefinition {
+    /// Whether the annotations say the tool does not modify its environment
+    /// (`readOnlyHint: true`). A tool that says nothing may write: it is not read-only. This
+    /// is what the read-only profile keeps ([`crate::RegistryBuilder::read_only`]).
+    pub fn is_read_only(&self) -> bool {
+        self.annotations.read_only == Some(true)
+    }
+}
+
 /// Behaviour hints a client may show or act on (the MCP tool annotations).
 #[non_exhaustive]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

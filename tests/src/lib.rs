@@ -28,6 +28,7 @@ pub const GENERATED_CLIENTS: &[(&str, &str)] = &[
         "corpus/ragforge__examples__generated-from-lr-coderag.yaml",
     ),
     ("library", "fixtures/declared/library.yaml"),
+    ("library_sql", "fixtures/declared/sql_tools.yaml"),
 ];
 
 /// The files a client folder should hold for `config` (relative to this crate), generated the

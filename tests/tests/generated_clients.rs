@@ -17,6 +17,8 @@ mod computed_fields;
 mod document_rag;
 #[path = "../generated/library/mod.rs"]
 mod library;
+#[path = "../generated/library_sql/mod.rs"]
+mod library_sql;
 #[path = "../generated/lr_coderag/mod.rs"]
 mod lr_coderag;
 
@@ -319,6 +321,11 @@ parity_test!(
     "corpus/ragforge__examples__document-rag__ragforge.config.yaml"
 );
 parity_test!(parity_library, library, "fixtures/declared/library.yaml");
+parity_test!(
+    parity_library_sql,
+    library_sql,
+    "fixtures/declared/sql_tools.yaml"
+);
 parity_test!(
     parity_lr_coderag,
     lr_coderag,
@@ -723,4 +730,52 @@ async fn typed_declared_tools() {
         bad.run(&context).await.unwrap_err().code,
         ErrorCode::InvalidArguments
     );
+}
+
+/// A declared tool in the trusted `sql:` form, typed: its struct's `call` and `run` answer the
+/// untyped call's rows as `DeclaredRows`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typed_declared_sql_tools() {
+    use library_sql::declared_tools::{FeesFromArgs, SqliteOnlyTitlesArgs};
+    use toolforge::ToolContext;
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path().join("db.sqlite")).unwrap();
+    library_sql::apply_schema(&db).unwrap();
+    let mut lines = String::new();
+    for i in 0..12 {
+        let line = json!({"entity": "Loan", "data": {
+            "id": format!("l{i:02}"), "title": format!("t{i}"), "fee": i as f64,
+            "status": "open", "due_at": "2024-01-01T00:00:00Z", "branch": "north",
+        }});
+        lines.push_str(&format!("{line}\n"));
+    }
+    db.import_jsonl(library_sql::spec(), lines.as_bytes())
+        .unwrap();
+    let registry = library_sql::registry_builder(db.clone()).unwrap().build();
+    let context = ToolContext::new().with_extension(db.clone());
+
+    let args = FeesFromArgs {
+        parts: Some(2),
+        limit: Some(3),
+        ..FeesFromArgs::new(4.0)
+    };
+    let untyped = registry
+        .call("fees_from", serde_json::to_value(&args).unwrap())
+        .await
+        .unwrap();
+    let typed = args.call(&registry).await.unwrap();
+    assert_eq!(typed, args.run(&context).await.unwrap());
+    assert_eq!(typed.columns, ["id", "fee", "status", "share"]);
+    assert_eq!(Value::from(typed.rows.clone()), untyped["rows"]);
+    assert_eq!(typed.rows[0]["id"], "l04");
+    assert_eq!(typed.rows[0]["share"], 2.0);
+    assert!(typed.has_more && typed.next_offset == Some(3));
+
+    let titles = SqliteOnlyTitlesArgs::new("t1*".into())
+        .call(&registry)
+        .await
+        .unwrap();
+    let ids: Vec<&Value> = titles.rows.iter().map(|row| &row["title"]).collect();
+    assert_eq!(ids, [&json!("T1"), &json!("T10"), &json!("T11")]);
 }

@@ -28,7 +28,7 @@ pub(crate) fn declared_tools_module(spec: &SchemaSpec) -> Result<TokenStream, Co
         /// The tools declared in the config, typed: one argument struct per tool (its
         /// parameters as fields), whose `call` runs it through a registry (as a model's call)
         /// and `run` on the database of a call context, both answering a page of the entity's
-        /// typed records.
+        /// typed records (or of rows, for a `sql:` tool).
         #[allow(dead_code)]
         pub mod declared_tools {
             #( #items )*
@@ -58,14 +58,24 @@ fn tool_items(
     names: &mut BTreeSet<String>,
 ) -> Result<TokenStream, CodegenError> {
     let ty = claim(names, format!("{}Args", camel(&tool.name)), tool)?;
-    let record = type_ident(&tool.entity);
-    let answer = quote!(::toolforge::sql::tools::DeclaredPage<super::records::#record>);
     let tool_name = &tool.name;
     let escape = |text: &str| crate::output::escape_invisible(text, true).into_owned();
+    // A `sql:` tool answers rows; the expression form pages the entity's records.
+    let (answer, answers) = if tool.sql.is_some() {
+        (
+            quote!(::toolforge::sql::tools::DeclaredRows),
+            "rows (column name to value)".to_owned(),
+        )
+    } else {
+        let record = type_ident(&tool.entity);
+        (
+            quote!(::toolforge::sql::tools::DeclaredPage<super::records::#record>),
+            format!("`{}` records", escape(&tool.entity)),
+        )
+    };
     let mut doc = format!(
-        " The arguments of `{tool_name}`: {}. Answers pages of `{}` records, at most {} each.",
+        " The arguments of `{tool_name}`: {}. Answers pages of {answers}, at most {} each.",
         escape(tool.description.trim_end_matches('.')),
-        escape(&tool.entity),
         tool.limit
     );
     for param in &tool.parameters {

@@ -90,8 +90,13 @@ pub struct DeclaredTool {
     /// What the tool does, for the model (required).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    /// The entity whose records it returns.
+    /// The entity whose records it returns (absent with `sql:`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub entity: String,
+    /// The trusted form: the tool's own statement per backend, with `:name` parameters, run
+    /// read-only (excludes `entity`, `where` and `order_by`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sql: Option<DeclaredSql>,
     /// The condition records must meet: an expression over the entity's fields, computed
     /// fields and relationship aggregates, with `:name` parameters. Absent: every record.
     #[serde(default, rename = "where", skip_serializing_if = "Option::is_none")]
@@ -106,6 +111,23 @@ pub struct DeclaredTool {
     /// The parameters, by name: each a value the model gives (checked before any query runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parameters: Option<std::collections::BTreeMap<String, DeclaredParameter>>,
+}
+
+/// The `sql:` of a declared tool: one read-only statement per backend.
+///
+/// ```yaml
+///     sql:
+///       sqlite: "SELECT branch, count(*) AS loans FROM loan WHERE due_at < :before GROUP BY branch"
+///       postgres: "SELECT branch, count(*) AS loans FROM loan WHERE due_at < :before GROUP BY branch"
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct DeclaredSql {
+    /// The statement run on SQLite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sqlite: Option<String>,
+    /// The statement run on PostgreSQL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub postgres: Option<String>,
 }
 
 /// One parameter of a declared tool.

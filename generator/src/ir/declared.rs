@@ -4,12 +4,14 @@
 
 use serde_json::Value;
 use toolforge::spec::{
-    DeclaredOrderSpec, DeclaredToolSpec, ParameterSpec, ParameterType, SchemaSpec,
+    DeclaredOrderSpec, DeclaredSqlSpec, DeclaredToolSpec, ParameterSpec, ParameterType, SchemaSpec,
 };
 use toolforge_names::validate_tool_name;
 
 use crate::config::Config;
-use crate::config::options::{DeclaredParameter, DeclaredTool};
+use crate::config::options::{DeclaredParameter, DeclaredSql, DeclaredTool};
+
+use super::declared_sql::{Backend, bind_parameters};
 use crate::config::spans::At;
 use crate::diagnostics::Severity;
 use crate::expr::{
@@ -92,6 +94,29 @@ pub(super) fn lower_declared_tools(config: &Config, spec: &mut SchemaSpec, r: &m
                 1
             }
         };
+        if let Some(sql) = &tool.sql {
+            let Some(parameters) = parameters else {
+                continue;
+            };
+            if let Some(lowered_tool) = lower_sql_tool(tool, sql, &base, parameters, limit, spec, r)
+                && r.error_count() == errors
+            {
+                lowered.push(lowered_tool);
+            }
+            continue;
+        }
+        if tool.entity.is_empty() {
+            r.error(
+                &base,
+                format!(
+                    "declared tool `{}` has neither `entity` nor `sql`",
+                    tool.name
+                ),
+            )
+            .hint("name the entity it returns (`entity: Loan`), or give its statement under `sql:`")
+            .emit();
+            continue;
+        }
         if spec.entity(&tool.entity).is_none() {
             let names: Vec<&str> = spec.entities.iter().map(|e| e.name.as_str()).collect();
             r.error(
@@ -182,6 +207,7 @@ pub(super) fn lower_declared_tools(config: &Config, spec: &mut SchemaSpec, r: &m
                 .trim()
                 .to_owned(),
             entity: tool.entity.clone(),
+            sql: None,
             source_where: tool.where_clause.as_ref().map(|w| w.trim().to_owned()),
             where_sql: condition.as_ref().map(|c| c.sql.clone()),
             postgres_where_sql: condition.map(|c| c.postgres_sql),
@@ -191,6 +217,143 @@ pub(super) fn lower_declared_tools(config: &Config, spec: &mut SchemaSpec, r: &m
         });
     }
     spec.declared_tools = lowered;
+}
+
+/// A tool in the trusted `sql:` form: its statements scanned and bound, problems reported at
+/// their place in the statement text, unused parameters at their key.
+fn lower_sql_tool(
+    tool: &DeclaredTool,
+    sql: &DeclaredSql,
+    base: &str,
+    parameters: Vec<ParameterSpec>,
+    limit: u32,
+    spec: &SchemaSpec,
+    r: &mut Reporter<'_>,
+) -> Option<DeclaredToolSpec> {
+    let errors = r.error_count();
+    let excluded: Vec<&str> = [
+        ("entity", !tool.entity.is_empty()),
+        ("where", tool.where_clause.is_some()),
+        ("order_by", tool.order_by.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(key, set)| set.then_some(key))
+    .collect();
+    for key in &excluded {
+        r.at(
+            Severity::Error,
+            &format!("{base}.{key}"),
+            At::Key,
+            format!(
+                "declared tool `{}` has `sql:`, which excludes `{key}`",
+                tool.name
+            ),
+        )
+        .hint("keep either `sql:` (your own statement) or `entity` with `where` / `order_by`")
+        .emit();
+    }
+    if sql.sqlite.is_none() && sql.postgres.is_none() {
+        r.error(
+            &format!("{base}.sql"),
+            format!(
+                "the `sql:` of declared tool `{}` has no statement",
+                tool.name
+            ),
+        )
+        .hint("give `sqlite:` and / or `postgres:`, each one SELECT statement")
+        .emit();
+        return None;
+    }
+    let tables: Vec<String> = spec
+        .entities
+        .iter()
+        .map(|entity| entity.table.clone())
+        .chain(spec.relationships.iter().map(|rel| rel.table.clone()))
+        .chain([toolforge::spec::CHANGES_TABLE.to_owned()])
+        .collect();
+    let mut bound = [None, None];
+    for (slot, (backend, text)) in bound.iter_mut().zip([
+        (Backend::Sqlite, &sql.sqlite),
+        (Backend::Postgres, &sql.postgres),
+    ]) {
+        let Some(text) = text else { continue };
+        let path = format!("{base}.sql.{}", backend.key());
+        match bind_parameters(text, &parameters, &tables, backend) {
+            Ok(statement) => *slot = Some(statement),
+            Err(problem) => {
+                let location = if problem.span.is_empty() {
+                    r.index().locate(&path, At::Value)
+                } else {
+                    r.index()
+                        .locate_in_scalar(&path, text, problem.span.clone())
+                };
+                r.at_location(
+                    Severity::Error,
+                    &path,
+                    location,
+                    format!("declared tool `{}`: {}", tool.name, problem.message),
+                )
+                .hint(problem.hint)
+                .emit();
+            }
+        }
+    }
+    if r.error_count() > errors {
+        return None;
+    }
+    let [sqlite, postgres] = bound;
+    for (position, param) in parameters.iter().enumerate() {
+        let unused_in: Vec<&str> = [(Backend::Sqlite, &sqlite), (Backend::Postgres, &postgres)]
+            .into_iter()
+            .filter_map(|(backend, statement)| {
+                statement
+                    .as_ref()
+                    .filter(|s| !s.used.contains(&position))
+                    .map(|_| backend.key())
+            })
+            .collect();
+        if !unused_in.is_empty() {
+            r.at(
+                Severity::Error,
+                &format!("{base}.parameters.{}", param.name),
+                At::Key,
+                format!(
+                    "parameter `{}` of declared tool `{}` is never used in `sql.{}`",
+                    param.name,
+                    tool.name,
+                    unused_in.join("` / `sql.")
+                ),
+            )
+            .hint(format!(
+                "use `:{}` in every statement, or remove the parameter",
+                param.name
+            ))
+            .emit();
+        }
+    }
+    if r.error_count() > errors {
+        return None;
+    }
+    Some(DeclaredToolSpec {
+        name: tool.name.clone(),
+        description: tool
+            .description
+            .clone()
+            .unwrap_or_default()
+            .trim()
+            .to_owned(),
+        entity: String::new(),
+        sql: Some(DeclaredSqlSpec {
+            sqlite: sqlite.map(|s| s.sql),
+            postgres: postgres.map(|s| s.sql),
+        }),
+        source_where: None,
+        where_sql: None,
+        postgres_where_sql: None,
+        order_by: Vec::new(),
+        limit,
+        parameters,
+    })
 }
 
 /// Reports a clause's compile error at its place in the clause text.
@@ -501,4 +664,41 @@ fn looks_like_date(text: &str) -> bool {
     forms
         .iter()
         .any(|form| regex::Regex::new(form).is_ok_and(|re| re.is_match(&text)))
+}
+
+/// Reports each `sql.sqlite` statement `check` cannot prepare as a read, at its key.
+pub(crate) fn check_sqlite_statements(
+    config: &Config,
+    spec: &SchemaSpec,
+    check: &crate::compile::SqliteCheck,
+    r: &mut Reporter<'_>,
+) {
+    let declared = config
+        .toolforge
+        .as_ref()
+        .and_then(|t| t.declared_tools.as_deref())
+        .unwrap_or_default();
+    let statements: Vec<(&str, &str)> = spec
+        .declared_tools
+        .iter()
+        .filter_map(|tool| {
+            let sqlite = tool.sql.as_ref()?.sqlite.as_deref()?;
+            Some((tool.name.as_str(), sqlite))
+        })
+        .collect();
+    if statements.is_empty() {
+        return;
+    }
+    let texts: Vec<&str> = statements.iter().map(|(_, sql)| *sql).collect();
+    let problems = (check.0)(spec, &texts);
+    for ((name, _), problem) in statements.iter().zip(problems) {
+        let Some(problem) = problem else { continue };
+        let index = declared.iter().position(|t| t.name == *name).unwrap_or(0);
+        r.error(
+            &format!("toolforge.declared_tools[{index}].sql.sqlite"),
+            format!("declared tool `{name}`: SQLite cannot run `sql.sqlite`: {problem}"),
+        )
+        .hint("name the config's tables (snake_case entity names, edge tables) and their columns; one read-only SELECT")
+        .emit();
+    }
 }

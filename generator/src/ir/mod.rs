@@ -8,6 +8,8 @@
 mod access;
 mod computed;
 mod declared;
+pub(crate) use declared::check_sqlite_statements;
+pub(crate) mod declared_sql;
 mod embeddings;
 
 /// The embedding provider a config names, when toolforge has it.

@@ -273,13 +273,9 @@ impl McpServer {
     }
 
     /// This server with only its read-only tools (annotated `readOnlyHint: true`); `batch`
-    /// stays, reaching only those.
+    /// stays, reaching only those ([`ToolRegistry::read_only`]).
     pub fn read_only(&self) -> McpServer {
-        let registry = self.registry();
-        let batch = crate::BATCH_TOOL_NAME;
-        self.with_registry(
-            registry.subset(|tool| tool.name == batch || tool.annotations.read_only == Some(true)),
-        )
+        self.with_registry(self.registry().read_only())
     }
 
     /// This server's identity and settings over another registry.

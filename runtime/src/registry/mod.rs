@@ -55,6 +55,15 @@ pub enum RegistryError {
         #[source]
         source: SchemaError,
     },
+    /// A tool could not be set up, for example a declared tool whose statement does not
+    /// prepare on the database the registry opens.
+    #[error("cannot register tool `{name}`: {message}")]
+    ToolCheck {
+        /// The tool refused.
+        name: String,
+        /// What is wrong.
+        message: String,
+    },
     /// Limits were set for a tool that is not registered (register it first).
     #[error(
         "cannot set limits for `{name}`: no tool with this name is registered (yet); \
@@ -83,6 +92,7 @@ pub struct RegistryBuilder {
     limits: CallLimits,
     tool_limits: HashMap<String, CallLimits>,
     batch: Option<Arc<BatchTool>>,
+    read_only: bool,
 }
 
 impl fmt::Debug for RegistryBuilder {
@@ -91,6 +101,7 @@ impl fmt::Debug for RegistryBuilder {
             .field("tools", &self.entries.len())
             .field("limits", &self.limits)
             .field("tool_limits", &self.tool_limits)
+            .field("read_only", &self.read_only)
             .finish_non_exhaustive()
     }
 }
@@ -240,8 +251,50 @@ impl RegistryBuilder {
         Ok(self)
     }
 
+    /// The read-only profile: the registry built keeps only the tools whose annotations say
+    /// they do not modify their environment ([`ToolDefinition::is_read_only`]), and `batch`,
+    /// which then reaches only those. A dropped tool is not listed, not callable by name, not
+    /// reachable inside `batch`, and never suggested for an unknown name. The profile stays
+    /// with the registry: tools added later through [`ToolRegistry::to_builder`] are filtered
+    /// too.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use toolforge::ToolRegistry;
+    /// let registry = ToolRegistry::standard()?.read_only().build();
+    /// assert!(registry.is_read_only());
+    /// assert_eq!(registry.names().collect::<Vec<_>>(), ["batch"]);
+    /// # Ok(()) }
+    /// ```
+    pub fn read_only(mut self) -> Self {
+        self.read_only = true;
+        self
+    }
+
+    /// Drops the tools the read-only profile does not allow (every tool but `batch` that is
+    /// not annotated read-only), with their limits.
+    fn keep_read_only(&mut self) {
+        let batch_name = self
+            .batch
+            .as_ref()
+            .map(|batch| batch.definition().name.clone());
+        let entries = std::mem::take(&mut self.entries);
+        self.index.clear();
+        for entry in entries {
+            let definition = entry.tool.definition();
+            if Some(&definition.name) == batch_name.as_ref() || definition.is_read_only() {
+                self.push(entry.tool, entry.validator);
+            } else {
+                self.tool_limits.remove(&definition.name);
+            }
+        }
+    }
+
     /// Freezes the tools into a shared registry and binds the built-in tools to it.
-    pub fn build(self) -> Arc<ToolRegistry> {
+    pub fn build(mut self) -> Arc<ToolRegistry> {
+        if self.read_only {
+            self.keep_read_only();
+        }
         let RegistryBuilder {
             entries,
             index,
@@ -249,6 +302,7 @@ impl RegistryBuilder {
             limits,
             tool_limits,
             batch,
+            read_only,
         } = self;
         let invalid = InvalidTool::new(
             entries
@@ -270,6 +324,7 @@ impl RegistryBuilder {
                 tool_limits,
                 invalid,
                 batch,
+                read_only,
             }
         })
     }
@@ -334,6 +389,7 @@ pub struct ToolRegistry {
     tool_limits: HashMap<String, CallLimits>,
     invalid: InvalidTool,
     batch: Option<Arc<BatchTool>>,
+    read_only: bool,
 }
 
 impl fmt::Debug for ToolRegistry {
@@ -378,10 +434,23 @@ impl ToolRegistry {
         self.rebuild(|_| true)
     }
 
+    /// This registry in the read-only profile (see [`RegistryBuilder::read_only`]): only its
+    /// tools annotated read-only, and `batch` reaching only those.
+    pub fn read_only(&self) -> Arc<ToolRegistry> {
+        self.rebuild(|_| true).read_only().build()
+    }
+
+    /// Whether the registry was built in the read-only profile
+    /// ([`RegistryBuilder::read_only`]).
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
     fn rebuild(&self, keep: impl Fn(&ToolDefinition) -> bool) -> RegistryBuilder {
         let mut builder = ToolRegistry::builder()
             .with_context(self.context.clone())
             .with_limits(self.limits);
+        builder.read_only = self.read_only;
         for entry in &self.entries {
             let definition = entry.tool.definition();
             if !keep(definition) {

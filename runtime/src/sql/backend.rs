@@ -97,6 +97,17 @@ pub(crate) trait Reader {
         values: &crate::ContextValues,
     ) -> Result<(), ExecError>;
 
+    /// Runs the trusted statement of a declared tool's `sql:` read-only (see
+    /// [`super::trusted`]): the rows after the first `offset`, at most `take`, with the column
+    /// names; `Ok(Err(_))` when the statement is refused before it runs.
+    fn trusted_rows(
+        &self,
+        sql: &str,
+        params: &[SqlValue],
+        offset: u64,
+        take: u64,
+    ) -> Result<Result<super::trusted::NamedRows, super::trusted::Refusal>, ExecError>;
+
     /// Runs a statement answering one integer (`SELECT count(*) ...`).
     fn count(&self, sql: &str, params: &[SqlValue]) -> Result<u64, ExecError> {
         let rows = self.rows(sql, params)?;
@@ -120,6 +131,16 @@ impl Reader for rusqlite::Connection {
     ) -> Result<(), ExecError> {
         // The values reach `toolforge_context` through the read holding the connection.
         super::access::enter_sqlite(self, spec)
+    }
+
+    fn trusted_rows(
+        &self,
+        sql: &str,
+        params: &[SqlValue],
+        offset: u64,
+        take: u64,
+    ) -> Result<Result<super::trusted::NamedRows, super::trusted::Refusal>, ExecError> {
+        super::trusted::sqlite_rows(self, sql, params, offset, take)
     }
 
     fn rows(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>, ExecError> {

@@ -336,6 +336,14 @@ fn configure(conn: &Connection, watch: Arc<Watch>) -> rusqlite::Result<()> {
     register_glob_watched(conn, watch)
 }
 
+/// A connection of no database set up like a read connection (functions, no context
+/// values): where `validate` prepares the trusted statements of declared tools.
+pub(crate) fn configure_scratch(conn: &Connection) -> rusqlite::Result<()> {
+    let watch = Arc::new(Watch::default());
+    configure(conn, watch.clone())?;
+    register_context(conn, watch)
+}
+
 /// `toolforge_context(name)`: the context value `name` of the call holding the connection, or
 /// NULL (what row rules read, see [`super::access`]).
 ///
@@ -401,6 +409,7 @@ fn open_reader(path: &Path, access: Access) -> rusqlite::Result<Reader> {
     let watch = Arc::new(Watch::default());
     configure(&conn, watch.clone())?;
     register_context(&conn, watch.clone())?;
+    super::trusted::install_authorizer(&mut conn)?;
     conn.pragma_update(None, "query_only", true)?;
     let handler_watch = watch.clone();
     conn.progress_handler(
@@ -904,6 +913,24 @@ impl Database {
             return result?;
         }
         self.read_with(values, move |conn| f(conn)).await
+    }
+
+    /// Runs `f` on a read-only connection of whatever backend, blocking the current thread,
+    /// without a deadline: for checks when a registry is built.
+    pub(crate) fn read_any_blocking<T>(
+        &self,
+        f: impl FnOnce(&dyn AnyReader) -> T + Send + 'static,
+    ) -> Result<T, DbError>
+    where
+        T: Send + 'static,
+    {
+        #[cfg(feature = "postgres")]
+        if let Backend::Postgres(pg) = &self.backend {
+            return pg
+                .db
+                .read(None, Arc::new(super::postgres::CancelSlot::default()), f);
+        }
+        self.read_blocking(|conn| f(conn))
     }
 
     /// The PostgreSQL side of the handle, if it is one.

@@ -51,6 +51,8 @@ pub mod schema_diff;
 #[cfg(feature = "sqlite")]
 pub mod tools;
 #[cfg(feature = "sqlite")]
+pub(crate) mod trusted;
+#[cfg(feature = "sqlite")]
 pub mod value;
 #[cfg(feature = "sqlite")]
 mod vectors;
@@ -65,6 +67,8 @@ pub use records::RecordsError;
 pub use registry::{registry, registry_builder, registry_definitions, schema_gaps};
 #[cfg(feature = "sqlite")]
 pub use schema_diff::SchemaDifference;
+#[cfg(feature = "sqlite")]
+pub use trusted::check_sqlite_reads;
 #[cfg(all(feature = "sqlite", feature = "ann"))]
 pub use vectors::ApproximateSettings;
 

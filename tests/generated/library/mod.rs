@@ -589,7 +589,7 @@ pub mod tool_args {
 /// The tools declared in the config, typed: one argument struct per tool (its
 /// parameters as fields), whose `call` runs it through a registry (as a model's call)
 /// and `run` on the database of a call context, both answering a page of the entity's
-/// typed records.
+/// typed records (or of rows, for a `sql:` tool).
 #[allow(dead_code)]
 pub mod declared_tools {
     /// The arguments of `open_loans_of_member`: Open loans of one member, most overdue first. Answers pages of `Loan` records, at most 50 each.

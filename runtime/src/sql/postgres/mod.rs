@@ -590,6 +590,59 @@ impl Reader for Session<'_> {
         self.batch(&super::access::postgres_script(spec, &schema))
     }
 
+    fn trusted_rows(
+        &self,
+        sql: &str,
+        params: &[SqlValue],
+        offset: u64,
+        take: u64,
+    ) -> Result<Result<crate::sql::trusted::NamedRows, crate::sql::trusted::Refusal>, ExecError>
+    {
+        // A subquery pages it (and refuses a data-modifying CTE, which must be at the top);
+        // the transaction is read-only and rolled back, so not even a `set_config` survives.
+        let sql = numbered_placeholders(&format!(
+            "SELECT * FROM (\n{sql}\n) AS toolforge_sql LIMIT {take} OFFSET {offset}"
+        ));
+        let params: Vec<PgParam> = params.iter().cloned().map(PgParam).collect();
+        let prefix = lock(&self.prefix).take();
+        self.run(move |client| async move {
+            if let Some(prefix) = &prefix {
+                client.batch_execute(prefix).await?;
+            }
+            client.batch_execute("BEGIN TRANSACTION READ ONLY").await?;
+            let query = async {
+                let statement = client.prepare(&sql).await?;
+                let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
+                    .iter()
+                    .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+                    .collect();
+                let rows = client.query(&statement, &refs).await?;
+                let columns: Vec<String> = statement
+                    .columns()
+                    .iter()
+                    .map(|column| column.name().to_owned())
+                    .collect();
+                let mut out = Vec::with_capacity(rows.len());
+                for row in rows {
+                    let mut values = Vec::with_capacity(row.len());
+                    for i in 0..row.len() {
+                        values.push(row.try_get::<_, PgCell>(i)?.0);
+                    }
+                    out.push(values);
+                }
+                Ok::<_, tokio_postgres::Error>(crate::sql::trusted::NamedRows {
+                    columns,
+                    rows: out,
+                })
+            };
+            let answer = query.await;
+            let rolled_back = client.batch_execute("ROLLBACK").await;
+            let answer = answer?;
+            rolled_back?;
+            Ok::<_, tokio_postgres::Error>(Ok(answer))
+        })
+    }
+
     fn rows(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>, ExecError> {
         let sql = numbered_placeholders(sql);
         let params: Vec<PgParam> = params.iter().cloned().map(PgParam).collect();

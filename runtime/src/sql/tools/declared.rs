@@ -4,7 +4,8 @@
 //! The input schema is derived from the declared parameters (type, description, `enum`,
 //! `minimum` / `maximum`, `pattern`, `default`) plus `limit` (at most the declared limit) and
 //! `offset`; arguments are checked against the same declarations before any query runs, and
-//! every value is bound. Answers are pages like `query_entities`'s.
+//! every value is bound. Answers are pages like `query_entities`'s; a tool in the trusted
+//! `sql:` form answers pages of rows ([`super::declared_sql`]).
 
 use std::sync::Arc;
 
@@ -111,16 +112,28 @@ fn definition(tool: &DeclaredToolSpec) -> ToolDefinition {
     if !description.ends_with('.') {
         description.push('.');
     }
-    description.push_str(&format!(
-        " Returns `{}` records, at most {} per page (page with `offset`).",
-        tool.entity, tool.limit
-    ));
+    let output_schema = match &tool.sql {
+        None => {
+            description.push_str(&format!(
+                " Returns `{}` records, at most {} per page (page with `offset`).",
+                tool.entity, tool.limit
+            ));
+            answers::output_schema::<answers::EntityPage>()
+        }
+        Some(_) => {
+            description.push_str(&format!(
+                " Returns rows as objects (column name to value), at most {} per page (page with `offset`).",
+                tool.limit
+            ));
+            super::declared_sql::output_schema()
+        }
+    };
     ToolDefinition {
         name: tool.name.clone(),
         title: Some(title(&tool.name)),
         description: crate::dialect::fit_description(&description).into_owned(),
         input_schema: schema,
-        output_schema: Some(answers::output_schema::<answers::EntityPage>()),
+        output_schema: Some(output_schema),
         annotations: ToolAnnotations {
             read_only: Some(true),
             destructive: Some(false),
@@ -344,6 +357,19 @@ impl Call {
         })
     }
 
+    /// The call's `limit`, checked against the tool's (its default).
+    fn requested(&self, tool: &DeclaredToolSpec) -> Result<u32, ToolError> {
+        match self.limit {
+            None => Ok(tool.limit),
+            Some(n) if n >= 1 && n <= i64::from(tool.limit) => Ok(n as u32),
+            Some(n) => Err(ToolError::invalid_arguments(format!(
+                "`limit` must be between 1 and {}, got {n}",
+                tool.limit
+            ))
+            .with_details(json!({"path": "limit", "minimum": 1, "maximum": tool.limit}))),
+        }
+    }
+
     fn execute(
         self,
         spec: &SchemaSpec,
@@ -354,19 +380,13 @@ impl Call {
             .declared_tools
             .get(index)
             .ok_or_else(|| ToolError::execution_failed("the declared tool is not in the spec"))?;
+        if let Some(sql) = &tool.sql {
+            let requested = self.requested(tool)?;
+            let offset = common::offset(self.offset)?;
+            return super::declared_sql::run(tool, sql, conn, self.values, requested, offset);
+        }
         let entity = common::entity(spec, &tool.entity, "entity")?;
-        let requested = match self.limit {
-            None => tool.limit,
-            Some(n) if n >= 1 && n <= i64::from(tool.limit) => n as u32,
-            Some(n) => {
-                return Err(ToolError::invalid_arguments(format!(
-                    "`limit` must be between 1 and {}, got {n}",
-                    tool.limit
-                ))
-                .with_details(json!({"path": "limit", "minimum": 1, "maximum": tool.limit}))
-                .into());
-            }
-        };
+        let requested = self.requested(tool)?;
         let limits = PageLimits::capped(requested);
         let offset = common::offset(self.offset)?;
         let dialect = conn.dialect();

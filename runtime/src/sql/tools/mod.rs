@@ -20,6 +20,7 @@ mod answers;
 mod arguments;
 mod common;
 mod declared;
+mod declared_sql;
 mod declared_typed;
 mod describe_entity;
 mod explore_relationships;
@@ -304,6 +305,7 @@ pub fn register_database_tools(
     spec: Arc<SchemaSpec>,
     db: Database,
 ) -> Result<RegistryBuilder, RegistryError> {
+    declared_sql::check_statements(&spec, &db)?;
     for tool in database_tools(spec, db) {
         builder.add(tool)?;
     }
