@@ -21,3 +21,58 @@ async fn change_tracking_on_postgres() {
     let (db, _url) = pg_support::fresh(&base, "changes");
     changes_fixture::check_scenario(&db).await;
 }
+
+/// SQLite writes the upserts of tracked records in batches too (their values before read in
+/// one statement): a row the database refuses while its batch is written is still the error
+/// named, before a later malformed line, and a failed import records no change.
+#[test]
+fn a_refused_tracked_row_is_named_by_its_line_and_records_nothing() {
+    use serde_json::{Value, json};
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("docs.db");
+    let db = toolforge::sql::Database::open(&path).unwrap();
+    let spec = changes_fixture::spec();
+    db.init(&spec).unwrap();
+    let doc = |i: usize, title: &str| json!({"entity": "Doc", "data": {"id": format!("d{i}"), "title": title, "body": format!("body {i}\n")}});
+    let text = |lines: &[Value]| -> String { lines.iter().map(|l| format!("{l}\n")).collect() };
+    let first: Vec<Value> = (0..10).map(|i| doc(i, "t")).collect();
+    db.import_jsonl(&spec, text(&first).as_bytes()).unwrap();
+    // A rule of the database's own refuses one title.
+    let raw = rusqlite::Connection::open(&path).unwrap();
+    raw.execute_batch(
+        "CREATE TRIGGER refuse_bad_title BEFORE UPDATE ON doc WHEN NEW.title = 'bad' \
+         BEGIN SELECT RAISE(ABORT, 'bad title'); END;",
+    )
+    .unwrap();
+    let changes = || -> i64 {
+        raw.query_row("SELECT count(*) FROM toolforge_changes", [], |row| {
+            row.get(0)
+        })
+        .unwrap()
+    };
+    assert_eq!(changes(), 10);
+
+    let mut lines: Vec<Value> = (0..10)
+        .map(|i| doc(i, if i == 3 { "bad" } else { "t2" }))
+        .collect();
+    let malformed = "{\"entity\": \"Doc\", \"data\": \n";
+    let error = db
+        .import_jsonl(&spec, format!("{}{malformed}", text(&lines)).as_bytes())
+        .unwrap_err();
+    assert_eq!(error.line, Some(4), "{error}");
+    assert!(error.message.contains("bad title"), "{error}");
+    assert_eq!(changes(), 10, "a failed import records nothing");
+
+    // Without the refused row, the malformed line is the first error.
+    lines[3] = doc(3, "t2");
+    let error = db
+        .import_jsonl(&spec, format!("{}{malformed}", text(&lines)).as_bytes())
+        .unwrap_err();
+    assert_eq!(error.line, Some(11), "{error}");
+    assert_eq!(changes(), 10, "a failed import records nothing");
+
+    let stats = db.import_jsonl(&spec, text(&lines).as_bytes()).unwrap();
+    assert_eq!(stats.changes, 10);
+    assert_eq!(changes(), 20);
+}

@@ -1,8 +1,8 @@
 //! Change tracking: what every write path records for entities with `change_tracking`.
 //!
 //! An import (and every typed write, which runs as one) reads the tracked values of a record
-//! the first time it touches it (its content and metadata fields), and when it finishes reads
-//! them again: each record whose values differ gets one row in
+//! the first time it touches it (its content and metadata fields), and when it finishes takes
+//! them again (from its last write when that gave them all as text, otherwise read back): each record whose values differ gets one row in
 //! [`CHANGES_TABLE`](crate::spec::CHANGES_TABLE), written in the import's transaction —
 //! `created`, `updated` or `deleted`, the unified diff of the content (with `similar`), the
 //! lines added and removed, the metadata before and after, and the content after (so two
@@ -14,11 +14,12 @@ use std::collections::HashMap;
 use rusqlite::types::Value as SqlValue;
 use serde_json::{Map, Value};
 
-use crate::spec::{CHANGES_TABLE, ChangeTrackingSpec, EntitySpec, SchemaSpec};
+use crate::spec::{CHANGES_TABLE, ChangeTrackingSpec, EntitySpec, FieldType, SchemaSpec};
 
 use super::backend::ExecError;
 use super::embeddings::Writer;
 use super::ident::quote;
+use super::value::Bound;
 
 /// The tracked values of a record at one moment.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,6 +114,9 @@ const IDS_PER_READ: usize = 500;
 /// How each tracked entity's snapshots are read, built once per import.
 struct EntityReads<'s> {
     plan: SnapshotPlan<'s>,
+    /// Whether every column of the snapshot is stored as the text an import line gives
+    /// (string and enum fields), so a line giving them all tells the values after its write.
+    text_columns: bool,
     /// The statement reading one record.
     one: String,
     /// The statement reading [`IDS_PER_READ`] records.
@@ -122,10 +126,10 @@ struct EntityReads<'s> {
 /// The changes of one import: the tracked values of each record it touched, as they were
 /// before its first write.
 ///
-/// SQLite writes each record at once, so its values are read just before
-/// ([`Tracker::capture`]); PostgreSQL sends upserts in batches, so the records of a batch are
-/// noted ([`Tracker::defer`]) and read together just before the batch is sent
-/// ([`Tracker::capture_waiting`]): one statement instead of one a record.
+/// Upserts of tracked records are written in batches on both backends, so the records of a
+/// batch are noted ([`Tracker::defer`]) and read together just before the batch is written
+/// ([`Tracker::capture_waiting`]): one statement instead of one a record. A delete reads its
+/// record alone, just before ([`Tracker::capture`]).
 pub(crate) struct Tracker<'s> {
     spec: &'s SchemaSpec,
     /// By entity index: how to read its snapshots (`None`: not tracked).
@@ -136,6 +140,9 @@ pub(crate) struct Tracker<'s> {
     order: Vec<(usize, String)>,
     /// Records touched whose values are not read yet (they are not written yet either).
     waiting: Vec<(usize, String)>,
+    /// Records whose last write in this import gave every tracked column: their values after
+    /// the import, which need not be read back.
+    written: HashMap<(usize, String), Snapshot>,
 }
 
 impl<'s> Tracker<'s> {
@@ -147,7 +154,19 @@ impl<'s> Tracker<'s> {
             .map(|entity| {
                 entity.change_tracking.as_ref().map(|tracking| {
                     let plan = SnapshotPlan::new(entity, tracking);
+                    let text_columns = plan
+                        .content_columns
+                        .iter()
+                        .copied()
+                        .chain(tracking.metadata_fields.iter().map(String::as_str))
+                        .all(|column| {
+                            entity.fields.iter().any(|field| {
+                                field.name == column
+                                    && matches!(field.ty, FieldType::String | FieldType::Enum)
+                            })
+                        });
                     EntityReads {
+                        text_columns,
                         one: plan.select_sql(1),
                         full_chunk: plan.select_sql(IDS_PER_READ),
                         plan,
@@ -161,7 +180,54 @@ impl<'s> Tracker<'s> {
             before: HashMap::new(),
             order: Vec::new(),
             waiting: Vec::new(),
+            written: HashMap::new(),
         }
+    }
+
+    /// Notes an upsert of a tracked record: `value` gives the value it writes to a column (if
+    /// it writes that column). When it writes every tracked column as text, those are the
+    /// record's values after it; otherwise they are read back at the end.
+    pub fn written<'v>(
+        &mut self,
+        entity: usize,
+        id: &str,
+        value: impl Fn(&str) -> Option<&'v Bound<'v>>,
+    ) {
+        let Some(Some(reads)) = self.reads.get(entity) else {
+            return;
+        };
+        let key = (entity, id.to_owned());
+        let snapshot = reads.text_columns.then(|| {
+            let plan = &reads.plan;
+            let mut row = Vec::with_capacity(1 + plan.content_columns.len() + 4);
+            row.push(SqlValue::Text(id.to_owned()));
+            let columns = plan
+                .content_columns
+                .iter()
+                .copied()
+                .chain(plan.tracking.metadata_fields.iter().map(String::as_str));
+            for column in columns {
+                row.push(match value(column)? {
+                    Bound::Text(text) => SqlValue::Text((*text).to_owned()),
+                    Bound::Value(value @ (SqlValue::Text(_) | SqlValue::Null)) => value.clone(),
+                    Bound::Value(_) => return None,
+                });
+            }
+            Some(plan.snapshot(row).1)
+        });
+        match snapshot.flatten() {
+            Some(snapshot) => {
+                self.written.insert(key, snapshot);
+            }
+            None => {
+                self.written.remove(&key);
+            }
+        }
+    }
+
+    /// Notes a delete of a tracked record: its values after are read back at the end.
+    pub fn deleted(&mut self, entity: usize, id: &str) {
+        self.written.remove(&(entity, id.to_owned()));
     }
 
     /// Whether `entity` (an index into the spec's entities) is tracked.
@@ -200,7 +266,6 @@ impl<'s> Tracker<'s> {
 
     /// Notes a record about to be written later; its values are read by the next
     /// [`Tracker::capture_waiting`], which must run before that write.
-    #[cfg(feature = "postgres")]
     pub fn defer(&mut self, entity: usize, id: &str) {
         if self.first_touch(entity, id) {
             self.waiting.push((entity, id.to_owned()));
@@ -208,7 +273,6 @@ impl<'s> Tracker<'s> {
     }
 
     /// Reads the values of every record noted with [`Tracker::defer`] since the last call.
-    #[cfg(feature = "postgres")]
     pub fn capture_waiting(&mut self, conn: &dyn Writer) -> Result<(), ExecError> {
         if self.waiting.is_empty() {
             return Ok(());
@@ -250,7 +314,7 @@ impl<'s> Tracker<'s> {
             let ids: Vec<&str> = self
                 .order
                 .iter()
-                .filter(|key| key.0 == entity)
+                .filter(|key| key.0 == entity && !self.written.contains_key(*key))
                 .map(|key| key.1.as_str())
                 .collect();
             if !ids.is_empty() {
@@ -264,7 +328,10 @@ impl<'s> Tracker<'s> {
                 entity: &spec.entities[key.0],
                 id: &key.1,
                 old: self.before.remove(key).flatten(),
-                new: after[key.0].remove(&key.1),
+                new: match self.written.remove(key) {
+                    Some(snapshot) => Some(snapshot),
+                    None => after[key.0].remove(&key.1),
+                },
             })
             .collect();
         let rows = change_rows(pairs, &timestamp);
@@ -451,9 +518,13 @@ const CHANGE_COLUMNS: [&str; 10] = [
     "content",
 ];
 
-/// Rows per INSERT statement on a database server, where each statement is a round trip
-/// (SQLite, in process, is fastest with one prepared single-row statement).
+/// Rows per INSERT statement on a database server, where each statement is a round trip.
 const SERVER_ROWS_PER_INSERT: usize = 200;
+
+/// Rows per INSERT statement on SQLite: the log's `CHECK (... IN (...))` builds a temporary
+/// table once per statement run, and each statement run has its own overhead, so several
+/// rows a statement cost less than one.
+const SQLITE_ROWS_PER_INSERT: usize = 64;
 
 /// `INSERT` of `rows` change rows.
 fn insert_sql(rows: usize) -> String {
@@ -487,7 +558,7 @@ struct ChangeInserter {
 impl ChangeInserter {
     fn new(conn: &dyn Writer) -> Self {
         let rows_per_insert = match conn.dialect() {
-            super::backend::Dialect::Sqlite => 1,
+            super::backend::Dialect::Sqlite => SQLITE_ROWS_PER_INSERT,
             _ => SERVER_ROWS_PER_INSERT,
         };
         ChangeInserter {

@@ -318,6 +318,9 @@ enum Sink<'t> {
         tx: &'t Transaction<'t>,
         statements: HashMap<(usize, u128), rusqlite::Statement<'t>>,
         edge_statements: HashMap<(usize, u128), rusqlite::Statement<'t>>,
+        /// Upserts of tracked records not written yet: their values before are read in one
+        /// statement when the batch is written ([`Sink::write_waiting`]).
+        waiting: Vec<WaitingUpsert>,
     },
     #[cfg(feature = "postgres")]
     Postgres {
@@ -645,6 +648,19 @@ fn replay(
     exec_error(first_line, error)
 }
 
+/// An upsert of a tracked record waiting in a SQLite batch.
+struct WaitingUpsert {
+    line: usize,
+    /// Its entry in the entity statement cache, prepared already (`None`: `sql` instead).
+    key: Option<(usize, u128)>,
+    /// The statement, when it has no cache entry.
+    sql: Option<String>,
+    values: Vec<SqlValue>,
+}
+
+/// The most tracked upserts a SQLite batch holds (one read of their values before).
+const SQLITE_TRACKED_BATCH: usize = 500;
+
 /// Which statement cache an upsert uses.
 #[derive(Clone, Copy)]
 enum Target {
@@ -676,11 +692,40 @@ impl Sink<'_> {
                 tx,
                 statements,
                 edge_statements,
+                waiting,
             } => {
                 if let Some((entity, id)) = tracked {
-                    tracker
-                        .capture(&***tx, entity, id)
-                        .map_err(|e| exec_error(Some(line), e))?;
+                    // Its values before are read with the rest of its batch, just before the
+                    // batch is written.
+                    let (key, sql) = match (target, key) {
+                        (Target::Entity, Some(key)) => {
+                            if let std::collections::hash_map::Entry::Vacant(entry) =
+                                statements.entry(key)
+                            {
+                                let statement = tx
+                                    .prepare(&build_sql())
+                                    .map_err(|e| sqlite_error(Some(line), e))?;
+                                entry.insert(statement);
+                            }
+                            (Some(key), None)
+                        }
+                        _ => (None, Some(build_sql())),
+                    };
+                    tracker.defer(entity, id);
+                    waiting.push(WaitingUpsert {
+                        line,
+                        key,
+                        sql,
+                        values: params.iter().map(Bound::to_value).collect(),
+                    });
+                    if waiting.len() >= SQLITE_TRACKED_BATCH {
+                        Sink::write_waiting(tx, statements, waiting, tracker)?;
+                    }
+                    return Ok(());
+                }
+                if !waiting.is_empty() {
+                    // Written in import order: the waiting upserts first.
+                    Sink::write_waiting(tx, statements, waiting, tracker)?;
                 }
                 let cache = match target {
                     Target::Entity => statements,
@@ -740,13 +785,45 @@ impl Sink<'_> {
     /// Sends every upsert still waiting in a batch.
     fn flush(&mut self, tracker: &mut Tracker<'_>) -> Result<(), ImportError> {
         match self {
-            Sink::Sqlite { .. } => {
-                let _ = tracker;
-                Ok(())
-            }
+            Sink::Sqlite {
+                tx,
+                statements,
+                waiting,
+                ..
+            } => Sink::write_waiting(tx, statements, waiting, tracker),
             #[cfg(feature = "postgres")]
             Sink::Postgres { session, batch } => batch.flush(session, tracker),
         }
+    }
+
+    /// Writes the waiting upserts of tracked records (SQLite), after reading their values
+    /// before in one statement. The batch is emptied first: after an error nothing waits.
+    fn write_waiting<'t>(
+        tx: &'t Transaction<'t>,
+        statements: &mut HashMap<(usize, u128), rusqlite::Statement<'t>>,
+        waiting: &mut Vec<WaitingUpsert>,
+        tracker: &mut Tracker<'_>,
+    ) -> Result<(), ImportError> {
+        let batch = std::mem::take(waiting);
+        let Some(first) = batch.first() else {
+            return Ok(());
+        };
+        tracker
+            .capture_waiting(&**tx)
+            .map_err(|e| exec_error(Some(first.line), e))?;
+        for upsert in batch {
+            let params = rusqlite::params_from_iter(upsert.values.iter());
+            let written = match (
+                upsert.key.and_then(|key| statements.get_mut(&key)),
+                &upsert.sql,
+            ) {
+                (Some(statement), _) => statement.execute(params),
+                (None, Some(sql)) => tx.prepare_cached(sql).and_then(|mut s| s.execute(params)),
+                (None, None) => Err(rusqlite::Error::InvalidQuery),
+            };
+            written.map_err(|e| sqlite_error(Some(upsert.line), e))?;
+        }
+        Ok(())
     }
 
     /// The connection inside the import's transaction.
@@ -1027,6 +1104,11 @@ impl<'s, 't> Importer<'s, 't> {
             &params,
             line,
         )?;
+        if let Some(id) = &tracked_id {
+            self.tracker.written(index, id, |column| {
+                columns.iter().find(|c| c.1 == column).map(|c| &c.2)
+            });
+        }
         #[cfg(feature = "postgres")]
         if plan.spec.full_text.is_some()
             && matches!(self.sink, Sink::Postgres { .. })
@@ -1161,6 +1243,7 @@ impl<'s, 't> Importer<'s, 't> {
         self.tracker
             .capture(self.sink.writer(), index, id)
             .map_err(|e| exec_error(Some(line), e))?;
+        self.tracker.deleted(index, id);
         let conn = self.sink.writer();
         let params = || vec![SqlValue::Text(id.to_owned())];
         for relationship in &self.spec.relationships {
@@ -1251,14 +1334,14 @@ impl<'s, 't> Importer<'s, 't> {
 
     /// The import's first error, given that loading stopped with `error`: a batch still on
     /// its way holds earlier lines, so its error (if the server refuses it) comes first.
-    #[cfg(feature = "postgres")]
     fn first_error(&mut self, error: ImportError) -> ImportError {
         match &mut self.sink {
+            #[cfg(feature = "postgres")]
             Sink::Postgres { session, batch } => {
                 batch.end_stream();
                 batch.settle(session).err().unwrap_or(error)
             }
-            Sink::Sqlite { .. } => error,
+            Sink::Sqlite { .. } => self.sink.flush(&mut self.tracker).err().unwrap_or(error),
         }
     }
 
@@ -1449,9 +1532,12 @@ impl Database {
                         tx: &tx,
                         statements: HashMap::new(),
                         edge_statements: HashMap::new(),
+                        waiting: Vec::new(),
                     },
                 );
-                load(&mut importer)?;
+                if let Err(error) = load(&mut importer) {
+                    return Err(importer.first_error(error));
+                }
                 let mut stats = importer.finish()?;
                 stats.embeddings = self.embedding_pass(&*tx, spec)?;
                 stats
