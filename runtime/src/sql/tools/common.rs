@@ -359,7 +359,18 @@ pub(crate) fn insert_paging(
     limits: &PageLimits,
     collector: &Collector,
 ) {
-    let has_more = next_offset < total;
+    insert_page_end(answer, next_offset, next_offset < total, limits, collector);
+}
+
+/// The paging keys of a page ending before `next_offset`, when it is known whether more
+/// follow (`has_more`) but not how many there are in all.
+pub(crate) fn insert_page_end(
+    answer: &mut Map<String, Value>,
+    next_offset: u64,
+    has_more: bool,
+    limits: &PageLimits,
+    collector: &Collector,
+) {
     answer.insert("truncated".into(), json!(has_more));
     if has_more {
         let (limit, value) = match (collector.cut, limits.max_bytes) {

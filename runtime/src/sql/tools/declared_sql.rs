@@ -86,26 +86,7 @@ pub(super) fn run(
     let has_more = collector.cut || fetched > limits.rows as usize;
     head.insert("offset".into(), json!(offset));
     head.insert("returned".into(), json!(returned));
-    head.insert("truncated".into(), json!(has_more));
-    if has_more {
-        let (limit, value) = match (collector.cut, limits.max_bytes) {
-            (true, Some(max)) => ("max_answer_bytes", json!(max)),
-            _ => (limits.rows_limit, json!(limits.rows)),
-        };
-        head.insert(
-            "truncated_by".into(),
-            json!({"limit": limit, "value": value}),
-        );
-    }
-    head.insert("has_more".into(), json!(has_more));
-    head.insert(
-        "next_offset".into(),
-        if has_more {
-            json!(offset + returned)
-        } else {
-            Value::Null
-        },
-    );
+    super::common::insert_page_end(&mut head, offset + returned, has_more, &limits, &collector);
     head.insert("rows".into(), Value::Array(rows));
     Ok(Value::Object(head))
 }
