@@ -2,6 +2,14 @@
 //! tracked (each record's content read before and after, diffed, and a change row written)
 //! against the same updates with tracking off, in the same run.
 //!
+//! `floor_*` measure the least any change log costs that keeps one row per change in the
+//! write's transaction: the same upserts as prepared statements straight on SQLite (no JSON),
+//! alone, each followed by the cheapest row the log's table admits (no value read before, no
+//! diff; the table and its two indexes as toolforge creates them), and each followed by a row
+//! appended to a bare table (record id and content, no index). Their difference to the
+//! upserts alone, added to `updates_untracked`, bounds from below what `updates_tracked` can
+//! reach.
+//!
 //! Run: `cargo bench -p toolforge --bench changes`; with `--features postgres` and a server's
 //! URL in `TOOLFORGE_TEST_POSTGRES_URL` (e.g. through `scripts/with-postgres`) the same pair
 //! runs on PostgreSQL too.
@@ -84,6 +92,99 @@ fn updates_untracked(bencher: Bencher) {
 #[divan::bench(sample_count = 5, sample_size = 1)]
 fn updates_tracked(bencher: Bencher) {
     run(bencher, true);
+}
+
+/// The floor pair's database: the entity table with `UPDATES` records, the change log's table
+/// and indexes exactly as toolforge creates them, the writer's settings.
+fn floor_database(dir: &std::path::Path) -> toolforge::sql::rusqlite::Connection {
+    use toolforge::sql::ddl::{ChangeLogTypes, changes_objects};
+    let conn = toolforge::sql::rusqlite::Connection::open(dir.join("floor.db")).unwrap();
+    conn.execute_batch(
+        "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+         PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY; \
+         CREATE TABLE scope (uuid TEXT NOT NULL UNIQUE, name TEXT, source TEXT);",
+    )
+    .unwrap();
+    for object in changes_objects(ChangeLogTypes::SQLITE) {
+        conn.execute_batch(&object.sql).unwrap();
+    }
+    conn.execute_batch("CREATE TABLE bare_log (record_id TEXT NOT NULL, content TEXT)")
+        .unwrap();
+    floor_upserts(&conn, 0, Row::None);
+    conn
+}
+
+/// What the floor writes after each upsert.
+#[derive(Clone, Copy, PartialEq)]
+enum Row {
+    /// Nothing.
+    None,
+    /// The cheapest row of toolforge's change log.
+    ChangeLog,
+    /// A row of a table without indexes.
+    Bare,
+}
+
+/// One transaction: `UPDATES` upserts of round `round`, each followed by the row `row` says.
+fn floor_upserts(conn: &toolforge::sql::rusqlite::Connection, round: usize, row: Row) {
+    let tx = conn.unchecked_transaction().unwrap();
+    {
+        let mut upsert = conn
+            .prepare_cached(
+                "INSERT INTO scope (uuid, name, source) VALUES (?1, ?2, ?3) ON CONFLICT (uuid) \
+                 DO UPDATE SET name = excluded.name, source = excluded.source",
+            )
+            .unwrap();
+        let mut log = conn
+            .prepare_cached(match row {
+                Row::Bare => "INSERT INTO bare_log (record_id, content) VALUES (?1, ?2)",
+                _ => {
+                    "INSERT INTO toolforge_changes (entity, record_id, timestamp, change_type, \
+                     diff, lines_added, lines_removed, content) \
+                     VALUES ('Scope', ?1, '2026-01-01T00:00:00Z', 'updated', '', 0, 0, ?2)"
+                }
+            })
+            .unwrap();
+        for i in 0..UPDATES {
+            let (uuid, source) = (
+                format!("s{i}"),
+                format!("fn f{i}() {{\n    let x = {i};\n    let y = {round};\n    x + y\n}}\n"),
+            );
+            upsert.execute((&uuid, format!("f{i}"), &source)).unwrap();
+            if row != Row::None {
+                log.execute((&uuid, &source)).unwrap();
+            }
+        }
+    }
+    tx.commit().unwrap();
+}
+
+fn floor(bencher: Bencher, row: Row) {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = floor_database(dir.path());
+    let mut round = 0;
+    bencher.counter(ItemsCount::new(UPDATES)).bench_local(|| {
+        round += 1;
+        floor_upserts(&conn, round, row);
+    });
+}
+
+/// The 50,000 upserts alone, as prepared statements on SQLite.
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn floor_upserts_alone(bencher: Bencher) {
+    floor(bencher, Row::None);
+}
+
+/// The same upserts, each followed by the cheapest row of the change log.
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn floor_upserts_logged(bencher: Bencher) {
+    floor(bencher, Row::ChangeLog);
+}
+
+/// The same upserts, each followed by a row appended to a table without indexes.
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn floor_upserts_appended(bencher: Bencher) {
+    floor(bencher, Row::Bare);
 }
 
 /// The same pair on a PostgreSQL server, each in a database of its own.

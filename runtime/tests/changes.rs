@@ -76,3 +76,53 @@ fn a_refused_tracked_row_is_named_by_its_line_and_records_nothing() {
     assert_eq!(stats.changes, 10);
     assert_eq!(changes(), 20);
 }
+
+/// A database whose change log was created by an earlier version (its `change_type` check
+/// written as `IN (...)`) opens as it is, keeps recording changes and still refuses a change
+/// type outside the three.
+#[test]
+fn a_change_log_of_an_earlier_version_opens_and_records() {
+    use serde_json::json;
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("docs.db");
+    let spec = changes_fixture::spec();
+    let earlier_check = "\"change_type\" IN ('created', 'updated', 'deleted')";
+    {
+        let raw = rusqlite::Connection::open(&path).unwrap();
+        for object in toolforge::sql::ddl::schema_objects(&spec).unwrap() {
+            let sql = if object.name == "toolforge_changes" {
+                let current = object.sql.clone();
+                let start = current.find("CHECK (").unwrap() + "CHECK (".len();
+                let end = current[start..].find("),").unwrap() + start;
+                format!("{}{earlier_check}{}", &current[..start], &current[end..])
+            } else {
+                object.sql
+            };
+            raw.execute_batch(&sql).unwrap();
+        }
+    }
+    let db = toolforge::sql::Database::open(&path).unwrap();
+    let report = db.init(&spec).unwrap();
+    assert_eq!(report.created, Vec::<String>::new(), "{report:?}");
+    let line = json!({"entity": "Doc", "data": {"id": "d1", "title": "t", "body": "b\n"}});
+    db.import_jsonl(&spec, format!("{line}\n").as_bytes())
+        .unwrap();
+    let raw = rusqlite::Connection::open(&path).unwrap();
+    let (sql, changes): (String, i64) = raw
+        .query_row(
+            "SELECT (SELECT sql FROM sqlite_schema WHERE name = 'toolforge_changes'), \
+             (SELECT count(*) FROM toolforge_changes)",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .unwrap();
+    assert!(sql.contains(earlier_check), "{sql}");
+    assert_eq!(changes, 1);
+    let refused = raw.execute(
+        "INSERT INTO toolforge_changes (entity, record_id, timestamp, change_type, diff, \
+         lines_added, lines_removed) VALUES ('Doc', 'd1', '2026-01-01T00:00:00Z', 'renamed', '', 0, 0)",
+        [],
+    );
+    assert!(refused.is_err(), "the earlier check still holds");
+}

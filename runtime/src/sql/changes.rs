@@ -521,9 +521,9 @@ const CHANGE_COLUMNS: [&str; 10] = [
 /// Rows per INSERT statement on a database server, where each statement is a round trip.
 const SERVER_ROWS_PER_INSERT: usize = 200;
 
-/// Rows per INSERT statement on SQLite: the log's `CHECK (... IN (...))` builds a temporary
-/// table once per statement run, and each statement run has its own overhead, so several
-/// rows a statement cost less than one.
+/// Rows per INSERT statement on SQLite: each statement run has its own overhead (and a log
+/// created by an earlier version, whose check is `IN (...)`, builds a temporary table for it
+/// once per run), so several rows a statement cost less than one.
 const SQLITE_ROWS_PER_INSERT: usize = 64;
 
 /// `INSERT` of `rows` change rows.

@@ -152,7 +152,11 @@ pub fn plan(conn: &Connection, expected: &[SchemaObject]) -> rusqlite::Result<Sc
                     ),
                 })
             }
-            Some((_, Some(sql))) if sql == object.sql => plan.unchanged.push(object.name.clone()),
+            Some((_, Some(sql)))
+                if sql == object.sql || super::ddl::is_earlier_form(object, &sql) =>
+            {
+                plan.unchanged.push(object.name.clone())
+            }
             Some((_, sql)) => {
                 let sql = sql.unwrap_or_default();
                 match object.kind {

@@ -27,7 +27,7 @@ CREATE TABLE "toolforge_changes" (
   "entity" TEXT NOT NULL,
   "record_id" TEXT NOT NULL,
   "timestamp" TEXT NOT NULL,
-  "change_type" TEXT NOT NULL CHECK ("change_type" IN ('created', 'updated', 'deleted')),
+  "change_type" TEXT NOT NULL CHECK ("change_type" = 'created' OR "change_type" = 'updated' OR "change_type" = 'deleted'),
   "diff" TEXT NOT NULL,
   "lines_added" INTEGER NOT NULL,
   "lines_removed" INTEGER NOT NULL,
