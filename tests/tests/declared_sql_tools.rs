@@ -676,3 +676,51 @@ async fn hostile_statements_are_refused_and_change_nothing_on_postgres() {
     assert!(text.contains("fees_from"), "{text}");
     assert!(text.contains("sql.postgres"), "{text}");
 }
+
+/// Text inside each backend's quoting forms (SQLite's `[name]`, PostgreSQL's `$$...$$`,
+/// `$tag$...$tag$` and `E'...'`) is neither a parameter, a placeholder nor the end of the
+/// statement: both backends answer the literal text, and the parameter outside still binds.
+#[tokio::test]
+async fn quoted_text_in_sql_tools_is_left_alone_on_both_backends() {
+    let Some(base) = pg_support::url(
+        "declared_sql_tools::quoted_text_in_sql_tools_is_left_alone_on_both_backends",
+    ) else {
+        return;
+    };
+    let original = "postgres: \"SELECT branch, count(*) AS loans, sum(fee) AS fees FROM loan WHERE due_at < :before GROUP BY branch ORDER BY loans DESC, branch\"";
+    assert!(CONFIG.contains(original));
+    let postgres = "SELECT $$?1 :before; x$$ AS a, $t$it's ?2$t$ AS b, E'it\\'s ?3' AS c, \
+                    branch, count(*) AS loans FROM loan WHERE due_at < :before \
+                    GROUP BY branch ORDER BY loans DESC, branch";
+    let sqlite = "SELECT '?1 :before; x' AS a, 'it''s ?2' AS b, 'it''s ?3' AS c, \
+                  [branch], count(*) AS loans FROM loan WHERE due_at < :before \
+                  GROUP BY [branch] ORDER BY loans DESC, [branch]";
+    let config = with_sqlite_statement(sqlite).replacen(
+        original,
+        &format!("postgres: {}", json!(postgres)),
+        1,
+    );
+    let spec = Arc::new(spec_of(&config));
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite_db = Database::open(dir.path().join("library.db")).unwrap();
+    seed(&sqlite_db, &spec);
+    let (pg, _url) = pg_support::fresh(&base, "declared_sql_quoted");
+    seed(&pg, &spec);
+    let arguments = json!({"before": "2031-01-01"});
+    let on_sqlite = toolforge::sql::registry(spec.clone(), sqlite_db).unwrap();
+    let on_postgres = toolforge::sql::registry(spec.clone(), pg).unwrap();
+    let a = call(&on_sqlite, "busiest_branches", arguments.clone()).await;
+    let b = call(&on_postgres, "busiest_branches", arguments).await;
+    assert_eq!(numbers_as_f64(&a), numbers_as_f64(&b));
+    let first = &b["rows"][0];
+    assert_eq!(
+        (&first["a"], &first["b"], &first["c"]),
+        (
+            &json!("?1 :before; x"),
+            &json!("it's ?2"),
+            &json!("it's ?3")
+        ),
+        "{b}"
+    );
+    assert!(b["returned"].as_u64().unwrap() > 0, "{b}");
+}

@@ -111,6 +111,46 @@ pub(crate) fn bind_parameters(
                 out.push_str(&text[start..i]);
                 continue;
             }
+            b'$' if backend == Backend::Postgres && dollar_tag(bytes, i).is_some() => {
+                let tag_end = dollar_tag(bytes, i).unwrap_or(i + 1);
+                let tag = &text[i..tag_end];
+                i = text[tag_end..]
+                    .find(tag)
+                    .map(|n| tag_end + n + tag.len())
+                    .ok_or_else(|| SqlProblem {
+                        span: start..text.len(),
+                        message: "this dollar-quoted text is never closed".into(),
+                        hint: format!("close it with {tag}"),
+                    })?;
+                out.push_str(&text[start..i]);
+                previous_dot = false;
+                continue;
+            }
+            b'[' if backend == Backend::Sqlite => {
+                i = text[i..]
+                    .find(']')
+                    .map(|n| i + n + 1)
+                    .ok_or_else(|| SqlProblem {
+                        span: start..text.len(),
+                        message: "this bracketed name is never closed".into(),
+                        hint: "close it with ]".into(),
+                    })?;
+                check_qualified(text, start..i, previous_dot, tables)?;
+                out.push_str(&text[start..i]);
+                previous_dot = false;
+                continue;
+            }
+            // A word starting here (names are read whole), so `E'` opens an escape string.
+            b'E' | b'e' if backend == Backend::Postgres && bytes.get(i + 1) == Some(&b'\'') => {
+                i = skip_escaped(bytes, i + 1).ok_or_else(|| SqlProblem {
+                    span: start..text.len(),
+                    message: "this quoted text is never closed".into(),
+                    hint: "close it with '".into(),
+                })?;
+                out.push_str(&text[start..i]);
+                previous_dot = false;
+                continue;
+            }
             b':' if bytes.get(i + 1) == Some(&b':') => {
                 out.push_str("::");
                 i += 2;
@@ -222,7 +262,7 @@ fn check_qualified(
     }
     let raw = &text[span.clone()];
     let name = raw
-        .trim_matches(|c| c == '"' || c == '`')
+        .trim_matches(|c| matches!(c, '"' | '`' | '[' | ']'))
         .to_ascii_lowercase();
     if tables
         .iter()
@@ -246,6 +286,31 @@ fn ident_end(bytes: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+/// The end of the PostgreSQL dollar-quote tag (`$$`, `$name$`) starting at `start`, if one
+/// does.
+fn dollar_tag(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut i = start + 1;
+    if bytes.get(i).is_some_and(|b| is_ident_start(*b)) {
+        i = ident_end(bytes, i);
+    }
+    (bytes.get(i) == Some(&b'$')).then_some(i + 1)
+}
+
+/// The index just past a PostgreSQL escape string (`E'...'`) whose quote is at `start`: a
+/// backslash escapes the byte after it, a doubled quote is part of the text.
+fn skip_escaped(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut i = start + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'\'' if bytes.get(i + 1) == Some(&b'\'') => i += 2,
+            b'\'' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 /// The index just past the quoted text opened at `start` by `quote` (a doubled quote is part
@@ -328,6 +393,38 @@ mod tests {
             let problem = bind(text, Backend::Sqlite).unwrap_err();
             assert_eq!(problem.span, span, "{text}: {problem:?}");
             assert!(problem.message.contains(words), "{text}: {problem:?}");
+        }
+        let sqlite_brackets = [
+            (
+                "SELECT [a:b] FROM loan WHERE k = :n",
+                Ok("SELECT [a:b] FROM loan WHERE k = ?2"),
+            ),
+            ("SELECT * FROM main.[loan]", Err(19..25)),
+            ("SELECT [open FROM loan", Err(7..22)),
+        ];
+        let postgres_quotes = [
+            (
+                "SELECT $$a ; :n ?$$, $q$it's$q$ FROM loan WHERE k = :n",
+                Ok("SELECT $$a ; :n ?$$, $q$it's$q$ FROM loan WHERE k = CAST(?2 AS BIGINT)"),
+            ),
+            (
+                "SELECT E'it\\'s :n', e'a''b' FROM loan",
+                Ok("SELECT E'it\\'s :n', e'a''b' FROM loan"),
+            ),
+            ("SELECT $tag$ never", Err(7..18)),
+            ("SELECT $1", Err(7..8)),
+        ];
+        for (cases, backend) in [
+            (&sqlite_brackets[..], Backend::Sqlite),
+            (&postgres_quotes[..], Backend::Postgres),
+        ] {
+            for (text, expected) in cases {
+                match (bind(text, backend), expected) {
+                    (Ok(bound), Ok(sql)) => assert_eq!(&bound.sql, sql, "{text}"),
+                    (Err(problem), Err(span)) => assert_eq!(&problem.span, span, "{text}"),
+                    (got, _) => panic!("{text}: {got:?}, expected {expected:?}"),
+                }
+            }
         }
         // A trailing `;` (and comments after it) is fine; so is a qualified column.
         assert!(bind("SELECT l.due_at FROM loan l; -- done", Backend::Sqlite).is_ok());

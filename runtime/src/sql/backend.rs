@@ -160,7 +160,8 @@ impl Reader for rusqlite::Connection {
 }
 
 /// `sql` with its SQLite-style numbered placeholders (`?1`) written as `$1`, leaving quoted
-/// strings (`'...'`), quoted identifiers (`"..."`) and comments alone.
+/// strings (`'...'`, escape strings `E'...'`, dollar-quoted `$$...$$` and `$tag$...$tag$`),
+/// quoted identifiers (`"..."`) and comments alone.
 ///
 /// ```
 /// use toolforge::sql::backend::numbered_placeholders;
@@ -168,35 +169,66 @@ impl Reader for rusqlite::Connection {
 ///     numbered_placeholders(r#"SELECT "a?1" FROM t WHERE x = ?1 AND y = '?2' AND z IN (?2, ?10)"#),
 ///     r#"SELECT "a?1" FROM t WHERE x = $1 AND y = '?2' AND z IN ($2, $10)"#
 /// );
+/// assert_eq!(
+///     numbered_placeholders(r"SELECT E'\'?1', $$?2$$, $q$?3$q$ /* ?4 */, ?5"),
+///     r"SELECT E'\'?1', $$?2$$, $q$?3$q$ /* ?4 */, $5"
+/// );
 /// ```
 pub fn numbered_placeholders(sql: &str) -> String {
+    let bytes = sql.as_bytes();
     let mut out = String::with_capacity(sql.len());
-    let mut chars = sql.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' | '"' => {
-                out.push(c);
-                // A doubled quote inside is an escaped quote: the loop sees it as the end and
-                // the start of another quoted run, which reads the same.
-                for inner in chars.by_ref() {
-                    out.push(inner);
-                    if inner == c {
-                        break;
+    // The start of the text not yet copied to `out`.
+    let mut copied = 0;
+    let mut i = 0;
+    let word_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    while i < bytes.len() {
+        let next = |at: usize| bytes.get(at).copied();
+        i = match bytes[i] {
+            b'\'' | b'"' => {
+                let quote = bytes[i];
+                // `E'...'` (not the end of a longer word): a backslash escapes the next byte.
+                let escapes = quote == b'\''
+                    && i > 0
+                    && matches!(bytes[i - 1], b'E' | b'e')
+                    && (i < 2 || !word_byte(bytes[i - 2]));
+                let mut j = i + 1;
+                while j < bytes.len() && bytes[j] != quote {
+                    j += if escapes && bytes[j] == b'\\' { 2 } else { 1 };
+                }
+                // A doubled quote reads as the end of one quoted run and the start of the next.
+                (j + 1).min(bytes.len())
+            }
+            b'-' if next(i + 1) == Some(b'-') => {
+                sql[i..].find('\n').map_or(bytes.len(), |n| i + n + 1)
+            }
+            b'/' if next(i + 1) == Some(b'*') => {
+                sql[i + 2..].find("*/").map_or(bytes.len(), |n| i + n + 4)
+            }
+            b'$' if i == 0 || !word_byte(bytes[i - 1]) => {
+                let mut tag_end = i + 1;
+                if next(tag_end).is_some_and(|b| b.is_ascii_alphabetic() || b == b'_') {
+                    while next(tag_end).is_some_and(word_byte) {
+                        tag_end += 1;
                     }
                 }
-            }
-            '-' if chars.peek() == Some(&'-') => {
-                out.push(c);
-                for inner in chars.by_ref() {
-                    out.push(inner);
-                    if inner == '\n' {
-                        break;
-                    }
+                if next(tag_end) == Some(b'$') {
+                    let tag = &sql[i..=tag_end];
+                    sql[tag_end + 1..]
+                        .find(tag)
+                        .map_or(bytes.len(), |n| tag_end + 1 + n + tag.len())
+                } else {
+                    i + 1
                 }
             }
-            '?' if chars.peek().is_some_and(char::is_ascii_digit) => out.push('$'),
-            other => out.push(other),
-        }
+            b'?' if next(i + 1).is_some_and(|b| b.is_ascii_digit()) => {
+                out.push_str(&sql[copied..i]);
+                out.push('$');
+                copied = i + 1;
+                i + 1
+            }
+            _ => i + 1,
+        };
     }
+    out.push_str(&sql[copied..]);
     out
 }
