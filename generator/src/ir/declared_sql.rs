@@ -111,7 +111,11 @@ pub(crate) fn bind_parameters(
                 out.push_str(&text[start..i]);
                 continue;
             }
-            b'$' if backend == Backend::Postgres && dollar_tag(bytes, i).is_some() => {
+            // Not inside a name: PostgreSQL names may hold `$` after their first letter.
+            b'$' if backend == Backend::Postgres
+                && !(i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_'))
+                && dollar_tag(bytes, i).is_some() =>
+            {
                 let tag_end = dollar_tag(bytes, i).unwrap_or(i + 1);
                 let tag = &text[i..tag_end];
                 i = text[tag_end..]
@@ -412,6 +416,7 @@ mod tests {
                 Ok("SELECT E'it\\'s :n', e'a''b' FROM loan"),
             ),
             ("SELECT $tag$ never", Err(7..18)),
+            ("SELECT a$b$ FROM loan", Ok("SELECT a$b$ FROM loan")),
             ("SELECT $1", Err(7..8)),
         ];
         for (cases, backend) in [
