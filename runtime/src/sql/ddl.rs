@@ -512,10 +512,12 @@ const CHANGE_TYPE_CHECK: &str =
     "\"change_type\" = 'created' OR \"change_type\" = 'updated' OR \"change_type\" = 'deleted'";
 
 /// The same check as databases created by earlier versions have it.
+#[cfg(feature = "sqlite")]
 const LEGACY_CHANGE_TYPE_CHECK: &str = "\"change_type\" IN ('created', 'updated', 'deleted')";
 
 /// Whether `found`, the SQL of an object in a database, is an earlier version's form of
 /// `expected` that means the same: the change log with its check written as `IN (...)`.
+#[cfg(feature = "sqlite")]
 pub(crate) fn is_earlier_form(expected: &SchemaObject, found: &str) -> bool {
     expected.kind == ObjectKind::Table
         && expected.name == crate::spec::CHANGES_TABLE
