@@ -63,12 +63,17 @@ fn lines(round: usize) -> String {
 }
 
 fn run(bencher: Bencher, tracked: bool) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Database::open(dir.path().join("bench.db")).unwrap();
-    run_on(bencher, db, tracked);
+    run_changing(bencher, tracked, true);
 }
 
-fn run_on(bencher: Bencher, db: Database, tracked: bool) {
+/// `changing`: every import changes every record; otherwise it writes them as they are.
+fn run_changing(bencher: Bencher, tracked: bool, changing: bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path().join("bench.db")).unwrap();
+    run_on(bencher, db, tracked, changing);
+}
+
+fn run_on(bencher: Bencher, db: Database, tracked: bool, changing: bool) {
     let spec = spec(tracked);
     db.init(&spec).unwrap();
     db.import_jsonl(&spec, lines(0).as_bytes()).unwrap();
@@ -76,10 +81,13 @@ fn run_on(bencher: Bencher, db: Database, tracked: bool) {
     bencher
         .counter(ItemsCount::new(UPDATES))
         .with_inputs(|| {
-            round += 1;
+            round += usize::from(changing);
             lines(round)
         })
-        .bench_local_values(|text| db.import_jsonl(&spec, text.as_bytes()).unwrap());
+        .bench_local_values(|text| {
+            let stats = db.import_jsonl(&spec, text.as_bytes()).unwrap();
+            assert_eq!(stats.changes > 0, tracked && changing);
+        });
 }
 
 /// 50,000 updates, tracking off (baseline).
@@ -92,6 +100,19 @@ fn updates_untracked(bencher: Bencher) {
 #[divan::bench(sample_count = 5, sample_size = 1)]
 fn updates_tracked(bencher: Bencher) {
     run(bencher, true);
+}
+
+/// The same 50,000 lines imported again unchanged, tracking off (baseline).
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn unchanged_untracked(bencher: Bencher) {
+    run_changing(bencher, false, false);
+}
+
+/// The same unchanged lines with the entity tracked: every record's values compared, no
+/// change recorded.
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn unchanged_tracked(bencher: Bencher) {
+    run_changing(bencher, true, false);
 }
 
 /// The floor pair's database: the entity table with `UPDATES` records, the change log's table
@@ -222,7 +243,7 @@ mod postgres {
     #[divan::bench(sample_count = 5, sample_size = 1)]
     fn postgres_updates_untracked(bencher: Bencher) {
         if let Some(db) = fresh_database("toolforge_bench_untracked") {
-            run_on(bencher, db, false);
+            run_on(bencher, db, false, true);
         }
     }
 
@@ -230,7 +251,7 @@ mod postgres {
     #[divan::bench(sample_count = 5, sample_size = 1)]
     fn postgres_updates_tracked(bencher: Bencher) {
         if let Some(db) = fresh_database("toolforge_bench_tracked") {
-            run_on(bencher, db, true);
+            run_on(bencher, db, true, true);
         }
     }
 }

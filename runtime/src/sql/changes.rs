@@ -12,7 +12,8 @@
 use std::collections::HashMap;
 
 use rusqlite::types::Value as SqlValue;
-use serde_json::{Map, Value};
+use serde::{Serialize, Serializer};
+use serde_json::Value;
 
 use crate::spec::{CHANGES_TABLE, ChangeTrackingSpec, EntitySpec, FieldType, SchemaSpec};
 
@@ -26,8 +27,18 @@ use super::value::Bound;
 pub(crate) struct Snapshot {
     /// The content the diff is computed over.
     pub content: String,
-    /// The metadata fields' values, by name.
-    pub metadata: Map<String, Value>,
+    /// The metadata fields' values, in the order of the entity's `metadata_fields`.
+    pub metadata: Vec<Value>,
+}
+
+/// A snapshot's metadata as the JSON object the change log stores, written straight from the
+/// field names and values.
+struct MetadataJson<'a>(&'a [String], &'a [Value]);
+
+impl Serialize for MetadataJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().zip(self.1))
+    }
 }
 
 /// The columns read for an entity's snapshot: the content columns, then the metadata fields.
@@ -65,27 +76,26 @@ impl<'s> SnapshotPlan<'s> {
         )
     }
 
+    /// A row read with [`SnapshotPlan::select_sql`]: the record's id and its snapshot.
     fn snapshot(&self, row: Vec<SqlValue>) -> (String, Snapshot) {
         let mut row = row.into_iter();
         let id = text_of(row.next());
-        let content_values: Vec<SqlValue> = row.by_ref().take(self.content_columns.len()).collect();
-        let content = match &self.tracking.content_field {
-            Some(_) => text_of(content_values.into_iter().next()),
+        let content = self.content(row.by_ref().take(self.content_columns.len()));
+        let metadata = row.map(json_of).collect();
+        (id, Snapshot { content, metadata })
+    }
+
+    /// The content of the values of the content columns, in order.
+    fn content(&self, mut values: impl Iterator<Item = SqlValue>) -> String {
+        match &self.tracking.content_field {
+            Some(_) => text_of(values.next()),
             None => self
                 .content_columns
                 .iter()
-                .zip(&content_values)
+                .zip(values)
                 .map(|(name, value)| format!("{name}: {}\n", json_of(value)))
                 .collect(),
-        };
-        let metadata = self
-            .tracking
-            .metadata_fields
-            .iter()
-            .zip(row)
-            .map(|(name, value)| (name.clone(), json_of(&value)))
-            .collect();
-        (id, Snapshot { content, metadata })
+        }
     }
 }
 
@@ -99,12 +109,12 @@ fn text_of(value: Option<SqlValue>) -> String {
     }
 }
 
-fn json_of(value: &SqlValue) -> Value {
+fn json_of(value: SqlValue) -> Value {
     match value {
         SqlValue::Null | SqlValue::Blob(_) => Value::Null,
-        SqlValue::Integer(n) => Value::from(*n),
-        SqlValue::Real(n) => serde_json::Number::from_f64(*n).map_or(Value::Null, Value::Number),
-        SqlValue::Text(text) => Value::String(text.clone()),
+        SqlValue::Integer(n) => Value::from(n),
+        SqlValue::Real(n) => serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number),
+        SqlValue::Text(text) => Value::String(text),
     }
 }
 
@@ -123,6 +133,19 @@ struct EntityReads<'s> {
     full_chunk: String,
 }
 
+/// A record an import touched.
+struct Touched {
+    /// Its entity's index in the spec.
+    entity: usize,
+    /// The value of its unique field.
+    id: String,
+    /// Its values before the import (`None`: it did not exist, or they are not read yet).
+    before: Option<Snapshot>,
+    /// Its values after the import's last write to it, when that write gave every tracked
+    /// column (otherwise they are read back at the end).
+    written: Option<Snapshot>,
+}
+
 /// The changes of one import: the tracked values of each record it touched, as they were
 /// before its first write.
 ///
@@ -134,15 +157,13 @@ pub(crate) struct Tracker<'s> {
     spec: &'s SchemaSpec,
     /// By entity index: how to read its snapshots (`None`: not tracked).
     reads: Vec<Option<EntityReads<'s>>>,
-    /// (entity index, id) → the values before the import (`None`: the record did not exist).
-    before: HashMap<(usize, String), Option<Snapshot>>,
-    /// The keys of `before` and `waiting`, in the order the records were first touched.
-    order: Vec<(usize, String)>,
-    /// Records touched whose values are not read yet (they are not written yet either).
-    waiting: Vec<(usize, String)>,
-    /// Records whose last write in this import gave every tracked column: their values after
-    /// the import, which need not be read back.
-    written: HashMap<(usize, String), Snapshot>,
+    /// The records touched, in the order first touched.
+    touched: Vec<Touched>,
+    /// By entity index: a touched record's id → its place in `touched`.
+    places: Vec<HashMap<String, usize>>,
+    /// The places of touched records whose values before are not read yet (they are not
+    /// written yet either).
+    waiting: Vec<usize>,
 }
 
 impl<'s> Tracker<'s> {
@@ -177,11 +198,15 @@ impl<'s> Tracker<'s> {
         Tracker {
             spec,
             reads,
-            before: HashMap::new(),
-            order: Vec::new(),
+            touched: Vec::new(),
+            places: vec![HashMap::new(); spec.entities.len()],
             waiting: Vec::new(),
-            written: HashMap::new(),
         }
+    }
+
+    /// The place in `touched` of a record touched before.
+    fn place(&self, entity: usize, id: &str) -> Option<usize> {
+        self.places.get(entity)?.get(id).copied()
     }
 
     /// Notes an upsert of a tracked record: `value` gives the value it writes to a column (if
@@ -193,41 +218,40 @@ impl<'s> Tracker<'s> {
         id: &str,
         value: impl Fn(&str) -> Option<&'v Bound<'v>>,
     ) {
-        let Some(Some(reads)) = self.reads.get(entity) else {
+        let (Some(Some(reads)), Some(place)) = (self.reads.get(entity), self.place(entity, id))
+        else {
             return;
         };
-        let key = (entity, id.to_owned());
-        let snapshot = reads.text_columns.then(|| {
+        let snapshot = if reads.text_columns {
             let plan = &reads.plan;
-            let mut row = Vec::with_capacity(1 + plan.content_columns.len() + 4);
-            row.push(SqlValue::Text(id.to_owned()));
-            let columns = plan
-                .content_columns
+            let text = |column: &str| match value(column)? {
+                Bound::Text(text) => Some(SqlValue::Text((*text).to_owned())),
+                Bound::Value(value @ (SqlValue::Text(_) | SqlValue::Null)) => Some(value.clone()),
+                Bound::Value(_) => None,
+            };
+            let content: Option<Vec<SqlValue>> =
+                plan.content_columns.iter().map(|c| text(c)).collect();
+            let metadata: Option<Vec<Value>> = plan
+                .tracking
+                .metadata_fields
                 .iter()
-                .copied()
-                .chain(plan.tracking.metadata_fields.iter().map(String::as_str));
-            for column in columns {
-                row.push(match value(column)? {
-                    Bound::Text(text) => SqlValue::Text((*text).to_owned()),
-                    Bound::Value(value @ (SqlValue::Text(_) | SqlValue::Null)) => value.clone(),
-                    Bound::Value(_) => return None,
-                });
-            }
-            Some(plan.snapshot(row).1)
-        });
-        match snapshot.flatten() {
-            Some(snapshot) => {
-                self.written.insert(key, snapshot);
-            }
-            None => {
-                self.written.remove(&key);
-            }
-        }
+                .map(|c| text(c).map(json_of))
+                .collect();
+            content.zip(metadata).map(|(content, metadata)| Snapshot {
+                content: plan.content(content.into_iter()),
+                metadata,
+            })
+        } else {
+            None
+        };
+        self.touched[place].written = snapshot;
     }
 
     /// Notes a delete of a tracked record: its values after are read back at the end.
     pub fn deleted(&mut self, entity: usize, id: &str) {
-        self.written.remove(&(entity, id.to_owned()));
+        if let Some(place) = self.place(entity, id) {
+            self.touched[place].written = None;
+        }
     }
 
     /// Whether `entity` (an index into the spec's entities) is tracked.
@@ -235,40 +259,41 @@ impl<'s> Tracker<'s> {
         self.reads.get(entity).is_some_and(Option::is_some)
     }
 
-    /// Notes the first touch of a record; false when it was touched before or is not tracked.
-    fn first_touch(&mut self, entity: usize, id: &str) -> bool {
-        if !self.tracks(entity) {
-            return false;
+    /// Notes the first touch of a record: its place in `touched`, or `None` when it was
+    /// touched before or is not tracked.
+    fn first_touch(&mut self, entity: usize, id: &str) -> Option<usize> {
+        if !self.tracks(entity) || self.place(entity, id).is_some() {
+            return None;
         }
-        let key = (entity, id.to_owned());
-        if self.before.contains_key(&key) {
-            return false;
-        }
-        // A placeholder until the values are read: the record counts as touched.
-        self.before.insert(key.clone(), None);
-        self.order.push(key);
-        true
+        let place = self.touched.len();
+        self.touched.push(Touched {
+            entity,
+            id: id.to_owned(),
+            before: None,
+            written: None,
+        });
+        self.places[entity].insert(id.to_owned(), place);
+        Some(place)
     }
 
     /// Reads the record's tracked values now, before its first write in this import.
     pub fn capture(&mut self, conn: &dyn Writer, entity: usize, id: &str) -> Result<(), ExecError> {
-        if !self.first_touch(entity, id) {
+        let Some(place) = self.first_touch(entity, id) else {
             return Ok(());
-        }
+        };
         let Some(reads) = &self.reads[entity] else {
             return Ok(());
         };
         let mut rows = conn.rows(&reads.one, &[SqlValue::Text(id.to_owned())])?;
-        let snapshot = rows.pop().map(|row| reads.plan.snapshot(row).1);
-        self.before.insert((entity, id.to_owned()), snapshot);
+        self.touched[place].before = rows.pop().map(|row| reads.plan.snapshot(row).1);
         Ok(())
     }
 
     /// Notes a record about to be written later; its values are read by the next
     /// [`Tracker::capture_waiting`], which must run before that write.
     pub fn defer(&mut self, entity: usize, id: &str) {
-        if self.first_touch(entity, id) {
-            self.waiting.push((entity, id.to_owned()));
+        if let Some(place) = self.first_touch(entity, id) {
+            self.waiting.push(place);
         }
     }
 
@@ -280,18 +305,22 @@ impl<'s> Tracker<'s> {
         let waiting = std::mem::take(&mut self.waiting);
         for (entity, reads) in self.reads.iter().enumerate() {
             let Some(reads) = reads else { continue };
-            let ids: Vec<&str> = waiting
+            let places: Vec<usize> = waiting
                 .iter()
-                .filter(|key| key.0 == entity)
-                .map(|key| key.1.as_str())
+                .copied()
+                .filter(|place| self.touched[*place].entity == entity)
                 .collect();
-            if ids.is_empty() {
+            if places.is_empty() {
                 continue;
             }
+            let ids: Vec<&str> = places
+                .iter()
+                .map(|place| self.touched[*place].id.as_str())
+                .collect();
             let mut found = read_snapshots(conn, reads, &ids)?;
-            for id in ids {
-                let snapshot = found.remove(id);
-                self.before.insert((entity, id.to_owned()), snapshot);
+            for place in places {
+                let touched = &mut self.touched[place];
+                touched.before = found.remove(&touched.id);
             }
         }
         Ok(())
@@ -303,7 +332,7 @@ impl<'s> Tracker<'s> {
     pub fn record(mut self, conn: &dyn Writer) -> Result<usize, ExecError> {
         // Every write has been sent by now, each batch after reading its records' values.
         debug_assert!(self.waiting.is_empty());
-        if self.order.is_empty() {
+        if self.touched.is_empty() {
             return Ok(0);
         }
         let spec = self.spec;
@@ -312,26 +341,26 @@ impl<'s> Tracker<'s> {
         for (entity, reads) in self.reads.iter().enumerate() {
             let Some(reads) = reads else { continue };
             let ids: Vec<&str> = self
-                .order
+                .touched
                 .iter()
-                .filter(|key| key.0 == entity && !self.written.contains_key(*key))
-                .map(|key| key.1.as_str())
+                .filter(|touched| touched.entity == entity && touched.written.is_none())
+                .map(|touched| touched.id.as_str())
                 .collect();
             if !ids.is_empty() {
                 after[entity] = read_snapshots(conn, reads, &ids)?;
             }
         }
         let pairs: Vec<Pair<'_>> = self
-            .order
-            .iter()
-            .map(|key| Pair {
-                entity: &spec.entities[key.0],
-                id: &key.1,
-                old: self.before.remove(key).flatten(),
-                new: match self.written.remove(key) {
-                    Some(snapshot) => Some(snapshot),
-                    None => after[key.0].remove(&key.1),
-                },
+            .touched
+            .iter_mut()
+            .map(|touched| Pair {
+                entity: &spec.entities[touched.entity],
+                old: touched.before.take(),
+                new: touched
+                    .written
+                    .take()
+                    .or_else(|| after[touched.entity].remove(&touched.id)),
+                id: &touched.id,
             })
             .collect();
         let rows = change_rows(pairs, &timestamp);
@@ -346,8 +375,8 @@ impl<'s> Tracker<'s> {
             .as_ref()
             .and_then(|log| log.max_changes_per_record)
         {
-            for (index, id) in &self.order {
-                prune(conn, &spec.entities[*index].name, id, keep)?;
+            for touched in &self.touched {
+                prune(conn, &spec.entities[touched.entity].name, &touched.id, keep)?;
             }
         }
         Ok(recorded)
@@ -483,9 +512,14 @@ fn change_row(
     let new_content = new.as_ref().map_or("", |s| s.content.as_str());
     let name = format!("{}/{id}", entity.name);
     let (diff, added, removed) = unified_diff(old_content, new_content, &name, &name);
+    let names = entity
+        .change_tracking
+        .as_ref()
+        .map_or(&[][..], |tracking| &tracking.metadata_fields);
     let metadata = |snapshot: Option<&Snapshot>| match snapshot {
         Some(snapshot) => SqlValue::Text(
-            serde_json::to_string(&snapshot.metadata).unwrap_or_else(|_| "{}".to_owned()),
+            serde_json::to_string(&MetadataJson(names, &snapshot.metadata))
+                .unwrap_or_else(|_| "{}".to_owned()),
         ),
         None => SqlValue::Null,
     };
