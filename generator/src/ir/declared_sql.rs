@@ -80,6 +80,22 @@ pub(crate) fn bind_parameters(
                 hint: "keep one SELECT (use a CTE, `WITH ... SELECT`, to combine steps)".into(),
             });
         }
+        if backend == Backend::Postgres
+            && let Some(end) = toolforge::sql::lex::postgres_quoted_end(text, i)
+        {
+            i = end.map_err(|closer| SqlProblem {
+                span: start..text.len(),
+                message: if c == b'$' {
+                    "this dollar-quoted text is never closed".into()
+                } else {
+                    "this quoted text is never closed".into()
+                },
+                hint: format!("close it with {closer}"),
+            })?;
+            out.push_str(&text[start..i]);
+            previous_dot = false;
+            continue;
+        }
         match c {
             b'\'' | b'"' | b'`' => {
                 i = skip_quoted(bytes, i, c).ok_or_else(|| SqlProblem {
@@ -111,25 +127,6 @@ pub(crate) fn bind_parameters(
                 out.push_str(&text[start..i]);
                 continue;
             }
-            // Not inside a name: PostgreSQL names may hold `$` after their first letter.
-            b'$' if backend == Backend::Postgres
-                && !(i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_'))
-                && dollar_tag(bytes, i).is_some() =>
-            {
-                let tag_end = dollar_tag(bytes, i).unwrap_or(i + 1);
-                let tag = &text[i..tag_end];
-                i = text[tag_end..]
-                    .find(tag)
-                    .map(|n| tag_end + n + tag.len())
-                    .ok_or_else(|| SqlProblem {
-                        span: start..text.len(),
-                        message: "this dollar-quoted text is never closed".into(),
-                        hint: format!("close it with {tag}"),
-                    })?;
-                out.push_str(&text[start..i]);
-                previous_dot = false;
-                continue;
-            }
             b'[' if backend == Backend::Sqlite => {
                 i = text[i..]
                     .find(']')
@@ -140,17 +137,6 @@ pub(crate) fn bind_parameters(
                         hint: "close it with ]".into(),
                     })?;
                 check_qualified(text, start..i, previous_dot, tables)?;
-                out.push_str(&text[start..i]);
-                previous_dot = false;
-                continue;
-            }
-            // A word starting here (names are read whole), so `E'` opens an escape string.
-            b'E' | b'e' if backend == Backend::Postgres && bytes.get(i + 1) == Some(&b'\'') => {
-                i = skip_escaped(bytes, i + 1).ok_or_else(|| SqlProblem {
-                    span: start..text.len(),
-                    message: "this quoted text is never closed".into(),
-                    hint: "close it with '".into(),
-                })?;
                 out.push_str(&text[start..i]);
                 previous_dot = false;
                 continue;
@@ -290,31 +276,6 @@ fn ident_end(bytes: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
-}
-
-/// The end of the PostgreSQL dollar-quote tag (`$$`, `$name$`) starting at `start`, if one
-/// does.
-fn dollar_tag(bytes: &[u8], start: usize) -> Option<usize> {
-    let mut i = start + 1;
-    if bytes.get(i).is_some_and(|b| is_ident_start(*b)) {
-        i = ident_end(bytes, i);
-    }
-    (bytes.get(i) == Some(&b'$')).then_some(i + 1)
-}
-
-/// The index just past a PostgreSQL escape string (`E'...'`) whose quote is at `start`: a
-/// backslash escapes the byte after it, a doubled quote is part of the text.
-fn skip_escaped(bytes: &[u8], start: usize) -> Option<usize> {
-    let mut i = start + 1;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => i += 2,
-            b'\'' if bytes.get(i + 1) == Some(&b'\'') => i += 2,
-            b'\'' => return Some(i + 1),
-            _ => i += 1,
-        }
-    }
-    None
 }
 
 /// The index just past the quoted text opened at `start` by `quote` (a doubled quote is part

@@ -180,45 +180,24 @@ pub fn numbered_placeholders(sql: &str) -> String {
     // The start of the text not yet copied to `out`.
     let mut copied = 0;
     let mut i = 0;
-    let word_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     while i < bytes.len() {
+        if let Some(end) = super::lex::postgres_quoted_end(sql, i) {
+            i = end.unwrap_or(bytes.len());
+            continue;
+        }
         let next = |at: usize| bytes.get(at).copied();
         i = match bytes[i] {
             b'\'' | b'"' => {
-                let quote = bytes[i];
-                // `E'...'` (not the end of a longer word): a backslash escapes the next byte.
-                let escapes = quote == b'\''
-                    && i > 0
-                    && matches!(bytes[i - 1], b'E' | b'e')
-                    && (i < 2 || !word_byte(bytes[i - 2]));
-                let mut j = i + 1;
-                while j < bytes.len() && bytes[j] != quote {
-                    j += if escapes && bytes[j] == b'\\' { 2 } else { 1 };
-                }
                 // A doubled quote reads as the end of one quoted run and the start of the next.
-                (j + 1).min(bytes.len())
+                sql[i + 1..]
+                    .find(bytes[i] as char)
+                    .map_or(bytes.len(), |n| i + 1 + n + 1)
             }
             b'-' if next(i + 1) == Some(b'-') => {
                 sql[i..].find('\n').map_or(bytes.len(), |n| i + n + 1)
             }
             b'/' if next(i + 1) == Some(b'*') => {
                 sql[i + 2..].find("*/").map_or(bytes.len(), |n| i + n + 4)
-            }
-            b'$' if i == 0 || !word_byte(bytes[i - 1]) => {
-                let mut tag_end = i + 1;
-                if next(tag_end).is_some_and(|b| b.is_ascii_alphabetic() || b == b'_') {
-                    while next(tag_end).is_some_and(word_byte) {
-                        tag_end += 1;
-                    }
-                }
-                if next(tag_end) == Some(b'$') {
-                    let tag = &sql[i..=tag_end];
-                    sql[tag_end + 1..]
-                        .find(tag)
-                        .map_or(bytes.len(), |n| tag_end + 1 + n + tag.len())
-                } else {
-                    i + 1
-                }
             }
             b'?' if next(i + 1).is_some_and(|b| b.is_ascii_digit()) => {
                 out.push_str(&sql[copied..i]);

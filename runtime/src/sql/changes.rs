@@ -2,7 +2,8 @@
 //!
 //! An import (and every typed write, which runs as one) reads the tracked values of a record
 //! the first time it touches it (its content and metadata fields), and when it finishes takes
-//! them again (from its last write when that gave them all as text, otherwise read back): each record whose values differ gets one row in
+//! them again (from its last write when that gave them all as text, otherwise read back):
+//! each record whose values differ gets one row in
 //! [`CHANGES_TABLE`](crate::spec::CHANGES_TABLE), written in the import's transaction —
 //! `created`, `updated` or `deleted`, the unified diff of the content (with `similar`), the
 //! lines added and removed, the metadata before and after, and the content after (so two

@@ -651,11 +651,16 @@ fn replay(
 /// An upsert of a tracked record waiting in a SQLite batch.
 struct WaitingUpsert {
     line: usize,
-    /// Its entry in the entity statement cache, prepared already (`None`: `sql` instead).
-    key: Option<(usize, u128)>,
-    /// The statement, when it has no cache entry.
-    sql: Option<String>,
+    statement: WaitingStatement,
     values: Vec<SqlValue>,
+}
+
+/// The statement a waiting upsert runs.
+enum WaitingStatement {
+    /// Its entry in the entity statement cache, prepared already.
+    Cached((usize, u128)),
+    /// Its SQL, for upserts without a cache entry.
+    Sql(String),
 }
 
 /// The most tracked upserts a SQLite batch holds (one read of their values before).
@@ -697,7 +702,7 @@ impl Sink<'_> {
                 if let Some((entity, id)) = tracked {
                     // Its values before are read with the rest of its batch, just before the
                     // batch is written.
-                    let (key, sql) = match (target, key) {
+                    let statement = match (target, key) {
                         (Target::Entity, Some(key)) => {
                             if let std::collections::hash_map::Entry::Vacant(entry) =
                                 statements.entry(key)
@@ -707,15 +712,14 @@ impl Sink<'_> {
                                     .map_err(|e| sqlite_error(Some(line), e))?;
                                 entry.insert(statement);
                             }
-                            (Some(key), None)
+                            WaitingStatement::Cached(key)
                         }
-                        _ => (None, Some(build_sql())),
+                        _ => WaitingStatement::Sql(build_sql()),
                     };
                     tracker.defer(entity, id);
                     waiting.push(WaitingUpsert {
                         line,
-                        key,
-                        sql,
+                        statement,
                         values: params.iter().map(Bound::to_value).collect(),
                     });
                     if waiting.len() >= SQLITE_TRACKED_BATCH {
@@ -813,13 +817,15 @@ impl Sink<'_> {
             .map_err(|e| exec_error(Some(first.line), e))?;
         for upsert in batch {
             let params = rusqlite::params_from_iter(upsert.values.iter());
-            let written = match (
-                upsert.key.and_then(|key| statements.get_mut(&key)),
-                &upsert.sql,
-            ) {
-                (Some(statement), _) => statement.execute(params),
-                (None, Some(sql)) => tx.prepare_cached(sql).and_then(|mut s| s.execute(params)),
-                (None, None) => Err(rusqlite::Error::InvalidQuery),
+            let written = match &upsert.statement {
+                WaitingStatement::Cached(key) => match statements.get_mut(key) {
+                    Some(statement) => statement.execute(params),
+                    // Entries are never removed while the import runs.
+                    None => Err(rusqlite::Error::InvalidQuery),
+                },
+                WaitingStatement::Sql(sql) => {
+                    tx.prepare_cached(sql).and_then(|mut s| s.execute(params))
+                }
             };
             written.map_err(|e| sqlite_error(Some(upsert.line), e))?;
         }

@@ -37,6 +37,7 @@ pub mod glob;
 pub mod ident;
 #[cfg(feature = "sqlite")]
 pub mod import;
+pub mod lex;
 pub mod names;
 #[cfg(feature = "postgres")]
 pub mod postgres;
