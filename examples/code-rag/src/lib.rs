@@ -1,5 +1,6 @@
 //! A code-RAG toolbox over a Rust source tree.
 //!
+//! - [`corpus`]: the default tree, a crate's source pinned by `Cargo.lock`.
 //! - [`ingest`]: parse the tree with syn into directories, files, scopes and their links.
 //! - [`load`]: put those records into the SQLite database the config describes.
 //! - [`tools`]: the module generated from the config at build time.
@@ -9,6 +10,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod corpus;
 pub mod custom_tools;
 pub mod ingest;
 pub mod load;

@@ -1,4 +1,7 @@
 //! `code-rag`: ingest a Rust source tree, then run the scripted session an agent would.
+//!
+//! Without `--src`, the tree is the source of a crate `Cargo.lock` pins ([`corpus`]), so the
+//! session's answers, its question in words included, are the same on every run.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -7,6 +10,7 @@ use clap::Parser;
 use serde_json::{Value, json};
 use toolforge::Dialect;
 
+use code_rag_example::corpus::{self, Question};
 use code_rag_example::session::Session;
 use code_rag_example::setup::{Prepared, prepare};
 
@@ -14,9 +18,10 @@ use code_rag_example::setup::{Prepared, prepare};
 #[derive(Parser)]
 #[command(version)]
 struct Args {
-    /// The source tree to read (`target/` and hidden directories are skipped).
-    #[arg(long, default_value = ".")]
-    src: PathBuf,
+    /// The source tree to read (`target/` and hidden directories are skipped); by default
+    /// the source of the crate `similar` at the version Cargo.lock pins.
+    #[arg(long)]
+    src: Option<PathBuf>,
     /// The SQLite file to (re)create.
     #[arg(long, default_value = "target/code-rag.db")]
     db: PathBuf,
@@ -25,16 +30,23 @@ struct Args {
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = Args::parse();
-    let prepared = match prepare(&args.src, &args.db) {
+    let tree = match Tree::choose(args.src.clone()) {
+        Ok(tree) => tree,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let prepared = match prepare(&tree.root, &args.db) {
         Ok(prepared) => prepared,
         Err(error) => {
             eprintln!("error: {error}");
             return ExitCode::FAILURE;
         }
     };
-    summary(&prepared, &args);
+    summary(&prepared, &tree, &args);
     let mut session = Session::new(prepared.registry.clone());
-    script(&mut session, &prepared).await;
+    script(&mut session, &prepared, &tree).await;
     println!();
     if session.failures().is_empty() {
         println!("session finished: every step answered as expected");
@@ -48,12 +60,50 @@ async fn main() -> ExitCode {
     }
 }
 
-fn summary(prepared: &Prepared, args: &Args) {
+/// The tree the session reads, and what it asks of it in words.
+struct Tree {
+    root: PathBuf,
+    /// How the summary names the tree.
+    label: String,
+    /// The question of the semantic step; its answer is checked when known.
+    question: Question,
+    answer_known: bool,
+}
+
+impl Tree {
+    fn choose(src: Option<PathBuf>) -> Result<Tree, String> {
+        match src {
+            Some(root) => Ok(Tree {
+                label: root.display().to_string(),
+                root,
+                question: Question {
+                    text: "where is the configuration file parsed",
+                    answer: "",
+                },
+                answer_known: false,
+            }),
+            None => {
+                let pinned = corpus::locate(corpus::PINNED_CRATE)?;
+                Ok(Tree {
+                    label: format!(
+                        "the crate {} {} (pinned by Cargo.lock, from cargo's download cache)",
+                        pinned.name, pinned.version
+                    ),
+                    root: pinned.root,
+                    question: corpus::PINNED_QUESTION,
+                    answer_known: true,
+                })
+            }
+        }
+    }
+}
+
+fn summary(prepared: &Prepared, tree: &Tree, args: &Args) {
     let codebase = &prepared.codebase;
     println!(
         "Ingested {}: {} directories, {} files, {} scopes, {} CALLS edges \
          (parsed in {:.0?}, loaded in {:.0?} into {})",
-        args.src.display(),
+        tree.label,
         codebase.directories.len(),
         codebase.files.len(),
         codebase.scopes.len(),
@@ -75,7 +125,7 @@ fn summary(prepared: &Prepared, args: &Args) {
     }
 }
 
-async fn script(session: &mut Session, prepared: &Prepared) {
+async fn script(session: &mut Session, prepared: &Prepared, tree: &Tree) {
     let registry = &prepared.registry;
 
     session.step("List the tool definitions");
@@ -184,24 +234,26 @@ async fn script(session: &mut Session, prepared: &Prepared) {
         )
         .await;
 
-    session.step("Ask in words: which function downloads the embedding model?");
+    let question = &tree.question;
+    session.step(&format!("Ask in words: {}", question.text));
     let found = session
         .call(
             "semantic_search",
-            json!({"entity_type": "Scope", "query": "download the embedding model from PyPI", "top_k": 3}),
+            json!({"entity_type": "Scope", "query": question.text, "top_k": 3}),
         )
         .await;
-    // On this repository's own tree the answer is known: check it.
-    let expected = "fetch_pypi_model";
-    if prepared.codebase.scopes.iter().any(|s| s.name == expected) {
+    if tree.answer_known {
         let names: Vec<String> = found
             .as_ref()
             .and_then(|answer| answer["results"].as_array())
             .map(|results| results.iter().map(|r| text(r, "name")).collect())
             .unwrap_or_default();
-        if !names.iter().any(|name| name == expected) {
+        if names.iter().any(|name| name == question.answer) {
+            println!("found `{}`, as expected", question.answer);
+        } else {
             session.fail(format!(
-                "semantic_search did not find `{expected}` (got {names:?})"
+                "semantic_search did not find `{}` (got {names:?})",
+                question.answer
             ));
         }
     }

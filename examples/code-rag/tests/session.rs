@@ -35,7 +35,7 @@ fn the_session_runs_every_step_on_the_fixture() {
         "-> aggregate_entities",
         "-> find_path",
         "-> rank_entities",
-        "== 7. Ask in words: which function downloads the embedding model?",
+        "== 7. Ask in words: where is the configuration file parsed",
         "-> semantic_search",
         "12 doc comments embedded",
         "-> get_entities_by_ids",

@@ -9,9 +9,9 @@ use std::time::Instant;
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
+use super::bert::{Config, Encoder};
 use super::{EmbedError, Embedder, normalize};
 
 /// Texts run through the model at once (the deadline is checked between them).
@@ -27,7 +27,7 @@ const FORWARD_BATCH: usize = 32;
 /// # Ok::<(), toolforge::embed::EmbedError>(())
 /// ```
 pub struct LocalModel {
-    model: BertModel,
+    model: Encoder,
     tokenizer: Tokenizer,
     device: Device,
     model_id: String,
@@ -86,15 +86,9 @@ impl LocalModel {
         let weights_len = weights.len();
         let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &device)
             .map_err(|error| model_error(folder, "model.safetensors", error))?;
-        let model = BertModel::load(vb.clone(), &config)
-            .or_else(|_| BertModel::load(vb.pp("bert"), &config))
+        let model = Encoder::load(vb, &config)
             .map_err(|error| model_error(folder, "model.safetensors", error))?;
-        let dimension = hidden_size(&config_text).ok_or_else(|| EmbedError::Model {
-            message: format!(
-                "config {} has no `hidden_size`",
-                folder.join("config.json").display()
-            ),
-        })?;
+        let dimension = config.hidden_size;
         // The model's identity: its declared name, size and the exact weights' length, so
         // moving the folder does not re-embed everything, and another model does.
         let name = config_string(&config_text, "_name_or_path")
@@ -162,7 +156,7 @@ impl LocalModel {
         let ids = Tensor::from_vec(ids, (rows, width), &self.device)?;
         let types = Tensor::from_vec(types, (rows, width), &self.device)?;
         let mask = Tensor::from_vec(mask, (rows, width), &self.device)?;
-        let hidden = self.model.forward(&ids, &types, Some(&mask))?;
+        let hidden = self.model.forward(&ids, &types, &mask)?;
         // Mean over the tokens the mask keeps.
         let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
         let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
@@ -233,11 +227,6 @@ fn model_error(folder: &Path, file: &str, error: impl std::fmt::Display) -> Embe
 fn config_string(config: &[u8], key: &str) -> Option<String> {
     let value: serde_json::Value = serde_json::from_slice(config).ok()?;
     value.get(key)?.as_str().map(str::to_owned)
-}
-
-fn hidden_size(config: &[u8]) -> Option<usize> {
-    let value: serde_json::Value = serde_json::from_slice(config).ok()?;
-    value.get("hidden_size")?.as_u64().map(|n| n as usize)
 }
 
 /// `max_seq_length` of `sentence_bert_config.json`, else the model's position limit, else 512.

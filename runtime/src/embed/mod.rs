@@ -13,6 +13,8 @@
 //! Embedders are blocking: the SQL engine calls them from its blocking threads, with the
 //! call's deadline.
 
+#[cfg(feature = "embed-local")]
+mod bert;
 #[cfg(feature = "embed-fetch")]
 mod fetch;
 mod hash;

@@ -2,8 +2,8 @@
 //! the `#[derive(Tool)]` tool `scope_loc` and `batch`, all from one `ToolRegistry`.
 //!
 //! ```sh
-//! cargo run -p code-rag-example --bin code-rag-mcp                          # stdio, for a desktop client
-//! cargo run -p code-rag-example --bin code-rag-mcp -- --http 127.0.0.1:8080 # http://127.0.0.1:8080/mcp
+//! cargo run -p code-rag-example --features mcp --bin code-rag-mcp                          # stdio, for a desktop client
+//! cargo run -p code-rag-example --features mcp --bin code-rag-mcp -- --http 127.0.0.1:8080 # http://127.0.0.1:8080/mcp
 //! ```
 
 use std::net::SocketAddr;
@@ -13,15 +13,17 @@ use std::process::ExitCode;
 use clap::Parser;
 use toolforge::mcp::{HttpOptions, McpServer, shutdown_signal};
 
+use code_rag_example::corpus;
 use code_rag_example::setup::prepare;
 
 /// Parse a Rust source tree into SQLite and serve its tools over MCP.
 #[derive(Parser)]
 #[command(version)]
 struct Args {
-    /// The source tree to read (`target/` and hidden directories are skipped).
-    #[arg(long, default_value = ".")]
-    src: PathBuf,
+    /// The source tree to read (`target/` and hidden directories are skipped); by default
+    /// the source of the crate `similar` at the version Cargo.lock pins.
+    #[arg(long)]
+    src: Option<PathBuf>,
     /// The SQLite file to (re)create.
     #[arg(long, default_value = "target/code-rag-mcp.db")]
     db: PathBuf,
@@ -34,7 +36,17 @@ struct Args {
 async fn main() -> ExitCode {
     let args = Args::parse();
     // Nothing but MCP messages may reach stdout: progress goes to stderr.
-    let prepared = match prepare(&args.src, &args.db) {
+    let src = match args.src {
+        Some(src) => src,
+        None => match corpus::locate(corpus::PINNED_CRATE) {
+            Ok(pinned) => pinned.root,
+            Err(error) => {
+                eprintln!("error: {error}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    let prepared = match prepare(&src, &args.db) {
         Ok(prepared) => prepared,
         Err(error) => {
             eprintln!("error: {error}");
