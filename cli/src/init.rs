@@ -10,7 +10,7 @@ use toolforge_generator::CompileOptions;
 
 use crate::{EXIT_INVALID, EXIT_OK, Output};
 
-const CONFIG: &str = include_str!("../../templates/init.config.yaml");
+const CONFIG: &str = include_str!("../templates/init.config.yaml");
 
 /// Arguments of `toolforge init`.
 #[derive(Debug, clap::Args)]

@@ -6,8 +6,8 @@ use toolforge::spec::{EntitySpec, FieldType, SchemaSpec, ValueType};
 use super::CodegenError;
 use super::names::{camel, snake};
 
-const SCHEMA_SQL: &str = include_str!("../../../templates/schema.sql.j2");
-const CUSTOM_TOOLS: &str = include_str!("../../../templates/custom_tools.rs.j2");
+const SCHEMA_SQL: &str = include_str!("../../templates/schema.sql.j2");
+const CUSTOM_TOOLS: &str = include_str!("../../templates/custom_tools.rs.j2");
 
 fn render(name: &str, source: &str, ctx: minijinja::Value) -> Result<String, CodegenError> {
     let mut env = Environment::new();
