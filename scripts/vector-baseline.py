@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The numpy brute force that `cargo bench -p toolforge --bench vector_search` compares
+"""The numpy brute force that `cargo bench -p toolforge-runtime --bench vector_search` compares
 exact top-k search with, on the same vectors.
 
 Reads a little-endian float32 file of ROWS x DIM row vectors followed by QUERIES x DIM query

@@ -80,10 +80,14 @@ pub(crate) fn expand(path: &ConfigPath) -> syn::Result<TokenStream> {
     })
 }
 
-/// How the calling crate names the runtime: the name its `Cargo.toml` gives the `toolforge`
-/// dependency (so a renamed dependency works), else `::toolforge`.
+/// How the calling crate names the runtime: the name its `Cargo.toml` gives the
+/// `toolforge-runtime` dependency (so a renamed dependency works; one that is not renamed is
+/// its library, `toolforge`), else `::toolforge`.
 fn runtime_path() -> String {
-    match proc_macro_crate::crate_name("toolforge") {
+    match proc_macro_crate::crate_name("toolforge-runtime") {
+        Ok(proc_macro_crate::FoundCrate::Name(name)) if name == "toolforge_runtime" => {
+            DEFAULT_CRATE_PATH.to_owned()
+        }
         Ok(proc_macro_crate::FoundCrate::Name(name)) => format!("::{name}"),
         Ok(proc_macro_crate::FoundCrate::Itself) | Err(_) => DEFAULT_CRATE_PATH.to_owned(),
     }

@@ -36,7 +36,7 @@
 //! `tool_args`, `registry_builder`, `setup_tool_registry_with`), with the spec and the SQL
 //! inline, and it is rebuilt whenever the config file changes. The crate needs `toolforge` as a
 //! direct dependency, under any name: the expansion names the runtime as the crate's
-//! `Cargo.toml` does (`tf = { package = "toolforge", ... }` gives `::tf`).
+//! `Cargo.toml` does (`tf = { package = "toolforge-runtime", ... }` gives `::tf`).
 //!
 //! A config error is a compile error at the macro's string literal, quoting the config
 //! location (`file:line:col`), the message and the hint, exactly as the CLI prints it.

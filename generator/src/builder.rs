@@ -144,7 +144,7 @@ impl Builder {
     /// the `toolforge` dependency (default `::toolforge`), like prost-build's `prost_path`:
     ///
     /// ```no_run
-    /// // Cargo.toml: tf = { package = "toolforge", version = "0.1" }
+    /// // Cargo.toml: tf = { package = "toolforge-runtime", version = "0.1" }
     /// toolforge_generator::Builder::new("ragforge.config.yaml").crate_path("::tf").generate().unwrap();
     /// ```
     pub fn crate_path(mut self, path: impl Into<String>) -> Self {

@@ -48,7 +48,7 @@ use proc_macro::TokenStream;
 /// registers typed tools whose definitions are the SQL engine's.
 ///
 /// The `toolforge` dependency is found in the user's `Cargo.toml`, under whatever name it was
-/// given (`tf = { package = "toolforge", ... }` works without `crate`).
+/// given (`tf = { package = "toolforge-runtime", ... }` works without `crate`).
 ///
 /// # Errors
 ///

@@ -3,7 +3,7 @@
 //! it) hides nine records in ten, against the same calls on the same file with no rule, in the
 //! same run.
 //!
-//! Run: `cargo bench -p toolforge --bench access_rules`.
+//! Run: `cargo bench -p toolforge-runtime --bench access_rules`.
 
 use std::sync::{Arc, OnceLock};
 

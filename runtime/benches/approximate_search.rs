@@ -3,7 +3,7 @@
 //! embeddings are, with queries near stored vectors. Before the timings, the bench prints the
 //! graph's build time and its recall@10 against exact search over 200 queries.
 //!
-//! Run: `cargo bench -p toolforge --features ann --bench approximate_search`.
+//! Run: `cargo bench -p toolforge-runtime --features ann --bench approximate_search`.
 
 use std::collections::HashSet;
 use std::sync::OnceLock;

@@ -10,7 +10,7 @@
 //! upserts alone, added to `updates_untracked`, bounds from below what `updates_tracked` can
 //! reach.
 //!
-//! Run: `cargo bench -p toolforge --bench changes`; with `--features postgres` and a server's
+//! Run: `cargo bench -p toolforge-runtime --bench changes`; with `--features postgres` and a server's
 //! URL in `TOOLFORGE_TEST_POSTGRES_URL` (e.g. through `scripts/with-postgres`) the same pair
 //! runs on PostgreSQL too.
 

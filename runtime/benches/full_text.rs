@@ -2,7 +2,7 @@
 //! BM25 with weights, top 10 with snippets and the total) against the same FTS5 statements
 //! written by hand with rusqlite, in the same run.
 //!
-//! Run: `cargo bench -p toolforge --bench full_text`.
+//! Run: `cargo bench -p toolforge-runtime --bench full_text`.
 
 use std::sync::{Arc, OnceLock};
 

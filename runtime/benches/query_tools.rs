@@ -2,7 +2,7 @@
 //! table against the same statement written by hand with rusqlite, and `find_path` /
 //! `rank_entities` (degree and PageRank) on a call graph of 20,000 records and 100,000 edges.
 //!
-//! Run: `cargo bench -p toolforge --bench query_tools`.
+//! Run: `cargo bench -p toolforge-runtime --bench query_tools`.
 
 use std::sync::{Arc, OnceLock};
 

@@ -1,7 +1,7 @@
 //! Registry overhead: dispatch vs a direct handler call, lookup among 10,000 tools, and a batch
 //! of 8 calls that each wait 10 ms.
 //!
-//! Run with `cargo bench -p toolforge --bench registry`.
+//! Run with `cargo bench -p toolforge-runtime --bench registry`.
 
 use std::future::Future;
 use std::pin::pin;

@@ -2,7 +2,7 @@
 //! hand with rusqlite on a 1,000,000-row table, `get_entity_by_id`, `explore_relationships`
 //! one hop, and JSON-lines import throughput.
 //!
-//! Run: `cargo bench -p toolforge --bench sql`.
+//! Run: `cargo bench -p toolforge-runtime --bench sql`.
 
 use std::sync::{Arc, OnceLock};
 

@@ -3,7 +3,7 @@
 //! throughput (against one binary `COPY` of the same JSON lines, parsed into a struct). Needs a server: run under `scripts/with-postgres`, which sets
 //! `TOOLFORGE_TEST_POSTGRES_URL`; without it every benchmark returns at once.
 //!
-//! Run: `scripts/with-postgres cargo bench -p toolforge --features postgres --bench sql_postgres`.
+//! Run: `scripts/with-postgres cargo bench -p toolforge-runtime --features postgres --bench sql_postgres`.
 
 use std::sync::{Arc, OnceLock};
 

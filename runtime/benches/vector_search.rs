@@ -4,7 +4,7 @@
 //! same vectors measured in the same run (`scripts/vector-baseline.py`, run by this bench with
 //! the Python named by `TOOLFORGE_BENCH_PYTHON`, default `python3`; it needs numpy).
 //!
-//! Run: `cargo bench -p toolforge --bench vector_search`.
+//! Run: `cargo bench -p toolforge-runtime --bench vector_search`.
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};

@@ -555,7 +555,7 @@ fn a_sample_of_valid_random_configs_compiles_with_toolforge_alone() {
         crate_dir.join("Cargo.toml"),
         format!(
             "[package]\nname = \"random-clients\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\
-             publish = false\n\n[dependencies]\ntoolforge = {{ path = {:?} }}\n\n[workspace]\n",
+             publish = false\n\n[dependencies]\ntoolforge = {{ path = {:?}, package = \"toolforge-runtime\" }}\n\n[workspace]\n",
             root.join("runtime").display().to_string()
         ),
     )

@@ -87,7 +87,7 @@ fn every_config_generates_a_client_that_compiles_with_toolforge_alone() {
         crate_dir.join("Cargo.toml"),
         format!(
             "[package]\nname = \"standalone-clients\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\
-             publish = false\n\n[dependencies]\ntoolforge = {{ path = {:?} }}\n\n[workspace]\n",
+             publish = false\n\n[dependencies]\ntoolforge = {{ path = {:?}, package = \"toolforge-runtime\" }}\n\n[workspace]\n",
             runtime.display().to_string()
         ),
     )

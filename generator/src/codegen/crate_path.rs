@@ -1,5 +1,5 @@
 //! The path generated code names the runtime by: `::toolforge` unless the user's crate renames
-//! the dependency (`tf = { package = "toolforge", ... }`) or re-exports it, the way prost-build's
+//! the dependency (`tf = { package = "toolforge-runtime", ... }`) or re-exports it, the way prost-build's
 //! `prost_path` works.
 //!
 //! The module is generated with `::toolforge` and rewritten once: every path that starts with

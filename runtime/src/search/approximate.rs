@@ -15,7 +15,7 @@ use crate::spec::Similarity;
 /// How a graph is built and searched.
 ///
 /// The defaults give a recall@10 of at least 0.95 against exact search on 384-dimension
-/// embeddings (`cargo bench -p toolforge --features ann --bench vector_search`, figures in
+/// embeddings (`cargo bench -p toolforge-runtime --features ann --bench vector_search`, figures in
 /// docs/BENCHMARKS.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ApproximateSettings {
