@@ -35,19 +35,35 @@ pub struct Prepared {
 /// Reads the Rust tree at `src`, recreates the SQLite file `db_path` (and its parent
 /// directory) with the generated schema, loads the records with the typed upserts and links, and builds the registry.
 pub fn prepare(src: &Path, db_path: &Path) -> Result<Prepared, Error> {
+    prepare_with(src, db_path, true)
+}
+
+/// [`prepare`] without the embedding model: doc comments are stored but not embedded (the
+/// semantic tools answer how to configure a model). For callers that need only the structure.
+pub fn prepare_without_embeddings(src: &Path, db_path: &Path) -> Result<Prepared, Error> {
+    prepare_with(src, db_path, false)
+}
+
+fn prepare_with(src: &Path, db_path: &Path, embed: bool) -> Result<Prepared, Error> {
     let started = Instant::now();
     let codebase = ingest(src).map_err(|e| format!("cannot read the source tree: {e}"))?;
     let parse_time = started.elapsed();
 
     let started = Instant::now();
-    let model = embedding_model()?;
+    let model = if embed {
+        Some(embedding_model()?)
+    } else {
+        None
+    };
     let embed_time = started.elapsed();
 
     let started = Instant::now();
     recreate(db_path)?;
-    let db = Database::open(db_path)
-        .map_err(|e| format!("cannot open the database {}: {e}", db_path.display()))?
-        .with_embedder(model);
+    let mut db = Database::open(db_path)
+        .map_err(|e| format!("cannot open the database {}: {e}", db_path.display()))?;
+    if let Some(model) = model {
+        db = db.with_embedder(model);
+    }
     tools::apply_schema(&db)?;
     let stats = load::load(&db, &codebase)?;
     let load_time = started.elapsed();
