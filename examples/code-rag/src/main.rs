@@ -67,7 +67,6 @@ struct Tree {
     label: String,
     /// The question of the semantic step; its answer is checked when known.
     question: Question,
-    answer_known: bool,
 }
 
 impl Tree {
@@ -78,9 +77,8 @@ impl Tree {
                 root,
                 question: Question {
                     text: "where is the configuration file parsed",
-                    answer: "",
+                    answer: None,
                 },
-                answer_known: false,
             }),
             None => {
                 let pinned = corpus::locate(corpus::PINNED_CRATE)?;
@@ -91,7 +89,6 @@ impl Tree {
                     ),
                     root: pinned.root,
                     question: corpus::PINNED_QUESTION,
-                    answer_known: true,
                 })
             }
         }
@@ -242,18 +239,17 @@ async fn script(session: &mut Session, prepared: &Prepared, tree: &Tree) {
             json!({"entity_type": "Scope", "query": question.text, "top_k": 3}),
         )
         .await;
-    if tree.answer_known {
+    if let Some(expected) = question.answer {
         let names: Vec<String> = found
             .as_ref()
             .and_then(|answer| answer["results"].as_array())
             .map(|results| results.iter().map(|r| text(r, "name")).collect())
             .unwrap_or_default();
-        if names.iter().any(|name| name == question.answer) {
-            println!("found `{}`, as expected", question.answer);
+        if names.iter().any(|name| name == expected) {
+            println!("found `{expected}`, as expected");
         } else {
             session.fail(format!(
-                "semantic_search did not find `{}` (got {names:?})",
-                question.answer
+                "semantic_search did not find `{expected}` (got {names:?})"
             ));
         }
     }
