@@ -63,6 +63,7 @@ pub use serde_json;
 /// What `#[derive(Tool)]` expansions use. Not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::__database_tool_table as database_tool_table;
     pub use crate::typed::DeriveSpec;
     pub use schemars;
     pub use serde;

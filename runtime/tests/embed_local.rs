@@ -103,9 +103,9 @@ fn module_docs() -> Vec<(String, String)> {
         "embed/fetch.rs",
         "embed/http.rs",
         "embed/hash.rs",
-        "sql/tools/glob_search.rs",
-        "sql/tools/explore_relationships.rs",
-        "sql/tools/get_entity_by_id.rs",
+        "sql/tools/query/glob_search.rs",
+        "sql/tools/relationships/explore_relationships.rs",
+        "sql/tools/lookup/get_entity_by_id.rs",
         "sql/import.rs",
         "sql/schema_diff.rs",
         "sql/postgres/mod.rs",
@@ -137,11 +137,11 @@ const QUESTIONS: [(&str, &str); 8] = [
     ),
     (
         "which tool matches records with wildcard patterns like src/*.ts",
-        "sql/tools/glob_search.rs",
+        "sql/tools/query/glob_search.rs",
     ),
     (
         "explore relationships from a start entity to target entities",
-        "sql/tools/explore_relationships.rs",
+        "sql/tools/relationships/explore_relationships.rs",
     ),
     (
         "load JSON lines into the database in one transaction",

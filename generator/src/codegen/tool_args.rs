@@ -39,72 +39,33 @@ enum NameParams {
     EntityRelationship,
 }
 
-/// Every database tool, in the engine's order.
-const TOOLS: [ToolAlias; 21] = {
-    use NameParams::*;
-    const fn alias(ty: &'static str, tool: &'static str, names: NameParams) -> ToolAlias {
-        ToolAlias { ty, tool, names }
-    }
-    [
-        alias("GetSchemaArgs", "get_schema", Entity),
-        alias("DescribeEntityArgs", "describe_entity", Entity),
-        alias("QueryEntitiesArgs", "query_entities", EntityField),
-        alias("GlobSearchArgs", "glob_search", EntityField),
-        alias("GetEntityByIdArgs", "get_entity_by_id", Entity),
-        alias("GetEntitiesByIdsArgs", "get_entities_by_ids", EntityField),
-        alias(
-            "ExploreRelationshipsArgs",
-            "explore_relationships",
-            EntityFieldRelationship,
-        ),
-        alias("FullTextSearchArgs", "full_text_search", EntityField),
-        alias("SemanticSearchArgs", "semantic_search", EntityField),
-        alias("HybridSearchArgs", "hybrid_search", Entity),
-        alias(
-            "QueryEntitiesByDateRangeArgs",
-            "query_entities_by_date_range",
-            EntityField,
-        ),
-        alias(
-            "QueryEntitiesByNumberRangeArgs",
-            "query_entities_by_number_range",
-            EntityField,
-        ),
-        alias(
-            "QueryEntitiesByPatternArgs",
-            "query_entities_by_pattern",
-            EntityField,
-        ),
-        alias(
-            "AggregateEntitiesArgs",
-            "aggregate_entities",
-            EntityFieldRelationship,
-        ),
-        alias("FindPathArgs", "find_path", EntityRelationship),
-        alias("RankEntitiesArgs", "rank_entities", EntityRelationship),
-        alias(
-            "GetEntityChangeHistoryArgs",
-            "get_entity_change_history",
-            Entity,
-        ),
-        alias(
-            "FindRecentlyModifiedEntitiesArgs",
-            "find_recently_modified_entities",
-            Entity,
-        ),
-        alias(
-            "GetMostModifiedEntitiesArgs",
-            "get_most_modified_entities",
-            Entity,
-        ),
-        alias("GetChangeStatisticsArgs", "get_change_statistics", Entity),
-        alias(
-            "CompareEntityVersionsArgs",
-            "compare_entity_versions",
-            Entity,
-        ),
-    ]
-};
+/// The name enums of an argument struct's parameters, as the table of tools writes them.
+macro_rules! name_params {
+    (E) => {
+        NameParams::Entity
+    };
+    (E, F) => {
+        NameParams::EntityField
+    };
+    (E, F, R) => {
+        NameParams::EntityFieldRelationship
+    };
+    (E, R) => {
+        NameParams::EntityRelationship
+    };
+}
+
+/// Every database tool, in the engine's order, from the runtime's one table of tools.
+macro_rules! tool_aliases {
+    ($($variant:ident: $name:literal, $family:ident, $args:ident<$($param:ident),+>;)*) => {
+        const TOOLS: &[ToolAlias] = &[$(ToolAlias {
+            ty: stringify!($args),
+            tool: $name,
+            names: name_params!($($param),+),
+        }),*];
+    };
+}
+toolforge::__private::database_tool_table!(tool_aliases);
 
 /// The tools the spec builds ([`SchemaSpec::database_tool_names`]), in the engine's order.
 fn planned_tools(spec: &SchemaSpec) -> Vec<&'static ToolAlias> {

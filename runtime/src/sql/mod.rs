@@ -20,6 +20,8 @@
 #[cfg(feature = "sqlite")]
 pub(crate) mod access;
 #[cfg(feature = "sqlite")]
+pub(crate) mod arg_name;
+#[cfg(feature = "sqlite")]
 pub mod backend;
 #[cfg(feature = "sqlite")]
 pub(crate) mod changes;
@@ -34,6 +36,8 @@ pub mod describe;
 pub mod embeddings;
 pub mod full_text;
 pub mod glob;
+#[cfg(feature = "sqlite")]
+pub(crate) mod handler_error;
 pub mod ident;
 #[cfg(feature = "sqlite")]
 pub mod import;

@@ -182,7 +182,7 @@ impl From<RecordsError> for ToolError {
             RecordsError::Database { source, .. }
                 if matches!(source, DbError::Timeout) || source.is_interrupt() =>
             {
-                super::tools::stopped_error()
+                super::handler_error::stopped_error()
             }
             RecordsError::Database {
                 source: DbError::Sqlite(sqlite),

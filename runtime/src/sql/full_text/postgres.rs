@@ -29,11 +29,11 @@ use super::super::ddl::{ColumnDef, ObjectKind, SchemaObject};
 use super::super::ident::quote;
 use super::super::postgres::Session;
 use super::super::query::Projection;
-use super::super::tools::HandlerError;
 use super::super::value::SqlValue;
 use super::rank::{ELLIPSIS, Hit, MARK, Ranking, SNIPPET_WORDS};
 use super::tokens::Tokenizer;
 use super::{QueryItem, full_text_table_name};
+use crate::sql::handler_error::HandlerError;
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;

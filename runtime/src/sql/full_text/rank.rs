@@ -14,9 +14,9 @@ use crate::{ErrorCode, ToolError};
 use super::super::backend::{Dialect, Reader};
 use super::super::ident::quote;
 use super::super::query::Projection;
-use super::super::tools::HandlerError;
 use super::super::value::SqlValue;
 use super::{FullTextQuery, full_text_table_name};
+use crate::sql::handler_error::HandlerError;
 
 /// The marks around matched terms in snippets.
 pub(super) const MARK: (&str, &str) = ("**", "**");

@@ -1,0 +1,795 @@
+//! The storage specification: the part of the generator's IR the runtime needs to build tables,
+//! load data and answer tool calls.
+//!
+//! The generator compiles a validated config into a [`SchemaSpec`] once (names resolved, table
+//! and column names decided, computed-field SQL compiled); the SQL engine and the generated code
+//! both consume it, so the run-time and the compiled registries behave identically.
+//!
+//! SQL fragments in a spec refer to the entity's row through the alias `n`
+//! (for example `("n"."endLine" - "n"."startLine" + 1)`).
+
+use serde::{Deserialize, Serialize};
+
+mod tool_table;
+
+pub use tool_table::ToolFamily;
+
+/// The whole storage model of one config.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SchemaSpec {
+    /// The config's `name`.
+    pub name: String,
+    /// The config's `description`, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Entities, in config order.
+    pub entities: Vec<EntitySpec>,
+    /// Edge tables, one per (source entity, relationship type, target entity), in config order.
+    pub relationships: Vec<RelationshipSpec>,
+    /// Tool generation options (from the config's `toolforge:` section).
+    pub tools: ToolOptions,
+    /// How the tools are served over MCP (the config's `mcp:` section and
+    /// `toolforge.toolsets`); empty when the config says nothing.
+    #[serde(default, skip_serializing_if = "McpSpec::is_empty")]
+    pub mcp: McpSpec,
+    /// How embeddings are computed (the config's `embedding:` / `embeddings:` sections and
+    /// `toolforge.embeddings`); `None` when the config names no provider.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<EmbeddingSpec>,
+    /// The change log (`toolforge_changes`): present when an entity tracks its changes or a
+    /// computed field reads them (`count(HAS_CHANGE)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change_log: Option<ChangeLogSpec>,
+    /// The config's own parameterised queries (`toolforge.declared_tools`), in config order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub declared_tools: Vec<DeclaredToolSpec>,
+    /// Row rules (`toolforge.access`): per entity, the condition a record must meet to be
+    /// seen by any tool; at most one per entity, sorted by entity name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub access: Vec<AccessRuleSpec>,
+}
+
+/// A row rule: the records of `entity` a tool call sees are those meeting the condition,
+/// evaluated with the call's context values (see [`crate::ToolContext::with_value`]). A call
+/// without one of the values it reads sees no record of the entity.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AccessRuleSpec {
+    /// The entity the rule restricts.
+    pub entity: String,
+    /// The rule as written in the config, for descriptions and messages.
+    pub source: String,
+    /// The compiled SQLite condition over the row alias `n`; context values are read with
+    /// the connection's `toolforge_context(name)` function.
+    pub sql: String,
+    /// The compiled PostgreSQL condition; context values are read from the session settings
+    /// `toolforge.ctx_<name>`.
+    pub postgres_sql: String,
+    /// The names of the context values the rule reads, sorted.
+    pub context: Vec<String>,
+}
+
+/// A tool declared in the config: a parameterised query over one entity, compiled from the
+/// expression language (`where:`, `order_by:`) with every parameter a bound value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeclaredToolSpec {
+    /// The tool's name, as declared (no prefix is added).
+    pub name: String,
+    /// What the tool does, for the model.
+    pub description: String,
+    /// The entity whose records it returns; empty for a tool in the trusted `sql:` form
+    /// (see [`DeclaredToolSpec::sql`]).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub entity: String,
+    /// The trusted `sql:` form: the config's own statement per backend, answering rows as
+    /// objects (column name → value); `None` for a tool in the expression form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sql: Option<DeclaredSqlSpec>,
+    /// The `where:` source, for descriptions; `None` when the tool returns every record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_where: Option<String>,
+    /// The compiled condition over the row alias `n` (SQLite), parameters written `?N`: the
+    /// parameter at position `N - 1` of `parameters`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub where_sql: Option<String>,
+    /// The same condition for PostgreSQL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub postgres_where_sql: Option<String>,
+    /// The compiled `order_by:` items, in order (the unique field always breaks ties).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub order_by: Vec<DeclaredOrderSpec>,
+    /// The most records one call returns (`limit:`, at most the tools' `max_limit`); a call
+    /// may ask for fewer.
+    pub limit: u32,
+    /// The parameters, in config order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parameters: Vec<ParameterSpec>,
+}
+
+/// The statements of a declared tool in the trusted `sql:` form, one per backend, with every
+/// `:name` parameter written `?N` (the parameter at position `N - 1` of
+/// [`DeclaredToolSpec::parameters`]; on PostgreSQL `CAST(?N AS <type>)`). They run read-only:
+/// one statement, reading only (SQLite: an authorizer allowing reads alone; PostgreSQL: a
+/// `READ ONLY` transaction, rolled back), through the same connections and row rules as every
+/// tool. A tool with no statement for the backend it runs on is refused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeclaredSqlSpec {
+    /// The SQLite statement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sqlite: Option<String>,
+    /// The PostgreSQL statement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub postgres: Option<String>,
+}
+
+/// One `order_by:` item of a declared tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeclaredOrderSpec {
+    /// The SQLite expression (parameters as in [`DeclaredToolSpec::where_sql`]).
+    pub sql: String,
+    /// The PostgreSQL expression.
+    pub postgres_sql: String,
+    /// True for `DESC`.
+    #[serde(default)]
+    pub descending: bool,
+}
+
+/// One parameter of a declared tool: its type and the checks its values pass before any
+/// query runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParameterSpec {
+    /// The parameter's name (`:name` in the clauses, a key of the arguments).
+    pub name: String,
+    /// The value type.
+    #[serde(rename = "type")]
+    pub ty: ParameterType,
+    /// What the value means, for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Whether a call must give it (false when it has a default).
+    #[serde(default)]
+    pub required: bool,
+    /// The value used when a call gives none (for datetimes also `now` or a relative date
+    /// such as `7 days ago`, resolved when the call runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<serde_json::Value>,
+    /// The only values allowed, when listed.
+    #[serde(default, rename = "enum", skip_serializing_if = "Vec::is_empty")]
+    pub allowed: Vec<serde_json::Value>,
+    /// The smallest number allowed (numbers and integers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    /// The largest number allowed (numbers and integers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
+    /// A regular expression (Rust `regex` syntax) the whole string must match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// The context value (see [`crate::ContextValues`]) the parameter takes its value from:
+    /// set by the host, absent from the input schema, refused when a call gives it, and a
+    /// call without that context value is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_context: Option<String>,
+}
+
+/// The type of a declared tool's parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ParameterType {
+    /// Text.
+    String,
+    /// A number.
+    Number,
+    /// A whole number.
+    Integer,
+    /// `true` or `false`.
+    Boolean,
+    /// An ISO 8601 date or datetime, or a relative date (`now`, `7 days ago`), in UTC.
+    Datetime,
+}
+
+impl ParameterType {
+    /// Every type, as a config writes it.
+    pub const NAMES: [&'static str; 5] = ["string", "number", "integer", "boolean", "datetime"];
+
+    /// The type a config names.
+    pub fn from_name(name: &str) -> Option<ParameterType> {
+        Some(match name {
+            "string" => ParameterType::String,
+            "number" => ParameterType::Number,
+            "integer" => ParameterType::Integer,
+            "boolean" => ParameterType::Boolean,
+            "datetime" => ParameterType::Datetime,
+            _ => return None,
+        })
+    }
+
+    /// The type of its values in expressions.
+    pub fn value_type(self) -> ValueType {
+        match self {
+            ParameterType::String => ValueType::String,
+            ParameterType::Number | ParameterType::Integer => ValueType::Number,
+            ParameterType::Boolean => ValueType::Boolean,
+            ParameterType::Datetime => ValueType::Datetime,
+        }
+    }
+}
+
+/// The table of the change log: one row per recorded change of a tracked record.
+pub const CHANGES_TABLE: &str = "toolforge_changes";
+
+/// The change log every tracked write appends to.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeLogSpec {
+    /// The most changes kept per record (`toolforge.change_history.max_changes_per_record`);
+    /// older ones are removed by the write that adds a newer one. `None` keeps every change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_changes_per_record: Option<u32>,
+}
+
+/// How an entity's changes are recorded (`track_changes: true` or `change_tracking:`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeTrackingSpec {
+    /// The text field whose unified diff each change records; `None`: the whole record, one
+    /// `field: value` line per stored field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_field: Option<String>,
+    /// Fields whose values before and after each change are recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metadata_fields: Vec<String>,
+}
+
+/// Where embeddings come from: a provider and its settings. Secrets are never part of it:
+/// `api_key_env` names the environment variable holding the key.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EmbeddingSpec {
+    /// The provider.
+    pub provider: EmbeddingProvider,
+    /// The model name (provider default when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The provider's base URL (`http://127.0.0.1:11434/v1`); provider default when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The environment variable holding the API key (provider default when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_env: Option<String>,
+    /// The local model's folder (provider `local`), relative to the config's folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_path: Option<String>,
+    /// Texts per provider request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_size: Option<u32>,
+}
+
+impl EmbeddingSpec {
+    /// Settings for `provider` with every other key left to its default.
+    pub fn new(provider: EmbeddingProvider) -> Self {
+        EmbeddingSpec {
+            provider,
+            model: None,
+            url: None,
+            api_key_env: None,
+            model_path: None,
+            batch_size: None,
+        }
+    }
+}
+
+/// An embedding provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum EmbeddingProvider {
+    /// A sentence-transformers model folder run in-process.
+    Local,
+    /// OpenAI's API (`https://api.openai.com/v1`, key in `OPENAI_API_KEY`).
+    #[serde(rename = "openai")]
+    OpenAi,
+    /// Ollama's OpenAI-compatible API (`http://127.0.0.1:11434/v1`, no key).
+    Ollama,
+    /// Any other server speaking OpenAI's `/v1/embeddings` (vLLM, LM Studio,
+    /// text-embeddings-inference): `url` is required, a key optional.
+    #[serde(rename = "openai-compatible")]
+    OpenAiCompatible,
+    /// Google's Gemini API (key in `GEMINI_API_KEY`).
+    Gemini,
+}
+
+impl EmbeddingProvider {
+    /// Every provider, as written in configs.
+    pub const ALL: [(&'static str, EmbeddingProvider); 5] = [
+        ("local", EmbeddingProvider::Local),
+        ("openai", EmbeddingProvider::OpenAi),
+        ("ollama", EmbeddingProvider::Ollama),
+        ("openai-compatible", EmbeddingProvider::OpenAiCompatible),
+        ("gemini", EmbeddingProvider::Gemini),
+    ];
+
+    /// The provider a config names (`openai`, `gemini`, ...).
+    pub fn from_name(name: &str) -> Option<EmbeddingProvider> {
+        Self::ALL
+            .iter()
+            .find(|(written, _)| written.eq_ignore_ascii_case(name))
+            .map(|(_, provider)| *provider)
+    }
+
+    /// The name configs use.
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, provider)| *provider == self)
+            .map(|(written, _)| *written)
+            .unwrap_or("local")
+    }
+}
+
+/// How a config's tools are served over MCP: the server's identity, which tools are exposed
+/// and the named toolsets. Names are checked against the served registry when a server
+/// starts, since a Rust registry may add tools of its own.
+#[non_exhaustive]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct McpSpec {
+    /// The server's name (`mcp.server.name`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_name: Option<String>,
+    /// The server's version (`mcp.server.version`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_version: Option<String>,
+    /// The tools to expose, when the config lists them (`mcp.tools[]` with `expose` not
+    /// `false`); `None` exposes every tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expose: Option<Vec<String>>,
+    /// Named subsets of the tools (`toolforge.toolsets`), served at `/mcp/{toolset}`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub toolsets: std::collections::BTreeMap<String, Vec<String>>,
+}
+
+impl McpSpec {
+    /// Whether the config said nothing about serving.
+    pub fn is_empty(&self) -> bool {
+        self == &McpSpec::default()
+    }
+}
+
+/// One entity: a table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EntitySpec {
+    /// The entity name as written in the config (`ExternalLibrary`).
+    pub name: String,
+    /// The table name: the entity name in snake_case (`external_library`).
+    pub table: String,
+    /// The config's description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The field whose value identifies a record (`TEXT NOT NULL UNIQUE`); default `uuid`.
+    pub unique_field: String,
+    /// The field used to name a record in results, if set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display_name_field: Option<String>,
+    /// The field searched by default, if set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query_field: Option<String>,
+    /// The field holding the record's main content, if set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_field: Option<String>,
+    /// Fields shown in examples.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub example_display_fields: Vec<String>,
+    /// Stored fields (columns), in config order; includes the unique field.
+    pub fields: Vec<FieldSpec>,
+    /// Computed fields, in config order (those the validator could compile).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub computed_fields: Vec<ComputedFieldSpec>,
+    /// Embedding columns (never returned in results).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vector_indexes: Vec<VectorIndexSpec>,
+    /// How children are found when `hierarchical_content` is set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hierarchy: Option<HierarchySpec>,
+    /// The full-text index over some of its text fields (`full_text_index`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full_text: Option<FullTextSpec>,
+    /// How its changes are recorded, when the entity tracks them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change_tracking: Option<ChangeTrackingSpec>,
+}
+
+/// An entity's full-text index: which text fields are indexed, with which weight, and how
+/// text is cut into terms.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FullTextSpec {
+    /// The indexed fields, in config order, each with its BM25 weight (default 1).
+    pub fields: Vec<FullTextField>,
+    /// How text becomes terms.
+    #[serde(default)]
+    pub analyzer: Analyzer,
+}
+
+/// One indexed field of a [`FullTextSpec`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FullTextField {
+    /// The stored text field.
+    pub name: String,
+    /// Its weight in the BM25 score (positive; 1 when the config gives none).
+    pub weight: f64,
+}
+
+/// How a full-text index cuts text into terms.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Analyzer {
+    /// Unicode words, case and diacritics folded, then Porter-stemmed (`running` finds `runs`):
+    /// SQLite's `porter unicode61`.
+    #[default]
+    Porter,
+    /// Unicode words, case and diacritics folded, no stemming: SQLite's `unicode61`.
+    Unicode61,
+}
+
+impl Analyzer {
+    /// Every analyzer, as a config names it.
+    pub const NAMES: [&'static str; 2] = ["porter", "unicode61"];
+
+    /// The analyzer a config names (`porter`, `unicode61`).
+    pub fn from_name(name: &str) -> Option<Analyzer> {
+        match name {
+            "porter" => Some(Analyzer::Porter),
+            "unicode61" => Some(Analyzer::Unicode61),
+            _ => None,
+        }
+    }
+
+    /// The name a config uses for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Analyzer::Porter => "porter",
+            Analyzer::Unicode61 => "unicode61",
+        }
+    }
+}
+
+/// A stored field: one column named exactly like the field.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FieldSpec {
+    /// The field name as written in the config; also the (quoted) column name.
+    pub name: String,
+    /// The value type.
+    #[serde(rename = "type")]
+    pub ty: FieldType,
+    /// The config's description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// `indexed: true` in the config: an index is created.
+    #[serde(default)]
+    pub indexed: bool,
+    /// True for the entity's unique field.
+    #[serde(default)]
+    pub unique: bool,
+    /// Allowed values of an `enum` field.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<String>,
+}
+
+/// The value type of a stored field and how it is stored in SQLite.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldType {
+    /// `string` → TEXT.
+    String,
+    /// `number` → NUMERIC (integers stay integers, others are REAL).
+    Number,
+    /// `boolean` → INTEGER 0/1 with a CHECK.
+    Boolean,
+    /// `datetime` → TEXT, UTC ISO-8601 (`2024-05-01T12:00:00Z`).
+    Datetime,
+    /// `enum` → TEXT with a CHECK on the values.
+    Enum,
+    /// `array<string>` → JSON text.
+    StringArray,
+    /// `array<number>` → JSON text.
+    NumberArray,
+}
+
+impl FieldType {
+    /// The type as written in a config (`array<string>`, ...).
+    pub fn config_name(self) -> &'static str {
+        match self {
+            FieldType::String => "string",
+            FieldType::Number => "number",
+            FieldType::Boolean => "boolean",
+            FieldType::Datetime => "datetime",
+            FieldType::Enum => "enum",
+            FieldType::StringArray => "array<string>",
+            FieldType::NumberArray => "array<number>",
+        }
+    }
+}
+
+/// The value type of a computed field's result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ValueType {
+    /// Text.
+    String,
+    /// A number (integer or real).
+    Number,
+    /// A boolean (SQLite 0/1, returned as JSON `true`/`false`).
+    Boolean,
+    /// UTC ISO-8601 text.
+    Datetime,
+}
+
+/// A computed field: an SQL expression over the row (alias `n`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ComputedFieldSpec {
+    /// The computed field's name.
+    pub name: String,
+    /// The result type.
+    #[serde(rename = "type")]
+    pub ty: ValueType,
+    /// The config's description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The source the field was compiled from, for descriptions (`endLine - startLine + 1`).
+    pub source: String,
+    /// The compiled SQLite expression, referring to the row as `n`. Computed fields it uses are
+    /// already inlined.
+    pub sql: String,
+    /// For `materialized` fields: the generated column (`cache_property`) holding the value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub materialized_column: Option<String>,
+    /// The same expression compiled for PostgreSQL, when it differs from `sql`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub postgres_sql: Option<String>,
+}
+
+impl ComputedFieldSpec {
+    /// The expression PostgreSQL runs: `postgres_sql` (or `sql` when the two are the same),
+    /// numbers cast to `DOUBLE PRECISION` as stored numbers are.
+    pub fn postgres_expression(&self) -> String {
+        let sql = self.postgres_sql.as_deref().unwrap_or(&self.sql);
+        match self.ty {
+            ValueType::Number => format!("CAST(({sql}) AS DOUBLE PRECISION)"),
+            _ => sql.to_owned(),
+        }
+    }
+}
+
+/// An embedding column.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VectorIndexSpec {
+    /// The index name.
+    pub name: String,
+    /// The BLOB column holding little-endian f32 values.
+    pub column: String,
+    /// The field the embedding is computed from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_field: Option<String>,
+    /// The number of f32 values.
+    pub dimension: u32,
+    /// How vectors are compared.
+    #[serde(default)]
+    pub similarity: Similarity,
+    /// The model the index's vectors come from, when the config names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+impl VectorIndexSpec {
+    /// The column holding the content hash of the text each stored vector was computed from
+    /// (`<column>__hash`): unchanged text is not embedded again.
+    pub fn hash_column(&self) -> String {
+        format!("{}__hash", self.column)
+    }
+}
+
+/// How a vector index compares vectors; every score is "higher is closer".
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Similarity {
+    /// The cosine of the angle, in [-1, 1].
+    #[default]
+    Cosine,
+    /// The dot product.
+    Dot,
+    /// `1 / (1 + d²)` of the Euclidean distance `d`, in (0, 1].
+    Euclidean,
+}
+
+impl Similarity {
+    /// The name configs use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Similarity::Cosine => "cosine",
+            Similarity::Dot => "dot",
+            Similarity::Euclidean => "euclidean",
+        }
+    }
+}
+
+/// How `get_entities_by_ids {with_children}` finds a record's children.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HierarchySpec {
+    /// The edge table's relationship type (for example `HAS_PARENT`).
+    pub relationship: String,
+    /// True when the child is the edge's source (`child -[HAS_PARENT]-> parent`), false when the
+    /// parent is the source (`parent -[CONTAINS]-> child`).
+    pub child_is_source: bool,
+    /// The child field returned as content.
+    pub content_field: String,
+}
+
+/// One edge table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RelationshipSpec {
+    /// The relationship type as written in the config (`DEFINED_IN`).
+    #[serde(rename = "type")]
+    pub rel_type: String,
+    /// The source entity's name.
+    pub source: String,
+    /// The target entity's name.
+    pub target: String,
+    /// The edge table's name (`scope__defined_in__file`).
+    pub table: String,
+    /// The config's description (from either end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Extra edge columns.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub properties: Vec<FieldSpec>,
+}
+
+/// Which tools to build and their limits (the config's `toolforge:` section, defaults applied).
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolOptions {
+    /// Prefix added to every generated tool name (empty by default).
+    #[serde(default)]
+    pub name_prefix: String,
+    /// The result limit used when a call gives none.
+    pub default_limit: u32,
+    /// The largest limit a call may ask for.
+    pub max_limit: u32,
+    /// The tool families to build, in order.
+    pub families: Vec<ToolFamily>,
+}
+
+impl Default for ToolOptions {
+    fn default() -> Self {
+        ToolOptions {
+            name_prefix: String::new(),
+            default_limit: 20,
+            max_limit: 500,
+            families: ToolFamily::DEFAULT.to_vec(),
+        }
+    }
+}
+
+impl SchemaSpec {
+    /// The database tools this spec builds, without the name prefix, in registration order.
+    ///
+    /// ```
+    /// let spec: toolforge::spec::SchemaSpec = serde_json::from_value(serde_json::json!({
+    ///     "name": "notes", "entities": [], "relationships": [],
+    ///     "tools": {"default_limit": 20, "max_limit": 100, "families": ["lookup", "relationships"]}
+    /// })).unwrap();
+    /// assert_eq!(spec.database_tool_names(), ["get_entity_by_id", "get_entities_by_ids"]);
+    /// ```
+    pub fn database_tool_names(&self) -> Vec<&'static str> {
+        let mut names: Vec<&'static str> = Vec::new();
+        for family in &self.tools.families {
+            for name in family.tool_names() {
+                if self.offers(name) && !names.contains(name) {
+                    names.push(name);
+                }
+            }
+        }
+        names
+    }
+
+    /// Whether the spec has what the tool `name` (without prefix) needs: relationships for
+    /// `explore_relationships`, `find_path` and `rank_entities`, a datetime field (stored or
+    /// computed) for `query_entities_by_date_range`, a number field for
+    /// `query_entities_by_number_range`, a full-text index for `full_text_search`, a vector
+    /// index for `semantic_search`, an entity with both for `hybrid_search`, a tracked entity for
+    /// the change tools. Every other tool
+    /// applies to any spec.
+    ///
+    /// ```
+    /// let spec: toolforge::spec::SchemaSpec = serde_json::from_value(serde_json::json!({
+    ///     "name": "notes", "entities": [{"name": "Note", "table": "note", "unique_field": "id",
+    ///     "fields": [{"name": "id", "type": "string", "unique": true},
+    ///                {"name": "at", "type": "datetime"}]}], "relationships": [],
+    ///     "tools": {"default_limit": 20, "max_limit": 100, "families": ["ranges"]}
+    /// })).unwrap();
+    /// assert!(spec.offers("query_entities_by_date_range"));
+    /// assert!(!spec.offers("query_entities_by_number_range"));
+    /// assert_eq!(spec.database_tool_names(), ["query_entities_by_date_range"]);
+    /// ```
+    pub fn offers(&self, name: &str) -> bool {
+        let has_field = |stored: FieldType, computed: ValueType| {
+            self.entities.iter().any(|entity| {
+                entity
+                    .fields
+                    .iter()
+                    .any(|f| f.ty == stored && f.name != entity.unique_field)
+                    || entity.computed_fields.iter().any(|c| c.ty == computed)
+            })
+        };
+        match name {
+            "explore_relationships" | "find_path" | "rank_entities" => {
+                !self.relationships.is_empty()
+            }
+            "query_entities_by_date_range" => has_field(FieldType::Datetime, ValueType::Datetime),
+            "query_entities_by_number_range" => has_field(FieldType::Number, ValueType::Number),
+            "full_text_search" => self.entities.iter().any(|e| e.full_text.is_some()),
+            "semantic_search" => self.entities.iter().any(|e| !e.vector_indexes.is_empty()),
+            "get_entity_change_history"
+            | "find_recently_modified_entities"
+            | "get_most_modified_entities"
+            | "get_change_statistics"
+            | "compare_entity_versions" => self.tracked_entities().next().is_some(),
+            "hybrid_search" => self
+                .entities
+                .iter()
+                .any(|e| e.full_text.is_some() && !e.vector_indexes.is_empty()),
+            _ => true,
+        }
+    }
+
+    /// The entities whose changes are recorded, in config order.
+    pub fn tracked_entities(&self) -> impl Iterator<Item = &EntitySpec> {
+        self.entities
+            .iter()
+            .filter(|entity| entity.change_tracking.is_some())
+    }
+
+    /// The row rule of `entity` (`toolforge.access`), if it has one.
+    pub fn access_rule(&self, entity: &str) -> Option<&AccessRuleSpec> {
+        self.access.iter().find(|rule| rule.entity == entity)
+    }
+
+    /// The entity named exactly `name`.
+    pub fn entity(&self, name: &str) -> Option<&EntitySpec> {
+        self.entities.iter().find(|entity| entity.name == name)
+    }
+
+    /// The same spec with every computed field's `sql` replaced by its PostgreSQL expression
+    /// ([`ComputedFieldSpec::postgres_expression`]): what the query builder reads on PostgreSQL.
+    pub fn for_postgres(&self) -> SchemaSpec {
+        let mut spec = self.clone();
+        for rule in &mut spec.access {
+            rule.sql = rule.postgres_sql.clone();
+        }
+        for tool in &mut spec.declared_tools {
+            if tool.postgres_where_sql.is_some() {
+                tool.where_sql = tool.postgres_where_sql.clone();
+            }
+            for item in &mut tool.order_by {
+                item.sql = item.postgres_sql.clone();
+            }
+        }
+        for entity in &mut spec.entities {
+            for computed in &mut entity.computed_fields {
+                let expression = computed.postgres_expression();
+                computed.sql = expression.clone();
+                computed.postgres_sql = Some(expression);
+            }
+        }
+        spec
+    }
+}
+
+impl EntitySpec {
+    /// The stored field with this name.
+    pub fn field(&self, name: &str) -> Option<&FieldSpec> {
+        self.fields.iter().find(|field| field.name == name)
+    }
+
+    /// The computed field with this name.
+    pub fn computed_field(&self, name: &str) -> Option<&ComputedFieldSpec> {
+        self.computed_fields.iter().find(|field| field.name == name)
+    }
+}

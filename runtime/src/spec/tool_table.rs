@@ -1,0 +1,173 @@
+//! The one table of database tools ([`database_tool_table!`](crate::__database_tool_table)):
+//! each tool's variant, name, family and argument struct, on one line. Everything that lists
+//! the tools follows from it: [`ToolFamily::tool_names`] here, the engine's `DatabaseTool`
+//! enum and its dispatch (`sql::tools`), the typed calls of generated modules, and the
+//! generator's type aliases. Adding a database tool is one file under `sql/tools/<family>/`
+//! and one line below.
+
+use serde::{Deserialize, Serialize};
+
+/// Calls the macro `$then` with every database tool, one `Variant: "name", Family,
+/// ArgsStruct<E, ...>;` row per tool, grouped by family in registration order. The argument
+/// struct's parameters name the name enums it is generic over: `E` entities, `F` fields, `R`
+/// relationship types. Not a public API (it is how the crates of toolforge share the table).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __database_tool_table {
+    ($then:ident) => {
+        $then! {
+            GetSchema: "get_schema", Schema, GetSchemaArgs<E>;
+            DescribeEntity: "describe_entity", Schema, DescribeEntityArgs<E>;
+            QueryEntities: "query_entities", Query, QueryEntitiesArgs<E, F>;
+            GlobSearch: "glob_search", Query, GlobSearchArgs<E, F>;
+            GetEntityById: "get_entity_by_id", Lookup, GetEntityByIdArgs<E>;
+            GetEntitiesByIds: "get_entities_by_ids", Lookup, GetEntitiesByIdsArgs<E, F>;
+            ExploreRelationships: "explore_relationships", Relationships, ExploreRelationshipsArgs<E, F, R>;
+            FullTextSearch: "full_text_search", Search, FullTextSearchArgs<E, F>;
+            SemanticSearch: "semantic_search", Search, SemanticSearchArgs<E, F>;
+            HybridSearch: "hybrid_search", Search, HybridSearchArgs<E>;
+            QueryEntitiesByDateRange: "query_entities_by_date_range", Ranges, QueryEntitiesByDateRangeArgs<E, F>;
+            QueryEntitiesByNumberRange: "query_entities_by_number_range", Ranges, QueryEntitiesByNumberRangeArgs<E, F>;
+            QueryEntitiesByPattern: "query_entities_by_pattern", Patterns, QueryEntitiesByPatternArgs<E, F>;
+            AggregateEntities: "aggregate_entities", Aggregates, AggregateEntitiesArgs<E, F, R>;
+            FindPath: "find_path", Graph, FindPathArgs<E, R>;
+            RankEntities: "rank_entities", Graph, RankEntitiesArgs<E, R>;
+            GetEntityChangeHistory: "get_entity_change_history", Changes, GetEntityChangeHistoryArgs<E>;
+            FindRecentlyModifiedEntities: "find_recently_modified_entities", Changes, FindRecentlyModifiedEntitiesArgs<E>;
+            GetMostModifiedEntities: "get_most_modified_entities", Changes, GetMostModifiedEntitiesArgs<E>;
+            GetChangeStatistics: "get_change_statistics", Changes, GetChangeStatisticsArgs<E>;
+            CompareEntityVersions: "compare_entity_versions", Changes, CompareEntityVersionsArgs<E>;
+        }
+    };
+}
+
+/// The table's names and families, in its order.
+macro_rules! names_and_families {
+    ($($variant:ident: $name:literal, $family:ident, $args:ident<$($param:ident),+>;)*) => {
+        /// Every database tool's name, in the table's order.
+        const TOOL_NAMES: &[&str] = &[$($name),*];
+        /// The family of each tool of [`TOOL_NAMES`].
+        const TOOL_FAMILIES: &[ToolFamily] = &[$(ToolFamily::$family),*];
+    };
+}
+crate::__database_tool_table!(names_and_families);
+
+/// A group of generated tools that can be switched on or off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolFamily {
+    /// `get_schema`, `describe_entity`.
+    Schema,
+    /// `query_entities`, `glob_search`.
+    Query,
+    /// `get_entity_by_id`, `get_entities_by_ids`.
+    Lookup,
+    /// `explore_relationships`.
+    Relationships,
+    /// `full_text_search` (for specs with a full-text index), `semantic_search` (for specs
+    /// with a vector index), `hybrid_search` (for an entity with both).
+    Search,
+    /// `query_entities_by_date_range`, `query_entities_by_number_range`.
+    Ranges,
+    /// `query_entities_by_pattern`.
+    Patterns,
+    /// `aggregate_entities` (off unless listed).
+    Aggregates,
+    /// `find_path`, `rank_entities`.
+    Graph,
+    /// `get_entity_change_history`, `find_recently_modified_entities`,
+    /// `get_most_modified_entities`, `get_change_statistics`, `compare_entity_versions` (for
+    /// specs with tracked entities).
+    Changes,
+}
+
+impl ToolFamily {
+    /// The names of the family's tools, without a prefix, in registration order. A tool
+    /// is built only when the spec has what it needs (see [`SchemaSpec::offers`]).
+    pub fn tool_names(self) -> &'static [&'static str] {
+        // The table lists each family's tools in one run (checked by a test below).
+        let start = TOOL_FAMILIES
+            .iter()
+            .position(|family| *family == self)
+            .unwrap_or(TOOL_FAMILIES.len());
+        let run = TOOL_FAMILIES[start..]
+            .iter()
+            .take_while(|family| **family == self)
+            .count();
+        &TOOL_NAMES[start..start + run]
+    }
+
+    /// The family's name as a config writes it (`toolforge: tools: [ranges]`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ToolFamily::Schema => "schema",
+            ToolFamily::Query => "query",
+            ToolFamily::Lookup => "lookup",
+            ToolFamily::Relationships => "relationships",
+            ToolFamily::Search => "search",
+            ToolFamily::Ranges => "ranges",
+            ToolFamily::Patterns => "patterns",
+            ToolFamily::Aggregates => "aggregates",
+            ToolFamily::Graph => "graph",
+            ToolFamily::Changes => "changes",
+        }
+    }
+
+    /// Every family, in the order tools are registered.
+    pub const ALL: [ToolFamily; 10] = [
+        ToolFamily::Schema,
+        ToolFamily::Query,
+        ToolFamily::Lookup,
+        ToolFamily::Relationships,
+        ToolFamily::Search,
+        ToolFamily::Ranges,
+        ToolFamily::Patterns,
+        ToolFamily::Aggregates,
+        ToolFamily::Graph,
+        ToolFamily::Changes,
+    ];
+
+    /// The families built when a config does not list them: every family but
+    /// [`ToolFamily::Aggregates`].
+    pub const DEFAULT: [ToolFamily; 9] = [
+        ToolFamily::Schema,
+        ToolFamily::Query,
+        ToolFamily::Lookup,
+        ToolFamily::Relationships,
+        ToolFamily::Search,
+        ToolFamily::Ranges,
+        ToolFamily::Patterns,
+        ToolFamily::Graph,
+        ToolFamily::Changes,
+    ];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_family_is_one_run_of_the_table() {
+        for family in ToolFamily::ALL {
+            let rows = TOOL_FAMILIES.iter().filter(|f| **f == family).count();
+            assert!(rows > 0, "{family:?} has no tools");
+            assert_eq!(
+                family.tool_names().len(),
+                rows,
+                "{family:?} is split in the table"
+            );
+        }
+        assert_eq!(TOOL_NAMES.len(), TOOL_FAMILIES.len());
+    }
+
+    #[test]
+    fn families_follow_registration_order() {
+        let order: Vec<ToolFamily> = TOOL_FAMILIES.iter().fold(Vec::new(), |mut seen, f| {
+            if seen.last() != Some(f) {
+                seen.push(*f);
+            }
+            seen
+        });
+        assert_eq!(order, ToolFamily::ALL);
+    }
+}

@@ -1,0 +1,5 @@
+//! The `aggregates` family: `aggregate_entities`.
+
+pub(crate) mod aggregate;
+
+pub use aggregate::{AggregateEntitiesArgs, AggregateOrder, Aggregation, Along, Bucket};

@@ -1,0 +1,128 @@
+//! `get_change_statistics {entity_type?, since?, bucket?}`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::ToolDefinition;
+use crate::spec::SchemaSpec;
+
+use crate::sql::arg_name::ArgName;
+use crate::sql::backend::Reader;
+use crate::sql::tools::aggregates::aggregate::{Bucket, bucketed};
+use crate::sql::tools::changes::change_history::tracked_list;
+use crate::sql::tools::changes::change_log::{filter, integer, table, text};
+use crate::sql::tools::engine::EngineTool;
+use crate::sql::tools::kind::DatabaseTool;
+use crate::sql::tools::shared::common::{HandlerError, definition};
+
+/// The most periods a `frequency` answer holds (the latest ones).
+const MAX_PERIODS: u32 = 500;
+
+/// The arguments of `get_change_statistics`: how much changed, by type, entity and period.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GetChangeStatisticsArgs<E = String> {
+    /// Only changes of this entity type (absent: every tracked entity).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-toolforge-slot" = "tracked_entity"))]
+    pub entity_type: Option<E>,
+    /// Only changes since this instant (inclusive), ISO 8601 or relative (`7 days ago`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    /// Also count changes per period (UTC): `day`, `week` (ISO weeks, by their Monday),
+    /// `month` or `year`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bucket: Option<Bucket>,
+}
+
+impl<E: ArgName> GetChangeStatisticsArgs<E> {
+    /// The same arguments with names as strings, as the engine reads them.
+    pub fn into_engine(self) -> GetChangeStatisticsArgs {
+        GetChangeStatisticsArgs {
+            entity_type: self.entity_type.map(|e| e.as_name().to_owned()),
+            since: self.since,
+            bucket: self.bucket,
+        }
+    }
+}
+
+impl EngineTool for GetChangeStatisticsArgs {
+    const KIND: DatabaseTool = DatabaseTool::GetChangeStatistics;
+    type Answer = crate::sql::tools::changes::change_log::ChangeStatistics;
+
+    fn definition(spec: &SchemaSpec) -> ToolDefinition {
+        let description = format!(
+            "Summarize the recorded changes: how many, how many records, counts by change type \
+             and by entity, lines added and removed, and with `bucket` (day, week, month, year) \
+             the number of changes per period. Optionally one entity type and changes since \
+             an instant (ISO 8601 or relative). Tracked entities: {}.\nExample call: {}",
+            tracked_list(spec),
+            json!({"since": "30 days ago", "bucket": "week"})
+        );
+        definition::<Self>(
+            spec,
+            "Get change statistics",
+            description,
+            &["statistics", "changes", "frequency", "activity", "churn"],
+        )
+    }
+
+    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+        let (conditions, params) =
+            filter(spec, self.entity_type.as_deref(), self.since.as_deref())?;
+        let filter = conditions.join(" AND ");
+        let t = table();
+        let totals = conn.rows(
+            &format!(
+                "SELECT count(*), count(DISTINCT \"entity\" || '/' || \"record_id\"), \
+                 coalesce(sum(\"lines_added\"), 0), coalesce(sum(\"lines_removed\"), 0) \
+                 FROM {t} WHERE {filter}"
+            ),
+            &params,
+        )?;
+        let totals = totals.first().cloned().unwrap_or_default();
+        let counts = |column: &str| -> Result<Map<String, Value>, HandlerError> {
+            let rows = conn.rows(
+                &format!(
+                    "SELECT \"{column}\", count(*) FROM {t} WHERE {filter} \
+                     GROUP BY \"{column}\" ORDER BY \"{column}\""
+                ),
+                &params,
+            )?;
+            Ok(rows
+                .iter()
+                .map(|row| {
+                    (
+                        text(row.first()).unwrap_or_default(),
+                        json!(integer(row.get(1))),
+                    )
+                })
+                .collect())
+        };
+        let mut answer = Map::new();
+        answer.insert("total_changes".into(), json!(integer(totals.first())));
+        answer.insert("records_changed".into(), json!(integer(totals.get(1))));
+        answer.insert("by_type".into(), Value::Object(counts("change_type")?));
+        answer.insert("by_entity".into(), Value::Object(counts("entity")?));
+        answer.insert("lines_added".into(), json!(integer(totals.get(2))));
+        answer.insert("lines_removed".into(), json!(integer(totals.get(3))));
+        if let Some(bucket) = self.bucket {
+            let period = bucketed("\"timestamp\"", bucket, conn.dialect());
+            let rows = conn.rows(
+                &format!(
+                    "SELECT p, n FROM (SELECT {period} AS p, count(*) AS n FROM {t} \
+                     WHERE {filter} GROUP BY {period} ORDER BY p DESC LIMIT {MAX_PERIODS}) AS g \
+                     ORDER BY p"
+                ),
+                &params,
+            )?;
+            let periods: Vec<Value> = rows
+                .iter()
+                .map(|row| json!({"period": text(row.first()), "changes": integer(row.get(1))}))
+                .collect();
+            answer.insert("frequency".into(), Value::Array(periods));
+        }
+        Ok(Value::Object(answer))
+    }
+}

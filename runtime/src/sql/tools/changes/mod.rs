@@ -1,0 +1,16 @@
+//! The `changes` family: `get_entity_change_history`, `find_recently_modified_entities`,
+//! `get_most_modified_entities`, `get_change_statistics`, `compare_entity_versions`, and the
+//! change log they read ([`change_log`]).
+
+pub(crate) mod change_history;
+pub(crate) mod change_log;
+pub(crate) mod change_statistics;
+pub(crate) mod compare_versions;
+pub(crate) mod most_modified;
+pub(crate) mod recently_modified;
+
+pub use change_history::GetEntityChangeHistoryArgs;
+pub use change_statistics::GetChangeStatisticsArgs;
+pub use compare_versions::CompareEntityVersionsArgs;
+pub use most_modified::GetMostModifiedEntitiesArgs;
+pub use recently_modified::{ChangeType, FindRecentlyModifiedEntitiesArgs};

@@ -1,0 +1,202 @@
+//! Declared tools in the trusted `sql:` form: the config's own statement for the backend the
+//! call runs on, its parameters bound, run read-only ([`crate::sql::trusted`]) on the call's
+//! read connection (so row rules apply), answering a page of rows as objects.
+
+use serde_json::{Map, Number, Value, json};
+
+use crate::spec::{DeclaredSqlSpec, DeclaredToolSpec, SchemaSpec};
+use crate::{ErrorCode, RegistryError, ToolError};
+
+use crate::sql::Database;
+use crate::sql::backend::{Dialect, ExecError, Reader};
+use crate::sql::query::exec_error;
+use crate::sql::tools::shared::common::{Collector, HandlerError, PageLimits};
+use crate::sql::value::SqlValue;
+
+/// The statement of `sql` for `dialect`, or the error of a call on a backend it has none for.
+fn statement(
+    tool: &DeclaredToolSpec,
+    sql: &DeclaredSqlSpec,
+    dialect: Dialect,
+) -> Result<String, ToolError> {
+    let (statement, key) = match dialect {
+        Dialect::Sqlite => (&sql.sqlite, "sqlite"),
+        Dialect::Postgres => (&sql.postgres, "postgres"),
+    };
+    statement.clone().ok_or_else(|| {
+        ToolError::new(
+            ErrorCode::Unavailable,
+            format!(
+                "{} cannot run on {}: its `sql:` has no `{key}` statement",
+                tool.name,
+                dialect.name()
+            ),
+        )
+        .with_details(json!({"backend": key}))
+    })
+}
+
+/// Runs the tool's statement with `values` bound: the rows after `offset`, at most
+/// `requested` (lowered by the call's `max_rows`) and within the answer's byte cap.
+pub(crate) fn run(
+    tool: &DeclaredToolSpec,
+    sql: &DeclaredSqlSpec,
+    conn: &dyn Reader,
+    values: Vec<SqlValue>,
+    requested: u32,
+    offset: u64,
+) -> Result<Value, HandlerError> {
+    let statement = statement(tool, sql, conn.dialect())?;
+    let limits = PageLimits::capped(requested);
+    let take = u64::from(limits.rows) + 1;
+    let named = match conn.trusted_rows(&statement, &values, offset, take) {
+        Ok(Ok(named)) => named,
+        Ok(Err(refusal)) => return Err(refused(tool, &refusal.0).into()),
+        Err(error) if writes_refused(&error) => {
+            return Err(refused(
+                tool,
+                "the statement writes, and a `sql:` tool runs in a read-only transaction",
+            )
+            .into());
+        }
+        Err(error) => return Err(error.into()),
+    };
+    let mut head = Map::new();
+    head.insert("columns".into(), json!(named.columns));
+    let mut collector = Collector::new(&limits, &head);
+    let mut rows = Vec::new();
+    let fetched = named.rows.len();
+    for row in named.rows.into_iter().take(limits.rows as usize) {
+        let object: Map<String, Value> = named
+            .columns
+            .iter()
+            .cloned()
+            .zip(row.into_iter().map(json_of))
+            .collect();
+        let object = Value::Object(object);
+        if !collector.take(&object) {
+            break;
+        }
+        rows.push(object);
+    }
+    if rows.is_empty() {
+        crate::sql::tools::shared::common::check_oversized(offset, &limits, &collector)?;
+    }
+    let returned = rows.len() as u64;
+    let has_more = collector.cut || fetched > limits.rows as usize;
+    head.insert("offset".into(), json!(offset));
+    head.insert("returned".into(), json!(returned));
+    crate::sql::tools::shared::common::insert_page_end(
+        &mut head,
+        offset + returned,
+        has_more,
+        &limits,
+        &collector,
+    );
+    head.insert("rows".into(), Value::Array(rows));
+    Ok(Value::Object(head))
+}
+
+/// The error of a call whose statement was refused.
+fn refused(tool: &DeclaredToolSpec, why: &str) -> ToolError {
+    ToolError::execution_failed(format!("{} was refused: {why}", tool.name))
+}
+
+/// Whether PostgreSQL stopped a write in the read-only transaction.
+fn writes_refused(error: &ExecError) -> bool {
+    match error {
+        #[cfg(feature = "postgres")]
+        ExecError::Postgres(error) => {
+            error.code() == Some(&tokio_postgres::error::SqlState::READ_ONLY_SQL_TRANSACTION)
+        }
+        _ => false,
+    }
+}
+
+/// A column value as JSON: numbers, text, null (a blob, which JSON cannot hold, is null).
+fn json_of(value: SqlValue) -> Value {
+    match value {
+        SqlValue::Null | SqlValue::Blob(_) => Value::Null,
+        SqlValue::Integer(n) => json!(n),
+        SqlValue::Real(x) => Number::from_f64(x).map_or(Value::Null, Value::Number),
+        SqlValue::Text(text) => Value::String(text),
+    }
+}
+
+/// The answer's schema: the column names, and a page of rows as objects.
+pub(crate) fn output_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "columns": {"type": "array", "items": {"type": "string"},
+                "description": "The statement's column names, in order."},
+            "offset": {"type": "integer", "minimum": 0},
+            "returned": {"type": "integer", "minimum": 0},
+            "truncated": {"type": "boolean"},
+            "truncated_by": {
+                "type": "object",
+                "properties": {"limit": {"type": "string"}, "value": {"type": "integer"}},
+                "required": ["limit", "value"]
+            },
+            "has_more": {"type": "boolean"},
+            "next_offset": {"type": ["integer", "null"], "minimum": 0},
+            "rows": {
+                "type": "array",
+                "description": "One object per row: column name to value.",
+                "items": {"type": "object", "additionalProperties": true}
+            }
+        },
+        "required": ["columns", "offset", "returned", "truncated", "has_more", "next_offset", "rows"]
+    })
+}
+
+/// Prepares every `sql:` statement for the database's backend on one of its read connections
+/// (no row is read): a statement that does not prepare, or is refused, is an error naming its
+/// tool. Tools without a statement for the backend are left to refuse their calls.
+pub(crate) fn check_statements(spec: &SchemaSpec, db: &Database) -> Result<(), RegistryError> {
+    let postgres = db.dialect() == Dialect::Postgres;
+    let statements: Vec<(String, Option<String>, usize)> = spec
+        .declared_tools
+        .iter()
+        .filter_map(|tool| {
+            let sql = tool.sql.as_ref()?;
+            let statement = if postgres { &sql.postgres } else { &sql.sqlite };
+            Some((tool.name.clone(), statement.clone(), tool.parameters.len()))
+        })
+        .collect();
+    if statements.is_empty() {
+        return Ok(());
+    }
+    let outcome = db.read_any_blocking(move |conn| {
+        for (name, statement, width) in &statements {
+            let Some(statement) = statement else { continue };
+            let nulls = vec![SqlValue::Null; *width];
+            let message = match conn.trusted_rows(statement, &nulls, 0, 0) {
+                Ok(Ok(_)) => continue,
+                Ok(Err(refusal)) => refusal.0,
+                Err(error) => exec_error(&error).message,
+            };
+            return Err((name.clone(), message));
+        }
+        Ok(())
+    });
+    let failed = match outcome {
+        Ok(Ok(())) => return Ok(()),
+        Ok(Err(failed)) => failed,
+        Err(error) => (
+            String::from("declared tools"),
+            format!("the database could not be read: {error}"),
+        ),
+    };
+    Err(RegistryError::ToolCheck {
+        name: failed.0,
+        message: format!(
+            "its `sql.{}` statement does not run on this database: {}",
+            match db.dialect() {
+                Dialect::Sqlite => "sqlite",
+                Dialect::Postgres => "postgres",
+            },
+            failed.1
+        ),
+    })
+}

@@ -1,0 +1,327 @@
+//! `find_path {from: {entity_type, id}, to: {entity_type, id}, relationship_types?, direction?,
+//! max_depth?}`: a shortest path, as hops, found breadth first one level at a time (each
+//! level one batched statement per edge table), visiting at most [`MAX_GRAPH_NODES`] records.
+
+use std::collections::HashMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::spec::{EntitySpec, SchemaSpec};
+use crate::{ErrorCode, ToolDefinition, ToolError};
+
+use crate::sql::arg_name::ArgName;
+use crate::sql::backend::Reader;
+use crate::sql::describe::{DescriptionBuilder, bounded_list, relationship_arrow};
+use crate::sql::ident::{qualified, quote};
+use crate::sql::query::ROW_ALIAS;
+use crate::sql::tools::engine::EngineTool;
+use crate::sql::tools::graph::walk::{
+    MAX_GRAPH_NODES, check_relationship_types, edges_from, walks,
+};
+use crate::sql::tools::kind::DatabaseTool;
+use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
+use crate::sql::tools::shared::common::{HandlerError, definition, entity};
+use crate::sql::value::SqlValue;
+
+/// The default `max_depth`.
+pub const DEFAULT_MAX_DEPTH: i64 = 6;
+/// The largest `max_depth`.
+pub const MAX_DEPTH: i64 = 12;
+
+/// One end of a path: a record named by its entity and unique id.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, bound(deserialize = "E: Deserialize<'de>"))]
+pub struct PathEnd<E = String> {
+    /// The record's entity type.
+    #[schemars(extend("x-toolforge-slot" = "entity"))]
+    pub entity_type: E,
+    /// The record's unique id (the value of its unique field).
+    pub id: String,
+}
+
+fn outgoing() -> TraversalDirection {
+    TraversalDirection::Outgoing
+}
+
+/// The arguments of `find_path`: a shortest chain of relationships from one record to another.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(
+    deny_unknown_fields,
+    bound(deserialize = "E: Deserialize<'de>, R: Deserialize<'de>")
+)]
+pub struct FindPathArgs<E = String, R = String> {
+    /// The record the path starts from.
+    pub from: PathEnd<E>,
+    /// The record the path reaches.
+    pub to: PathEnd<E>,
+    /// The relationships the path may follow; empty or absent: every relationship.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-toolforge-slot" = "relationship_list"))]
+    pub relationship_types: Vec<R>,
+    /// outgoing (default): follow edges from source to target; incoming: backwards; both:
+    /// either way.
+    #[serde(default = "outgoing")]
+    pub direction: TraversalDirection,
+    /// The most hops (1 to 12, default 6).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::sql::tools::shared::common::optional_integer"
+    )]
+    #[schemars(range(min = 1, max = 12))]
+    pub max_depth: Option<i64>,
+}
+
+impl<E: ArgName, R: ArgName> FindPathArgs<E, R> {
+    /// The same arguments with names as strings, as the engine reads them.
+    pub fn into_engine(self) -> FindPathArgs {
+        let end = |end: PathEnd<E>| PathEnd {
+            entity_type: end.entity_type.as_name().to_owned(),
+            id: end.id,
+        };
+        FindPathArgs {
+            from: end(self.from),
+            to: end(self.to),
+            relationship_types: self
+                .relationship_types
+                .into_iter()
+                .map(|r| r.as_name().to_owned())
+                .collect(),
+            direction: self.direction,
+            max_depth: self.max_depth,
+        }
+    }
+}
+
+impl EngineTool for FindPathArgs {
+    const KIND: DatabaseTool = DatabaseTool::FindPath;
+    type Answer = crate::sql::tools::shared::answers::PathAnswer;
+
+    fn definition(spec: &SchemaSpec) -> ToolDefinition {
+        let mut text = DescriptionBuilder::new(
+            "Find a shortest path from one record to another along relationships (how does X \
+             reach Y): the answer lists the hops, each with the relationship followed and the \
+             records at both ends, or found: false when no path of at most max_depth hops \
+             exists. direction: outgoing (default, source to target), incoming or both.",
+        );
+        let arrows: Vec<String> = spec.relationships.iter().map(relationship_arrow).collect();
+        let room = text.remaining("\nRelationships: .").saturating_sub(300);
+        text.push(
+            "\n",
+            &format!("Relationships: {}.", bounded_list(&arrows, room)),
+        );
+        if let Some(relationship) = spec.relationships.first() {
+            text.push(
+                "\n",
+                &format!(
+                    "Example call: {}",
+                    json!({"from": {"entity_type": relationship.source, "id": "<id>"},
+                           "to": {"entity_type": relationship.target, "id": "<id>"},
+                           "relationship_types": [relationship.rel_type], "max_depth": 4})
+                ),
+            );
+        }
+        definition::<Self>(
+            spec,
+            "Find path",
+            text.finish(),
+            &[
+                "path",
+                "graph",
+                "reach",
+                "route",
+                "chain",
+                "connection",
+                "shortest",
+            ],
+        )
+    }
+
+    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+        handle(spec, conn, self)
+    }
+}
+
+/// A record of the graph: its entity's index in the spec and its id.
+type Node = (usize, String);
+
+fn entity_index(spec: &SchemaSpec, entity: &EntitySpec) -> usize {
+    spec.entities
+        .iter()
+        .position(|e| e.name == entity.name)
+        .unwrap_or(0)
+}
+
+/// Whether the record `id` of `entity` exists.
+fn exists(conn: &dyn Reader, entity: &EntitySpec, id: &str) -> Result<bool, HandlerError> {
+    let sql = format!(
+        "SELECT count(*) FROM {} AS {} WHERE {} = ?1",
+        quote(&entity.table),
+        quote(ROW_ALIAS),
+        qualified(ROW_ALIAS, &entity.unique_field)
+    );
+    Ok(conn.count(&sql, &[SqlValue::Text(id.to_owned())])? > 0)
+}
+
+/// `{entity_type, id}` of a node, with its display name when the entity has one.
+fn node_json(
+    spec: &SchemaSpec,
+    conn: &dyn Reader,
+    (index, id): &Node,
+) -> Result<Value, HandlerError> {
+    let entity = &spec.entities[*index];
+    let mut out = Map::new();
+    out.insert("entity_type".into(), json!(entity.name));
+    out.insert("id".into(), json!(id));
+    if let Some(display) = &entity.display_name_field
+        && display != &entity.unique_field
+        && entity.field(display).is_some()
+    {
+        let rows = conn.rows(
+            &format!(
+                "SELECT {} FROM {} AS {} WHERE {} = ?1",
+                qualified(ROW_ALIAS, display),
+                quote(&entity.table),
+                quote(ROW_ALIAS),
+                qualified(ROW_ALIAS, &entity.unique_field)
+            ),
+            &[SqlValue::Text(id.clone())],
+        )?;
+        if let Some(Some(SqlValue::Text(name))) = rows.first().map(|row| row.first()) {
+            out.insert(display.clone(), json!(name));
+        }
+    }
+    Ok(Value::Object(out))
+}
+
+fn handle(
+    spec: &SchemaSpec,
+    conn: &dyn Reader,
+    arguments: FindPathArgs,
+) -> Result<Value, HandlerError> {
+    let from_entity = entity(spec, &arguments.from.entity_type, "from.entity_type")?;
+    let to_entity = entity(spec, &arguments.to.entity_type, "to.entity_type")?;
+    check_relationship_types(spec, &arguments.relationship_types, "relationship_types")?;
+    let max_depth = match arguments.max_depth {
+        None => DEFAULT_MAX_DEPTH,
+        Some(d) if (1..=MAX_DEPTH).contains(&d) => d,
+        Some(d) => {
+            return Err(ToolError::invalid_arguments(format!(
+                "`max_depth` must be between 1 and {MAX_DEPTH}, got {d}"
+            ))
+            .with_details(json!({"path": "max_depth", "minimum": 1, "maximum": MAX_DEPTH}))
+            .into());
+        }
+    } as usize;
+    for (end, entity, path) in [
+        (&arguments.from, from_entity, "from"),
+        (&arguments.to, to_entity, "to"),
+    ] {
+        if !exists(conn, entity, &end.id)? {
+            return Err(ToolError::new(
+                ErrorCode::NotFound,
+                format!(
+                    "`{path}.id`: no {} has {} = \"{}\"; find the id with query_entities",
+                    entity.name,
+                    entity.unique_field,
+                    crate::sql::names::shorten(&end.id)
+                ),
+            )
+            .with_details(json!({"path": format!("{path}.id")}))
+            .into());
+        }
+    }
+    let walks = walks(spec, &arguments.relationship_types, arguments.direction);
+    let start: Node = (entity_index(spec, from_entity), arguments.from.id.clone());
+    let goal: Node = (entity_index(spec, to_entity), arguments.to.id.clone());
+    // How each visited node was reached: (previous node, walk index).
+    let mut parent: HashMap<Node, Option<(Node, usize)>> = HashMap::new();
+    parent.insert(start.clone(), None);
+    let mut frontier: Vec<Node> = vec![start.clone()];
+    let mut found = start == goal;
+    let mut depth = 0;
+    while !found && depth < max_depth && !frontier.is_empty() {
+        depth += 1;
+        frontier.sort();
+        let mut next: Vec<Node> = Vec::new();
+        for (walk_index, walk) in walks.iter().enumerate() {
+            let Some(near) = spec
+                .entities
+                .iter()
+                .position(|e| e.name == walk.start_entity())
+            else {
+                continue;
+            };
+            let Some(far) = spec
+                .entities
+                .iter()
+                .position(|e| e.name == walk.to_entity())
+            else {
+                continue;
+            };
+            let ids: Vec<String> = frontier
+                .iter()
+                .filter(|(index, _)| *index == near)
+                .map(|(_, id)| id.clone())
+                .collect();
+            if ids.is_empty() {
+                continue;
+            }
+            for (a, b) in edges_from(conn, walk, &ids)? {
+                let reached: Node = (far, b);
+                if parent.contains_key(&reached) {
+                    continue;
+                }
+                if parent.len() >= MAX_GRAPH_NODES {
+                    return Err(ToolError::new(
+                        ErrorCode::TooLarge,
+                        format!(
+                            "the search visited {MAX_GRAPH_NODES} records without reaching the \
+                             target; lower max_depth or narrow relationship_types"
+                        ),
+                    )
+                    .into());
+                }
+                parent.insert(reached.clone(), Some(((near, a), walk_index)));
+                if reached == goal {
+                    found = true;
+                }
+                next.push(reached);
+            }
+        }
+        frontier = next;
+    }
+    let mut answer = Map::new();
+    answer.insert("from".into(), node_json(spec, conn, &start)?);
+    answer.insert("to".into(), node_json(spec, conn, &goal)?);
+    answer.insert("found".into(), json!(found));
+    if !found {
+        answer.insert("length".into(), Value::Null);
+        answer.insert("hops".into(), json!([]));
+        answer.insert("max_depth".into(), json!(max_depth));
+        return Ok(Value::Object(answer));
+    }
+    let mut chain: Vec<(Node, Node, usize)> = Vec::new();
+    let mut at = goal.clone();
+    while let Some(Some((previous, walk_index))) = parent.get(&at) {
+        chain.push((previous.clone(), at.clone(), *walk_index));
+        at = previous.clone();
+    }
+    chain.reverse();
+    let mut hops = Vec::with_capacity(chain.len());
+    for (a, b, walk_index) in &chain {
+        let walk = &walks[*walk_index];
+        hops.push(json!({
+            "from": node_json(spec, conn, a)?,
+            "relationship": relationship_arrow(walk.relationship),
+            "direction": if walk.outgoing { "outgoing" } else { "incoming" },
+            "to": node_json(spec, conn, b)?,
+        }));
+    }
+    answer.insert("length".into(), json!(hops.len()));
+    answer.insert("hops".into(), Value::Array(hops));
+    answer.insert("max_depth".into(), json!(max_depth));
+    Ok(Value::Object(answer))
+}

@@ -1,0 +1,361 @@
+//! `rank_entities {entity_type, relationship_type, algorithm: pagerank|degree, direction?,
+//! limit}`: the most central records along a relationship.
+//!
+//! `degree` counts each record's edges in SQL. `pagerank` loads the record ids and the edges
+//! between records of the entity (at most [`MAX_GRAPH_NODES`] and [`MAX_GRAPH_EDGES`]) and
+//! iterates in memory, checking the call's deadline every round.
+
+use std::collections::HashMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::spec::{EntitySpec, SchemaSpec};
+use crate::{CallBudget, ErrorCode, ToolDefinition, ToolError};
+
+use crate::sql::arg_name::ArgName;
+use crate::sql::backend::Reader;
+use crate::sql::describe::{DescriptionBuilder, bounded_list, relationship_arrow};
+use crate::sql::ident::{qualified, quote};
+use crate::sql::query::ROW_ALIAS;
+use crate::sql::tools::engine::EngineTool;
+use crate::sql::tools::graph::walk::{
+    MAX_GRAPH_EDGES, MAX_GRAPH_NODES, Walk, check_relationship_types, page_rank, touching, walks,
+};
+use crate::sql::tools::kind::DatabaseTool;
+use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
+use crate::sql::tools::shared::common::{HandlerError, PageLimits, definition, entity};
+use crate::sql::value::SqlValue;
+
+/// The damping factor of `pagerank`.
+pub const DAMPING: f64 = 0.85;
+
+/// How `rank_entities` scores a record.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RankAlgorithm {
+    /// PageRank (damping 0.85): a record is central when central records point to it.
+    #[default]
+    Pagerank,
+    /// The number of edges.
+    Degree,
+}
+
+fn incoming() -> TraversalDirection {
+    TraversalDirection::Incoming
+}
+
+/// The arguments of `rank_entities`: the most central records along a relationship.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(
+    deny_unknown_fields,
+    bound(deserialize = "E: Deserialize<'de>, R: Deserialize<'de>")
+)]
+pub struct RankEntitiesArgs<E = String, R = String> {
+    /// The entity type to rank.
+    #[schemars(extend("x-toolforge-slot" = "entity"))]
+    pub entity_type: E,
+    /// The relationship whose edges count.
+    #[schemars(extend("x-toolforge-slot" = "relationship"))]
+    pub relationship_type: R,
+    /// pagerank (default) or degree.
+    #[serde(default)]
+    pub algorithm: RankAlgorithm,
+    /// Which edges count toward a record: incoming (default: edges reaching it, e.g. who
+    /// calls it), outgoing (edges leaving it; pagerank on the reversed graph) or both.
+    #[serde(default = "incoming")]
+    pub direction: TraversalDirection,
+    /// The most records to return.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::sql::tools::shared::common::optional_integer"
+    )]
+    #[schemars(extend("x-toolforge-slot" = "limit"))]
+    pub limit: Option<i64>,
+}
+
+impl<E: ArgName, R: ArgName> RankEntitiesArgs<E, R> {
+    /// The same arguments with names as strings, as the engine reads them.
+    pub fn into_engine(self) -> RankEntitiesArgs {
+        RankEntitiesArgs {
+            entity_type: self.entity_type.as_name().to_owned(),
+            relationship_type: self.relationship_type.as_name().to_owned(),
+            algorithm: self.algorithm,
+            direction: self.direction,
+            limit: self.limit,
+        }
+    }
+}
+
+impl EngineTool for RankEntitiesArgs {
+    const KIND: DatabaseTool = DatabaseTool::RankEntities;
+    type Answer = crate::sql::tools::shared::answers::RankAnswer;
+
+    fn definition(spec: &SchemaSpec) -> ToolDefinition {
+        let mut text = DescriptionBuilder::new(
+            "Rank the records of an entity by how central they are along a relationship (find \
+             the important ones): algorithm pagerank (default; needs a relationship from the \
+             entity to itself) or degree (the number of edges). direction: incoming (default), \
+             outgoing or both. Answer: the top records with their score, highest first.",
+        );
+        let arrows: Vec<String> = spec.relationships.iter().map(relationship_arrow).collect();
+        let room = text.remaining("\nRelationships: .").saturating_sub(220);
+        text.push(
+            "\n",
+            &format!("Relationships: {}.", bounded_list(&arrows, room)),
+        );
+        if let Some(relationship) = spec
+            .relationships
+            .iter()
+            .find(|r| r.source == r.target)
+            .or(spec.relationships.first())
+        {
+            text.push(
+                "\n",
+                &format!(
+                    "Example call: {}",
+                    json!({"entity_type": relationship.target, "relationship_type": relationship.rel_type,
+                           "algorithm": if relationship.source == relationship.target { "pagerank" } else { "degree" },
+                           "limit": 10})
+                ),
+            );
+        }
+        definition::<Self>(
+            spec,
+            "Rank entities",
+            text.finish(),
+            &[
+                "rank",
+                "pagerank",
+                "central",
+                "important",
+                "degree",
+                "most",
+                "popular",
+            ],
+        )
+    }
+
+    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+        handle(spec, conn, self)
+    }
+}
+
+/// The entity's display field, when it has a stored one besides the unique field.
+fn display_field(entity: &EntitySpec) -> Option<&str> {
+    entity
+        .display_name_field
+        .as_deref()
+        .filter(|name| *name != entity.unique_field && entity.field(name).is_some())
+}
+
+fn handle(
+    spec: &SchemaSpec,
+    conn: &dyn Reader,
+    arguments: RankEntitiesArgs,
+) -> Result<Value, HandlerError> {
+    let entity = entity(spec, &arguments.entity_type, "entity_type")?;
+    check_relationship_types(
+        spec,
+        std::slice::from_ref(&arguments.relationship_type),
+        "relationship_type",
+    )?;
+    let limits = PageLimits::of(spec, arguments.limit)?;
+    // The walks leaving a record along the counted edges: counting edges that reach a record
+    // means walking them backwards from it.
+    let reversed = match arguments.direction {
+        TraversalDirection::Incoming => TraversalDirection::Outgoing,
+        TraversalDirection::Outgoing => TraversalDirection::Incoming,
+        TraversalDirection::Both => TraversalDirection::Both,
+    };
+    let all = walks(
+        spec,
+        std::slice::from_ref(&arguments.relationship_type),
+        reversed,
+    );
+    // Degree: the walks ending at the entity (edges counted at their far end).
+    let counted: Vec<&Walk<'_>> = all
+        .iter()
+        .filter(|walk| walk.to_entity() == entity.name)
+        .collect();
+    if counted.is_empty() {
+        let arrows = touching(spec, entity);
+        return Err(ToolError::invalid_arguments(format!(
+            "`relationship_type`: {} has no {} edges in direction {}; its relationships: {}",
+            entity.name,
+            arguments.relationship_type,
+            serde_json::to_value(arguments.direction)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default(),
+            if arrows.is_empty() {
+                "none".to_owned()
+            } else {
+                arrows.join(", ")
+            }
+        ))
+        .with_details(json!({"path": "relationship_type", "relationships": arrows}))
+        .into());
+    }
+    let unique = qualified(ROW_ALIAS, &entity.unique_field);
+    let display = display_field(entity);
+    let select_display = display
+        .map(|name| format!(", {}", qualified(ROW_ALIAS, name)))
+        .unwrap_or_default();
+    let total = conn.count(
+        &format!(
+            "SELECT count(*) FROM {} AS {}",
+            quote(&entity.table),
+            quote(ROW_ALIAS)
+        ),
+        &[],
+    )?;
+    let mut results = Vec::new();
+    match arguments.algorithm {
+        RankAlgorithm::Degree => {
+            let degree: Vec<String> = counted
+                .iter()
+                .map(|walk| {
+                    format!(
+                        "(SELECT count(*) FROM {} AS \"e\" WHERE \"e\".{} = {unique})",
+                        quote(&walk.relationship.table),
+                        quote(walk.far())
+                    )
+                })
+                .collect();
+            let sql = format!(
+                "SELECT {unique}{select_display}, {} AS \"degree\" FROM {} AS {} \
+                 ORDER BY \"degree\" DESC, {unique} ASC LIMIT {}",
+                degree.join(" + "),
+                quote(&entity.table),
+                quote(ROW_ALIAS),
+                limits.rows
+            );
+            for row in conn.rows(&sql, &[])? {
+                let score = match row.last() {
+                    Some(SqlValue::Integer(n)) => json!(n),
+                    Some(SqlValue::Real(x)) => json!(*x as i64),
+                    _ => json!(0),
+                };
+                results.push(ranked(&row, display, score));
+            }
+        }
+        RankAlgorithm::Pagerank => {
+            let within: Vec<&Walk<'_>> = counted
+                .iter()
+                .copied()
+                .filter(|walk| walk.start_entity() == entity.name)
+                .collect();
+            if within.is_empty() {
+                return Err(ToolError::invalid_arguments(format!(
+                    "`algorithm`: pagerank ranks records along a relationship from {0} to {0}, \
+                     and {1} links {0} to other entities; use algorithm degree",
+                    entity.name, arguments.relationship_type
+                ))
+                .with_details(json!({"path": "algorithm", "valid": ["degree"]}))
+                .into());
+            }
+            if total as usize > MAX_GRAPH_NODES {
+                return Err(too_large(format!(
+                    "{} has {total} records, more than pagerank loads ({MAX_GRAPH_NODES}); use \
+                     algorithm degree",
+                    entity.name
+                )));
+            }
+            let nodes = conn.rows(
+                &format!(
+                    "SELECT {unique}{select_display} FROM {} AS {} ORDER BY {unique}",
+                    quote(&entity.table),
+                    quote(ROW_ALIAS)
+                ),
+                &[],
+            )?;
+            let index: HashMap<&str, usize> = nodes
+                .iter()
+                .enumerate()
+                .filter_map(|(i, row)| match row.first() {
+                    Some(SqlValue::Text(id)) => Some((id.as_str(), i)),
+                    _ => None,
+                })
+                .collect();
+            let mut edges: Vec<(usize, usize)> = Vec::new();
+            for walk in &within {
+                let count = conn.count(
+                    &format!("SELECT count(*) FROM {}", quote(&walk.relationship.table)),
+                    &[],
+                )?;
+                if edges.len() as u64 + count > MAX_GRAPH_EDGES as u64 {
+                    return Err(too_large(format!(
+                        "{} has more edges than pagerank loads ({MAX_GRAPH_EDGES}); use \
+                         algorithm degree",
+                        arguments.relationship_type
+                    )));
+                }
+                // Walked from the far end (the record ranked) back: rank flows far <- near.
+                let rows = conn.rows(
+                    &format!(
+                        "SELECT {near}, {far} FROM {table} ORDER BY {near}, {far}",
+                        near = quote(walk.near()),
+                        far = quote(walk.far()),
+                        table = quote(&walk.relationship.table)
+                    ),
+                    &[],
+                )?;
+                for row in rows {
+                    if let (Some(SqlValue::Text(a)), Some(SqlValue::Text(b))) =
+                        (row.first(), row.get(1))
+                        && let (Some(&a), Some(&b)) = (index.get(a.as_str()), index.get(b.as_str()))
+                    {
+                        edges.push((a, b));
+                    }
+                }
+            }
+            edges.sort_unstable();
+            edges.dedup();
+            let budget = CallBudget::current();
+            let scores = page_rank(nodes.len(), &edges, DAMPING, || {
+                budget.as_ref().is_some_and(|b| b.is_expired())
+            })?;
+            let mut order: Vec<usize> = (0..nodes.len()).collect();
+            order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+            for &i in order.iter().take(limits.rows as usize) {
+                // Rounded so that the same graph gives the same digits on every backend.
+                let score = (scores[i] * 1e12).round() / 1e12;
+                results.push(ranked(&nodes[i], display, json!(score)));
+            }
+        }
+    }
+    let mut answer = Map::new();
+    answer.insert("entity_type".into(), json!(entity.name));
+    answer.insert(
+        "relationship_type".into(),
+        json!(arguments.relationship_type),
+    );
+    answer.insert("algorithm".into(), json!(arguments.algorithm));
+    answer.insert("direction".into(), json!(arguments.direction));
+    answer.insert("total".into(), json!(total));
+    answer.insert("returned".into(), json!(results.len()));
+    answer.insert("results".into(), Value::Array(results));
+    Ok(Value::Object(answer))
+}
+
+/// `{id, <display field>, score}` of a row `[id, display?, ...]`.
+fn ranked(row: &[SqlValue], display: Option<&str>, score: Value) -> Value {
+    let text = |value: Option<&SqlValue>| match value {
+        Some(SqlValue::Text(text)) => json!(text),
+        _ => Value::Null,
+    };
+    let mut out = Map::new();
+    out.insert("id".into(), text(row.first()));
+    if let Some(name) = display {
+        out.insert(name.into(), text(row.get(1)));
+    }
+    out.insert("score".into(), score);
+    Value::Object(out)
+}
+
+fn too_large(message: String) -> HandlerError {
+    ToolError::new(ErrorCode::TooLarge, message).into()
+}

@@ -1,0 +1,110 @@
+//! `get_entity_by_id {entity_type, id_value}`.
+
+use crate::sql::backend::Reader;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::spec::SchemaSpec;
+use crate::{ToolDefinition, ToolError};
+
+use crate::sql::arg_name::ArgName;
+use crate::sql::describe::{DescriptionBuilder, bounded_list};
+use crate::sql::ident::{qualified, quote};
+use crate::sql::query::{Projection, ROW_ALIAS};
+use crate::sql::tools::engine::EngineTool;
+use crate::sql::tools::kind::DatabaseTool;
+use crate::sql::tools::shared::common::{HandlerError, definition, entity, quoted};
+use crate::sql::value::SqlValue;
+
+/// The arguments of `get_entity_by_id`: one record by the value of its unique field.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GetEntityByIdArgs<E = String> {
+    /// The entity type of the record.
+    #[schemars(extend("x-toolforge-slot" = "entity"))]
+    pub entity_type: E,
+    /// The value of the entity's unique field.
+    pub id_value: String,
+}
+
+impl<E: ArgName> GetEntityByIdArgs<E> {
+    /// The same arguments with names as strings, as the engine reads them.
+    pub fn into_engine(self) -> GetEntityByIdArgs {
+        GetEntityByIdArgs {
+            entity_type: self.entity_type.as_name().to_owned(),
+            id_value: self.id_value,
+        }
+    }
+}
+
+impl EngineTool for GetEntityByIdArgs {
+    const KIND: DatabaseTool = DatabaseTool::GetEntityById;
+    type Answer = crate::sql::tools::shared::answers::RecordAnswer;
+
+    fn definition(spec: &SchemaSpec) -> ToolDefinition {
+        let ids: Vec<String> = spec
+            .entities
+            .iter()
+            .map(|e| format!("{} by {}", e.name, e.unique_field))
+            .collect();
+        let mut description = DescriptionBuilder::new(
+            "Fetch one record with all its fields and computed fields by the value of its unique \
+             field. Answers not_found when no record has that value.",
+        );
+        let room = description.remaining(" Unique fields: .").min(600);
+        description.push(
+            " ",
+            &format!("Unique fields: {}.", bounded_list(&ids, room)),
+        );
+        if let Some(entity) = spec.entities.first() {
+            description.push(
+                "\n",
+                &format!(
+                    "Example call: {}",
+                    json!({"entity_type": entity.name, "id_value": "<the record's unique value>"})
+                ),
+            );
+        }
+        let description = description.finish();
+        definition::<Self>(
+            spec,
+            "Get entity by id",
+            description,
+            &["get", "fetch", "id", "lookup", "record"],
+        )
+    }
+
+    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+        handle(spec, conn, self)
+    }
+}
+
+fn handle(
+    spec: &SchemaSpec,
+    conn: &dyn Reader,
+    arguments: GetEntityByIdArgs,
+) -> Result<Value, HandlerError> {
+    let entity = entity(spec, &arguments.entity_type, "entity_type")?;
+    let projection = Projection::all(entity);
+    let sql = format!(
+        "SELECT {} FROM {} AS {} WHERE {} = ?1",
+        projection.select_list(),
+        quote(&entity.table),
+        quote(ROW_ALIAS),
+        qualified(ROW_ALIAS, &entity.unique_field)
+    );
+    let rows = conn.rows(&sql, &[SqlValue::Text(arguments.id_value.clone())])?;
+    let record = rows.first().map(|row| projection.record(row, 0));
+    match record {
+        Some(record) => Ok(json!({"entity_type": entity.name, "record": record})),
+        None => Err(ToolError::not_found(format!(
+            "No {} has {} {}.",
+            entity.name,
+            entity.unique_field,
+            quoted(&arguments.id_value)
+        ))
+        .with_details(json!({"entity_type": entity.name, "unique_field": entity.unique_field}))
+        .into()),
+    }
+}

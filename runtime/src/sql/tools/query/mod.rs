@@ -1,0 +1,7 @@
+//! The `query` family: `query_entities`, `glob_search`.
+
+pub(crate) mod glob_search;
+pub(crate) mod query_entities;
+
+pub use glob_search::GlobSearchArgs;
+pub use query_entities::QueryEntitiesArgs;

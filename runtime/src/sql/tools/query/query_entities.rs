@@ -1,0 +1,102 @@
+//! `query_entities {entity_type, conditions, order_by, limit, offset}`.
+
+use crate::sql::backend::Reader;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::ToolDefinition;
+use crate::spec::SchemaSpec;
+
+use crate::sql::arg_name::ArgName;
+use crate::sql::describe::query_entities_description;
+use crate::sql::query::{Condition, EntityQuery, OrderBy};
+use crate::sql::tools::engine::EngineTool;
+use crate::sql::tools::kind::DatabaseTool;
+use crate::sql::tools::shared::common::{
+    HandlerError, PageLimits, definition, entity, list_page, offset,
+};
+
+/// The arguments of `query_entities`: the records of one entity type matching conditions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(
+    deny_unknown_fields,
+    bound(deserialize = "E: Deserialize<'de>, F: Deserialize<'de>")
+)]
+pub struct QueryEntitiesArgs<E = String, F = String> {
+    /// The entity type to query.
+    #[schemars(extend("x-toolforge-slot" = "entity"))]
+    pub entity_type: E,
+    /// Conditions on fields or computed fields, all of which must hold (AND). Empty or absent:
+    /// every record.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition<F>>,
+    /// Sort order (ties and the default order: by the unique field, ascending).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_by: Option<OrderBy<F>>,
+    /// The most records to return.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::sql::tools::shared::common::optional_integer"
+    )]
+    #[schemars(extend("x-toolforge-slot" = "limit"))]
+    pub limit: Option<i64>,
+    /// How many matching records to skip (in order) before the first one returned: `0` (the
+    /// default), then the `next_offset` of the previous answer.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::sql::tools::shared::common::optional_integer"
+    )]
+    #[schemars(range(min = 0))]
+    pub offset: Option<i64>,
+}
+
+impl<E: ArgName, F: ArgName> QueryEntitiesArgs<E, F> {
+    /// The same arguments with names as strings, as the engine reads them.
+    pub fn into_engine(self) -> QueryEntitiesArgs {
+        QueryEntitiesArgs {
+            entity_type: self.entity_type.as_name().to_owned(),
+            conditions: self
+                .conditions
+                .into_iter()
+                .map(Condition::into_engine)
+                .collect(),
+            order_by: self.order_by.map(OrderBy::into_engine),
+            limit: self.limit,
+            offset: self.offset,
+        }
+    }
+}
+
+impl EngineTool for QueryEntitiesArgs {
+    const KIND: DatabaseTool = DatabaseTool::QueryEntities;
+    type Answer = crate::sql::tools::shared::answers::EntityPage;
+
+    fn definition(spec: &SchemaSpec) -> ToolDefinition {
+        definition::<Self>(
+            spec,
+            "Query entities",
+            query_entities_description(spec),
+            &["query", "filter", "search", "find", "list", "sort"],
+        )
+    }
+
+    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+        let entity = entity(spec, &self.entity_type, "entity_type")?;
+        let limits = PageLimits::of(spec, self.limit)?;
+        let offset = offset(self.offset)?;
+        let query = EntityQuery::new(
+            entity,
+            &self.conditions,
+            self.order_by.as_ref(),
+            limits.rows,
+            conn.dialect(),
+        )?
+        .with_offset(offset);
+        let mut head = Map::new();
+        head.insert("entity_type".into(), Value::String(entity.name.clone()));
+        list_page(conn, query, head, &limits)
+    }
+}

@@ -1,0 +1,401 @@
+//! `explore_relationships {start_entity_type, start_conditions, relationship_type, direction,
+//! target_entity_type, limit, offset}`.
+
+use crate::sql::backend::Reader;
+use crate::sql::value::SqlValue;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::spec::{EntitySpec, RelationshipSpec, SchemaSpec};
+use crate::{ToolDefinition, ToolError};
+
+use crate::sql::arg_name::ArgName;
+use crate::sql::describe::{DescriptionBuilder, bounded_list, relationship_arrow};
+use crate::sql::ident::{qualified, quote};
+use crate::sql::names::{shorten, unknown_name_message};
+use crate::sql::query::{Condition, Page, Projection, ROW_ALIAS, compile_conditions};
+use crate::sql::tools::engine::EngineTool;
+use crate::sql::tools::kind::DatabaseTool;
+use crate::sql::tools::shared::common::{
+    Collector, HandlerError, PageLimits, definition, entity, list_answer, offset,
+};
+use crate::sql::value::sql_to_json;
+
+/// Which edges `explore_relationships` follows from the start records.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TraversalDirection {
+    /// Start is the source: `start -[REL]-> other`.
+    Outgoing,
+    /// Start is the target: `other -[REL]-> start`.
+    Incoming,
+    /// Either way (the default).
+    #[default]
+    Both,
+}
+
+/// The arguments of `explore_relationships`: the records linked to the start records.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(
+    deny_unknown_fields,
+    bound(deserialize = "E: Deserialize<'de>, F: Deserialize<'de>, R: Deserialize<'de>")
+)]
+pub struct ExploreRelationshipsArgs<E = String, F = String, R = String> {
+    /// The entity type to start from.
+    #[schemars(extend("x-toolforge-slot" = "entity"))]
+    pub start_entity_type: E,
+    /// Conditions selecting the start records (AND); absent: every record.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub start_conditions: Vec<Condition<F>>,
+    /// The relationship to follow.
+    #[schemars(extend("x-toolforge-slot" = "relationship"))]
+    pub relationship_type: R,
+    /// outgoing: start is the source; incoming: start is the target; both: either.
+    #[serde(default)]
+    pub direction: TraversalDirection,
+    /// Only related records of this entity type (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-toolforge-slot" = "entity"))]
+    pub target_entity_type: Option<E>,
+    /// The most related records to return.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::sql::tools::shared::common::optional_integer"
+    )]
+    #[schemars(extend("x-toolforge-slot" = "limit"))]
+    pub limit: Option<i64>,
+    /// How many related records to skip (in order) before the first one returned: `0` (the
+    /// default), then the `next_offset` of the previous answer.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::sql::tools::shared::common::optional_integer"
+    )]
+    #[schemars(range(min = 0))]
+    pub offset: Option<i64>,
+}
+
+impl<E: ArgName, F: ArgName, R: ArgName> ExploreRelationshipsArgs<E, F, R> {
+    /// The same arguments with names as strings, as the engine reads them.
+    pub fn into_engine(self) -> ExploreRelationshipsArgs {
+        ExploreRelationshipsArgs {
+            start_entity_type: self.start_entity_type.as_name().to_owned(),
+            start_conditions: self
+                .start_conditions
+                .into_iter()
+                .map(Condition::into_engine)
+                .collect(),
+            relationship_type: self.relationship_type.as_name().to_owned(),
+            direction: self.direction,
+            target_entity_type: self.target_entity_type.map(|e| e.as_name().to_owned()),
+            limit: self.limit,
+            offset: self.offset,
+        }
+    }
+}
+
+impl EngineTool for ExploreRelationshipsArgs {
+    const KIND: DatabaseTool = DatabaseTool::ExploreRelationships;
+    type Answer = crate::sql::tools::shared::answers::RelationshipPage;
+
+    fn definition(spec: &SchemaSpec) -> ToolDefinition {
+        let mut description = DescriptionBuilder::new(
+            "Follow a relationship from the records matching start_conditions to the related \
+             records. direction: outgoing (start -[REL]-> other), incoming (other -[REL]-> start) \
+             or both (default). Each result says which start record it came from (`from`), the \
+             direction and the related record.",
+        );
+        let described: Vec<String> = spec
+            .relationships
+            .iter()
+            .map(|relationship| match &relationship.description {
+                Some(text) => format!("{} ({})", relationship_arrow(relationship), shorten(text)),
+                None => relationship_arrow(relationship),
+            })
+            .collect();
+        let arrows: Vec<String> = spec.relationships.iter().map(relationship_arrow).collect();
+        // Room is kept for the example call.
+        let room = description
+            .remaining("\nRelationships: .")
+            .saturating_sub(330);
+        let listed = if described.join(", ").chars().count() <= room {
+            described.join(", ")
+        } else {
+            bounded_list(&arrows, room)
+        };
+        description.push("\n", &format!("Relationships: {listed}."));
+        if let Some(relationship) = spec.relationships.first()
+            && let Some(source) = spec.entity(&relationship.source)
+        {
+            description.push(
+                "\n",
+                &format!(
+                    "Example call: {}",
+                    json!({
+                        "start_entity_type": relationship.source,
+                        "start_conditions": [{"field": source.unique_field, "operator": "=", "value": "<id>"}],
+                        "relationship_type": relationship.rel_type,
+                        "direction": "outgoing",
+                        "target_entity_type": relationship.target,
+                        "limit": 10
+                    })
+                ),
+            );
+        }
+        let description = description.finish();
+        definition::<Self>(
+            spec,
+            "Explore relationships",
+            description,
+            &[
+                "relationships",
+                "graph",
+                "neighbors",
+                "traverse",
+                "related",
+                "edges",
+            ],
+        )
+    }
+
+    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+        handle(spec, conn, self)
+    }
+}
+
+struct Leg<'s> {
+    relationship: &'s RelationshipSpec,
+    outgoing: bool,
+    other: &'s EntitySpec,
+}
+
+fn legs<'s>(
+    spec: &'s SchemaSpec,
+    start: &EntitySpec,
+    rel_type: &str,
+    direction: TraversalDirection,
+    target: Option<&EntitySpec>,
+) -> Result<Vec<Leg<'s>>, ToolError> {
+    if !spec.relationships.iter().any(|r| r.rel_type == rel_type) {
+        let mut types: Vec<&str> = spec
+            .relationships
+            .iter()
+            .map(|r| r.rel_type.as_str())
+            .collect();
+        types.dedup();
+        return Err(ToolError::invalid_arguments(format!(
+            "`relationship_type`: {}",
+            unknown_name_message("relationship", rel_type, "", types)
+        )));
+    }
+    let mut legs = Vec::new();
+    for relationship in spec.relationships.iter().filter(|r| r.rel_type == rel_type) {
+        let target_ok = |name: &str| target.is_none_or(|t| t.name == name);
+        if matches!(
+            direction,
+            TraversalDirection::Outgoing | TraversalDirection::Both
+        ) && relationship.source == start.name
+            && target_ok(&relationship.target)
+            && let Some(other) = spec.entity(&relationship.target)
+        {
+            legs.push(Leg {
+                relationship,
+                outgoing: true,
+                other,
+            });
+        }
+        if matches!(
+            direction,
+            TraversalDirection::Incoming | TraversalDirection::Both
+        ) && relationship.target == start.name
+            && target_ok(&relationship.source)
+            && let Some(other) = spec.entity(&relationship.source)
+        {
+            legs.push(Leg {
+                relationship,
+                outgoing: false,
+                other,
+            });
+        }
+    }
+    if legs.is_empty() {
+        let touching: Vec<String> = spec
+            .relationships
+            .iter()
+            .filter(|r| r.source == start.name || r.target == start.name)
+            .map(relationship_arrow)
+            .collect();
+        let wanted = match direction {
+            TraversalDirection::Outgoing => format!(
+                "{} -[{rel_type}]-> {}",
+                start.name,
+                target.map_or("*", |t| t.name.as_str())
+            ),
+            TraversalDirection::Incoming => format!(
+                "{} -[{rel_type}]-> {}",
+                target.map_or("*", |t| t.name.as_str()),
+                start.name
+            ),
+            TraversalDirection::Both => format!(
+                "{} -[{rel_type}]- {}",
+                start.name,
+                target.map_or("*", |t| t.name.as_str())
+            ),
+        };
+        return Err(ToolError::invalid_arguments(format!(
+            "No relationship matches {wanted}. Relationships of {}: {}.",
+            start.name,
+            if touching.is_empty() {
+                "none".to_string()
+            } else {
+                touching.join(", ")
+            }
+        ))
+        .with_details(json!({"relationships": touching})));
+    }
+    Ok(legs)
+}
+
+fn handle(
+    spec: &SchemaSpec,
+    conn: &dyn Reader,
+    arguments: ExploreRelationshipsArgs,
+) -> Result<Value, HandlerError> {
+    let start = entity(spec, &arguments.start_entity_type, "start_entity_type")?;
+    let target = match &arguments.target_entity_type {
+        Some(name) => Some(entity(spec, name, "target_entity_type")?),
+        None => None,
+    };
+    let limits = PageLimits::of(spec, arguments.limit)?;
+    let offset = offset(arguments.offset)?;
+    let legs = legs(
+        spec,
+        start,
+        &arguments.relationship_type,
+        arguments.direction,
+        target,
+    )?;
+    let mut params: Vec<SqlValue> = Vec::new();
+    let where_sql = compile_conditions(
+        start,
+        &arguments.start_conditions,
+        "start_conditions",
+        &mut params,
+        conn.dialect(),
+    )?;
+    let start_ids = format!(
+        "SELECT {} FROM {} AS {} WHERE {where_sql}",
+        qualified(ROW_ALIAS, &start.unique_field),
+        quote(&start.table),
+        quote(ROW_ALIAS)
+    );
+    let mut head = Map::new();
+    head.insert("start_entity_type".into(), json!(start.name));
+    head.insert(
+        "relationship_type".into(),
+        json!(arguments.relationship_type),
+    );
+    let mut collector = Collector::new(&limits, &head);
+    let mut results = Vec::new();
+    let mut total: u64 = 0;
+    // The legs' records are listed one leg after the other; `skip` is what is left of the
+    // offset when a leg starts, `full` whether the page is complete.
+    let mut skip = offset;
+    let mut full = false;
+    for leg in &legs {
+        let (from_column, other_column) = if leg.outgoing {
+            ("source_id", "target_id")
+        } else {
+            ("target_id", "source_id")
+        };
+        let projection = Projection::all(leg.other);
+        let properties: Vec<String> = leg
+            .relationship
+            .properties
+            .iter()
+            .map(|p| format!("\"e\".{}", quote(&p.name)))
+            .collect();
+        let mut select = vec![format!("\"e\".{}", quote(from_column))];
+        select.extend(properties.iter().cloned());
+        select.push(projection.select_list());
+        let from_sql = format!(
+            "FROM {edge} AS \"e\" JOIN {other} AS {alias} ON {other_unique} = \"e\".{other_column} \
+             WHERE \"e\".{from_column} IN ({start_ids})",
+            edge = quote(&leg.relationship.table),
+            other = quote(&leg.other.table),
+            alias = quote(ROW_ALIAS),
+            other_unique = qualified(ROW_ALIAS, &leg.other.unique_field),
+            other_column = quote(other_column),
+            from_column = quote(from_column),
+        );
+        let count = || conn.count(&format!("SELECT count(*) {from_sql}"), &params);
+        if full {
+            total += count()?;
+            continue;
+        }
+        let remaining = u64::from(limits.rows).saturating_sub(results.len() as u64);
+        let sql = format!(
+            "SELECT {} {from_sql} ORDER BY 1, {} LIMIT {} OFFSET {skip}",
+            select.join(", "),
+            qualified(ROW_ALIAS, &leg.other.unique_field),
+            remaining + 1
+        );
+        let rows = conn.rows(&sql, &params)?;
+        let mut taken: u64 = 0;
+        for row in &rows {
+            if taken >= remaining {
+                full = true;
+                break;
+            }
+            let from = sql_to_json(crate::spec::FieldType::String, (&row[0]).into());
+            let mut item = Map::new();
+            item.insert("from".into(), json!(from));
+            item.insert(
+                "relationship".into(),
+                json!(relationship_arrow(leg.relationship)),
+            );
+            item.insert(
+                "direction".into(),
+                json!(if leg.outgoing { "outgoing" } else { "incoming" }),
+            );
+            item.insert("entity_type".into(), json!(leg.other.name));
+            if !leg.relationship.properties.is_empty() {
+                let mut edge = Map::new();
+                for (i, property) in leg.relationship.properties.iter().enumerate() {
+                    edge.insert(
+                        property.name.clone(),
+                        sql_to_json(property.ty, (&row[1 + i]).into()),
+                    );
+                }
+                item.insert("properties".into(), Value::Object(edge));
+            }
+            item.insert(
+                "record".into(),
+                Value::Object(projection.record(row, 1 + properties.len())),
+            );
+            let item = Value::Object(item);
+            if !collector.take(&item) {
+                full = true;
+                break;
+            }
+            results.push(item);
+            taken += 1;
+        }
+        drop(rows);
+        let leg_total = if !full && (taken > 0 || skip == 0) {
+            skip + taken
+        } else {
+            count()?
+        };
+        skip = skip.saturating_sub(leg_total);
+        total += leg_total;
+    }
+    let page = Page {
+        total,
+        offset,
+        results,
+    };
+    Ok(list_answer(head, page, &limits, &collector)?)
+}

@@ -1,0 +1,56 @@
+//! `describe_entity {entity_name}`.
+
+use crate::sql::backend::Reader;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::ToolDefinition;
+use crate::spec::SchemaSpec;
+
+use crate::sql::arg_name::ArgName;
+use crate::sql::describe::entity_json;
+use crate::sql::tools::engine::EngineTool;
+use crate::sql::tools::kind::DatabaseTool;
+use crate::sql::tools::shared::common::{HandlerError, definition, entity};
+
+/// The arguments of `describe_entity`: one entity type in detail.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DescribeEntityArgs<E = String> {
+    /// The entity type to describe.
+    #[schemars(extend("x-toolforge-slot" = "entity"))]
+    pub entity_name: E,
+}
+
+impl<E: ArgName> DescribeEntityArgs<E> {
+    /// The same arguments with names as strings, as the engine reads them.
+    pub fn into_engine(self) -> DescribeEntityArgs {
+        DescribeEntityArgs {
+            entity_name: self.entity_name.as_name().to_owned(),
+        }
+    }
+}
+
+impl EngineTool for DescribeEntityArgs {
+    const KIND: DatabaseTool = DatabaseTool::DescribeEntity;
+    type Answer = crate::sql::tools::shared::answers::EntityDescription;
+
+    fn definition(spec: &SchemaSpec) -> ToolDefinition {
+        let description = "Describe one entity type: its fields with types and descriptions, the \
+             unique field, computed fields and what they compute, its outgoing and incoming \
+             relationships, and an example query."
+            .to_string();
+        definition::<Self>(
+            spec,
+            "Describe entity",
+            description,
+            &["describe", "entity", "fields", "schema"],
+        )
+    }
+
+    fn execute(self, spec: &SchemaSpec, _conn: &dyn Reader) -> Result<Value, HandlerError> {
+        let entity = entity(spec, &self.entity_name, "entity_name")?;
+        Ok(entity_json(spec, entity))
+    }
+}

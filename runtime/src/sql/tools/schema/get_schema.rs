@@ -1,0 +1,95 @@
+//! `get_schema {include_tips, entity_types}`.
+
+use crate::sql::backend::Reader;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::ToolDefinition;
+use crate::spec::SchemaSpec;
+
+use crate::sql::arg_name::ArgName;
+use crate::sql::describe::{DescriptionBuilder, bounded_list, schema_json};
+use crate::sql::tools::engine::EngineTool;
+use crate::sql::tools::kind::DatabaseTool;
+use crate::sql::tools::shared::common::{HandlerError, definition, entity, entity_names};
+
+/// The arguments of `get_schema`: the whole schema, or the part about some entity types.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, bound(deserialize = "E: Deserialize<'de>"))]
+pub struct GetSchemaArgs<E = String> {
+    /// Also return usage tips and an example query (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = true))]
+    pub include_tips: Option<bool>,
+    /// Only these entity types and the relationships that touch them (default: every entity).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-toolforge-slot" = "entity_list"))]
+    pub entity_types: Option<Vec<E>>,
+}
+
+impl<E> Default for GetSchemaArgs<E> {
+    fn default() -> Self {
+        GetSchemaArgs {
+            include_tips: None,
+            entity_types: None,
+        }
+    }
+}
+
+impl<E: ArgName> GetSchemaArgs<E> {
+    /// The same arguments with names as strings, as the engine reads them.
+    pub fn into_engine(self) -> GetSchemaArgs {
+        GetSchemaArgs {
+            include_tips: self.include_tips,
+            entity_types: self
+                .entity_types
+                .map(|names| names.iter().map(|n| n.as_name().to_owned()).collect()),
+        }
+    }
+}
+
+impl EngineTool for GetSchemaArgs {
+    const KIND: DatabaseTool = DatabaseTool::GetSchema;
+    type Answer = crate::sql::tools::shared::answers::SchemaAnswer;
+
+    fn definition(spec: &SchemaSpec) -> ToolDefinition {
+        let names: Vec<String> = entity_names(spec).into_iter().map(str::to_owned).collect();
+        let mut description = DescriptionBuilder::new(
+            "Return the database schema: every entity with its fields, types, unique field and \
+             computed fields, the relationships between entities, and the query operators. Call it \
+             first when unsure which fields exist.",
+        );
+        let room = description.remaining(" Entities: .");
+        description.push(" ", &format!("Entities: {}.", bounded_list(&names, room)));
+        let description = description.finish();
+        definition::<Self>(
+            spec,
+            "Get schema",
+            description,
+            &["schema", "entities", "fields", "relationships", "help"],
+        )
+    }
+
+    fn execute(self, spec: &SchemaSpec, _conn: &dyn Reader) -> Result<Value, HandlerError> {
+        let only = match &self.entity_types {
+            Some(names) => {
+                let mut only = Vec::with_capacity(names.len());
+                for (i, name) in names.iter().enumerate() {
+                    only.push(
+                        entity(spec, name, &format!("entity_types[{i}]"))?
+                            .name
+                            .as_str(),
+                    );
+                }
+                Some(only)
+            }
+            None => None,
+        };
+        Ok(schema_json(
+            spec,
+            self.include_tips.unwrap_or(true),
+            only.as_deref(),
+        ))
+    }
+}
