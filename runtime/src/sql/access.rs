@@ -26,21 +26,17 @@ use std::hash::{Hash, Hasher};
 
 use crate::spec::{CHANGES_TABLE, SchemaSpec};
 
-use super::backend::{Dialect, ExecError};
+use super::backend::{ExecError, Reader, SqlDialect};
 use super::ident::quote;
-#[cfg(feature = "postgres")]
 use super::value::SqlValue;
-
-/// The SQLite function through which rules read the call's context values.
-pub(crate) const CONTEXT_FUNCTION: &str = "toolforge_context";
 
 /// The statements creating the views of `spec`'s rules over the base tables in `base` (a
 /// quoted schema name), the marker view included (created last).
-pub(crate) fn view_statements(spec: &SchemaSpec, dialect: Dialect, base: &str) -> Vec<String> {
+pub(crate) fn view_statements(spec: &SchemaSpec, dialect: SqlDialect, base: &str) -> Vec<String> {
     let mut statements = rule_views(spec, dialect, base);
     let create = match dialect {
-        Dialect::Sqlite => "CREATE TEMP VIEW",
-        Dialect::Postgres => "CREATE TEMPORARY VIEW",
+        SqlDialect::Sqlite => "CREATE TEMP VIEW",
+        SqlDialect::Postgres => "CREATE TEMPORARY VIEW",
     };
     statements.push(format!(
         "{create} {} AS SELECT 1 AS \"x\"",
@@ -50,19 +46,19 @@ pub(crate) fn view_statements(spec: &SchemaSpec, dialect: Dialect, base: &str) -
 }
 
 /// The statements creating the views of `spec`'s rules over the base tables in `base`.
-fn rule_views(spec: &SchemaSpec, dialect: Dialect, base: &str) -> Vec<String> {
+fn rule_views(spec: &SchemaSpec, dialect: SqlDialect, base: &str) -> Vec<String> {
     let temp = match dialect {
-        Dialect::Sqlite => "temp",
-        Dialect::Postgres => "pg_temp",
+        SqlDialect::Sqlite => "temp",
+        SqlDialect::Postgres => "pg_temp",
     };
     let create = match dialect {
-        Dialect::Sqlite => "CREATE TEMP VIEW",
-        Dialect::Postgres => "CREATE TEMPORARY VIEW",
+        SqlDialect::Sqlite => "CREATE TEMP VIEW",
+        SqlDialect::Postgres => "CREATE TEMPORARY VIEW",
     };
     // SQLite's full-text ranking joins the table on its rowid, which a view lacks.
     let rowid = match dialect {
-        Dialect::Sqlite => "\"n\".rowid AS rowid, ",
-        Dialect::Postgres => "",
+        SqlDialect::Sqlite => "\"n\".rowid AS rowid, ",
+        SqlDialect::Postgres => "",
     };
     let mut statements = Vec::new();
     for rule in &spec.access {
@@ -78,8 +74,7 @@ fn rule_views(spec: &SchemaSpec, dialect: Dialect, base: &str) -> Vec<String> {
     }
     // PostgreSQL's full-text postings: the documents and terms of visible records only, so
     // hidden records neither match nor weigh in BM25's statistics.
-    #[cfg(feature = "postgres")]
-    if dialect == Dialect::Postgres {
+    if dialect == SqlDialect::Postgres {
         for rule in &spec.access {
             let Some(entity) = spec.entity(&rule.entity) else {
                 continue;
@@ -88,8 +83,8 @@ fn rule_views(spec: &SchemaSpec, dialect: Dialect, base: &str) -> Vec<String> {
                 continue;
             }
             for table in [
-                super::full_text::postgres::terms_table(entity),
-                super::full_text::postgres::docs_table(entity),
+                super::full_text::pg_tables::terms_table(entity),
+                super::full_text::pg_tables::docs_table(entity),
             ] {
                 statements.push(format!(
                     "{create} {} AS SELECT \"e\".* FROM {base}.{} AS \"e\" WHERE \"e\".\"id\" IN \
@@ -168,7 +163,7 @@ fn rule_views(spec: &SchemaSpec, dialect: Dialect, base: &str) -> Vec<String> {
 /// The name of the marker view of `spec`'s views: a hash of their statements over a
 /// placeholder schema, the same on every connection and schema, so a connection that has
 /// the views finds the marker and creates nothing.
-fn marker_of(spec: &SchemaSpec, dialect: Dialect) -> String {
+fn marker_of(spec: &SchemaSpec, dialect: SqlDialect) -> String {
     let mut hasher = std::hash::DefaultHasher::new();
     rule_views(spec, dialect, "\"base\"").hash(&mut hasher);
     format!("toolforge_access_{:016x}", hasher.finish())
@@ -179,7 +174,6 @@ fn literal(text: &str) -> String {
 }
 
 /// Every context value name `spec`'s rules read, sorted, without repeats.
-#[cfg(feature = "postgres")]
 pub(crate) fn context_names(spec: &SchemaSpec) -> Vec<&str> {
     let mut names: Vec<&str> = spec
         .access
@@ -191,49 +185,62 @@ pub(crate) fn context_names(spec: &SchemaSpec) -> Vec<&str> {
     names
 }
 
-/// Puts `spec`'s rule views on a SQLite read connection (once; again when they change). The
-/// context values are the connection's, set by the read that holds it.
-pub(crate) fn enter_sqlite(
-    conn: &rusqlite::Connection,
+/// Prepares a read connection for a call of `spec` with the context `values`: the views that
+/// apply its row rules (created once per connection, again when the rules change), and on
+/// PostgreSQL the values themselves (on SQLite they are the connection's, set by the read that
+/// holds it).
+pub(crate) fn enter(
+    conn: &dyn Reader,
     spec: &SchemaSpec,
+    values: &crate::ContextValues,
 ) -> Result<(), ExecError> {
     if spec.access.is_empty() {
         return Ok(());
     }
-    let marker = marker_of(spec, Dialect::Sqlite);
-    let present: i64 = conn
-        .prepare_cached("SELECT count(*) FROM temp.sqlite_master WHERE name = ?1")?
-        .query_row([&marker], |row| row.get(0))?;
-    if present > 0 {
-        return Ok(());
+    match conn.dialect() {
+        SqlDialect::Sqlite => {
+            let marker = marker_of(spec, SqlDialect::Sqlite);
+            let present = conn.count(
+                "SELECT count(*) FROM temp.sqlite_master WHERE name = ?1",
+                &[SqlValue::Text(marker)],
+            )?;
+            if present > 0 {
+                return Ok(());
+            }
+            let old = conn.rows(
+                "SELECT name FROM temp.sqlite_master WHERE type = 'view'",
+                &[],
+            )?;
+            let mut statements: Vec<String> = old
+                .into_iter()
+                .filter_map(|row| match row.into_iter().next() {
+                    Some(SqlValue::Text(name)) => Some(format!("DROP VIEW temp.{}", quote(&name))),
+                    _ => None,
+                })
+                .collect();
+            statements.extend(view_statements(spec, SqlDialect::Sqlite, "main"));
+            conn.temporary_objects(&statements)
+        }
+        SqlDialect::Postgres => {
+            let (sql, params) = postgres_enter(spec, values);
+            let rows = conn.rows(&sql, &params)?;
+            let row = rows.into_iter().next().unwrap_or_default();
+            if matches!(row.last(), Some(SqlValue::Integer(1))) {
+                return Ok(());
+            }
+            let schema = match row.get(row.len().saturating_sub(2)) {
+                Some(SqlValue::Text(schema)) => schema.clone(),
+                _ => "public".to_owned(),
+            };
+            conn.temporary_objects(&postgres_script(spec, &schema))
+        }
     }
-    let statements = view_statements(spec, Dialect::Sqlite, "main");
-    conn.pragma_update(None, "query_only", false)?;
-    let created = (|| -> rusqlite::Result<()> {
-        let old: Vec<String> = conn
-            .prepare("SELECT name FROM temp.sqlite_master WHERE type = 'view'")?
-            .query_map([], |row| row.get(0))?
-            .collect::<Result<_, _>>()?;
-        for name in old {
-            conn.execute_batch(&format!("DROP VIEW temp.{}", quote(&name)))?;
-        }
-        for statement in &statements {
-            conn.execute_batch(statement)?;
-        }
-        Ok(())
-    })();
-    conn.pragma_update(None, "query_only", true)?;
-    created.map_err(ExecError::from)
 }
 
 /// The statement that sets a PostgreSQL session's context values for one call, and checks
 /// whether its views are there: its SQL and parameters (the marker last). The answer's
 /// columns: one per value, then the current schema, then whether the marker view exists.
-#[cfg(feature = "postgres")]
-pub(crate) fn postgres_enter(
-    spec: &SchemaSpec,
-    values: &crate::ContextValues,
-) -> (String, Vec<SqlValue>) {
+fn postgres_enter(spec: &SchemaSpec, values: &crate::ContextValues) -> (String, Vec<SqlValue>) {
     let names = context_names(spec);
     let mut columns = Vec::new();
     let mut params = Vec::new();
@@ -247,7 +254,7 @@ pub(crate) fn postgres_enter(
             params.len()
         ));
     }
-    params.push(SqlValue::Text(marker_of(spec, Dialect::Postgres)));
+    params.push(SqlValue::Text(marker_of(spec, SqlDialect::Postgres)));
     columns.push("CAST(current_schema() AS TEXT)".to_owned());
     columns.push(format!(
         "EXISTS (SELECT 1 FROM pg_catalog.pg_class WHERE relname = CAST(?{} AS TEXT) \
@@ -257,18 +264,13 @@ pub(crate) fn postgres_enter(
     (format!("SELECT {}", columns.join(", ")), params)
 }
 
-/// The script that (re)creates `spec`'s views on a PostgreSQL session whose tables are in
-/// `schema`: in its own read-write transaction (the session's default is read-only), after
+/// The statements that (re)create `spec`'s views on a PostgreSQL session whose tables are in
+/// `schema`: in their own read-write transaction (the session's default is read-only), after
 /// dropping the temporary objects of earlier rules.
-#[cfg(feature = "postgres")]
-pub(crate) fn postgres_script(spec: &SchemaSpec, schema: &str) -> String {
-    let statements = view_statements(spec, Dialect::Postgres, &quote(schema));
-    let mut script = String::from("BEGIN READ WRITE; DISCARD TEMP; ");
-    for statement in statements {
-        script.push_str(&statement);
-        script.push_str("; ");
-    }
-    script.push_str("COMMIT");
+fn postgres_script(spec: &SchemaSpec, schema: &str) -> Vec<String> {
+    let mut script = vec!["BEGIN READ WRITE".to_owned(), "DISCARD TEMP".to_owned()];
+    script.extend(view_statements(spec, SqlDialect::Postgres, &quote(schema)));
+    script.push("COMMIT".to_owned());
     script
 }
 
@@ -309,7 +311,7 @@ mod tests {
                 .unwrap()
         };
         let spec = spec();
-        enter_sqlite(&conn, &spec).unwrap();
+        enter(&conn, &spec, &crate::ContextValues::new()).unwrap();
         let created = temp_version();
         assert!(created > 0);
         let visible: Vec<String> = conn
@@ -321,14 +323,14 @@ mod tests {
             .unwrap();
         assert_eq!(visible, ["m1"]);
         for _ in 0..3 {
-            enter_sqlite(&conn, &spec).unwrap();
+            enter(&conn, &spec, &crate::ContextValues::new()).unwrap();
         }
         // No view dropped and created again: prepared statements stay valid.
         assert_eq!(temp_version(), created);
         // Other rules replace the views.
         let mut other = spec.clone();
         other.access[0].sql = "\"n\".\"branch\" = 'b2'".into();
-        enter_sqlite(&conn, &other).unwrap();
+        enter(&conn, &other, &crate::ContextValues::new()).unwrap();
         assert!(temp_version() > created);
         let visible: String = conn
             .query_row("SELECT id FROM member", [], |row| row.get(0))

@@ -12,14 +12,14 @@
 
 use std::collections::HashMap;
 
-use rusqlite::types::Value as SqlValue;
+use crate::sql::value::SqlValue;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::spec::{CHANGES_TABLE, ChangeTrackingSpec, EntitySpec, FieldType, SchemaSpec};
 
 use super::backend::ExecError;
-use super::embeddings::Writer;
+use super::backend::Writer;
 use super::ident::quote;
 use super::value::Bound;
 
@@ -593,7 +593,7 @@ struct ChangeInserter {
 impl ChangeInserter {
     fn new(conn: &dyn Writer) -> Self {
         let rows_per_insert = match conn.dialect() {
-            super::backend::Dialect::Sqlite => SQLITE_ROWS_PER_INSERT,
+            super::backend::SqlDialect::Sqlite => SQLITE_ROWS_PER_INSERT,
             _ => SERVER_ROWS_PER_INSERT,
         };
         ChangeInserter {
@@ -643,4 +643,14 @@ fn prune(conn: &dyn Writer, entity: &str, id: &str, keep: u32) -> Result<(), Exe
         ],
     )?;
     Ok(())
+}
+
+impl crate::sql::backend::import_sink::ChangeCapture for Tracker<'_> {
+    fn defer(&mut self, entity: usize, id: &str) {
+        Tracker::defer(self, entity, id);
+    }
+
+    fn capture_waiting(&mut self, conn: &dyn Writer) -> Result<(), ExecError> {
+        Tracker::capture_waiting(self, conn)
+    }
 }

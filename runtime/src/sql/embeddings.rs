@@ -13,33 +13,13 @@ use std::time::Instant;
 use crate::embed::{EmbedError, Embedder, content_hash, embed_all};
 use crate::spec::{EntitySpec, SchemaSpec, VectorIndexSpec};
 
-use super::backend::{ExecError, Reader};
+use super::backend::{ExecError, Writer};
 use super::ddl::VERSIONS_TABLE;
 use super::ident::quote;
 use super::value::SqlValue;
 
 /// Records read (and embedded) per round: bounds the memory one pass holds.
 const PAGE: usize = 256;
-
-/// A connection inside a write transaction.
-pub(crate) trait Writer: Reader {
-    /// Runs one statement with `?N` placeholders; the rows changed.
-    fn execute(&self, sql: &str, params: Vec<SqlValue>) -> Result<u64, ExecError>;
-}
-
-impl Writer for rusqlite::Connection {
-    fn execute(&self, sql: &str, params: Vec<SqlValue>) -> Result<u64, ExecError> {
-        let mut statement = self.prepare_cached(sql)?;
-        Ok(statement.execute(rusqlite::params_from_iter(params.iter()))? as u64)
-    }
-}
-
-#[cfg(feature = "postgres")]
-impl Writer for super::postgres::Session<'_> {
-    fn execute(&self, sql: &str, params: Vec<SqlValue>) -> Result<u64, ExecError> {
-        super::postgres::Session::execute(self, sql, params, true)
-    }
-}
 
 /// What an embedding pass did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

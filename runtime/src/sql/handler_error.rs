@@ -26,7 +26,7 @@ impl From<ExecError> for HandlerError {
 
 impl From<rusqlite::Error> for HandlerError {
     fn from(error: rusqlite::Error) -> Self {
-        HandlerError::Exec(ExecError::Sqlite(error))
+        HandlerError::Exec(ExecError::from(error))
     }
 }
 

@@ -19,13 +19,13 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io::{BufRead, Read};
 
-use rusqlite::Transaction;
-use rusqlite::types::Value as SqlValue;
+use crate::sql::value::SqlValue;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::spec::{EntitySpec, FieldSpec, FieldType, SchemaSpec};
 
+use super::backend::import_sink::{ImportSink, Target, at, exec_error};
 use super::changes::Tracker;
 use super::database::{Database, DbError};
 use super::ident::quote;
@@ -34,33 +34,12 @@ use super::value::{
     Bound, ValueError, describe_json, json_to_bound, json_to_sql, normalize_datetime,
 };
 
+pub use super::backend::import_sink::ImportError;
+
 /// The longest import line [`Database::import_jsonl`] reads, in bytes without its newline:
 /// 32 MiB. Longer lines are refused with their line number (see
 /// [`Database::import_jsonl_with_max_line`] for another bound).
 pub const MAX_LINE_BYTES: usize = 32 << 20;
-
-/// An import failure: where (line, field) and what. The message includes the underlying
-/// SQLite or JSON error's text, so it has no separate `source()`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}{message} (nothing was imported)", location(*.line, .field.as_deref()))]
-pub struct ImportError {
-    /// The 1-based line (or record number for the Rust API), if the error belongs to one.
-    pub line: Option<usize>,
-    /// The field (`data.pages`, `from.id`, ...), if the error belongs to one.
-    pub field: Option<String>,
-    /// What is wrong and how to fix it.
-    pub message: String,
-}
-
-/// `line 3, field `data.pages`: ` and the like: where an import error belongs.
-fn location(line: Option<usize>, field: Option<&str>) -> String {
-    match (line, field) {
-        (Some(line), Some(field)) => format!("line {line}, field `{field}`: "),
-        (Some(line), None) => format!("line {line}: "),
-        (None, Some(field)) => format!("field `{field}`: "),
-        (None, None) => String::new(),
-    }
-}
 
 impl From<DbError> for ImportError {
     fn from(error: DbError) -> Self {
@@ -284,16 +263,12 @@ struct PendingCheck {
 /// [`Importer::relationship`].
 pub struct Importer<'s, 't> {
     spec: &'s SchemaSpec,
-    sink: Sink<'t>,
+    sink: &'t mut (dyn ImportSink + 't),
     entities: Vec<EntityPlan<'s>>,
     entity_index: HashMap<&'s str, usize>,
     pending: Vec<PendingCheck>,
     line: usize,
     stats: ImportStats,
-    /// The records written to PostgreSQL whose full-text postings must be rewritten: (entity
-    /// index, unique id).
-    #[cfg(feature = "postgres")]
-    reindex: Vec<(usize, String)>,
     /// What tracked records held before this import touched them.
     tracker: Tracker<'s>,
 }
@@ -311,625 +286,8 @@ fn column_mask(columns: impl Iterator<Item = usize>) -> Option<u128> {
     Some(mask)
 }
 
-/// Where an import writes: a SQLite transaction with its prepared statements, or a
-/// PostgreSQL session inside a transaction.
-enum Sink<'t> {
-    Sqlite {
-        tx: &'t Transaction<'t>,
-        statements: HashMap<(usize, u128), rusqlite::Statement<'t>>,
-        edge_statements: HashMap<(usize, u128), rusqlite::Statement<'t>>,
-        /// Upserts of tracked records not written yet: their values before are read in one
-        /// statement when the batch is written ([`Sink::write_waiting`]).
-        waiting: Vec<WaitingUpsert>,
-    },
-    #[cfg(feature = "postgres")]
-    Postgres {
-        session: &'t super::postgres::Session<'t>,
-        batch: Box<PgBatch>,
-    },
-}
-
-/// Upserts waiting to be sent to PostgreSQL: rows of one table and one column set, in import
-/// order, no two with the same key (a later upsert of a key waits for the batch holding the
-/// earlier one, so the last one wins as it does row by row). Long runs are copied while the
-/// import reads on ([`super::postgres::BulkBatch`]); short ones are one multi-row statement.
-#[cfg(feature = "postgres")]
-#[derive(Default)]
-struct PgBatch {
-    /// The table, the columns written and the key columns.
-    shape: Option<(String, Vec<String>, Vec<String>)>,
-    /// Each row's line.
-    lines: Vec<usize>,
-    /// Each row's values.
-    rows: Vec<Vec<SqlValue>>,
-    /// About how many bytes the rows' values take.
-    bytes: usize,
-    /// How many batches this import has copied.
-    copied: u32,
-    /// A hash of each row's key values (two keys with the same hash only end a batch early).
-    keys: std::collections::HashSet<u64>,
-    /// The batch being copied while rows are read, if any.
-    stream: Option<Stream>,
-    /// The batch sent and not answered yet.
-    in_flight: Option<InFlight>,
-    /// Tables where a copied row's key was taken: their later batches are upserted from a
-    /// staging table rather than copied straight in.
-    staged: std::collections::HashSet<String>,
-    /// The staging tables' names, by table and columns.
-    stages: HashMap<(String, Vec<String>), String>,
-}
-
-/// A batch being copied while the import reads on.
-#[cfg(feature = "postgres")]
-struct Stream {
-    /// Takes the batch's further rows.
-    rows: super::postgres::Rows,
-    answer: super::postgres::Pending<Result<super::postgres::Sent, super::postgres::Refused>>,
-}
-
-/// A batch on its way to the server.
-#[cfg(feature = "postgres")]
-struct InFlight {
-    /// The table, the columns written and the key columns.
-    shape: (String, Vec<String>, Vec<String>),
-    /// Each row's line.
-    lines: Vec<usize>,
-    answer: super::postgres::Pending<Result<super::postgres::Sent, super::postgres::Refused>>,
-}
-
-/// Batches of at least this many rows are copied while the import reads on; smaller ones are
-/// one multi-row statement (fewer round trips).
-#[cfg(feature = "postgres")]
-const COPY_FROM_ROWS: usize = 64;
-
-/// The rows of an import's first copied batch; each later one doubles, up to
-/// [`MAX_COPY_ROWS`]. Small first batches let the server start early; large later ones cost
-/// fewer statements.
-#[cfg(feature = "postgres")]
-const FIRST_COPY_ROWS: usize = 1_024;
-
-/// The most rows of one copied batch.
-#[cfg(feature = "postgres")]
-const MAX_COPY_ROWS: usize = 16_384;
-
-/// The most bytes of values one batch holds in memory.
-#[cfg(feature = "postgres")]
-const MAX_BATCH_BYTES: usize = 16 << 20;
-
-#[cfg(feature = "postgres")]
-impl PgBatch {
-    /// The most rows of the next batch: a statement takes at most 65,535 parameters, so a table
-    /// too wide to copy 64 rows at once is written in statements of fewer rows.
-    fn row_limit(&self) -> usize {
-        let width = self.shape.as_ref().map_or(1, |shape| shape.1.len().max(1));
-        let by_statement = 65_535 / width;
-        if by_statement < COPY_FROM_ROWS {
-            by_statement
-        } else {
-            (FIRST_COPY_ROWS << self.copied.min(4)).min(MAX_COPY_ROWS)
-        }
-    }
-
-    /// Whether the batch holds as many rows or bytes as one may.
-    fn is_full(&self) -> bool {
-        self.lines.len() >= self.row_limit() || self.bytes >= MAX_BATCH_BYTES
-    }
-
-    /// Adds one row of the current shape: handed to the copy under way, or kept, starting a
-    /// copy when a run of untracked rows grows long enough.
-    fn push(
-        &mut self,
-        session: &super::postgres::Session<'_>,
-        line: usize,
-        values: Vec<SqlValue>,
-        tracked: bool,
-    ) -> Result<(), ImportError> {
-        self.bytes += values.iter().map(value_size).sum::<usize>();
-        self.lines.push(line);
-        if let Some(stream) = &mut self.stream {
-            if stream.rows.push(values) {
-                return Ok(());
-            }
-            // The copy stopped: its answer says why.
-            self.end_stream();
-            return Err(self
-                .settle(session)
-                .err()
-                .unwrap_or_else(|| at(line, None, "the database stopped taking rows")));
-        }
-        self.rows.push(values);
-        let Some(shape) = self.shape.clone() else {
-            return Ok(());
-        };
-        if tracked || self.rows.len() < COPY_FROM_ROWS || self.staged.contains(&shape.0) {
-            return Ok(());
-        }
-        // A long run of untracked rows copied straight in: the copy starts now and takes the
-        // run's further rows as they are read.
-        self.settle(session)?;
-        let rows = std::mem::take(&mut self.rows);
-        let (answer, rows) = self.start_copy(session, shape, rows, true);
-        if let Some(rows) = rows {
-            self.stream = Some(Stream { rows, answer });
-        }
-        Ok(())
-    }
-
-    /// Starts copying `rows` of `shape` (straight into the table unless its keys were found
-    /// taken earlier in this import); `streamed`, the copy also takes the rows read next.
-    fn start_copy(
-        &mut self,
-        session: &super::postgres::Session<'_>,
-        (table, columns, key): (String, Vec<String>, Vec<String>),
-        rows: Vec<Vec<SqlValue>>,
-        streamed: bool,
-    ) -> (
-        super::postgres::Pending<Result<super::postgres::Sent, super::postgres::Refused>>,
-        Option<super::postgres::Rows>,
-    ) {
-        let names: Vec<&str> = columns.iter().map(String::as_str).collect();
-        let key: Vec<&str> = key.iter().map(String::as_str).collect();
-        let batch = super::postgres::BulkBatch {
-            on_conflict: on_conflict(&names, &key),
-            stage: self.stage(),
-            direct: !self.staged.contains(&table),
-            table,
-            columns,
-            rows,
-        };
-        self.copied += 1;
-        session.start_bulk(batch, streamed)
-    }
-
-    /// The staging table of the current shape.
-    fn stage(&mut self) -> String {
-        let Some((table, names, _)) = &self.shape else {
-            return String::new();
-        };
-        let count = self.stages.len();
-        self.stages
-            .entry((table.clone(), names.clone()))
-            .or_insert_with(|| format!("toolforge_import_stage_{count}"))
-            .clone()
-    }
-
-    /// Ends the copy under way, if any: its batch is then on its way.
-    fn end_stream(&mut self) {
-        let Some(stream) = self.stream.take() else {
-            return;
-        };
-        // A copy that stopped taking rows has failed: its answer says why.
-        let _ = stream.rows.finish();
-        if let Some(shape) = self.shape.clone() {
-            self.in_flight = Some(InFlight {
-                shape,
-                lines: std::mem::take(&mut self.lines),
-                answer: stream.answer,
-            });
-        }
-        self.keys.clear();
-        self.bytes = 0;
-    }
-
-    /// Sends every row waiting and waits until the server has taken them.
-    fn flush(
-        &mut self,
-        session: &super::postgres::Session<'_>,
-        tracker: &mut Tracker<'_>,
-    ) -> Result<(), ImportError> {
-        self.send(session, tracker)?;
-        self.settle(session)
-    }
-
-    /// Sends the rows waiting, after the batch before them has been taken: a long run is copied
-    /// in the background, a short one is written before this returns.
-    fn send(
-        &mut self,
-        session: &super::postgres::Session<'_>,
-        tracker: &mut Tracker<'_>,
-    ) -> Result<(), ImportError> {
-        if self.stream.is_some() {
-            self.end_stream();
-            return Ok(());
-        }
-        self.settle(session)?;
-        let Some(shape) = self.shape.clone() else {
-            return Ok(());
-        };
-        if self.rows.is_empty() {
-            return Ok(());
-        }
-        let first_line = self.lines.first().copied();
-        // The values before this batch, read before it is written.
-        tracker
-            .capture_waiting(session)
-            .map_err(|e| exec_error(first_line, e))?;
-        let rows = std::mem::take(&mut self.rows);
-        let lines = std::mem::take(&mut self.lines);
-        self.keys.clear();
-        self.bytes = 0;
-        if rows.len() >= COPY_FROM_ROWS {
-            let (answer, _) = self.start_copy(session, shape.clone(), rows, false);
-            self.in_flight = Some(InFlight {
-                shape,
-                lines,
-                answer,
-            });
-            return Ok(());
-        }
-        let (table, names, key) = &shape;
-        let names_ref: Vec<&str> = names.iter().map(String::as_str).collect();
-        let key_ref: Vec<&str> = key.iter().map(String::as_str).collect();
-        let sql = upsert_rows_sql(table, &names_ref, &key_ref, rows.len());
-        let values: Vec<SqlValue> = rows.iter().flat_map(|row| row.iter().cloned()).collect();
-        session
-            .batch(&format!("SAVEPOINT {}", super::postgres::SAVEPOINT))
-            .map_err(|e| exec_error(first_line, e))?;
-        // Only full batches recur with the same statement: cache only those.
-        let full = rows.len() == self.row_limit();
-        match session.execute(&sql, values, full) {
-            Ok(_) => session
-                .batch(&format!("RELEASE SAVEPOINT {}", super::postgres::SAVEPOINT))
-                .map_err(|e| exec_error(first_line, e)),
-            Err(error) => Err(replay(session, &shape, lines, rows, error)),
-        }
-    }
-
-    /// Waits for the batch on its way, if any.
-    fn settle(&mut self, session: &super::postgres::Session<'_>) -> Result<(), ImportError> {
-        let Some(flight) = self.in_flight.take() else {
-            return Ok(());
-        };
-        let first_line = flight.lines.first().copied();
-        match flight.answer.wait() {
-            Ok(Ok(super::postgres::Sent::Direct)) => Ok(()),
-            Ok(Ok(super::postgres::Sent::Staged)) => {
-                self.staged.insert(flight.shape.0);
-                Ok(())
-            }
-            Ok(Err(refused)) => Err(replay(
-                session,
-                &flight.shape,
-                flight.lines,
-                refused.rows,
-                refused.error,
-            )),
-            Err(error) => Err(exec_error(first_line, error)),
-        }
-    }
-}
-
-#[cfg(feature = "postgres")]
-impl Drop for PgBatch {
-    fn drop(&mut self) {
-        // The connection is busy until the batch on its way is answered.
-        self.end_stream();
-        if let Some(flight) = self.in_flight.take() {
-            let _ = flight.answer.wait();
-        }
-    }
-}
-
-/// About how many bytes `value` takes.
-#[cfg(feature = "postgres")]
-fn value_size(value: &SqlValue) -> usize {
-    match value {
-        SqlValue::Text(text) => text.len(),
-        SqlValue::Blob(bytes) => bytes.len(),
-        _ => 8,
-    }
-}
-
-/// The error of a batch the server refused, which is rolled back to its savepoint and its rows
-/// sent one by one, so the error names the line that caused it.
-#[cfg(feature = "postgres")]
-fn replay(
-    session: &super::postgres::Session<'_>,
-    (table, names, key): &(String, Vec<String>, Vec<String>),
-    lines: Vec<usize>,
-    rows: Vec<Vec<SqlValue>>,
-    error: super::backend::ExecError,
-) -> ImportError {
-    let first_line = lines.first().copied();
-    if let Err(error) = session.batch(&format!(
-        "ROLLBACK TO SAVEPOINT {}",
-        super::postgres::SAVEPOINT
-    )) {
-        return exec_error(first_line, error);
-    }
-    let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    let key: Vec<&str> = key.iter().map(String::as_str).collect();
-    let one = upsert_sql(table, &names, &key);
-    for (line, values) in lines.into_iter().zip(rows) {
-        if let Err(error) = session.execute(&one, values, true) {
-            return exec_error(Some(line), error);
-        }
-    }
-    exec_error(first_line, error)
-}
-
-/// An upsert of a tracked record waiting in a SQLite batch.
-struct WaitingUpsert {
-    line: usize,
-    statement: WaitingStatement,
-    values: Vec<SqlValue>,
-}
-
-/// The statement a waiting upsert runs.
-enum WaitingStatement {
-    /// Its entry in the entity statement cache, prepared already.
-    Cached((usize, u128)),
-    /// Its SQL, for upserts without a cache entry.
-    Sql(String),
-}
-
-/// The most tracked upserts a SQLite batch holds (one read of their values before).
-const SQLITE_TRACKED_BATCH: usize = 500;
-
-/// Which statement cache an upsert uses.
-#[derive(Clone, Copy)]
-enum Target {
-    Entity,
-    Edge,
-}
-
-impl Sink<'_> {
-    /// Upserts one row of `table`: `params` are the values of the columns `names`, in order;
-    /// `key_columns` identify the row. On PostgreSQL the row may wait in a batch until
-    /// [`Sink::flush`]. `tracked` names the record (entity index, id) when its entity's
-    /// changes are tracked: `tracker` reads its values before the row is written.
-    #[allow(clippy::too_many_arguments)]
-    fn upsert(
-        &mut self,
-        tracker: &mut Tracker<'_>,
-        tracked: Option<(usize, &str)>,
-        target: Target,
-        key: Option<(usize, u128)>,
-        table: &str,
-        names: &[&str],
-        key_columns: &[&str],
-        params: &[Bound<'_>],
-        line: usize,
-    ) -> Result<(), ImportError> {
-        let build_sql = || upsert_sql(table, names, key_columns);
-        match self {
-            Sink::Sqlite {
-                tx,
-                statements,
-                edge_statements,
-                waiting,
-            } => {
-                if let Some((entity, id)) = tracked {
-                    // Its values before are read with the rest of its batch, just before the
-                    // batch is written.
-                    let statement = match (target, key) {
-                        (Target::Entity, Some(key)) => {
-                            if let std::collections::hash_map::Entry::Vacant(entry) =
-                                statements.entry(key)
-                            {
-                                let statement = tx
-                                    .prepare(&build_sql())
-                                    .map_err(|e| sqlite_error(Some(line), e))?;
-                                entry.insert(statement);
-                            }
-                            WaitingStatement::Cached(key)
-                        }
-                        _ => WaitingStatement::Sql(build_sql()),
-                    };
-                    tracker.defer(entity, id);
-                    waiting.push(WaitingUpsert {
-                        line,
-                        statement,
-                        values: params.iter().map(Bound::to_value).collect(),
-                    });
-                    if waiting.len() >= SQLITE_TRACKED_BATCH {
-                        Sink::write_waiting(tx, statements, waiting, tracker)?;
-                    }
-                    return Ok(());
-                }
-                if !waiting.is_empty() {
-                    // Written in import order: the waiting upserts first.
-                    Sink::write_waiting(tx, statements, waiting, tracker)?;
-                }
-                let cache = match target {
-                    Target::Entity => statements,
-                    Target::Edge => edge_statements,
-                };
-                execute_cached(
-                    tx,
-                    cache,
-                    key,
-                    build_sql,
-                    rusqlite::params_from_iter(params),
-                )
-                .map(drop)
-                .map_err(|e| sqlite_error(Some(line), e))
-            }
-            #[cfg(feature = "postgres")]
-            Sink::Postgres { session, batch } => {
-                let values: Vec<SqlValue> = params.iter().map(Bound::to_value).collect();
-                let key_hash = {
-                    use std::hash::{Hash, Hasher};
-                    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-                    for i in key_columns
-                        .iter()
-                        .filter_map(|column| names.iter().position(|name| name == column))
-                    {
-                        match &values[i] {
-                            SqlValue::Text(text) => text.hash(&mut hasher),
-                            other => format!("{other:?}").hash(&mut hasher),
-                        }
-                    }
-                    hasher.finish()
-                };
-                let same_shape = batch.shape.as_ref().is_some_and(|(t, n, k)| {
-                    t == table
-                        && n.iter().map(String::as_str).eq(names.iter().copied())
-                        && k.iter().map(String::as_str).eq(key_columns.iter().copied())
-                });
-                if !same_shape || batch.keys.contains(&key_hash) || batch.is_full() {
-                    batch.send(session, tracker)?;
-                }
-                if !same_shape {
-                    batch.shape = Some((
-                        table.to_owned(),
-                        names.iter().map(|n| (*n).to_owned()).collect(),
-                        key_columns.iter().map(|k| (*k).to_owned()).collect(),
-                    ));
-                }
-                batch.keys.insert(key_hash);
-                if let Some((entity, id)) = tracked {
-                    tracker.defer(entity, id);
-                }
-                batch.push(session, line, values, tracked.is_some())
-            }
-        }
-    }
-
-    /// Sends every upsert still waiting in a batch.
-    fn flush(&mut self, tracker: &mut Tracker<'_>) -> Result<(), ImportError> {
-        match self {
-            Sink::Sqlite {
-                tx,
-                statements,
-                waiting,
-                ..
-            } => Sink::write_waiting(tx, statements, waiting, tracker),
-            #[cfg(feature = "postgres")]
-            Sink::Postgres { session, batch } => batch.flush(session, tracker),
-        }
-    }
-
-    /// Writes the waiting upserts of tracked records (SQLite), after reading their values
-    /// before in one statement. The batch is emptied first: after an error nothing waits.
-    fn write_waiting<'t>(
-        tx: &'t Transaction<'t>,
-        statements: &mut HashMap<(usize, u128), rusqlite::Statement<'t>>,
-        waiting: &mut Vec<WaitingUpsert>,
-        tracker: &mut Tracker<'_>,
-    ) -> Result<(), ImportError> {
-        let batch = std::mem::take(waiting);
-        let Some(first) = batch.first() else {
-            return Ok(());
-        };
-        tracker
-            .capture_waiting(&**tx)
-            .map_err(|e| exec_error(Some(first.line), e))?;
-        for upsert in batch {
-            let params = rusqlite::params_from_iter(upsert.values.iter());
-            let written = match &upsert.statement {
-                WaitingStatement::Cached(key) => match statements.get_mut(key) {
-                    Some(statement) => statement.execute(params),
-                    // Entries are never removed while the import runs.
-                    None => Err(rusqlite::Error::InvalidQuery),
-                },
-                WaitingStatement::Sql(sql) => {
-                    tx.prepare_cached(sql).and_then(|mut s| s.execute(params))
-                }
-            };
-            written.map_err(|e| sqlite_error(Some(upsert.line), e))?;
-        }
-        Ok(())
-    }
-
-    /// The connection inside the import's transaction.
-    fn writer(&self) -> &dyn super::embeddings::Writer {
-        match self {
-            Sink::Sqlite { tx, .. } => &***tx,
-            #[cfg(feature = "postgres")]
-            Sink::Postgres { session, .. } => *session,
-        }
-    }
-
-    /// Whether `sql` (one `?1` parameter) finds a row for `id`.
-    fn exists(&mut self, sql: &str, id: &str, line: usize) -> Result<bool, ImportError> {
-        match self {
-            Sink::Sqlite { tx, .. } => {
-                let mut statement = tx
-                    .prepare_cached(sql)
-                    .map_err(|e| sqlite_error(Some(line), e))?;
-                statement
-                    .exists([id])
-                    .map_err(|e| sqlite_error(Some(line), e))
-            }
-            #[cfg(feature = "postgres")]
-            Sink::Postgres { session, .. } => {
-                use super::backend::Reader;
-                session
-                    .rows(sql, &[SqlValue::Text(id.to_owned())])
-                    .map(|rows| !rows.is_empty())
-                    .map_err(|e| exec_error(Some(line), e))
-            }
-        }
-    }
-}
-
-/// An import error for a statement the database refused.
-fn exec_error(line: Option<usize>, error: super::backend::ExecError) -> ImportError {
-    let message = match &error {
-        #[cfg(feature = "postgres")]
-        super::backend::ExecError::Postgres(error) => format!(
-            "the database refused the record ({})",
-            super::postgres::describe(error)
-        ),
-        other => format!("the database refused the record ({other})"),
-    };
-    ImportError {
-        line,
-        field: None,
-        message,
-    }
-}
-
-/// Runs an upsert through a statement prepared once per (table, column set).
-fn execute_cached<'t>(
-    tx: &'t Transaction<'t>,
-    cache: &mut HashMap<(usize, u128), rusqlite::Statement<'t>>,
-    key: Option<(usize, u128)>,
-    build_sql: impl FnOnce() -> String,
-    params: impl rusqlite::Params,
-) -> rusqlite::Result<usize> {
-    match key {
-        Some(key) => {
-            let statement = match cache.entry(key) {
-                std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
-                std::collections::hash_map::Entry::Vacant(entry) => {
-                    entry.insert(tx.prepare(&build_sql())?)
-                }
-            };
-            statement.execute(params)
-        }
-        None => tx.prepare_cached(&build_sql())?.execute(params),
-    }
-}
-
-fn at(line: usize, field: Option<String>, message: impl Into<String>) -> ImportError {
-    ImportError {
-        line: Some(line),
-        field,
-        message: message.into(),
-    }
-}
-
-fn sqlite_error(line: Option<usize>, error: rusqlite::Error) -> ImportError {
-    let message = match &error {
-        rusqlite::Error::SqliteFailure(code, Some(message)) => {
-            format!(
-                "the database refused the record ({:?}: {message})",
-                code.code
-            )
-        }
-        other => format!("the database refused the record ({other})"),
-    };
-    ImportError {
-        line,
-        field: None,
-        message,
-    }
-}
-
 impl<'s, 't> Importer<'s, 't> {
-    fn new(spec: &'s SchemaSpec, sink: Sink<'t>) -> Self {
+    fn new(spec: &'s SchemaSpec, sink: &'t mut (dyn ImportSink + 't)) -> Self {
         let entities = spec
             .entities
             .iter()
@@ -970,8 +328,6 @@ impl<'s, 't> Importer<'s, 't> {
             pending: Vec::new(),
             line: 0,
             stats: ImportStats::default(),
-            #[cfg(feature = "postgres")]
-            reindex: Vec::new(),
             tracker: Tracker::new(spec),
         }
     }
@@ -1115,17 +471,10 @@ impl<'s, 't> Importer<'s, 't> {
                 columns.iter().find(|c| c.1 == column).map(|c| &c.2)
             });
         }
-        #[cfg(feature = "postgres")]
         if plan.spec.full_text.is_some()
-            && matches!(self.sink, Sink::Postgres { .. })
             && let Some(id) = columns.iter().find(|c| c.1 == unique).map(|c| &c.2)
         {
-            let id = match id {
-                Bound::Text(text) => (*text).to_owned(),
-                Bound::Value(SqlValue::Text(text)) => text.clone(),
-                Bound::Value(other) => format!("{other:?}"),
-            };
-            self.reindex.push((index, id));
+            self.sink.full_text_written(index, id);
         }
         self.stats.entities += 1;
         Ok(())
@@ -1341,35 +690,13 @@ impl<'s, 't> Importer<'s, 't> {
     /// The import's first error, given that loading stopped with `error`: a batch still on
     /// its way holds earlier lines, so its error (if the server refuses it) comes first.
     fn first_error(&mut self, error: ImportError) -> ImportError {
-        match &mut self.sink {
-            #[cfg(feature = "postgres")]
-            Sink::Postgres { session, batch } => {
-                batch.end_stream();
-                batch.settle(session).err().unwrap_or(error)
-            }
-            Sink::Sqlite { .. } => self.sink.flush(&mut self.tracker).err().unwrap_or(error),
-        }
+        self.sink.first_error(&mut self.tracker, error)
     }
 
     fn finish(mut self) -> Result<ImportStats, ImportError> {
         self.sink.flush(&mut self.tracker)?;
-        #[cfg(feature = "postgres")]
-        if let Sink::Postgres { session, .. } = &self.sink {
-            // The postings of every record written, from what is now stored.
-            let mut ids: Vec<Vec<String>> = vec![Vec::new(); self.entities.len()];
-            for (entity, id) in std::mem::take(&mut self.reindex) {
-                ids[entity].push(id);
-            }
-            for (entity, mut ids) in ids.into_iter().enumerate() {
-                if ids.is_empty() {
-                    continue;
-                }
-                ids.sort_unstable();
-                ids.dedup();
-                super::full_text::reindex(session, self.entities[entity].spec, Some(&ids))
-                    .map_err(|e| exec_error(None, e))?;
-            }
-        }
+        let entities: Vec<&EntitySpec> = self.entities.iter().map(|plan| plan.spec).collect();
+        self.sink.finish_full_text(&entities)?;
         let mut cache: HashMap<(usize, &str), bool> = HashMap::new();
         for check in &self.pending {
             if cache.contains_key(&(check.entity, check.id.as_str())) {
@@ -1397,49 +724,6 @@ impl<'s, 't> Importer<'s, 't> {
             .map_err(|e| exec_error(None, e))?;
         Ok(self.stats)
     }
-}
-
-/// `INSERT ... ON CONFLICT (key) DO UPDATE` for `columns` (positional parameters in that
-/// order); the key columns are never updated.
-fn upsert_sql(table: &str, columns: &[&str], key: &[&str]) -> String {
-    upsert_rows_sql(table, columns, key, 1)
-}
-
-/// [`upsert_sql`] for `rows` rows at once (parameters row after row).
-fn upsert_rows_sql(table: &str, columns: &[&str], key: &[&str], rows: usize) -> String {
-    let names: Vec<String> = columns.iter().map(|c| quote(c)).collect();
-    let width = columns.len();
-    let placeholders: Vec<String> = (0..rows)
-        .map(|row| {
-            let row: Vec<String> = (1..=width)
-                .map(|i| format!("?{}", row * width + i))
-                .collect();
-            row.join(", ")
-        })
-        .collect();
-    format!(
-        "INSERT INTO {} ({}) VALUES ({}) {}",
-        quote(table),
-        names.join(", "),
-        placeholders.join("), ("),
-        on_conflict(columns, key)
-    )
-}
-
-/// `ON CONFLICT (key) DO UPDATE SET` every other column from the row proposed.
-fn on_conflict(columns: &[&str], key: &[&str]) -> String {
-    let updates: Vec<String> = columns
-        .iter()
-        .filter(|c| !key.contains(c))
-        .map(|c| format!("{0} = excluded.{0}", quote(c)))
-        .collect();
-    let action = if updates.is_empty() {
-        "NOTHING".to_string()
-    } else {
-        format!("UPDATE SET {}", updates.join(", "))
-    };
-    let key: Vec<String> = key.iter().map(|c| quote(c)).collect();
-    format!("ON CONFLICT ({}) DO {action}", key.join(", "))
 }
 
 fn relationship_hint(spec: &SchemaSpec, rel_type: &str, from: &str, to: &str) -> String {
@@ -1511,46 +795,19 @@ impl Database {
     where
         F: FnOnce(&mut Importer<'_, '_>) -> Result<(), ImportError>,
     {
-        #[cfg(feature = "postgres")]
-        if let Some(pg) = self.postgres_db() {
-            return pg.write(|session| {
-                let mut importer = Importer::new(
-                    spec,
-                    Sink::Postgres {
-                        session,
-                        batch: Box::default(),
-                    },
-                );
-                if let Err(error) = load(&mut importer) {
-                    return Err(importer.first_error(error));
-                }
-                let mut stats = importer.finish()?;
-                stats.embeddings = self.embedding_pass(session, spec)?;
-                Ok(stats)
-            });
-        }
-        self.write_blocking(|conn| {
-            let tx = conn.transaction().map_err(|e| sqlite_error(None, e))?;
+        self.with_import_sink(|sink| {
             let stats = {
-                let mut importer = Importer::new(
-                    spec,
-                    Sink::Sqlite {
-                        tx: &tx,
-                        statements: HashMap::new(),
-                        edge_statements: HashMap::new(),
-                        waiting: Vec::new(),
-                    },
-                );
+                let mut importer = Importer::new(spec, &mut *sink);
                 if let Err(error) = load(&mut importer) {
                     return Err(importer.first_error(error));
                 }
-                let mut stats = importer.finish()?;
-                stats.embeddings = self.embedding_pass(&*tx, spec)?;
-                stats
+                importer.finish()?
             };
-            tx.commit().map_err(|e| sqlite_error(None, e))?;
-            Ok(stats)
-        })?
+            Ok(ImportStats {
+                embeddings: self.embedding_pass(sink.writer(), spec)?,
+                ..stats
+            })
+        })
     }
 
     /// Computes the embeddings missing from `spec`'s vector indexes (every one with `force`)
@@ -1568,7 +825,7 @@ impl Database {
                 message: "no embedding provider: set `toolforge.embeddings` in the config (or give the database one with `Database::with_embedder`)".into(),
             });
         };
-        let pass = |conn: &dyn super::embeddings::Writer| {
+        let pass = |conn: &dyn super::backend::Writer| {
             super::embeddings::run(
                 conn,
                 spec,
@@ -1584,22 +841,13 @@ impl Database {
                 message: format!("{error}; nothing was changed"),
             })
         };
-        #[cfg(feature = "postgres")]
-        if let Some(pg) = self.postgres_db() {
-            return pg.write(|session| pass(session));
-        }
-        self.write_blocking(|conn| {
-            let tx = conn.transaction().map_err(|e| sqlite_error(None, e))?;
-            let stats = pass(&*tx)?;
-            tx.commit().map_err(|e| sqlite_error(None, e))?;
-            Ok(stats)
-        })?
+        self.with_import_sink(|sink| pass(sink.writer()))
     }
 
     /// Keeps the vector indexes up to date after a write, in its transaction.
     fn embedding_pass(
         &self,
-        conn: &dyn super::embeddings::Writer,
+        conn: &dyn super::backend::Writer,
         spec: &SchemaSpec,
     ) -> Result<super::embeddings::EmbedStats, ImportError> {
         let embedder = self.embedder().map(|e| e.as_ref());

@@ -54,9 +54,9 @@ mod registry;
 #[cfg(feature = "sqlite")]
 pub mod schema_diff;
 #[cfg(feature = "sqlite")]
-pub mod tools;
+pub mod sqlite;
 #[cfg(feature = "sqlite")]
-pub(crate) mod trusted;
+pub mod tools;
 #[cfg(feature = "sqlite")]
 pub mod value;
 #[cfg(feature = "sqlite")]
@@ -73,7 +73,7 @@ pub use registry::{registry, registry_builder, registry_definitions, schema_gaps
 #[cfg(feature = "sqlite")]
 pub use schema_diff::SchemaDifference;
 #[cfg(feature = "sqlite")]
-pub use trusted::check_sqlite_reads;
+pub use sqlite::check_sqlite_reads;
 #[cfg(all(feature = "sqlite", feature = "ann"))]
 pub use vectors::ApproximateSettings;
 

@@ -23,7 +23,7 @@ use serde_json::{Map, Value};
 use crate::ToolError;
 use crate::spec::{EntitySpec, FieldType};
 
-use super::backend::{Dialect, ExecError, Reader};
+use super::backend::{ExecError, Reader, SqlDialect};
 use super::database::GLOB_FUNCTION;
 use super::glob::{GlobPattern, prefix_successor};
 use super::ident::{qualified, quote};
@@ -227,6 +227,24 @@ pub struct FieldRef<'s> {
     pub computed: bool,
 }
 
+/// The names of an entity's fields of type `ty`, stored (the unique field left out) then
+/// computed, in config order.
+pub fn fields_of_type(entity: &EntitySpec, ty: FieldType) -> Vec<&str> {
+    entity
+        .fields
+        .iter()
+        .filter(|field| field.ty == ty && field.name != entity.unique_field)
+        .map(|field| field.name.as_str())
+        .chain(
+            entity
+                .computed_fields
+                .iter()
+                .filter(|computed| value_type_as_field_type(computed.ty) == ty)
+                .map(|computed| computed.name.as_str()),
+        )
+        .collect()
+}
+
 /// Every queryable name of an entity: stored fields, then computed fields.
 pub fn field_names(entity: &EntitySpec) -> Vec<&str> {
     entity
@@ -406,7 +424,7 @@ pub fn compile_condition(
     condition: &Condition,
     paths: &ConditionPaths,
     params: &mut Vec<SqlValue>,
-    dialect: Dialect,
+    dialect: SqlDialect,
 ) -> Result<String, ToolError> {
     let field = resolve_field(entity, &condition.field, &paths.field)?;
     let operator = condition.operator;
@@ -456,13 +474,13 @@ pub fn compile_condition(
                 ))
             })?;
             match dialect {
-                Dialect::Sqlite => {
+                SqlDialect::Sqlite => {
                     let p = push(params, element);
                     format!(
                         "EXISTS (SELECT 1 FROM json_each({column}) WHERE json_each.value = {p})"
                     )
                 }
-                Dialect::Postgres => {
+                SqlDialect::Postgres => {
                     let p = push(
                         params,
                         SqlValue::Text(Value::Array(vec![condition.value.clone()]).to_string()),
@@ -477,8 +495,8 @@ pub fn compile_condition(
                 SqlValue::Text(text_operand(&field, &condition.value, value_path)?),
             );
             match dialect {
-                Dialect::Sqlite => format!("instr({column}, {p}) > 0"),
-                Dialect::Postgres => format!("strpos({column}, {p}) > 0"),
+                SqlDialect::Sqlite => format!("instr({column}, {p}) > 0"),
+                SqlDialect::Postgres => format!("strpos({column}, {p}) > 0"),
             }
         }
         Operator::StartsWith => {
@@ -487,8 +505,8 @@ pub fn compile_condition(
                 SqlValue::Text(text_operand(&field, &condition.value, value_path)?),
             );
             match dialect {
-                Dialect::Sqlite => format!("substr({column}, 1, length({p})) = {p}"),
-                Dialect::Postgres => format!("left({column}, length({p})) = {p}"),
+                SqlDialect::Sqlite => format!("substr({column}, 1, length({p})) = {p}"),
+                SqlDialect::Postgres => format!("left({column}, length({p})) = {p}"),
             }
         }
         Operator::EndsWith => {
@@ -497,10 +515,10 @@ pub fn compile_condition(
                 SqlValue::Text(text_operand(&field, &condition.value, value_path)?),
             );
             match dialect {
-                Dialect::Sqlite => {
+                SqlDialect::Sqlite => {
                     format!("substr({column}, length({column}) - length({p}) + 1) = {p}")
                 }
-                Dialect::Postgres => format!("right({column}, length({p})) = {p}"),
+                SqlDialect::Postgres => format!("right({column}, length({p})) = {p}"),
             }
         }
         Operator::Glob => {
@@ -527,11 +545,11 @@ pub fn compile_condition(
                 }
             }
             match dialect {
-                Dialect::Sqlite => {
+                SqlDialect::Sqlite => {
                     let p = push(params, SqlValue::Text(pattern));
                     sql.push_str(&format!("{GLOB_FUNCTION}({p}, CAST({column} AS TEXT))"));
                 }
-                Dialect::Postgres => match compiled.to_posix_regex() {
+                SqlDialect::Postgres => match compiled.to_posix_regex() {
                     Some(regex) => {
                         let p = push(params, SqlValue::Text(regex));
                         sql.push_str(&format!("CAST({column} AS TEXT) ~ {p}"));
@@ -555,8 +573,8 @@ pub fn compile_condition(
                 })?;
             let p = push(params, SqlValue::Text(pattern));
             match dialect {
-                Dialect::Sqlite => format!("regexp({p}, {column})"),
-                Dialect::Postgres => format!("{column} ~ {p}"),
+                SqlDialect::Sqlite => format!("regexp({p}, {column})"),
+                SqlDialect::Postgres => format!("{column} ~ {p}"),
             }
         }
         Operator::In => {
@@ -660,7 +678,7 @@ impl<'s> Projection<'s> {
         for (i, column) in self.columns.iter().enumerate() {
             let value = row
                 .get(offset + i)
-                .map_or(Value::Null, |value| sql_to_json(column.ty, value.into()));
+                .map_or(Value::Null, |value| sql_to_json(column.ty, value));
             record.insert(column.name.to_string(), value);
         }
         record
@@ -720,7 +738,7 @@ pub fn compile_conditions(
     conditions: &[Condition],
     path: &str,
     params: &mut Vec<SqlValue>,
-    dialect: Dialect,
+    dialect: SqlDialect,
 ) -> Result<String, ToolError> {
     if conditions.is_empty() {
         return Ok(dialect.true_sql().into());
@@ -745,7 +763,7 @@ pub fn compile_conditions(
 pub fn compile_order(
     entity: &EntitySpec,
     order_by: Option<&OrderBy>,
-    dialect: Dialect,
+    dialect: SqlDialect,
 ) -> Result<String, ToolError> {
     let unique = qualified(ROW_ALIAS, &entity.unique_field);
     match order_by {
@@ -769,10 +787,10 @@ pub fn compile_order(
             // SQLite sorts nulls first when ascending and last when descending; PostgreSQL
             // the other way round unless told.
             let direction = match (order.direction, dialect) {
-                (Direction::Asc, Dialect::Sqlite) => "ASC",
-                (Direction::Desc, Dialect::Sqlite) => "DESC",
-                (Direction::Asc, Dialect::Postgres) => "ASC NULLS FIRST",
-                (Direction::Desc, Dialect::Postgres) => "DESC NULLS LAST",
+                (Direction::Asc, SqlDialect::Sqlite) => "ASC",
+                (Direction::Desc, SqlDialect::Sqlite) => "DESC",
+                (Direction::Asc, SqlDialect::Postgres) => "ASC NULLS FIRST",
+                (Direction::Desc, SqlDialect::Postgres) => "DESC NULLS LAST",
             };
             if field.name == entity.unique_field {
                 Ok(format!("{unique} {direction}"))
@@ -790,7 +808,7 @@ impl<'s> EntityQuery<'s> {
         conditions: &[Condition],
         order_by: Option<&OrderBy>,
         limit: u32,
-        dialect: Dialect,
+        dialect: SqlDialect,
     ) -> Result<Self, ToolError> {
         let mut params = Vec::new();
         let where_sql = compile_conditions(entity, conditions, "conditions", &mut params, dialect)?;
@@ -804,7 +822,7 @@ impl<'s> EntityQuery<'s> {
         condition: &Condition,
         paths: &ConditionPaths,
         limit: u32,
-        dialect: Dialect,
+        dialect: SqlDialect,
     ) -> Result<Self, ToolError> {
         let mut params = Vec::new();
         let where_sql = compile_condition(entity, condition, paths, &mut params, dialect)?;
@@ -818,7 +836,7 @@ impl<'s> EntityQuery<'s> {
         params: Vec<SqlValue>,
         order_by: Option<&OrderBy>,
         limit: u32,
-        dialect: Dialect,
+        dialect: SqlDialect,
     ) -> Result<Self, ToolError> {
         let order_sql = compile_order(entity, order_by, dialect)?;
         Ok(EntityQuery {
@@ -907,31 +925,5 @@ impl<'s> EntityQuery<'s> {
 /// The structured error a model sees when a statement fails: the backend's error code only,
 /// never SQL text, file paths or server addresses.
 pub fn exec_error(error: &ExecError) -> ToolError {
-    match error {
-        ExecError::Sqlite(error) => execution_error(error),
-        #[cfg(feature = "postgres")]
-        ExecError::Postgres(error) => super::postgres::execution_error(error),
-        ExecError::Stopped => ToolError::execution_failed(
-            "The database call was stopped before it finished; nothing was changed.",
-        ),
-        #[cfg(feature = "postgres")]
-        ExecError::Unavailable(_) => ToolError::execution_failed(
-            "The database server cannot be reached right now; nothing was changed. Retrying later may help.",
-        ),
-    }
-}
-
-/// The structured error a model sees when SQLite fails: the SQLite error code only, never SQL
-/// text or file paths.
-pub fn execution_error(error: &rusqlite::Error) -> ToolError {
-    let code = match error {
-        rusqlite::Error::SqliteFailure(failure, _) => format!("{:?}", failure.code),
-        rusqlite::Error::UserFunctionError(_) => "FunctionError".into(),
-        rusqlite::Error::QueryReturnedNoRows => "NoRows".into(),
-        _ => "Other".into(),
-    };
-    ToolError::execution_failed(format!(
-        "The database could not answer this call (SQLite: {code}). The arguments were valid; retrying later or simplifying the conditions may help."
-    ))
-    .with_details(serde_json::json!({ "sqlite_error": code }))
+    error.tool_error()
 }

@@ -69,13 +69,11 @@ use serde_json::{Map, Value};
 use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{ErrorCode, ToolError};
 
-use super::backend::ExecError;
+use super::backend::{BackendError, ExecError};
 use super::database::DbError;
 use super::ident::quote;
 use super::import::{EndPoint, ImportError, ImportStats, Importer};
-use super::query::{
-    Condition, Direction, EntityQuery, OrderBy, Projection, ROW_ALIAS, execution_error,
-};
+use super::query::{Condition, Direction, EntityQuery, OrderBy, Projection, ROW_ALIAS};
 use super::value::SqlValue;
 use super::{Database, query::Operator};
 
@@ -187,7 +185,7 @@ impl From<RecordsError> for ToolError {
             RecordsError::Database {
                 source: DbError::Sqlite(sqlite),
                 ..
-            } => execution_error(&sqlite),
+            } => sqlite.tool_error(),
             RecordsError::Database {
                 source: DbError::Stopped,
                 ..

@@ -1,14 +1,27 @@
-//! Converting values between JSON and SQLite according to field types.
+//! The values the engine binds and reads ([`SqlValue`]), and converting them from and to JSON
+//! according to field types.
 //!
 //! The same rules apply when data is imported and when a tool call compares against a field:
 //! a value of the wrong type is refused with a message saying what was expected.
 
-use rusqlite::types::ValueRef;
-
-/// A value bound to a statement or read from a row, whatever the backend: null, integer, real,
-/// text or blob.
-pub use rusqlite::types::Value as SqlValue;
 use serde_json::Value;
+
+/// A value bound to a statement or read from a row, whatever the backend: SQLite's five
+/// storage classes, which every backend maps its types to (`sql/sqlite/value.rs`,
+/// `sql/postgres/types.rs`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum SqlValue {
+    /// SQL `NULL`.
+    Null,
+    /// A 64-bit signed integer.
+    Integer(i64),
+    /// A 64-bit float.
+    Real(f64),
+    /// UTF-8 text.
+    Text(String),
+    /// Bytes.
+    Blob(Vec<u8>),
+}
 
 use crate::spec::{FieldType, ValueType};
 
@@ -219,15 +232,6 @@ pub enum Bound<'a> {
     Value(SqlValue),
 }
 
-impl rusqlite::ToSql for Bound<'_> {
-    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
-        Ok(rusqlite::types::ToSqlOutput::Borrowed(match self {
-            Bound::Text(text) => ValueRef::Text(text.as_bytes()),
-            Bound::Value(value) => value.into(),
-        }))
-    }
-}
-
 impl Bound<'_> {
     /// The value, owned.
     pub fn to_value(&self) -> SqlValue {
@@ -257,14 +261,15 @@ pub fn json_to_bound<'a>(
 
 /// Converts a stored SQLite value back to JSON for a field of type `ty`: booleans as
 /// `true`/`false`, arrays as JSON arrays, integral numbers as integers. Blobs become `null`.
-pub fn sql_to_json(ty: FieldType, value: ValueRef<'_>) -> Value {
+pub fn sql_to_json(ty: FieldType, value: &SqlValue) -> Value {
     match value {
-        ValueRef::Null | ValueRef::Blob(_) => Value::Null,
-        ValueRef::Integer(i) => match ty {
-            FieldType::Boolean => Value::Bool(i != 0),
-            _ => Value::from(i),
+        SqlValue::Null | SqlValue::Blob(_) => Value::Null,
+        SqlValue::Integer(i) => match ty {
+            FieldType::Boolean => Value::Bool(*i != 0),
+            _ => Value::from(*i),
         },
-        ValueRef::Real(f) => {
+        SqlValue::Real(f) => {
+            let f = *f;
             if ty == FieldType::Boolean {
                 Value::Bool(f != 0.0)
             } else if f.fract() == 0.0 && f.abs() < 9.0e15 {
@@ -273,15 +278,12 @@ pub fn sql_to_json(ty: FieldType, value: ValueRef<'_>) -> Value {
                 serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
             }
         }
-        ValueRef::Text(bytes) => {
-            let text = String::from_utf8_lossy(bytes);
-            match ty {
-                FieldType::StringArray | FieldType::NumberArray => {
-                    serde_json::from_str(&text).unwrap_or(Value::String(text.into_owned()))
-                }
-                _ => Value::String(text.into_owned()),
+        SqlValue::Text(text) => match ty {
+            FieldType::StringArray | FieldType::NumberArray => {
+                serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.clone()))
             }
-        }
+            _ => Value::String(text.clone()),
+        },
     }
 }
 
@@ -330,15 +332,15 @@ mod tests {
     #[test]
     fn reads_back_as_json() {
         assert_eq!(
-            sql_to_json(FieldType::Boolean, ValueRef::Integer(1)),
+            sql_to_json(FieldType::Boolean, &SqlValue::Integer(1)),
             json!(true)
         );
         assert_eq!(
-            sql_to_json(FieldType::Number, ValueRef::Real(4.0)),
+            sql_to_json(FieldType::Number, &SqlValue::Real(4.0)),
             json!(4)
         );
         assert_eq!(
-            sql_to_json(FieldType::StringArray, ValueRef::Text(b"[\"a\"]")),
+            sql_to_json(FieldType::StringArray, &SqlValue::Text("[\"a\"]".into())),
             json!(["a"])
         );
     }

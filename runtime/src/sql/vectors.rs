@@ -215,8 +215,8 @@ fn load(
 ) -> Result<VectorMatrix, ExecError> {
     // The base table, not a row rule's view of it: the vectors are shared by every call.
     let schema = match conn.dialect() {
-        super::backend::Dialect::Sqlite => "main".to_owned(),
-        super::backend::Dialect::Postgres => {
+        super::backend::SqlDialect::Sqlite => "main".to_owned(),
+        super::backend::SqlDialect::Postgres => {
             match conn
                 .rows("SELECT CAST(current_schema() AS TEXT)", &[])?
                 .into_iter()

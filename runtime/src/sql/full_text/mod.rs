@@ -16,20 +16,24 @@
 //! with `INSERT ... ON CONFLICT DO UPDATE`, never `INSERT OR REPLACE` (whose implicit delete
 //! fires no trigger and would leave the old row's postings behind).
 
-#[cfg(feature = "postgres")]
+#[cfg(feature = "sqlite")]
+pub(crate) mod pg_tables;
+#[cfg(feature = "sqlite")]
 pub(crate) mod postgres;
 mod query;
 #[cfg(feature = "sqlite")]
 mod rank;
+#[cfg(feature = "sqlite")]
+pub(crate) mod ranking;
 mod sqlite_ddl;
-#[cfg(feature = "postgres")]
-mod tokens;
+#[cfg(feature = "sqlite")]
+pub(crate) mod tokens;
 
-#[cfg(feature = "postgres")]
-pub use postgres::pg_full_text_objects;
-#[cfg(feature = "postgres")]
-pub(crate) use postgres::{pg_terms_table, reindex};
+#[cfg(feature = "sqlite")]
+pub use pg_tables::pg_full_text_objects;
 pub use query::{FullTextQuery, QueryError, QueryItem};
 #[cfg(feature = "sqlite")]
-pub(crate) use rank::{Hit, Ranking, search};
+pub(crate) use rank::search;
+#[cfg(feature = "sqlite")]
+pub(crate) use ranking::{Hit, Ranking};
 pub use sqlite_ddl::{RESERVED_COLUMNS, full_text_objects, full_text_table_name};

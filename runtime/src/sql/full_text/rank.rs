@@ -7,80 +7,15 @@
 
 use serde_json::Value;
 
-use crate::spec::{EntitySpec, FullTextSpec};
-
 use crate::{ErrorCode, ToolError};
 
-use super::super::backend::{Dialect, Reader};
+use super::super::backend::{Reader, SqlDialect};
 use super::super::ident::quote;
 use super::super::query::Projection;
 use super::super::value::SqlValue;
-use super::{FullTextQuery, full_text_table_name};
+use super::full_text_table_name;
+use super::ranking::{ELLIPSIS, Hit, MARK, Ranking, SNIPPET_WORDS};
 use crate::sql::handler_error::HandlerError;
-
-/// The marks around matched terms in snippets.
-pub(super) const MARK: (&str, &str) = ("**", "**");
-
-/// The mark of text left out of a snippet.
-pub(super) const ELLIPSIS: &str = "…";
-
-/// The most words of a snippet.
-pub(super) const SNIPPET_WORDS: u32 = 24;
-
-/// What to rank: an entity with a full-text index, the parsed query, the fields searched
-/// (all indexed fields when empty) and whether words match as prefixes.
-pub(crate) struct Ranking<'a> {
-    /// The entity searched.
-    pub entity: &'a EntitySpec,
-    /// Its full-text index.
-    pub index: &'a FullTextSpec,
-    /// The query.
-    pub query: &'a FullTextQuery,
-    /// The indexed fields to search (checked by the caller); empty for all of them.
-    pub fields: &'a [String],
-    /// Whether words match any term they start.
-    pub prefix: bool,
-}
-
-/// One ranked record.
-#[derive(Debug, Clone)]
-pub(crate) struct Hit {
-    /// The record's unique id.
-    pub id: String,
-    /// Its display name (`display_name_field`), if the entity has one.
-    pub name: Option<Value>,
-    /// Its BM25 score (higher is better).
-    pub score: f64,
-    /// Its snippet, when asked for.
-    pub snippet: Option<String>,
-}
-
-impl Ranking<'_> {
-    /// The FTS5 query text bound to `MATCH`.
-    pub(super) fn match_text(&self) -> String {
-        let columns: Vec<&str> = self.fields.iter().map(String::as_str).collect();
-        let columns = (!columns.is_empty()).then_some(columns.as_slice());
-        self.query.fts5(columns, self.prefix)
-    }
-
-    /// `bm25("<fts>", w1, w2, ...)` in the index's column order.
-    fn bm25(&self, fts: &str) -> String {
-        let weights: Vec<String> = self
-            .index
-            .fields
-            .iter()
-            .map(|f| {
-                let weight = if f.weight.is_finite() && f.weight > 0.0 {
-                    f.weight
-                } else {
-                    1.0
-                };
-                format!("{weight:?}")
-            })
-            .collect();
-        format!("bm25({fts}, {})", weights.join(", "))
-    }
-}
 
 /// The records matching `ranking`, best first (equal scores by unique id): `limit` of them
 /// after skipping `offset`, with snippets when `snippets` is set, and how many match in all
@@ -94,9 +29,8 @@ pub(crate) fn search(
     total: bool,
 ) -> Result<(Vec<Hit>, u64), HandlerError> {
     match conn.dialect() {
-        #[cfg(feature = "postgres")]
-        Dialect::Postgres => super::postgres::pg_rank(conn, ranking, limit, offset, snippets),
-        Dialect::Sqlite => {
+        SqlDialect::Postgres => super::postgres::pg_rank(conn, ranking, limit, offset, snippets),
+        SqlDialect::Sqlite => {
             let hits = rank(conn, ranking, limit, offset, snippets)?;
             // The total needs its own pass only when this page may not hold every match.
             let end = hits.len() < limit as usize && (offset == 0 || !hits.is_empty());

@@ -3,8 +3,8 @@
 
 use crate::spec::{Analyzer, EntitySpec};
 
-use super::super::ddl::{ObjectKind, SchemaObject, SpecError, literal};
 use super::super::ident::quote;
+use crate::sql::ddl::objects::{ObjectKind, SchemaObject, SpecError, literal};
 
 /// Column names FTS5 keeps for itself: an indexed field may not be named so.
 pub const RESERVED_COLUMNS: [&str; 2] = ["rank", "rowid"];

@@ -18,7 +18,9 @@ use tokio_postgres::types::{ToSql, Type};
 use super::super::ident::quote;
 use super::super::value::SqlValue;
 use super::types::PgParam;
-use super::{ExecError, Pending, Session};
+use crate::sql::backend::ExecError;
+use crate::sql::postgres::driver::Pending;
+use crate::sql::postgres::session::Session;
 
 /// Rows of one table to write, and how.
 pub(crate) struct BulkBatch {

@@ -15,7 +15,7 @@ use crate::spec::{EntitySpec, FieldType, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
 
 use crate::sql::arg_name::ArgName;
-use crate::sql::backend::{Dialect, Reader};
+use crate::sql::backend::{Reader, SqlDialect};
 use crate::sql::describe::{DescriptionBuilder, relationship_arrow};
 use crate::sql::ident::{qualified, quote};
 use crate::sql::names::unknown_name_message;
@@ -354,13 +354,13 @@ fn check_field(aggregation: Aggregation, field: &FieldRef<'_>) -> Result<(), Too
 }
 
 /// The SQL of a datetime cut into `bucket`s.
-pub(crate) fn bucketed(sql: &str, bucket: Bucket, dialect: Dialect) -> String {
+pub(crate) fn bucketed(sql: &str, bucket: Bucket, dialect: SqlDialect) -> String {
     match (bucket, dialect) {
         (Bucket::Day, _) => format!("substr({sql}, 1, 10)"),
         (Bucket::Month, _) => format!("substr({sql}, 1, 7)"),
         (Bucket::Year, _) => format!("substr({sql}, 1, 4)"),
-        (Bucket::Week, Dialect::Sqlite) => format!("date({sql}, 'weekday 0', '-6 days')"),
-        (Bucket::Week, Dialect::Postgres) => {
+        (Bucket::Week, SqlDialect::Sqlite) => format!("date({sql}, 'weekday 0', '-6 days')"),
+        (Bucket::Week, SqlDialect::Postgres) => {
             format!("to_char(date_trunc('week', CAST({sql} AS timestamp)), 'YYYY-MM-DD')")
         }
     }
@@ -551,7 +551,7 @@ fn handle(
             json!({"relationship_type": along.relationship_type, "direction": along.direction}),
         );
     }
-    let number = |value: &SqlValue| sql_to_json(FieldType::Number, value.into());
+    let number = |value: &SqlValue| sql_to_json(FieldType::Number, value);
     let as_count = |value: Option<&SqlValue>| match value {
         Some(SqlValue::Integer(n)) => json!(n),
         Some(SqlValue::Real(x)) => json!(*x as i64),
@@ -565,7 +565,7 @@ fn handle(
             Aggregation::Count => as_count(row.first()),
             _ => row
                 .first()
-                .map_or(Value::Null, |v| sql_to_json(value_ty, v.into())),
+                .map_or(Value::Null, |v| sql_to_json(value_ty, v)),
         };
         head.insert("value".into(), value);
         head.insert("count".into(), as_count(row.get(1)));
@@ -624,7 +624,7 @@ fn handle(
             }
             _ => Value::Null,
         },
-        _ => at(4).map_or(Value::Null, |v| sql_to_json(value_ty, v.into())),
+        _ => at(4).map_or(Value::Null, |v| sql_to_json(value_ty, v)),
     };
     head.insert("value".into(), value);
     head.insert("count".into(), count);
@@ -642,15 +642,13 @@ fn handle(
             group.insert(
                 column.name.clone(),
                 row.get(i)
-                    .map_or(Value::Null, |v| sql_to_json(column.ty, v.into())),
+                    .map_or(Value::Null, |v| sql_to_json(column.ty, v)),
             );
         }
         let value = match arguments.aggregation {
             Aggregation::Count => as_count(row.get(k)),
             Aggregation::Avg => row.get(k).map_or(Value::Null, number),
-            _ => row
-                .get(k)
-                .map_or(Value::Null, |v| sql_to_json(value_ty, v.into())),
+            _ => row.get(k).map_or(Value::Null, |v| sql_to_json(value_ty, v)),
         };
         group.insert("value".into(), value);
         group.insert("count".into(), as_count(row.get(k + 1)));

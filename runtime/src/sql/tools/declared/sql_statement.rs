@@ -8,7 +8,7 @@ use crate::spec::{DeclaredSqlSpec, DeclaredToolSpec, SchemaSpec};
 use crate::{ErrorCode, RegistryError, ToolError};
 
 use crate::sql::Database;
-use crate::sql::backend::{Dialect, ExecError, Reader};
+use crate::sql::backend::{ExecError, Reader, SqlDialect};
 use crate::sql::query::exec_error;
 use crate::sql::tools::shared::common::{Collector, HandlerError, PageLimits};
 use crate::sql::value::SqlValue;
@@ -17,11 +17,11 @@ use crate::sql::value::SqlValue;
 fn statement(
     tool: &DeclaredToolSpec,
     sql: &DeclaredSqlSpec,
-    dialect: Dialect,
+    dialect: SqlDialect,
 ) -> Result<String, ToolError> {
     let (statement, key) = match dialect {
-        Dialect::Sqlite => (&sql.sqlite, "sqlite"),
-        Dialect::Postgres => (&sql.postgres, "postgres"),
+        SqlDialect::Sqlite => (&sql.sqlite, "sqlite"),
+        SqlDialect::Postgres => (&sql.postgres, "postgres"),
     };
     statement.clone().ok_or_else(|| {
         ToolError::new(
@@ -104,13 +104,7 @@ fn refused(tool: &DeclaredToolSpec, why: &str) -> ToolError {
 
 /// Whether PostgreSQL stopped a write in the read-only transaction.
 fn writes_refused(error: &ExecError) -> bool {
-    match error {
-        #[cfg(feature = "postgres")]
-        ExecError::Postgres(error) => {
-            error.code() == Some(&tokio_postgres::error::SqlState::READ_ONLY_SQL_TRANSACTION)
-        }
-        _ => false,
-    }
+    matches!(error, ExecError::Backend(error) if error.refuses_write())
 }
 
 /// A column value as JSON: numbers, text, null (a blob, which JSON cannot hold, is null).
@@ -154,7 +148,7 @@ pub(crate) fn output_schema() -> Value {
 /// (no row is read): a statement that does not prepare, or is refused, is an error naming its
 /// tool. Tools without a statement for the backend are left to refuse their calls.
 pub(crate) fn check_statements(spec: &SchemaSpec, db: &Database) -> Result<(), RegistryError> {
-    let postgres = db.dialect() == Dialect::Postgres;
+    let postgres = db.dialect() == SqlDialect::Postgres;
     let statements: Vec<(String, Option<String>, usize)> = spec
         .declared_tools
         .iter()
@@ -193,8 +187,8 @@ pub(crate) fn check_statements(spec: &SchemaSpec, db: &Database) -> Result<(), R
         message: format!(
             "its `sql.{}` statement does not run on this database: {}",
             match db.dialect() {
-                Dialect::Sqlite => "sqlite",
-                Dialect::Postgres => "postgres",
+                SqlDialect::Sqlite => "sqlite",
+                SqlDialect::Postgres => "postgres",
             },
             failed.1
         ),

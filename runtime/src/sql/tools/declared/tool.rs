@@ -404,10 +404,10 @@ impl Call {
             .iter()
             .map(|item| {
                 let direction = match (item.descending, dialect) {
-                    (false, crate::sql::backend::Dialect::Sqlite) => "ASC",
-                    (true, crate::sql::backend::Dialect::Sqlite) => "DESC",
-                    (false, crate::sql::backend::Dialect::Postgres) => "ASC NULLS FIRST",
-                    (true, crate::sql::backend::Dialect::Postgres) => "DESC NULLS LAST",
+                    (false, crate::sql::backend::SqlDialect::Sqlite) => "ASC",
+                    (true, crate::sql::backend::SqlDialect::Sqlite) => "DESC",
+                    (false, crate::sql::backend::SqlDialect::Postgres) => "ASC NULLS FIRST",
+                    (true, crate::sql::backend::SqlDialect::Postgres) => "DESC NULLS LAST",
                 };
                 format!("{} {direction}", item.sql)
             })

@@ -204,12 +204,9 @@ fn children(
         record.insert("entity_type".into(), json!(child.name));
         record.insert(
             child.unique_field.clone(),
-            sql_to_json(crate::spec::FieldType::String, (&row[1]).into()),
+            sql_to_json(crate::spec::FieldType::String, &row[1]),
         );
-        record.insert(
-            content.name.to_string(),
-            sql_to_json(content.ty, (&row[2]).into()),
-        );
+        record.insert(content.name.to_string(), sql_to_json(content.ty, &row[2]));
         out.entry(parent).or_default().push(Value::Object(record));
     }
     Ok(out)

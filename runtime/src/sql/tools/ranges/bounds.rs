@@ -10,29 +10,12 @@ use crate::sql::backend::Reader;
 use crate::sql::describe::DescriptionBuilder;
 use crate::sql::query::Condition;
 use crate::sql::query::Operator;
+use crate::sql::query::fields_of_type;
 use crate::sql::query::{
     ConditionPaths, Direction, EntityQuery, OrderBy, compile_condition, resolve_field,
 };
 use crate::sql::tools::shared::common::{HandlerError, PageLimits, list_page};
-use crate::sql::value::{SqlValue, value_type_as_field_type};
-
-/// The names of an entity's fields of type `ty`, stored (the unique field left out) then
-/// computed, in config order.
-pub(crate) fn fields_of_type(entity: &EntitySpec, ty: FieldType) -> Vec<&str> {
-    entity
-        .fields
-        .iter()
-        .filter(|field| field.ty == ty && field.name != entity.unique_field)
-        .map(|field| field.name.as_str())
-        .chain(
-            entity
-                .computed_fields
-                .iter()
-                .filter(|computed| value_type_as_field_type(computed.ty) == ty)
-                .map(|computed| computed.name.as_str()),
-        )
-        .collect()
-}
+use crate::sql::value::SqlValue;
 
 /// `Entity: a, b; Other: c` for the entities that have fields of type `ty`.
 pub(crate) fn fields_by_entity(spec: &SchemaSpec, ty: FieldType) -> String {

@@ -349,7 +349,7 @@ fn handle(
                 full = true;
                 break;
             }
-            let from = sql_to_json(crate::spec::FieldType::String, (&row[0]).into());
+            let from = sql_to_json(crate::spec::FieldType::String, &row[0]);
             let mut item = Map::new();
             item.insert("from".into(), json!(from));
             item.insert(
@@ -364,10 +364,7 @@ fn handle(
             if !leg.relationship.properties.is_empty() {
                 let mut edge = Map::new();
                 for (i, property) in leg.relationship.properties.iter().enumerate() {
-                    edge.insert(
-                        property.name.clone(),
-                        sql_to_json(property.ty, (&row[1 + i]).into()),
-                    );
+                    edge.insert(property.name.clone(), sql_to_json(property.ty, &row[1 + i]));
                 }
                 item.insert("properties".into(), Value::Object(edge));
             }

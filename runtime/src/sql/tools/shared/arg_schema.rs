@@ -366,7 +366,7 @@ fn field_union<'s>(
 fn field_union_without_unique(spec: &SchemaSpec, ty: FieldType) -> Vec<&str> {
     let mut union: Vec<&str> = Vec::new();
     for entity in &spec.entities {
-        for name in crate::sql::tools::ranges::bounds::fields_of_type(entity, ty) {
+        for name in crate::sql::query::fields_of_type(entity, ty) {
             if !union.contains(&name) {
                 union.push(name);
             }

@@ -64,7 +64,7 @@ pub(crate) fn run_with(
             .db
             .read_any_with(values, move |conn| {
                 let run = || {
-                    conn.enter_access(&spec, &access_values)?;
+                    crate::sql::access::enter(conn, &spec, &access_values)?;
                     handler(&spec, conn, &db)
                 };
                 match budget {

@@ -1,174 +1,45 @@
 //! The [`Database`] handle: one writer connection and a pool of read-only connections.
 
+mod error;
+
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Instant;
 
-use rusqlite::functions::FunctionFlags;
 use rusqlite::{Connection, OpenFlags};
 
 use crate::CallBudget;
-
 use crate::spec::SchemaSpec;
-
-use super::backend::{Dialect, ExecError, Reader as AnyReader};
-use super::ddl::{ObjectKind, SpecError, schema_objects};
-use super::glob::GlobPattern;
-use super::schema_diff::{SchemaDifference, SchemaPlan, plan};
+use crate::sql::backend::{Reader as AnyReader, SqlDialect};
+use crate::sql::ddl::{ObjectKind, schema_objects};
+use crate::sql::schema_diff::{SchemaDifference, SchemaPlan, plan};
+use crate::sql::sqlite::functions::configure;
+use crate::sql::sqlite::pool::{
+    Access, CallSlot, InterruptOnDrop, Pool, PooledReader, SqliteDatabase, needs_write_access,
+    open_reader, reader_count, wal_path,
+};
+use crate::sql::sqlite::watch::{Watch, lock};
 
 #[cfg(feature = "postgres")]
-use super::postgres::PgDatabase;
+use crate::sql::postgres::PgDatabase;
 #[cfg(feature = "postgres")]
-use super::postgres::schema::{pg_plan, pg_schema_objects};
+use crate::sql::postgres::schema::{pg_plan, pg_schema_objects};
+
+pub use crate::sql::backend::GLOB_FUNCTION;
+pub use crate::sql::sqlite::{is_interrupt, register_glob, register_regexp};
+pub use error::{DbError, InitReport};
+
+use crate::sql::backend::import_sink::{ImportError, ImportSink};
+#[cfg(feature = "postgres")]
+use crate::sql::postgres::import_sink::PgSink;
+use crate::sql::sqlite::import_sink::{SqliteSink, sqlite_error};
 
 /// The PostgreSQL URL `path` spells, if it spells one.
 #[cfg(feature = "postgres")]
 fn postgres_url(path: &Path) -> Option<&str> {
     path.to_str()
-        .filter(|text| super::postgres::is_postgres_url(text))
-}
-
-/// A database-level failure (opening, initialising, reading, writing).
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum DbError {
-    /// SQLite reported an error.
-    #[error(transparent)]
-    Sqlite(#[from] rusqlite::Error),
-    /// The spec cannot be turned into tables.
-    #[error(transparent)]
-    Spec(#[from] SpecError),
-    /// The database's tables differ from the spec; nothing was changed.
-    #[error("the database does not match the config; nothing was changed:\n{}", format_differences(.0))]
-    SchemaMismatch(Vec<SchemaDifference>),
-    /// The handle was opened read-only.
-    #[error("the database was opened read-only")]
-    ReadOnly,
-    /// A call on the blocking thread pool ended before its closure returned: the closure
-    /// panicked, or the runtime is shutting down. A read changes nothing.
-    #[error("the database call stopped before it finished")]
-    Stopped,
-    /// A write was committed but could not be copied from the `-wal` file into the database
-    /// file: until a later write succeeds, the database file alone (without its `-wal`) lacks
-    /// it.
-    #[error(
-        "the write was committed, but copying it from the -wal file into the database file \
-         failed (keep the -wal file next to the database): {0}"
-    )]
-    Checkpoint(#[source] rusqlite::Error),
-    /// The database lies in a folder the process cannot write and its `-wal` file holds
-    /// changes not yet in the database file, which SQLite cannot read there.
-    #[error(
-        "{} holds changes that are not in the database file yet, and SQLite cannot read them \
-         in a folder it cannot write; open the database once where it can be written (any \
-         toolforge write copies them into the database file), or copy both files to a \
-         writable folder",
-        wal.display()
-    )]
-    UnreadableWal {
-        /// The `-wal` file.
-        wal: PathBuf,
-    },
-    /// The call's deadline passed before a connection was free; nothing was run.
-    #[error("the call's deadline passed before a database connection was free")]
-    Timeout,
-    /// A call that hands out a SQLite connection was made on a PostgreSQL database.
-    #[error(
-        "this call hands out a SQLite connection, and the database is PostgreSQL; use the \
-         tools, the records API or an import instead"
-    )]
-    NotSqlite,
-    /// PostgreSQL (or the connection to it) reported an error: its message and SQLSTATE,
-    /// and the database (`user@host:port/name`, never a password).
-    #[cfg(feature = "postgres")]
-    #[error("PostgreSQL: {0}")]
-    Postgres(String),
-}
-
-impl DbError {
-    /// Whether the error is SQLite's `SQLITE_INTERRUPT`: a statement was stopped because its
-    /// call's deadline passed or its caller went away (see [`Database::read`]).
-    pub fn is_interrupt(&self) -> bool {
-        matches!(self, DbError::Sqlite(error) if is_interrupt(error))
-    }
-}
-
-impl From<ExecError> for DbError {
-    fn from(error: ExecError) -> Self {
-        match error {
-            ExecError::Sqlite(error) => DbError::Sqlite(error),
-            ExecError::Stopped => DbError::Stopped,
-            #[cfg(feature = "postgres")]
-            ExecError::Unavailable(message) => DbError::Postgres(message),
-            #[cfg(feature = "postgres")]
-            ExecError::Postgres(error) => DbError::Postgres(super::postgres::describe(&error)),
-        }
-    }
-}
-
-/// Whether `error` is SQLite's `SQLITE_INTERRUPT`: the statement was stopped because its call's
-/// deadline passed or its caller went away (see [`Database::read`]).
-pub fn is_interrupt(error: &rusqlite::Error) -> bool {
-    error.sqlite_error_code() == Some(rusqlite::ErrorCode::OperationInterrupted)
-}
-
-fn format_differences(differences: &[SchemaDifference]) -> String {
-    differences
-        .iter()
-        .map(|d| format!("  - {d}"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// What [`Database::init`] did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct InitReport {
-    /// Tables and indexes created, in order.
-    pub created: Vec<String>,
-    /// Tables and indexes that already existed as expected.
-    pub unchanged: Vec<String>,
-}
-
-/// What a reader's progress handler and functions watch: the deadline of the call using the
-/// connection, and whether that call's caller went away.
-#[derive(Debug, Default)]
-struct Watch {
-    deadline: Mutex<Option<Instant>>,
-    abandoned: AtomicBool,
-    /// The context values of the call using the connection (what row rules read).
-    values: Mutex<crate::ContextValues>,
-}
-
-impl Watch {
-    fn should_stop(&self) -> bool {
-        self.abandoned.load(Ordering::Relaxed)
-            || lock(&self.deadline).is_some_and(|deadline| Instant::now() >= deadline)
-    }
-
-    fn arm(&self, deadline: Option<Instant>, values: crate::ContextValues) {
-        *lock(&self.deadline) = deadline;
-        *lock(&self.values) = values;
-        self.abandoned.store(false, Ordering::Relaxed);
-    }
-}
-
-/// A pooled read-only connection and what its progress handler watches.
-struct Reader {
-    conn: Connection,
-    watch: Arc<Watch>,
-}
-
-struct Pool {
-    idle: Mutex<Vec<Reader>>,
-    available: Condvar,
-    size: usize,
-}
-
-struct Inner {
-    path: PathBuf,
-    writer: Option<Mutex<Connection>>,
-    readers: Pool,
+        .filter(|text| crate::sql::postgres::is_postgres_url(text))
 }
 
 /// A SQLite database file: a writer connection (new databases in WAL mode) and a pool of
@@ -182,7 +53,7 @@ struct Inner {
 /// Every connection has a `regexp(pattern, text)` function (the `REGEXP` operator), backed by
 /// the `regex` crate with the compiled pattern cached per statement, and a
 /// `toolforge_glob(pattern, text)` function: SQLite's `GLOB` without its recursion (see
-/// [`glob`](super::glob)).
+/// [`glob`](crate::sql::glob)).
 ///
 /// A read run for a call through a registry ([`Database::read`] inside a tool) stops inside
 /// SQLite when the call's deadline passes ([`CallBudget::deadline`]): a progress handler
@@ -204,13 +75,13 @@ pub struct Database {
     /// Computes embeddings on writes and for searches ([`Database::with_embedder`]).
     embedder: Option<Arc<dyn crate::embed::Embedder>>,
     /// Vectors kept in memory for searches, shared by every clone of the handle.
-    vectors: Arc<super::vectors::VectorCache>,
+    vectors: Arc<crate::sql::vectors::VectorCache>,
 }
 
 /// The backend a [`Database`] runs on.
 #[derive(Clone)]
 enum Backend {
-    Sqlite(Arc<Inner>),
+    Sqlite(Arc<SqliteDatabase>),
     #[cfg(feature = "postgres")]
     Postgres(Arc<PgBackend>),
 }
@@ -239,204 +110,6 @@ impl std::fmt::Debug for Database {
                 .finish(),
         }
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// Registers `regexp(pattern, text)` on a connection.
-pub fn register_regexp(conn: &Connection) -> rusqlite::Result<()> {
-    conn.create_scalar_function(
-        "regexp",
-        2,
-        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
-        |ctx| {
-            let pattern = ctx.get_or_create_aux(0, |value| -> Result<regex::Regex, String> {
-                let text = value
-                    .as_str()
-                    .map_err(|_| "REGEX pattern must be text".to_string())?;
-                regex::RegexBuilder::new(text)
-                    .size_limit(1 << 20)
-                    .build()
-                    .map_err(|e| format!("invalid REGEX pattern: {e}"))
-            })?;
-            let text = match ctx.get_raw(1) {
-                rusqlite::types::ValueRef::Text(bytes) => String::from_utf8_lossy(bytes),
-                rusqlite::types::ValueRef::Null => return Ok(None),
-                other => match other {
-                    rusqlite::types::ValueRef::Integer(i) => i.to_string().into(),
-                    rusqlite::types::ValueRef::Real(f) => f.to_string().into(),
-                    _ => return Ok(None),
-                },
-            };
-            Ok(Some(pattern.is_match(&text)))
-        },
-    )
-}
-
-/// The name of the GLOB function the query builder uses (see [`register_glob`]).
-pub const GLOB_FUNCTION: &str = "toolforge_glob";
-
-/// Registers `toolforge_glob(pattern, text)` on a connection: SQLite's `GLOB` (`text GLOB
-/// pattern`) matched without recursion (see [`glob`](super::glob)), the compiled pattern
-/// cached per statement. NULL text gives NULL.
-///
-/// ```
-/// let conn = toolforge::sql::rusqlite::Connection::open_in_memory().unwrap();
-/// toolforge::sql::database::register_glob(&conn).unwrap();
-/// let deep = "*a".repeat(20_000);
-/// let matched: bool = conn
-///     .query_row("SELECT toolforge_glob(?1, ?2)", (&deep, "a".repeat(20_000)), |r| r.get(0))
-///     .unwrap();
-/// assert!(matched);
-/// ```
-pub fn register_glob(conn: &Connection) -> rusqlite::Result<()> {
-    register_glob_watched(conn, Arc::new(Watch::default()))
-}
-
-fn register_glob_watched(conn: &Connection, watch: Arc<Watch>) -> rusqlite::Result<()> {
-    conn.create_scalar_function(
-        GLOB_FUNCTION,
-        2,
-        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
-        move |ctx| {
-            let pattern = ctx.get_or_create_aux(0, |value| -> Result<GlobPattern, String> {
-                match value {
-                    rusqlite::types::ValueRef::Text(bytes) => {
-                        Ok(GlobPattern::new(&String::from_utf8_lossy(bytes)))
-                    }
-                    rusqlite::types::ValueRef::Null => Ok(GlobPattern::new("")),
-                    _ => Err("GLOB pattern must be text".to_string()),
-                }
-            })?;
-            let text = match ctx.get_raw(1) {
-                rusqlite::types::ValueRef::Text(bytes) => String::from_utf8_lossy(bytes),
-                rusqlite::types::ValueRef::Null => return Ok(None),
-                rusqlite::types::ValueRef::Integer(i) => i.to_string().into(),
-                rusqlite::types::ValueRef::Real(f) => f.to_string().into(),
-                rusqlite::types::ValueRef::Blob(bytes) => String::from_utf8_lossy(bytes),
-            };
-            match pattern.is_match_until(&text, || watch.should_stop()) {
-                Ok(matched) => Ok(Some(matched)),
-                // No message: with one, SQLite would report SQLITE_ERROR instead of the code.
-                Err(_) => Err(rusqlite::Error::SqliteFailure(
-                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_INTERRUPT),
-                    None,
-                )),
-            }
-        },
-    )
-}
-
-fn configure(conn: &Connection, watch: Arc<Watch>) -> rusqlite::Result<()> {
-    conn.busy_timeout(std::time::Duration::from_secs(5))?;
-    conn.set_prepared_statement_cache_capacity(128);
-    register_regexp(conn)?;
-    register_glob_watched(conn, watch)
-}
-
-/// A connection of no database set up like a read connection (functions, no context
-/// values): where `validate` prepares the trusted statements of declared tools.
-pub(crate) fn configure_scratch(conn: &Connection) -> rusqlite::Result<()> {
-    let watch = Arc::new(Watch::default());
-    configure(conn, watch.clone())?;
-    register_context(conn, watch)
-}
-
-/// `toolforge_context(name)`: the context value `name` of the call holding the connection, or
-/// NULL (what row rules read, see [`super::access`]).
-///
-/// Declared deterministic: the values never change while a statement runs (they are set when
-/// a call takes the connection, before its statements), so SQLite may compute
-/// `toolforge_context('branch')` once per statement run instead of once per row.
-fn register_context(conn: &Connection, watch: Arc<Watch>) -> rusqlite::Result<()> {
-    conn.create_scalar_function(
-        super::access::CONTEXT_FUNCTION,
-        1,
-        rusqlite::functions::FunctionFlags::SQLITE_UTF8
-            | rusqlite::functions::FunctionFlags::SQLITE_DETERMINISTIC,
-        move |ctx| {
-            let name: String = ctx.get(0)?;
-            Ok(lock(&watch.values).get(&name).map(str::to_owned))
-        },
-    )
-}
-
-/// How many SQLite virtual-machine steps run between two checks of a read's deadline.
-const STEPS_BETWEEN_CHECKS: i32 = 1_000;
-
-/// How the read-only connections open the file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Access {
-    /// As a file others may write (the normal case).
-    Shared,
-    /// With `immutable=1`: SQLite assumes nobody changes the file and needs no `-shm` or
-    /// `-wal` file (read-only media).
-    Immutable,
-}
-
-/// `file:` URI of `path` with `immutable=1` (`%`, `?` and `#` escaped), if `path` is text.
-fn immutable_uri(path: &Path) -> Option<String> {
-    let text = path.to_str()?;
-    let mut uri = String::from(if text.starts_with('/') {
-        "file://"
-    } else {
-        "file:"
-    });
-    for c in text.chars() {
-        match c {
-            '%' => uri.push_str("%25"),
-            '?' => uri.push_str("%3f"),
-            '#' => uri.push_str("%23"),
-            other => uri.push(other),
-        }
-    }
-    uri.push_str("?immutable=1");
-    Some(uri)
-}
-
-fn open_reader(path: &Path, access: Access) -> rusqlite::Result<Reader> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let mut conn = match access {
-        Access::Shared => Connection::open_with_flags(path, flags)?,
-        Access::Immutable => {
-            let uri = immutable_uri(path)
-                .ok_or_else(|| rusqlite::Error::InvalidPath(path.to_path_buf()))?;
-            Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)?
-        }
-    };
-    let watch = Arc::new(Watch::default());
-    configure(&conn, watch.clone())?;
-    register_context(&conn, watch.clone())?;
-    super::trusted::install_authorizer(&mut conn)?;
-    conn.pragma_update(None, "query_only", true)?;
-    let handler_watch = watch.clone();
-    conn.progress_handler(
-        STEPS_BETWEEN_CHECKS,
-        Some(move || handler_watch.should_stop()),
-    )?;
-    Ok(Reader { conn, watch })
-}
-
-/// Whether reading failed because SQLite needed to create or write a file next to the
-/// database (its `-shm` or `-wal`) and could not.
-fn needs_write_access(error: &rusqlite::Error) -> bool {
-    matches!(
-        error.sqlite_error_code(),
-        Some(rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::CannotOpen)
-    )
-}
-
-/// The `-wal` file of the database at `path`.
-fn wal_path(path: &Path) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push("-wal");
-    PathBuf::from(name)
-}
-
-fn reader_count() -> usize {
-    std::thread::available_parallelism().map_or(4, |n| n.get().max(2))
 }
 
 impl Database {
@@ -518,7 +191,7 @@ impl Database {
         Ok(Database {
             embedder: None,
             vectors: Arc::default(),
-            backend: Backend::Sqlite(Arc::new(Inner {
+            backend: Backend::Sqlite(Arc::new(SqliteDatabase {
                 path,
                 writer: writer.map(Mutex::new),
                 readers: Pool {
@@ -559,9 +232,9 @@ impl Database {
     #[cfg(feature = "ann")]
     pub fn with_approximate_search(
         mut self,
-        settings: super::vectors::ApproximateSettings,
+        settings: crate::sql::vectors::ApproximateSettings,
     ) -> Database {
-        self.vectors = Arc::new(super::vectors::VectorCache::with_approximate(settings));
+        self.vectors = Arc::new(crate::sql::vectors::VectorCache::with_approximate(settings));
         self
     }
 
@@ -580,28 +253,28 @@ impl Database {
                     graphs += usize::from(vectors.is_approximate());
                 }
             }
-            Ok::<_, ExecError>(graphs)
+            Ok::<_, crate::sql::backend::ExecError>(graphs)
         })
         .await?
         .map_err(DbError::from)
     }
 
     /// The vectors kept in memory for searches.
-    pub(crate) fn vector_cache(&self) -> &super::vectors::VectorCache {
+    pub(crate) fn vector_cache(&self) -> &crate::sql::vectors::VectorCache {
         &self.vectors
     }
 
     /// The SQL dialect of the database's backend.
-    pub fn dialect(&self) -> Dialect {
+    pub fn dialect(&self) -> SqlDialect {
         match &self.backend {
-            Backend::Sqlite(_) => Dialect::Sqlite,
+            Backend::Sqlite(_) => SqlDialect::Sqlite,
             #[cfg(feature = "postgres")]
-            Backend::Postgres(_) => Dialect::Postgres,
+            Backend::Postgres(_) => SqlDialect::Postgres,
         }
     }
 
     /// The SQLite side of the handle, or [`DbError::NotSqlite`].
-    fn sqlite(&self) -> Result<&Inner, DbError> {
+    fn sqlite(&self) -> Result<&SqliteDatabase, DbError> {
         match &self.backend {
             Backend::Sqlite(inner) => Ok(inner),
             #[cfg(feature = "postgres")]
@@ -694,9 +367,9 @@ impl Database {
                 }
                 // A full-text index created over rows already stored indexes them now.
                 for entity in &spec.entities {
-                    let terms = super::full_text::pg_terms_table(entity);
+                    let terms = crate::sql::full_text::pg_tables::terms_table(entity);
                     if report.created.contains(&terms) {
-                        super::full_text::reindex(session, entity, None)
+                        crate::sql::postgres::postings::reindex(session, entity, None)
                             .map_err(|error| pg.db.error(error))?;
                     }
                 }
@@ -727,7 +400,7 @@ impl Database {
             // A full-text table created (or a trigger restored) over rows already stored
             // indexes them now.
             for table in rebuild {
-                let table = super::ident::quote(table);
+                let table = crate::sql::ident::quote(table);
                 tx.execute_batch(&format!("INSERT INTO {table}({table}) VALUES ('rebuild')"))?;
             }
             tx.commit()?;
@@ -800,7 +473,7 @@ impl Database {
         struct Return<'a> {
             pool: &'a Pool,
             call: &'a CallSlot,
-            reader: Option<Reader>,
+            reader: Option<PooledReader>,
         }
         impl Drop for Return<'_> {
             fn drop(&mut self) {
@@ -897,7 +570,7 @@ impl Database {
         if let Backend::Postgres(pg) = &self.backend {
             let pg = pg.clone();
             let deadline = CallBudget::current_deadline();
-            let slot = Arc::new(super::postgres::CancelSlot::default());
+            let slot = Arc::new(crate::sql::postgres::CancelSlot::default());
             // Dropped before the read ends (a caller's timeout, a cancelled call): the
             // running statement is cancelled on the server.
             let guard = CancelPgOnDrop {
@@ -926,20 +599,31 @@ impl Database {
     {
         #[cfg(feature = "postgres")]
         if let Backend::Postgres(pg) = &self.backend {
-            return pg
-                .db
-                .read(None, Arc::new(super::postgres::CancelSlot::default()), f);
+            return pg.db.read(
+                None,
+                Arc::new(crate::sql::postgres::CancelSlot::default()),
+                f,
+            );
         }
         self.read_blocking(|conn| f(conn))
     }
 
-    /// The PostgreSQL side of the handle, if it is one.
-    #[cfg(feature = "postgres")]
-    pub(crate) fn postgres_db(&self) -> Option<&PgDatabase> {
-        match &self.backend {
-            Backend::Postgres(pg) => Some(&pg.db),
-            Backend::Sqlite(_) => None,
+    /// Runs `f` on an import sink inside one write transaction, committed only when `f`
+    /// succeeds: what [`Database::import`] and [`Database::embed`] write through.
+    pub(crate) fn with_import_sink<T>(
+        &self,
+        f: impl FnOnce(&mut dyn ImportSink) -> Result<T, ImportError>,
+    ) -> Result<T, ImportError> {
+        #[cfg(feature = "postgres")]
+        if let Backend::Postgres(pg) = &self.backend {
+            return pg.db.write(|session| f(&mut PgSink::new(session)));
         }
+        self.write_blocking(|conn| {
+            let tx = conn.transaction().map_err(|e| sqlite_error(None, e))?;
+            let value = f(&mut SqliteSink::new(&tx))?;
+            tx.commit().map_err(|e| sqlite_error(None, e))?;
+            Ok(value)
+        })?
     }
 }
 
@@ -947,7 +631,7 @@ impl Database {
 #[cfg(feature = "postgres")]
 struct CancelPgOnDrop {
     pg: Arc<PgBackend>,
-    slot: Arc<super::postgres::CancelSlot>,
+    slot: Arc<crate::sql::postgres::CancelSlot>,
     armed: bool,
 }
 
@@ -956,40 +640,6 @@ impl Drop for CancelPgOnDrop {
     fn drop(&mut self) {
         if self.armed {
             self.pg.db.cancel(&self.slot);
-        }
-    }
-}
-
-/// The state of one read: whether its caller went away, and while its closure runs, how to
-/// stop it.
-#[derive(Default)]
-struct CallSlot {
-    state: Mutex<SlotState>,
-}
-
-#[derive(Default)]
-struct SlotState {
-    abandoned: bool,
-    running: Option<(rusqlite::InterruptHandle, Arc<Watch>)>,
-}
-
-/// Interrupts the statement running for a [`Database::read`] whose future was dropped.
-struct InterruptOnDrop {
-    call: Arc<CallSlot>,
-    armed: bool,
-}
-
-impl Drop for InterruptOnDrop {
-    fn drop(&mut self) {
-        if self.armed {
-            let mut state = lock(&self.call.state);
-            state.abandoned = true;
-            // The slot holds a handle only while the caller's closure runs, so this never
-            // interrupts another caller's statement on the same connection.
-            if let Some((handle, watch)) = state.running.as_ref() {
-                watch.abandoned.store(true, Ordering::Relaxed);
-                handle.interrupt();
-            }
         }
     }
 }

@@ -15,20 +15,9 @@ use std::collections::HashSet;
 use rusqlite::Connection;
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 
-use super::backend::ExecError;
-use super::value::SqlValue;
 use crate::spec::SchemaSpec;
-
-/// The rows of a trusted statement: column names, then each row's values in that order.
-#[derive(Debug, Default)]
-pub(crate) struct NamedRows {
-    pub columns: Vec<String>,
-    pub rows: Vec<Vec<SqlValue>>,
-}
-
-/// Why a trusted statement was refused before it ran (shown to the caller as is).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Refusal(pub String);
+use crate::sql::backend::{ExecError, NamedRows, Refusal};
+use crate::sql::value::SqlValue;
 
 /// What the authorizer enforces while a trusted statement is prepared on this thread.
 struct Policy {
@@ -207,7 +196,7 @@ pub fn check_sqlite_reads(spec: &SchemaSpec, statements: &[&str]) -> Vec<Option<
         .map(|sql| match prepare_read(&conn, sql) {
             Ok(Ok(_)) => None,
             Ok(Err(Refusal(message))) => Some(message),
-            Err(ExecError::Sqlite(error)) => Some(sqlite_message(&error)),
+            Err(ExecError::Backend(error)) => Some(backend_message(error.as_ref())),
             Err(other) => Some(other.to_string()),
         })
         .collect()
@@ -215,10 +204,11 @@ pub fn check_sqlite_reads(spec: &SchemaSpec, statements: &[&str]) -> Vec<Option<
 
 /// An in-memory database with the spec's schema and the read connections' functions.
 fn scratch_connection(spec: &SchemaSpec) -> Result<Connection, String> {
-    let schema =
-        super::ddl::schema_sql(spec).map_err(|error| format!("the schema is invalid: {error}"))?;
+    let schema = crate::sql::ddl::schema_sql(spec)
+        .map_err(|error| format!("the schema is invalid: {error}"))?;
     let mut conn = Connection::open_in_memory().map_err(|error| sqlite_message(&error))?;
-    super::database::configure_scratch(&conn).map_err(|error| sqlite_message(&error))?;
+    crate::sql::sqlite::functions::configure_scratch(&conn)
+        .map_err(|error| sqlite_message(&error))?;
     conn.execute_batch(&schema)
         .map_err(|error| format!("the schema does not build: {}", sqlite_message(&error)))?;
     install_authorizer(&mut conn).map_err(|error| sqlite_message(&error))?;
@@ -231,5 +221,14 @@ fn sqlite_message(error: &rusqlite::Error) -> String {
         rusqlite::Error::SqliteFailure(_, Some(message)) => message.clone(),
         rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
         other => other.to_string(),
+    }
+}
+
+/// A backend error's message: SQLite's own when it is one.
+fn backend_message(error: &(dyn crate::sql::backend::BackendError + 'static)) -> String {
+    let error: &(dyn std::error::Error + 'static) = error;
+    match error.downcast_ref::<rusqlite::Error>() {
+        Some(error) => sqlite_message(error),
+        None => error.to_string(),
     }
 }

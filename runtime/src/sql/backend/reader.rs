@@ -1,0 +1,62 @@
+//! What the engine runs statements on: a read-only connection of some backend ([`Reader`]),
+//! and one that may also write ([`Writer`]).
+
+use crate::sql::backend::dialect::SqlDialect;
+use crate::sql::backend::error::ExecError;
+use crate::sql::value::SqlValue;
+
+/// The rows of a trusted statement: column names, then each row's values in that order.
+#[derive(Debug, Default)]
+pub(crate) struct NamedRows {
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<SqlValue>>,
+}
+
+/// Why a trusted statement was refused before it ran (shown to the caller as is).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Refusal(pub String);
+
+/// A read-only connection of some backend, as the tools use it.
+pub(crate) trait Reader {
+    /// The connection's dialect.
+    fn dialect(&self) -> SqlDialect;
+
+    /// Runs `sql` (numbered `?N` placeholders) with `params` bound, and returns every row as
+    /// its column values.
+    fn rows(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>, ExecError>;
+
+    /// Runs `statements`, which (re)create the connection's own temporary objects (the views
+    /// of row rules, see `sql/access.rs`), on a connection otherwise read-only: SQLite lifts
+    /// `query_only` while they run; PostgreSQL runs them as given (the script opens its own
+    /// read-write transaction).
+    fn temporary_objects(&self, statements: &[String]) -> Result<(), ExecError>;
+
+    /// Runs the trusted statement of a declared tool's `sql:` read-only (see
+    /// `sql/sqlite/trusted.rs` and the PostgreSQL session): the rows after the first `offset`, at most `take`, with the column
+    /// names; `Ok(Err(_))` when the statement is refused before it runs.
+    fn trusted_rows(
+        &self,
+        sql: &str,
+        params: &[SqlValue],
+        offset: u64,
+        take: u64,
+    ) -> Result<Result<NamedRows, Refusal>, ExecError>;
+
+    /// Runs a statement answering one integer (`SELECT count(*) ...`).
+    fn count(&self, sql: &str, params: &[SqlValue]) -> Result<u64, ExecError> {
+        let rows = self.rows(sql, params)?;
+        Ok(match rows.first().and_then(|row| row.first()) {
+            Some(SqlValue::Integer(n)) => (*n).max(0) as u64,
+            Some(SqlValue::Real(n)) => n.max(0.0) as u64,
+            _ => 0,
+        })
+    }
+}
+
+/// A connection that may also write (the writer of an import or `init`, the PostgreSQL write
+/// session).
+pub(crate) trait Writer: Reader {
+    /// Runs one statement with bound parameters, its prepared form kept for the next call
+    /// with the same SQL; the rows changed.
+    fn execute(&self, sql: &str, params: Vec<SqlValue>) -> Result<u64, ExecError>;
+}

@@ -1,0 +1,213 @@
+//! A PostgreSQL database: the pools of read-only and write connections to one server.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use tokio_postgres::NoTls;
+
+use crate::sql::backend::{ExecError, Reader};
+use crate::sql::database::DbError;
+use crate::sql::postgres::driver::Driver;
+use crate::sql::postgres::session::{Acquire, CANCEL_ATTEMPTS, CancelSlot, Session, lock};
+
+/// A PostgreSQL database: the pools and the runtime driving them.
+pub(crate) struct PgDatabase {
+    pub(crate) driver: Driver,
+    /// Read-only connections, for the tools and the records API.
+    pub(crate) readers: Pool,
+    /// Connections for `init` and imports.
+    pub(crate) writers: Pool,
+    /// Writes (`init`, imports) are refused.
+    pub read_only: bool,
+    /// `user@host:port/name`, without a password, for messages.
+    pub label: String,
+}
+
+impl std::fmt::Debug for PgDatabase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgDatabase")
+            .field("database", &self.label)
+            .field("read_only", &self.read_only)
+            .field("pool_size", &self.readers.status().max_size)
+            .finish()
+    }
+}
+
+pub(crate) fn label(config: &tokio_postgres::Config) -> String {
+    let host = config
+        .get_hosts()
+        .first()
+        .map(|host| match host {
+            tokio_postgres::config::Host::Tcp(name) => name.clone(),
+            #[cfg(unix)]
+            tokio_postgres::config::Host::Unix(path) => path.display().to_string(),
+        })
+        .unwrap_or_default();
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    format!(
+        "{}@{host}:{port}/{}",
+        config.get_user().unwrap_or(""),
+        config.get_dbname().unwrap_or("")
+    )
+}
+
+impl PgDatabase {
+    /// Connects to the database at `url` and checks that it answers.
+    pub fn open(url: &str, read_only: bool) -> Result<PgDatabase, DbError> {
+        let config: tokio_postgres::Config = url.parse().map_err(|error| {
+            DbError::Postgres(format!(
+                "the URL is not a PostgreSQL connection string ({error}); write it as \
+                 postgres://user@host:port/database"
+            ))
+        })?;
+        let label = label(&config);
+        let mut reader_config = config.clone();
+        let options = match config.get_options() {
+            Some(options) => format!("{options} -c default_transaction_read_only=on"),
+            None => "-c default_transaction_read_only=on".to_owned(),
+        };
+        reader_config.options(&options);
+        let size = std::thread::available_parallelism().map_or(4, |n| n.get().max(2)) * 2;
+        let pool = |config: tokio_postgres::Config, size: usize| {
+            let manager = Manager::from_config(
+                config,
+                NoTls,
+                ManagerConfig {
+                    recycling_method: RecyclingMethod::Fast,
+                },
+            );
+            Pool::builder(manager)
+                .max_size(size)
+                .runtime(deadpool_postgres::Runtime::Tokio1)
+                .build()
+                .map_err(|error| DbError::Postgres(format!("cannot build the pool: {error}")))
+        };
+        let readers = pool(reader_config, size)?;
+        let writers = pool(config, 2)?;
+        let driver = Driver::new()
+            .map_err(|error| DbError::Postgres(format!("cannot start the driver: {error}")))?;
+        let db = PgDatabase {
+            driver,
+            readers,
+            writers,
+            read_only,
+            label,
+        };
+        let session = db.session(&db.readers)?;
+        session
+            .rows("SELECT 1", &[])
+            .map_err(|error| db.error(error))?;
+        drop(session);
+        Ok(db)
+    }
+
+    /// The most connections the pool opens.
+    pub fn pool_size(&self) -> usize {
+        self.readers.status().max_size
+    }
+
+    /// A [`DbError`] for a failed statement, naming the database.
+    pub fn error(&self, error: ExecError) -> DbError {
+        match error {
+            ExecError::Backend(error) => {
+                DbError::Postgres(format!("{}: {}", self.label, error.describe()))
+            }
+            other => DbError::from(other),
+        }
+    }
+
+    /// A connection from the pool for writes, waited for without a deadline.
+    pub(crate) fn session(&self, pool: &Pool) -> Result<Session<'_>, DbError> {
+        let session = Session::new(
+            &self.driver,
+            Acquire {
+                pool: pool.clone(),
+                deadline: None,
+                label: self.label.clone(),
+            },
+            Arc::new(CancelSlot::default()),
+        );
+        session.connect().map_err(|error| self.error(error))?;
+        Ok(session)
+    }
+
+    /// Runs `f` on a read-only connection with `statement_timeout` set from `deadline`. The
+    /// connection is taken from the pool with `f`'s first statement, in the same hand-off to
+    /// the driver. `cancel` stops the call from another thread ([`PgDatabase::cancel`]).
+    pub fn read<T>(
+        &self,
+        deadline: Option<Instant>,
+        cancel: Arc<CancelSlot>,
+        f: impl FnOnce(&dyn Reader) -> T,
+    ) -> Result<T, DbError> {
+        let session = Session::new(
+            &self.driver,
+            Acquire {
+                pool: self.readers.clone(),
+                deadline,
+                label: self.label.clone(),
+            },
+            cancel,
+        );
+        let millis = match deadline {
+            Some(deadline) => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Err(DbError::Timeout);
+                }
+                left.as_millis().clamp(1, i32::MAX as u128)
+            }
+            None => 0,
+        };
+        *lock(&session.prefix) = Some(format!("SET statement_timeout = {millis}"));
+        Ok(f(&session))
+    }
+
+    /// Stops the read that `slot` belongs to: it sends no further statement, the statement
+    /// it runs is cancelled on the server (the request is repeated until the read lets go of
+    /// its connection, so a statement still on its way is caught too), and its connection is
+    /// closed rather than returned to the pool (so no cancel request can reach another
+    /// call's statement).
+    pub fn cancel(&self, slot: &Arc<CancelSlot>) {
+        {
+            let mut state = lock(&slot.state);
+            state.abandoned = true;
+            if state.token.is_none() {
+                return;
+            }
+        }
+        let slot = slot.clone();
+        self.driver.spawn(async move {
+            for _ in 0..CANCEL_ATTEMPTS {
+                let token = lock(&slot.state).token.clone();
+                let Some(token) = token else { return };
+                let _ = token.cancel_query(NoTls).await;
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        });
+    }
+
+    /// Runs `f` in a read-write transaction, committing when it returns `Ok` and rolling back
+    /// otherwise.
+    pub fn write<T, E>(&self, f: impl FnOnce(&Session<'_>) -> Result<T, E>) -> Result<T, E>
+    where
+        E: From<DbError>,
+    {
+        if self.read_only {
+            return Err(DbError::ReadOnly.into());
+        }
+        let session = self.session(&self.writers)?;
+        session.batch("BEGIN").map_err(|error| self.error(error))?;
+        match f(&session) {
+            Ok(value) => {
+                session.batch("COMMIT").map_err(|error| self.error(error))?;
+                Ok(value)
+            }
+            Err(error) => {
+                let _ = session.batch("ROLLBACK");
+                Err(error)
+            }
+        }
+    }
+}

@@ -1,0 +1,317 @@
+//! One pooled PostgreSQL connection used from a blocking thread ([`Session`]), and how a read
+//! running on it is cancelled from another thread.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use deadpool_postgres::{Object, Pool};
+
+use crate::sql::backend::{
+    ExecError, NamedRows, Reader, Refusal, SqlDialect, Writer, numbered_placeholders,
+};
+use crate::sql::postgres::driver::Driver;
+use crate::sql::postgres::error::describe;
+use crate::sql::postgres::types::{PgCell, PgParam};
+use crate::sql::value::SqlValue;
+
+/// How many times (50 ms apart) a dropped read's statement is cancelled at most.
+pub(crate) const CANCEL_ATTEMPTS: usize = 100;
+
+/// How a session gets its connection: from `pool`, waiting no later than `deadline`.
+pub(crate) struct Acquire {
+    pub(crate) pool: Pool,
+    pub(crate) deadline: Option<Instant>,
+    /// The database, for messages.
+    pub(crate) label: String,
+}
+
+/// What stops a read from another thread: whether its caller went away, and while the
+/// session holds a connection, how to cancel the statement running on it.
+#[derive(Default)]
+pub(crate) struct CancelSlot {
+    pub(crate) state: std::sync::Mutex<CancelState>,
+}
+
+#[derive(Default)]
+pub(crate) struct CancelState {
+    pub(crate) abandoned: bool,
+    pub(crate) token: Option<tokio_postgres::CancelToken>,
+}
+
+/// One pooled connection, used from a blocking thread; taken from the pool by the first
+/// statement.
+pub(crate) struct Session<'d> {
+    pub(crate) driver: &'d Driver,
+    pub(crate) acquire: Acquire,
+    pub(crate) client: std::sync::OnceLock<Arc<Object>>,
+    /// A statement to send before the next one, in the same round trip (`SET
+    /// statement_timeout`).
+    pub(crate) prefix: std::sync::Mutex<Option<String>>,
+    pub(crate) cancel: Arc<CancelSlot>,
+}
+
+/// The connection a statement runs on: the session's, or one to take from the pool first.
+pub(crate) enum Connection {
+    Ready(Arc<Object>),
+    Acquire(std::pin::Pin<Box<dyn Future<Output = Result<Object, ExecError>> + Send>>),
+}
+
+impl Connection {
+    /// The connection; one taken from the pool becomes cancellable through `cancel` before
+    /// any statement is sent on it.
+    pub(crate) async fn get(self, cancel: &CancelSlot) -> Result<Arc<Object>, ExecError> {
+        match self {
+            Connection::Ready(client) => Ok(client),
+            Connection::Acquire(future) => {
+                let client = future.await?;
+                let mut state = lock(&cancel.state);
+                if state.abandoned {
+                    return Err(ExecError::Stopped);
+                }
+                state.token = Some(client.cancel_token());
+                Ok(Arc::new(client))
+            }
+        }
+    }
+}
+
+impl Drop for Session<'_> {
+    fn drop(&mut self) {
+        let abandoned = {
+            let mut state = lock(&self.cancel.state);
+            state.token = None;
+            state.abandoned
+        };
+        // A cancelled call's connection may still receive the cancel request: close it.
+        if abandoned
+            && let Some(client) = self.client.take()
+            && let Ok(object) = Arc::try_unwrap(client)
+        {
+            drop(Object::take(object));
+        }
+    }
+}
+
+pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl<'d> Session<'d> {
+    pub(crate) fn new(driver: &'d Driver, acquire: Acquire, cancel: Arc<CancelSlot>) -> Self {
+        Session {
+            driver,
+            acquire,
+            client: std::sync::OnceLock::new(),
+            prefix: std::sync::Mutex::new(None),
+            cancel,
+        }
+    }
+
+    /// The session's connection, or how to take one from the pool.
+    pub(crate) fn connection(&self) -> Result<Connection, ExecError> {
+        if lock(&self.cancel.state).abandoned {
+            return Err(ExecError::Stopped);
+        }
+        if let Some(client) = self.client.get() {
+            return Ok(Connection::Ready(client.clone()));
+        }
+        let wait = match self.acquire.deadline {
+            Some(deadline) => {
+                let now = Instant::now();
+                if now >= deadline {
+                    return Err(ExecError::Stopped);
+                }
+                Some(deadline - now)
+            }
+            None => None,
+        };
+        let pool = self.acquire.pool.clone();
+        let label = self.acquire.label.clone();
+        Ok(Connection::Acquire(Box::pin(async move {
+            let timeouts = deadpool_postgres::Timeouts {
+                wait,
+                create: Some(Duration::from_secs(10)),
+                recycle: Some(Duration::from_secs(10)),
+            };
+            pool.timeout_get(&timeouts)
+                .await
+                .map_err(|error| match error {
+                    deadpool_postgres::PoolError::Timeout(deadpool_postgres::TimeoutType::Wait) => {
+                        ExecError::Stopped
+                    }
+                    deadpool_postgres::PoolError::Backend(error) => ExecError::Unavailable(
+                        format!("cannot connect to {label}: {}", describe(&error)),
+                    ),
+                    other => ExecError::Unavailable(format!("cannot connect to {label}: {other}")),
+                })
+        })))
+    }
+
+    /// Keeps the connection a statement ran on.
+    pub(crate) fn keep(&self, client: Arc<Object>) {
+        if self.client.get().is_none() {
+            let _ = self.client.set(client);
+        }
+    }
+
+    /// Takes the session's connection now (for writes, which hold it for a transaction).
+    pub(crate) fn connect(&self) -> Result<(), ExecError> {
+        let connection = self.connection()?;
+        let cancel = self.cancel.clone();
+        let client = self
+            .driver
+            .block(async move { connection.get(&cancel).await })??;
+        self.keep(client);
+        Ok(())
+    }
+
+    /// Runs `statement` with the session's connection on the driver and waits for it.
+    pub(crate) fn run<T, F, Fut>(&self, statement: F) -> Result<T, ExecError>
+    where
+        T: Send + 'static,
+        F: FnOnce(Arc<Object>) -> Fut + Send + 'static,
+        Fut: Future<Output = Result<T, tokio_postgres::Error>> + Send,
+    {
+        let connection = self.connection()?;
+        let cancel = self.cancel.clone();
+        let (client, result) = self.driver.block(async move {
+            let client = connection.get(&cancel).await?;
+            let result = statement(client.clone()).await;
+            Ok::<_, ExecError>((client, result))
+        })??;
+        self.keep(client);
+        result.map_err(ExecError::from)
+    }
+
+    /// Runs statements without parameters (`BEGIN`, DDL).
+    pub(crate) fn batch(&self, sql: &str) -> Result<(), ExecError> {
+        let sql = sql.to_owned();
+        self.run(move |client| async move { client.batch_execute(&sql).await })
+    }
+
+    /// Runs one statement with `?N` placeholders and bound parameters; the rows changed. With
+    /// `cache`, the prepared statement is kept for the next call with the same SQL.
+    pub(crate) fn execute(
+        &self,
+        sql: &str,
+        params: Vec<SqlValue>,
+        cache: bool,
+    ) -> Result<u64, ExecError> {
+        let sql = numbered_placeholders(sql);
+        self.run(move |client| async move {
+            let statement = if cache {
+                client.prepare_cached(&sql).await?
+            } else {
+                client.prepare(&sql).await?
+            };
+            let params: Vec<PgParam> = params.into_iter().map(PgParam).collect();
+            let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
+                .iter()
+                .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+                .collect();
+            client.execute(&statement, &refs).await
+        })
+    }
+}
+
+impl Reader for Session<'_> {
+    fn dialect(&self) -> SqlDialect {
+        SqlDialect::Postgres
+    }
+
+    fn temporary_objects(&self, statements: &[String]) -> Result<(), ExecError> {
+        self.batch(&statements.join("; "))
+    }
+
+    fn trusted_rows(
+        &self,
+        sql: &str,
+        params: &[SqlValue],
+        offset: u64,
+        take: u64,
+    ) -> Result<Result<NamedRows, Refusal>, ExecError> {
+        // A subquery pages it (and refuses a data-modifying CTE, which must be at the top);
+        // the transaction is read-only and rolled back, so not even a `set_config` survives.
+        let sql = numbered_placeholders(&format!(
+            "SELECT * FROM (\n{sql}\n) AS toolforge_sql LIMIT {take} OFFSET {offset}"
+        ));
+        let params: Vec<PgParam> = params.iter().cloned().map(PgParam).collect();
+        let prefix = lock(&self.prefix).take();
+        self.run(move |client| async move {
+            if let Some(prefix) = &prefix {
+                client.batch_execute(prefix).await?;
+            }
+            client.batch_execute("BEGIN TRANSACTION READ ONLY").await?;
+            let query = async {
+                let statement = client.prepare(&sql).await?;
+                let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
+                    .iter()
+                    .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+                    .collect();
+                let rows = client.query(&statement, &refs).await?;
+                let columns: Vec<String> = statement
+                    .columns()
+                    .iter()
+                    .map(|column| column.name().to_owned())
+                    .collect();
+                let mut out = Vec::with_capacity(rows.len());
+                for row in rows {
+                    let mut values = Vec::with_capacity(row.len());
+                    for i in 0..row.len() {
+                        values.push(row.try_get::<_, PgCell>(i)?.0);
+                    }
+                    out.push(values);
+                }
+                Ok::<_, tokio_postgres::Error>(NamedRows { columns, rows: out })
+            };
+            let answer = query.await;
+            let rolled_back = client.batch_execute("ROLLBACK").await;
+            let answer = answer?;
+            rolled_back?;
+            Ok::<_, tokio_postgres::Error>(Ok(answer))
+        })
+    }
+
+    fn rows(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>, ExecError> {
+        let sql = numbered_placeholders(sql);
+        let params: Vec<PgParam> = params.iter().cloned().map(PgParam).collect();
+        let prefix = lock(&self.prefix).take();
+        self.run(move |client| async move {
+            let query = async {
+                let statement = client.prepare_cached(&sql).await?;
+                let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
+                    .iter()
+                    .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+                    .collect();
+                client.query(&statement, &refs).await
+            };
+            let rows = match &prefix {
+                // Both requests go out before either answer is awaited: one round trip.
+                Some(prefix) => {
+                    let (set, rows) = tokio::join!(client.batch_execute(prefix), query);
+                    set?;
+                    rows?
+                }
+                None => query.await?,
+            };
+            let mut out = Vec::with_capacity(rows.len());
+            for row in rows {
+                let mut values = Vec::with_capacity(row.len());
+                for i in 0..row.len() {
+                    values.push(row.try_get::<_, PgCell>(i)?.0);
+                }
+                out.push(values);
+            }
+            Ok::<_, tokio_postgres::Error>(out)
+        })
+    }
+}
+
+impl Writer for Session<'_> {
+    fn execute(&self, sql: &str, params: Vec<SqlValue>) -> Result<u64, ExecError> {
+        Session::execute(self, sql, params, true)
+    }
+}

@@ -1,0 +1,126 @@
+//! The functions every SQLite connection carries: `regexp` (the `REGEXP` operator),
+//! `toolforge_glob` (GLOB without recursion) and `toolforge_context` (what row rules read).
+
+use std::sync::Arc;
+
+use rusqlite::Connection;
+use rusqlite::functions::FunctionFlags;
+
+use crate::sql::backend::{CONTEXT_FUNCTION, GLOB_FUNCTION};
+use crate::sql::glob::GlobPattern;
+use crate::sql::sqlite::watch::{Watch, lock};
+
+/// Registers `regexp(pattern, text)` on a connection.
+pub fn register_regexp(conn: &Connection) -> rusqlite::Result<()> {
+    conn.create_scalar_function(
+        "regexp",
+        2,
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+        |ctx| {
+            let pattern = ctx.get_or_create_aux(0, |value| -> Result<regex::Regex, String> {
+                let text = value
+                    .as_str()
+                    .map_err(|_| "REGEX pattern must be text".to_string())?;
+                regex::RegexBuilder::new(text)
+                    .size_limit(1 << 20)
+                    .build()
+                    .map_err(|e| format!("invalid REGEX pattern: {e}"))
+            })?;
+            let text = match ctx.get_raw(1) {
+                rusqlite::types::ValueRef::Text(bytes) => String::from_utf8_lossy(bytes),
+                rusqlite::types::ValueRef::Null => return Ok(None),
+                other => match other {
+                    rusqlite::types::ValueRef::Integer(i) => i.to_string().into(),
+                    rusqlite::types::ValueRef::Real(f) => f.to_string().into(),
+                    _ => return Ok(None),
+                },
+            };
+            Ok(Some(pattern.is_match(&text)))
+        },
+    )
+}
+
+/// Registers `toolforge_glob(pattern, text)` on a connection: SQLite's `GLOB` (`text GLOB
+/// pattern`) matched without recursion (see [`glob`](crate::sql::glob)), the compiled pattern
+/// cached per statement. NULL text gives NULL.
+///
+/// ```
+/// let conn = toolforge::sql::rusqlite::Connection::open_in_memory().unwrap();
+/// toolforge::sql::database::register_glob(&conn).unwrap();
+/// let deep = "*a".repeat(20_000);
+/// let matched: bool = conn
+///     .query_row("SELECT toolforge_glob(?1, ?2)", (&deep, "a".repeat(20_000)), |r| r.get(0))
+///     .unwrap();
+/// assert!(matched);
+/// ```
+pub fn register_glob(conn: &Connection) -> rusqlite::Result<()> {
+    register_glob_watched(conn, Arc::new(Watch::default()))
+}
+
+fn register_glob_watched(conn: &Connection, watch: Arc<Watch>) -> rusqlite::Result<()> {
+    conn.create_scalar_function(
+        GLOB_FUNCTION,
+        2,
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+        move |ctx| {
+            let pattern = ctx.get_or_create_aux(0, |value| -> Result<GlobPattern, String> {
+                match value {
+                    rusqlite::types::ValueRef::Text(bytes) => {
+                        Ok(GlobPattern::new(&String::from_utf8_lossy(bytes)))
+                    }
+                    rusqlite::types::ValueRef::Null => Ok(GlobPattern::new("")),
+                    _ => Err("GLOB pattern must be text".to_string()),
+                }
+            })?;
+            let text = match ctx.get_raw(1) {
+                rusqlite::types::ValueRef::Text(bytes) => String::from_utf8_lossy(bytes),
+                rusqlite::types::ValueRef::Null => return Ok(None),
+                rusqlite::types::ValueRef::Integer(i) => i.to_string().into(),
+                rusqlite::types::ValueRef::Real(f) => f.to_string().into(),
+                rusqlite::types::ValueRef::Blob(bytes) => String::from_utf8_lossy(bytes),
+            };
+            match pattern.is_match_until(&text, || watch.should_stop()) {
+                Ok(matched) => Ok(Some(matched)),
+                // No message: with one, SQLite would report SQLITE_ERROR instead of the code.
+                Err(_) => Err(rusqlite::Error::SqliteFailure(
+                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_INTERRUPT),
+                    None,
+                )),
+            }
+        },
+    )
+}
+
+pub(crate) fn configure(conn: &Connection, watch: Arc<Watch>) -> rusqlite::Result<()> {
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    conn.set_prepared_statement_cache_capacity(128);
+    register_regexp(conn)?;
+    register_glob_watched(conn, watch)
+}
+
+/// A connection of no database set up like a read connection (functions, no context
+/// values): where `validate` prepares the trusted statements of declared tools.
+pub(crate) fn configure_scratch(conn: &Connection) -> rusqlite::Result<()> {
+    let watch = Arc::new(Watch::default());
+    configure(conn, watch.clone())?;
+    register_context(conn, watch)
+}
+
+/// `toolforge_context(name)`: the context value `name` of the call holding the connection, or
+/// NULL (what row rules read, see `sql/access.rs`).
+///
+/// Declared deterministic: the values never change while a statement runs (they are set when
+/// a call takes the connection, before its statements), so SQLite may compute
+/// `toolforge_context('branch')` once per statement run instead of once per row.
+pub(crate) fn register_context(conn: &Connection, watch: Arc<Watch>) -> rusqlite::Result<()> {
+    conn.create_scalar_function(
+        CONTEXT_FUNCTION,
+        1,
+        rusqlite::functions::FunctionFlags::SQLITE_UTF8
+            | rusqlite::functions::FunctionFlags::SQLITE_DETERMINISTIC,
+        move |ctx| {
+            let name: String = ctx.get(0)?;
+            Ok(lock(&watch.values).get(&name).map(str::to_owned))
+        },
+    )
+}

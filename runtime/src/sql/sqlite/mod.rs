@@ -1,0 +1,17 @@
+//! The SQLite backend: a file database with one writer and a pool of read-only connections
+//! ([`pool`]), the functions every connection carries ([`functions`]), a connection as the
+//! engine reads and writes through it ([`reader`]), SQLite's errors ([`error`]) and the
+//! trusted statements of declared tools run read-only ([`trusted`]).
+
+pub(crate) mod error;
+pub(crate) mod functions;
+pub(crate) mod import_sink;
+pub(crate) mod pool;
+pub(crate) mod reader;
+pub(crate) mod trusted;
+pub(crate) mod value;
+pub(crate) mod watch;
+
+pub use error::{execution_error, is_interrupt};
+pub use functions::{register_glob, register_regexp};
+pub use trusted::check_sqlite_reads;

@@ -1,0 +1,34 @@
+//! What a SQLite read connection's progress handler and functions watch: the deadline of the
+//! call using it, whether that call's caller went away, and the call's context values.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
+
+/// What a reader's progress handler and functions watch: the deadline of the call using the
+/// connection, and whether that call's caller went away.
+#[derive(Debug, Default)]
+pub(crate) struct Watch {
+    pub(crate) deadline: Mutex<Option<Instant>>,
+    pub(crate) abandoned: AtomicBool,
+    /// The context values of the call using the connection (what row rules read).
+    pub(crate) values: Mutex<crate::ContextValues>,
+}
+
+impl Watch {
+    pub(crate) fn should_stop(&self) -> bool {
+        self.abandoned.load(Ordering::Relaxed)
+            || lock(&self.deadline).is_some_and(|deadline| Instant::now() >= deadline)
+    }
+
+    pub(crate) fn arm(&self, deadline: Option<Instant>, values: crate::ContextValues) {
+        *lock(&self.deadline) = deadline;
+        *lock(&self.values) = values;
+        self.abandoned.store(false, Ordering::Relaxed);
+    }
+}
+
+/// Locks `mutex`, whatever a panicking holder left.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
