@@ -6,8 +6,9 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use rusqlite::{Connection, OptionalExtension, params};
-use toolforge::embed::{EmbedError, Embedder};
+use toolforge::embed::Embedder;
 
+use crate::error::{CatalogError, sqlite};
 use crate::expand::{QueryExpander, SynonymExpander};
 use crate::extract;
 use crate::model::{CatalogEntry, IndexReport, Source, SourceInfo, SourceKind};
@@ -16,81 +17,8 @@ use crate::rerank::Reranker;
 use crate::schema::{
     DROP_OLD_INDEX, NEEDS_DESCRIPTION_TERMS, SCHEMA, STAGE_TOOL, STAGED_TOOLS, UPSERT_STAGED_TOOLS,
 };
+use crate::weights::Weights;
 use crate::words::{index_terms, index_terms_of, words};
-
-/// Why a catalog operation failed.
-#[non_exhaustive]
-#[derive(Debug, thiserror::Error)]
-pub enum CatalogError {
-    /// SQLite refused an operation; `context` says which.
-    #[error("catalog {context}: {source}")]
-    Sqlite {
-        /// What the catalog was doing.
-        context: String,
-        /// SQLite's error.
-        #[source]
-        source: rusqlite::Error,
-    },
-    /// A search request cannot be answered as given.
-    #[error("{0}")]
-    InvalidRequest(String),
-    /// A tool listing could not be read or fetched.
-    #[error("{0}")]
-    Listing(String),
-    /// The embedding model failed.
-    #[error(transparent)]
-    Embed(#[from] EmbedError),
-    /// A plugged-in language model (query expander, re-ranker) could not be asked, or
-    /// answered out of form; `message` says how.
-    #[error("{provider}: {message}")]
-    Llm {
-        /// Which model, where (`chat model `M` at URL`).
-        provider: String,
-        /// What went wrong.
-        message: String,
-    },
-    /// A registry refused the `tool_search` tool (it has a tool of that name already).
-    #[error("cannot add tool_search: {0}")]
-    Registry(#[from] toolforge::RegistryError),
-}
-
-pub(crate) fn sqlite(context: &str) -> impl FnOnce(rusqlite::Error) -> CatalogError + '_ {
-    move |source| CatalogError::Sqlite {
-        context: context.to_owned(),
-        source,
-    }
-}
-
-/// BM25 weights of the indexed columns (FTS5 `bm25()` arguments).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Weights {
-    /// The tool's name (its words).
-    pub name: f64,
-    /// The description.
-    pub description: f64,
-    /// The capability tags.
-    pub capabilities: f64,
-    /// The keywords.
-    pub keywords: f64,
-    /// The parameters' names and descriptions.
-    pub parameters: f64,
-}
-
-impl Default for Weights {
-    /// The name 2, everything else 1. FTS5 multiplies a column's term frequency by its weight
-    /// before BM25 saturates it, so large weights (Loom's 10, 5, 3, 2) make any match in the
-    /// name or description count as fully saturated and switch off length normalisation;
-    /// small ones keep BM25 working and still favour the name.
-    fn default() -> Self {
-        Weights {
-            name: 2.0,
-            description: 1.0,
-            capabilities: 1.0,
-            keywords: 1.0,
-            parameters: 1.0,
-        }
-    }
-}
 
 /// A searchable index of tool definitions from many sources.
 ///

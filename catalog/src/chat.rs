@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::catalog::CatalogError;
+use crate::error::CatalogError;
 use crate::expand::QueryExpander;
 use crate::rerank::{RerankCandidate, Reranker};
 

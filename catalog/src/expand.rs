@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::time::Instant;
 
-use crate::catalog::CatalogError;
+use crate::error::CatalogError;
 use crate::extract::CAPABILITIES;
 use crate::words::{stem, words};
 

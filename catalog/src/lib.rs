@@ -30,6 +30,7 @@
 mod catalog;
 #[cfg(feature = "llm-openai")]
 mod chat;
+mod error;
 mod expand;
 pub mod extract;
 pub mod listing;
@@ -41,13 +42,15 @@ mod rerank;
 mod schema;
 mod search;
 mod tool_search;
+mod weights;
 mod words;
 
-pub use catalog::{Catalog, CatalogError, Weights};
+pub use catalog::Catalog;
 #[cfg(feature = "llm-openai")]
 pub use chat::{
     ChatQueryExpander, ChatReranker, ChatSettings, DEFAULT_CHAT_TIMEOUT, DEFAULT_MAX_ANSWER_BYTES,
 };
+pub use error::CatalogError;
 pub use expand::{QueryExpander, SynonymExpander};
 pub use model::{CatalogEntry, IndexReport, Source, SourceInfo, SourceKind};
 pub use rerank::{RerankCandidate, Reranker};
@@ -56,3 +59,4 @@ pub use search::{
     SearchResponse, SearchResult, Signal, SignalKind,
 };
 pub use tool_search::{TOOL_SEARCH, ToolSearch, ToolSearchArgs, ToolSearchHit, ToolSearchOutput};
+pub use weights::Weights;

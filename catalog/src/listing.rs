@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use toolforge::{ToolAnnotations, ToolDefinition, ToolRegistry};
 
-use crate::catalog::CatalogError;
+use crate::error::CatalogError;
 use crate::model::CatalogEntry;
 
 /// The longest tool name a listing may hold.

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use rmcp::{RoleClient, ServiceExt};
 
-use crate::catalog::CatalogError;
+use crate::error::CatalogError;
 use crate::listing::from_json;
 use crate::model::CatalogEntry;
 

@@ -19,7 +19,8 @@ use std::sync::Mutex;
 
 use rusqlite::Connection;
 
-use crate::catalog::{CatalogError, Weights, sqlite};
+use crate::error::{CatalogError, sqlite};
+use crate::weights::Weights;
 
 /// The indexed columns of `tools_fts`, in their order (a column's index is its `bm25()`
 /// weight's position).

@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use crate::catalog::CatalogError;
+use crate::error::CatalogError;
 
 /// A candidate tool shown to a re-ranker.
 #[derive(Debug, Clone, Copy)]

@@ -10,7 +10,8 @@ use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::catalog::{Catalog, CatalogError, sqlite};
+use crate::catalog::Catalog;
+use crate::error::{CatalogError, sqlite};
 use crate::expand::{QueryExpander, SynonymExpander, query_capabilities};
 use crate::model::SourceKind;
 use crate::rerank::RerankCandidate;

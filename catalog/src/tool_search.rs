@@ -13,7 +13,8 @@ use toolforge::{
     RegistryBuilder, RegistryError, Tool, ToolContext, ToolError, ToolHandler, ToolRegistry,
 };
 
-use crate::catalog::{Catalog, CatalogError};
+use crate::catalog::Catalog;
+use crate::error::CatalogError;
 use crate::listing;
 use crate::model::Source;
 use crate::search::{SearchMode, SearchRequest};

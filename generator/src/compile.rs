@@ -8,6 +8,7 @@ use toolforge::spec::{SchemaSpec, ToolFamily};
 use crate::config::Config;
 use crate::diagnostics::{Diagnostic, Diagnostics, Severity};
 use crate::report::Reporter;
+use crate::sqlite_check::SqliteCheck;
 
 /// How to compile a config.
 #[non_exhaustive]
@@ -27,30 +28,6 @@ pub struct CompileOptions {
     /// [`CompileOptions::check_sqlite`]). `None`: they are only scanned.
     pub sqlite_check: Option<SqliteCheck>,
 }
-
-/// A check of SQLite statements against a spec's schema: for each statement (`?N`
-/// placeholders), `None` when it prepares as a read, or what is wrong (SQLite's message).
-/// The CLI passes `toolforge::sql::check_sqlite_reads`.
-#[derive(Clone)]
-pub struct SqliteCheck(pub Arc<SqliteCheckFn>);
-
-/// The function a [`SqliteCheck`] holds: the spec and the statements in, one answer per
-/// statement out.
-pub type SqliteCheckFn = dyn Fn(&SchemaSpec, &[&str]) -> Vec<Option<String>> + Send + Sync;
-
-impl std::fmt::Debug for SqliteCheck {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("SqliteCheck")
-    }
-}
-
-impl PartialEq for SqliteCheck {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl Eq for SqliteCheck {}
 
 impl CompileOptions {
     /// Sets [`CompileOptions::sqlite_check`]: `validate` then reports a `sql.sqlite` statement

@@ -37,18 +37,20 @@ mod compile;
 mod config;
 mod diagnostics;
 mod expr;
+mod facts;
 mod ir;
+mod naming;
 mod output;
 mod report;
+mod sqlite_check;
 mod validate;
 
 pub use builder::{Builder, GenerateError};
 pub use codegen::CodegenError;
-pub use compile::{
-    CompileOptions, Compiled, SqliteCheck, SqliteCheckFn, compile_file, compile_str,
-};
+pub use compile::{CompileOptions, Compiled, compile_file, compile_str};
 pub use diagnostics::{Diagnostic, Diagnostics, Related, Severity};
 pub use output::{FileAction, OutputError, WriteReport};
+pub use sqlite_check::{SqliteCheck, SqliteCheckFn};
 
 /// Not public API: the generator's internals, for the `toolforge` CLI, the config macro and
 /// the workspace's tests and benchmarks. Nothing here follows semantic versioning.

@@ -8,7 +8,7 @@
 
 use proc_macro2::{Group, Literal, Spacing, TokenStream, TokenTree};
 
-use super::CodegenError;
+use super::error::CodegenError;
 
 /// The path generated code uses by default.
 pub const DEFAULT_CRATE_PATH: &str = "::toolforge";

@@ -11,7 +11,7 @@ use quote::quote;
 use serde_json::Value;
 use toolforge::spec::{DeclaredToolSpec, ParameterSpec, ParameterType, SchemaSpec};
 
-use super::CodegenError;
+use super::error::CodegenError;
 use super::names::{camel, field_ident, ident, type_ident};
 
 /// The `declared_tools` module, or nothing when the config declares no tool.

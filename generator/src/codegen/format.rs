@@ -2,7 +2,7 @@
 
 use proc_macro2::TokenStream;
 
-use super::CodegenError;
+use super::error::CodegenError;
 
 /// Parses `tokens` as a Rust file (so invalid output fails here, in the generator) and formats
 /// it with prettyplease, after `header`.

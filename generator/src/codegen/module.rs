@@ -5,7 +5,9 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 use toolforge::spec::SchemaSpec;
 
-use super::{CodegenError, Layout, declared_tools, records, tool_args};
+use super::error::CodegenError;
+use super::options::Layout;
+use super::{declared_tools, records, tool_args};
 
 pub(crate) fn module_tokens(
     spec: &SchemaSpec,

@@ -7,7 +7,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use toolforge::spec::{EntitySpec, FieldSpec, FieldType, SchemaSpec, ValueType};
 
-use super::CodegenError;
+use super::error::CodegenError;
 use super::names::{camel, field_ident, ident, snake, type_ident};
 
 /// The name of an entity's field enum (`Scope` → `ScopeField`), a valid identifier.

@@ -3,7 +3,7 @@
 use minijinja::{Environment, context};
 use toolforge::spec::{EntitySpec, FieldType, SchemaSpec, ValueType};
 
-use super::CodegenError;
+use super::error::CodegenError;
 use super::names::{camel, snake};
 
 const SCHEMA_SQL: &str = include_str!("../../templates/schema.sql.j2");

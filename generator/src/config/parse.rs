@@ -93,7 +93,7 @@ fn clean_message(message: &str) -> String {
 
 fn schema() -> &'static serde_json::Value {
     static SCHEMA: OnceLock<serde_json::Value> = OnceLock::new();
-    SCHEMA.get_or_init(super::json_schema)
+    SCHEMA.get_or_init(super::schema::json_schema)
 }
 
 /// Resolves `$ref`s and `anyOf`/`oneOf` wrappers (from `Option`) to the object or array schema.

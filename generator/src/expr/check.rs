@@ -7,8 +7,9 @@ use std::ops::Range;
 use toolforge::spec::{EntitySpec, FieldType, RelationshipSpec, SchemaSpec, ValueType};
 
 use super::ast::{BinOp, Expr, ExprKind};
+use super::error::{ExprError, ExprErrorKind};
+use super::field::CompiledField;
 use super::functions::{self, AggFunc, Builtin, Function, Scalar};
-use super::{CompiledField, ExprError, ExprErrorKind};
 use crate::report::did_you_mean;
 
 /// The type of a value in the expression language.

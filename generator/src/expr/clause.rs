@@ -7,8 +7,10 @@ use toolforge::spec::{SchemaSpec, ValueType};
 
 use super::ast::{Expr, ExprKind};
 use super::check::{Env, Ty};
+use super::error::{ExprError, ExprErrorKind};
+use super::field::{CompiledField, MAX_SQL_LEN};
 use super::lexer::{TokenKind, lex};
-use super::{CompiledField, ExprError, ExprErrorKind, MAX_SQL_LEN, parser, sql};
+use super::{parser, sql};
 
 /// A parameter a declared tool's clauses may name (`:name`).
 #[derive(Debug, Clone, Copy)]

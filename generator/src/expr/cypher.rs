@@ -14,8 +14,8 @@ use std::ops::Range;
 use toolforge::spec::{EntitySpec, SchemaSpec};
 
 use super::ast::{Expr, ExprKind};
+use super::error::{ExprError, ExprErrorKind};
 use super::functions::{AggFunc, Function};
-use super::{ExprError, ExprErrorKind};
 
 /// The pattern that is translated, for hints.
 pub(crate) const SUPPORTED: &str = "only the single-hop aggregate pattern `OPTIONAL MATCH (n)-[:REL]->(x:Label) RETURN count(x)` (or `sum/avg/min/max(x.field)`, or `(n)<-[:REL]-(x)`) can be translated";

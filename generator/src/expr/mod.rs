@@ -45,6 +45,8 @@ mod check;
 mod clause;
 mod cypher;
 mod deps;
+mod error;
+mod field;
 mod functions;
 mod lexer;
 mod parser;
@@ -58,87 +60,9 @@ pub use clause::{
     compile_condition as compile_declared_condition, compile_order as compile_declared_order,
     compile_rule,
 };
+pub use error::{ExprError, ExprErrorKind};
+pub use field::{CompiledField, ComputedBody, ComputedSource, MAX_SQL_LEN};
 pub use parser::MAX_DEPTH;
-
-/// The largest compiled SQL accepted for one computed field, in bytes. Computed fields that
-/// use each other are inlined, so a few fields using each other twice over could otherwise
-/// grow exponentially.
-pub const MAX_SQL_LEN: usize = 64 * 1024;
-
-/// One computed field as the config declares it.
-#[derive(Debug, Clone, Copy)]
-pub struct ComputedSource<'a> {
-    /// The field's name.
-    pub name: &'a str,
-    /// The declared result type as written in the config (`number`, `boolean`, ...).
-    pub declared_type: &'a str,
-    /// What computes it.
-    pub body: ComputedBody<'a>,
-}
-
-/// The body of a computed field.
-#[non_exhaustive]
-#[derive(Debug, Clone, Copy)]
-pub enum ComputedBody<'a> {
-    /// `expression:` in the expression language.
-    Expression(&'a str),
-    /// `cypher:`: only single-hop aggregate patterns can be translated.
-    Cypher(&'a str),
-    /// `sql:`: a trusted raw SQLite fragment over the row alias `n`.
-    Sql(&'a str),
-}
-
-/// A successfully compiled computed field.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CompiledField {
-    /// The field's name.
-    pub name: String,
-    /// The inferred result type (checked against the declared one).
-    pub ty: ValueType,
-    /// The SQLite expression over the row alias `n`, computed fields it references inlined.
-    pub sql: String,
-    /// The same expression with bare column names, for a generated column; `None` when the
-    /// expression is not row-local (aggregates over relationships, `now()`), which is what
-    /// `materialized` needs.
-    pub row_local_sql: Option<String>,
-    /// The same expression for PostgreSQL, when it is not `sql` itself.
-    pub postgres_sql: Option<String>,
-    /// The canonical source text, for descriptions (the translated form for `cypher:`).
-    pub source: String,
-}
-
-/// Why a computed field could not be compiled: `computed field `name`: message (hint)`.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("computed field `{field}`: {message}{}", .hint.as_ref().map(|hint| format!(" ({hint})")).unwrap_or_default())]
-pub struct ExprError {
-    /// The computed field the error belongs to.
-    pub field: String,
-    /// What kind of problem this is.
-    pub kind: ExprErrorKind,
-    /// The problem, naming the offending operand / name.
-    pub message: String,
-    /// How to fix it (a did-you-mean, the rewrite to use...).
-    pub hint: Option<String>,
-    /// Byte range inside the body text that is wrong (`0..0` when it is the whole field).
-    pub span: std::ops::Range<usize>,
-}
-
-/// The category of an [`ExprError`].
-#[non_exhaustive]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExprErrorKind {
-    /// The text does not parse.
-    Syntax,
-    /// A name that is no field, computed field, relationship or function.
-    UnknownName,
-    /// Operand types do not fit the operator or function, or the declared type.
-    Type,
-    /// Computed fields referring to each other in a cycle.
-    Cycle,
-    /// A `cypher:` body that is not a translatable single-hop aggregate (a warning in
-    /// non-strict mode: the field is left out).
-    UntranslatableCypher,
-}
 
 /// Compiles every computed field of `entity` (an entity of `schema`, whose stored fields and
 /// relationships are filled in) in declaration order. One result per input, same order.

@@ -17,7 +17,9 @@ use crate::diagnostics::Severity;
 use crate::expr::{
     CompiledClause, ExprError, ParamSource, compile_declared_condition, compile_declared_order,
 };
+use crate::naming::is_identifier;
 use crate::report::{Reporter, suggestion};
+use crate::sqlite_check::SqliteCheck;
 
 pub(super) fn lower_declared_tools(config: &Config, spec: &mut SchemaSpec, r: &mut Reporter<'_>) {
     let Some(declared) = config
@@ -387,7 +389,7 @@ fn lower_parameters(
     let mut out = Vec::new();
     for (name, param) in tool.parameters.iter().flatten() {
         let path = format!("{base}.parameters.{name}");
-        if !crate::validate::is_identifier(name) {
+        if !is_identifier(name) {
             r.at(
                 Severity::Error,
                 &path,
@@ -556,7 +558,7 @@ fn check_from_context(
     r: &mut Reporter<'_>,
 ) -> Option<String> {
     let context = param.from_context.as_deref()?.trim();
-    if !crate::validate::is_identifier(context) {
+    if !is_identifier(context) {
         r.error(
             &format!("{path}.from_context"),
             format!("`{context}` is not a valid context value name"),
@@ -670,7 +672,7 @@ fn looks_like_date(text: &str) -> bool {
 pub(crate) fn check_sqlite_statements(
     config: &Config,
     spec: &SchemaSpec,
-    check: &crate::compile::SqliteCheck,
+    check: &SqliteCheck,
     r: &mut Reporter<'_>,
 ) {
     let declared = config

@@ -5,6 +5,7 @@
 use toolforge::spec::{EmbeddingProvider, EmbeddingSpec, SchemaSpec, Similarity, VectorIndexSpec};
 
 use crate::config::Config;
+use crate::facts::provider_name;
 
 /// The similarity a config names (cosine when absent or unknown; unknown names are reported
 /// by the validator).
@@ -14,37 +15,6 @@ pub(crate) fn similarity(name: Option<&str>) -> Similarity {
         Some("euclidean") => Similarity::Euclidean,
         _ => Similarity::Cosine,
     }
-}
-
-/// The provider name a config gives, first of: `toolforge.embeddings.provider`,
-/// `embedding.provider`, `embeddings.provider`, the first vector index's `provider`.
-pub(crate) fn provider_name(config: &Config) -> Option<&str> {
-    let options = config
-        .toolforge
-        .as_ref()
-        .and_then(|t| t.embeddings.as_ref());
-    options
-        .and_then(|o| o.provider.as_deref())
-        .or_else(|| {
-            config
-                .embedding
-                .as_ref()
-                .and_then(|e| e.provider.as_deref())
-        })
-        .or_else(|| {
-            config
-                .embeddings
-                .as_ref()
-                .and_then(|e| e.provider.as_deref())
-        })
-        .or_else(|| {
-            config.entities.iter().find_map(|entity| {
-                entity
-                    .all_vector_indexes()
-                    .into_iter()
-                    .find_map(|(_, index)| index.provider.as_deref())
-            })
-        })
 }
 
 /// The embedding settings, when the config names a provider toolforge has.

@@ -6,9 +6,9 @@ use toolforge::spec::{
     SchemaSpec, VectorIndexSpec,
 };
 
-use super::table_name;
 use crate::config::{Config, Entity, Field};
-use crate::validate::{DEFAULT_VECTOR_COLUMN, stored_field_names};
+use crate::facts::{DEFAULT_VECTOR_COLUMN, stored_field_names, text_fields};
+use crate::naming::table_name;
 
 /// The spec type of a config type name, if it is one.
 pub(crate) fn field_type(name: &str) -> Option<FieldType> {
@@ -101,7 +101,7 @@ pub(super) fn lower_entity(entity: &Entity) -> EntitySpec {
 /// `full_text_index`, with the fields the validator accepted (weights default to 1).
 fn lower_full_text(entity: &Entity) -> Option<FullTextSpec> {
     let index = entity.full_text_index.as_ref()?;
-    let text = crate::validate::full_text_fields(entity);
+    let text = text_fields(entity);
     let mut fields: Vec<FullTextField> = Vec::new();
     for name in &index.fields {
         if text.contains(&name.as_str()) && !fields.iter().any(|f| &f.name == name) {

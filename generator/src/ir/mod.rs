@@ -11,47 +11,15 @@ mod declared;
 pub(crate) use declared::check_sqlite_statements;
 pub(crate) mod declared_sql;
 mod embeddings;
-
-/// The embedding provider a config names, when toolforge has it.
-pub(crate) fn embedding_provider(
-    config: &crate::config::Config,
-) -> Option<toolforge::spec::EmbeddingProvider> {
-    embeddings::provider_name(config).and_then(toolforge::spec::EmbeddingProvider::from_name)
-}
 mod entities;
 mod relationships;
 
-use heck::ToSnakeCase;
 use toolforge::spec::SchemaSpec;
 
 use crate::config::Config;
 use crate::report::Reporter;
 
-/// The table of an entity: its name in snake_case (`ExternalLibrary` → `external_library`).
-///
-/// ```
-/// assert_eq!(toolforge_generator::__private::ir::table_name("ExternalLibrary"), "external_library");
-/// ```
-pub fn table_name(entity: &str) -> String {
-    entity.to_snake_case()
-}
-
-/// The edge table of a relationship: `<source_table>__<type_snake>__<target_table>`.
-///
-/// ```
-/// assert_eq!(
-///     toolforge_generator::__private::ir::edge_table_name("Scope", "DEFINED_IN", "File"),
-///     "scope__defined_in__file"
-/// );
-/// ```
-pub fn edge_table_name(source: &str, rel_type: &str, target: &str) -> String {
-    format!(
-        "{}__{}__{}",
-        table_name(source),
-        rel_type.to_snake_case(),
-        table_name(target)
-    )
-}
+pub use crate::naming::{edge_table_name, table_name};
 
 /// The serving settings: `mcp:` and `toolforge.toolsets`.
 fn mcp_spec(config: &Config) -> toolforge::spec::McpSpec {

@@ -3,9 +3,9 @@
 
 use toolforge::spec::RelationshipSpec;
 
-use super::edge_table_name;
 use super::entities::lower_field;
 use crate::config::{Config, Direction};
+use crate::naming::edge_table_name;
 
 pub(super) fn lower_relationships(config: &Config) -> Vec<RelationshipSpec> {
     let defined = |name: &str| config.entities.iter().any(|e| e.name == name);

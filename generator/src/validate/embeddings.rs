@@ -3,8 +3,8 @@
 
 use toolforge::spec::EmbeddingProvider;
 
-use super::stored_field_names;
 use crate::config::Config;
+use crate::facts::{DEFAULT_VECTOR_COLUMN, embedding_provider, stored_field_names};
 use crate::report::{Reporter, did_you_mean, suggestion};
 
 pub(super) fn check(config: &Config, r: &mut Reporter<'_>) {
@@ -68,7 +68,7 @@ fn check_provider(config: &Config, r: &mut Reporter<'_>) {
     let Some(options) = options else {
         return;
     };
-    let provider = crate::ir::embedding_provider(config);
+    let provider = embedding_provider(config);
     if provider == Some(EmbeddingProvider::Local) && options.model_path.is_none() {
         r.error(
             "toolforge.embeddings",
@@ -154,11 +154,7 @@ fn check_pipelines(config: &Config, r: &mut Reporter<'_>) {
                 continue;
             }
             let existing = entity.all_vector_indexes().into_iter().any(|(_, index)| {
-                index
-                    .field
-                    .as_deref()
-                    .unwrap_or(super::DEFAULT_VECTOR_COLUMN)
-                    == pipeline.target_property
+                index.field.as_deref().unwrap_or(DEFAULT_VECTOR_COLUMN) == pipeline.target_property
             });
             if existing {
                 continue;

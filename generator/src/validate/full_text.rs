@@ -3,25 +3,9 @@
 
 use toolforge::spec::Analyzer;
 
-use super::stored_field_names;
-use crate::config::{Config, Entity};
+use crate::config::Config;
+use crate::facts::{TEXT_TYPES, stored_field_names, text_fields};
 use crate::report::{Reporter, suggestion};
-
-/// Config types a full-text index can search: their values are text.
-pub(crate) const TEXT_TYPES: [&str; 3] = ["string", "enum", "array<string>"];
-
-/// The stored fields of `entity` a full-text index may list (text fields; the unique field is
-/// text even when it is not listed).
-pub(crate) fn text_fields(entity: &Entity) -> Vec<&str> {
-    stored_field_names(entity)
-        .into_iter()
-        .filter(|name| {
-            entity
-                .field(name)
-                .is_none_or(|field| TEXT_TYPES.contains(&field.ty.as_str()))
-        })
-        .collect()
-}
 
 pub(super) fn check(config: &Config, r: &mut Reporter<'_>) {
     for (i, entity) in config.entities.iter().enumerate() {

@@ -24,11 +24,10 @@ mod storage;
 mod types;
 mod vectors;
 
-pub(crate) use full_text::text_fields as full_text_fields;
-pub(crate) use vectors::DEFAULT_VECTOR_COLUMN;
-
 use crate::config::Config;
 use crate::report::Reporter;
+
+pub use crate::naming::is_identifier;
 
 /// Runs every rule on `config`.
 pub(crate) fn validate(config: &Config, reporter: &mut Reporter<'_>) {
@@ -61,41 +60,5 @@ pub(crate) fn validate_spec(
     if reporter.error_count() == 0 {
         storage::check(config, spec, reporter);
         serving::check(config, spec, serving, reporter);
-    }
-}
-
-/// True for names usable as identifiers in every generated language: an ASCII letter or `_`
-/// followed by letters, digits or `_`. Keywords (`type`, `self`, `order`) are valid names.
-pub fn is_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-/// The names a field reference may use on an entity: stored fields and the unique field.
-pub(crate) fn stored_field_names(entity: &crate::config::Entity) -> Vec<&str> {
-    let mut names: Vec<&str> = entity
-        .searchable_fields
-        .iter()
-        .map(|f| f.name.as_str())
-        .collect();
-    if !names.contains(&entity.unique_field()) {
-        names.insert(0, entity.unique_field());
-    }
-    names
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_identifier;
-
-    #[test]
-    fn identifiers() {
-        for ok in ["Scope", "_x", "startLine", "type", "self", "order", "a1"] {
-            assert!(is_identifier(ok), "{ok}");
-        }
-        for bad in ["", "1a", "my field", "a-b", "é", "a.b"] {
-            assert!(!is_identifier(bad), "{bad}");
-        }
     }
 }

@@ -7,10 +7,10 @@ use std::collections::HashMap;
 
 use toolforge::sql::ddl::{EDGE_COLUMNS, is_reserved_name};
 
-use super::{DEFAULT_VECTOR_COLUMN, is_identifier};
 use crate::codegen::names::{camel, snake};
 use crate::config::Config;
-use crate::ir::table_name;
+use crate::facts::DEFAULT_VECTOR_COLUMN;
+use crate::naming::{is_identifier, table_name};
 use crate::report::Reporter;
 
 const IDENTIFIER_HINT: &str =

@@ -6,9 +6,9 @@
 //! properties the ingestion adapter creates without declaring them. `--strict` makes it an
 //! error.
 
-use super::stored_field_names;
 use crate::config::{Config, DEFAULT_UNIQUE_FIELD, Entity};
 use crate::diagnostics::Severity;
+use crate::facts::stored_field_names;
 use crate::report::{Reporter, did_you_mean, suggestion};
 
 /// Reports `name` (at `path`) if it is none of `names`.

@@ -1,17 +1,14 @@
 //! Vector indexes: positive dimensions, known source fields, similarity functions, one
 //! column per index.
 
-use super::stored_field_names;
 use crate::config::Config;
 use crate::config::spans::At;
 use crate::diagnostics::Severity;
+use crate::facts::{DEFAULT_VECTOR_COLUMN, stored_field_names};
 use crate::report::{Reporter, did_you_mean, suggestion};
 
 /// Similarity functions a vector index may use.
 pub(crate) const SIMILARITIES: [&str; 3] = ["cosine", "euclidean", "dot"];
-
-/// The embedding column of an index without `field`.
-pub(crate) const DEFAULT_VECTOR_COLUMN: &str = "embedding";
 
 pub(super) fn check(config: &Config, r: &mut Reporter<'_>) {
     for (i, entity) in config.entities.iter().enumerate() {
