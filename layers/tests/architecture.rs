@@ -1,0 +1,154 @@
+//! The project's own architecture, checked from source: which modules may import which.
+//!
+//! Each test is one rule over one crate of the workspace, and reads as the rule it keeps
+//! (`docs/DESIGN.md`, "Layers", says the same in prose). A failure prints the offending imports
+//! as `from -> to (file:line)`; `cargo run -p toolforge-layers -- runtime/src --prefix sql`
+//! shows the whole graph around them.
+
+use std::path::PathBuf;
+
+use toolforge_layers::{Error, Rule, acyclic, cfg_confined, check};
+
+/// The `src/` directory of a workspace crate (`runtime`, `generator`, `catalog`).
+fn src(krate: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(krate)
+        .join("src")
+}
+
+/// The layers of the SQL engine (`runtime/src/sql`), bottom first: a module imports modules of
+/// its own layer and of the layers below, never above.
+const SQL_LAYERS: &[&[&str]] = &[
+    // SQL text and values, without a connection: identifiers, lexing, names, globs, dates,
+    // DDL (the generator writes `schema.sql` from it without linking SQLite), schema
+    // comparison, the full-text query language and tokenizer, the names tool arguments take.
+    &[
+        "sql::ident",
+        "sql::lex",
+        "sql::names",
+        "sql::glob",
+        "sql::dates",
+        "sql::value",
+        "sql::ddl",
+        "sql::schema_diff",
+        "sql::full_text::query",
+        "sql::full_text::sqlite_ddl",
+        "sql::full_text::tokens",
+        "sql::arg_name",
+    ],
+    // The backend layer, which names no backend: the dialect, the execution error, the reader
+    // and writer traits, the import sink.
+    &["sql::backend"],
+    // What both backends and the services share above that layer.
+    &[
+        "sql::database::error",
+        "sql::handler_error",
+        "sql::full_text::pg_tables",
+        "sql::vectors",
+    ],
+    // The backends, one folder each.
+    &["sql::sqlite", "sql::postgres"],
+    // The one dispatch point: the database handle, which opens either backend.
+    &["sql::database"],
+    // The engine's services over any backend.
+    &[
+        "sql::query",
+        "sql::full_text",
+        "sql::access",
+        "sql::embeddings",
+        "sql::changes",
+        "sql::import",
+        "sql::records",
+        "sql::describe",
+    ],
+    // The database tools, grouped by family.
+    &["sql::tools"],
+    // The standard registry of the tools.
+    &["sql::registry"],
+];
+
+#[test]
+fn the_sql_engine_has_no_import_cycles() -> Result<(), Error> {
+    acyclic(src("runtime"), "sql")
+}
+
+#[test]
+fn the_sql_engine_is_layered() -> Result<(), Error> {
+    check(src("runtime"), &[Rule::Layers(SQL_LAYERS)])
+}
+
+#[test]
+fn the_backend_layer_and_the_services_name_no_backend_driver() -> Result<(), Error> {
+    let servers = ["tokio_postgres", "deadpool_postgres"];
+    check(
+        src("runtime"),
+        &[
+            Rule::ForbiddenCrates {
+                under: "sql::backend",
+                crates: &["rusqlite", "tokio_postgres", "deadpool_postgres"],
+            },
+            Rule::ForbiddenCrates {
+                under: "sql::tools",
+                crates: &servers,
+            },
+            Rule::ForbiddenCrates {
+                under: "sql::query",
+                crates: &servers,
+            },
+            Rule::ForbiddenCrates {
+                under: "sql::full_text",
+                crates: &servers,
+            },
+            Rule::ForbiddenCrates {
+                under: "sql::import",
+                crates: &servers,
+            },
+            Rule::ForbiddenCrates {
+                under: "sql::access",
+                crates: &servers,
+            },
+        ],
+    )
+}
+
+#[test]
+fn postgres_cfgs_stay_in_the_backend_folders_and_the_dispatch_point() -> Result<(), Error> {
+    // Relative to runtime/src: the PostgreSQL backend's folder, the database handle that opens
+    // either backend, and the line that declares the backend's module.
+    cfg_confined(
+        src("runtime"),
+        "postgres",
+        &["sql/postgres/", "sql/database/mod.rs", "sql/mod.rs"],
+    )
+}
+
+#[test]
+fn the_generator_has_no_import_cycles() -> Result<(), Error> {
+    acyclic(src("generator"), "")
+}
+
+#[test]
+fn the_catalog_has_no_import_cycles() -> Result<(), Error> {
+    acyclic(src("catalog"), "")
+}
+
+/// The checks above read real trees: the crates load without warnings.
+#[test]
+fn every_checked_crate_loads() {
+    for krate in ["runtime", "generator", "catalog"] {
+        let graph = toolforge_layers::CrateGraph::load(src(krate))
+            .unwrap_or_else(|error| panic!("{krate}: {error}"));
+        assert!(
+            graph.file_modules().len() > 5 && !graph.edges().is_empty(),
+            "{krate}: {} modules, {} edges",
+            graph.file_modules().len(),
+            graph.edges().len()
+        );
+        assert!(
+            graph.warnings().is_empty(),
+            "{krate}: {:?}",
+            graph.warnings()
+        );
+    }
+}
