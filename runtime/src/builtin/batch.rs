@@ -23,9 +23,10 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use crate::limits::{json_len, timed_out};
+use crate::registry::RegistryBound;
 use crate::{
-    CallBudget, ErrorCode, Tool, ToolAnnotations, ToolContext, ToolDefinition, ToolError,
-    ToolFuture, ToolRegistry,
+    CallBudget, ErrorCode, RegistryBuilder, RegistryError, Tool, ToolAnnotations, ToolContext,
+    ToolDefinition, ToolError, ToolFuture, ToolRegistry,
 };
 
 /// The name the batch tool is registered under.
@@ -116,19 +117,6 @@ impl BatchTool {
             registry: OnceLock::new(),
             bound_definition: OnceLock::new(),
         }
-    }
-
-    /// Binds the tool to its registry, whose other tools have `reachable` as definitions
-    /// (once; later binds are ignored).
-    pub(crate) fn bind<'a>(
-        &self,
-        registry: Weak<ToolRegistry>,
-        reachable: impl IntoIterator<Item = &'a ToolDefinition>,
-    ) {
-        let _ = self.registry.set(registry);
-        let mut definition = self.definition.clone();
-        definition.annotations = Self::annotations_reaching(reachable);
-        let _ = self.bound_definition.set(definition);
     }
 
     /// The definition of a batch tool with `config` in a registry whose other tools have
@@ -297,6 +285,49 @@ impl Tool for BatchTool {
 
     fn call<'a>(&'a self, arguments: Value, _context: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(self.run(arguments))
+    }
+}
+
+impl RegistryBound for BatchTool {
+    /// Binds the tool to its registry, whose other tools have `reachable` as definitions
+    /// (once; later binds are ignored).
+    fn bind(
+        &self,
+        registry: Weak<ToolRegistry>,
+        reachable: &mut dyn Iterator<Item = &ToolDefinition>,
+    ) {
+        let _ = self.registry.set(registry);
+        let mut definition = self.definition.clone();
+        definition.annotations = Self::annotations_reaching(reachable);
+        let _ = self.bound_definition.set(definition);
+    }
+
+    fn unbound(&self) -> Arc<dyn RegistryBound> {
+        Arc::new(BatchTool::new(self.config.clone()))
+    }
+}
+
+impl RegistryBuilder {
+    /// Registers the built-in tools with default limits: `batch` ([`BatchConfig::default`]).
+    /// Unknown names are always answered by [`InvalidTool`](crate::InvalidTool).
+    pub fn with_builtins(self) -> Result<Self, RegistryError> {
+        self.with_batch(BatchConfig::default())
+    }
+
+    /// Registers the `batch` tool with the given limits.
+    pub fn with_batch(mut self, config: BatchConfig) -> Result<Self, RegistryError> {
+        self.add_bound(Arc::new(BatchTool::new(config)))?;
+        Ok(self)
+    }
+}
+
+impl ToolRegistry {
+    /// The standard way to start: a builder with the built-in `batch` tool registered.
+    ///
+    /// Fails only if called on a builder that already has a tool named `batch`, which a fresh
+    /// one never has; the `Result` keeps the signature uniform with the other builder steps.
+    pub fn standard() -> Result<RegistryBuilder, RegistryError> {
+        RegistryBuilder::default().with_builtins()
     }
 }
 

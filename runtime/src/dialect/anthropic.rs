@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::{fit_description, normalize_object_root};
+use super::normalize::{fit_description, normalize_object_root};
 use crate::ToolDefinition;
 
 /// `{name, description, input_schema}`; the schema keeps `$defs`/`$ref`, which Anthropic

@@ -10,7 +10,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Dialect, export};
+use super::format::{Dialect, export};
 use crate::ToolDefinition;
 
 /// The type of Anthropic's BM25 tool search tool.

@@ -22,7 +22,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{description_with_default, fit_description, normalize_object_root};
+use super::normalize::{description_with_default, fit_description, normalize_object_root};
 use crate::ToolDefinition;
 
 /// How deep the converter follows nested schemas before writing the rest as JSON text.

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{fit_description, normalize_object_root};
+use super::normalize::{fit_description, normalize_object_root};
 use crate::ToolDefinition;
 
 /// `{name, title, description, inputSchema, outputSchema?, annotations}`.

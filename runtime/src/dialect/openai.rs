@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
+use super::normalize::{fit_description, normalize_object_root};
 use super::openai_strict::to_openai_strict;
-use super::{fit_description, normalize_object_root};
 use crate::ToolDefinition;
 
 /// The parameters and the strict flag: the strict form when the schema can be made strict,

@@ -36,7 +36,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
 
-use super::{description_with_default, normalize_object_root};
+use super::normalize::{description_with_default, normalize_object_root};
 
 /// The string formats strict mode supports.
 pub const SUPPORTED_FORMATS: [&str; 9] = [

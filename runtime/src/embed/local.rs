@@ -12,7 +12,8 @@ use candle_nn::VarBuilder;
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
 use super::bert::{Config, Encoder};
-use super::{EmbedError, Embedder, normalize};
+use super::embedder::{Embedder, normalize};
+use super::error::EmbedError;
 
 /// Texts run through the model at once (the deadline is checked between them).
 const FORWARD_BATCH: usize = 32;

@@ -3,7 +3,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::{EmbedError, Embedder};
+use super::embedder::Embedder;
+use super::error::EmbedError;
 use crate::spec::{EmbeddingProvider, EmbeddingSpec};
 
 /// The embedder `spec` describes, with a relative `model_path` read from the working folder.

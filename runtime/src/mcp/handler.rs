@@ -1,4 +1,4 @@
-//! The rmcp [`ServerHandler`] of an [`super::McpServer`]: `tools/list` and `tools/call`.
+//! The rmcp [`ServerHandler`] of an [`McpServer`]: `tools/list` and `tools/call`.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -12,11 +12,11 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use serde_json::Value;
 
-use super::{Served, Shared};
+use super::server::{McpServer, Served, Shared};
 use crate::limits::DEFAULT_TIMEOUT;
 use crate::{ContextValues, ErrorCode, ToolError, ToolResult};
 
-/// Answers MCP requests with the tools of an [`super::McpServer`]. Clones share the server.
+/// Answers MCP requests with the tools of an [`McpServer`]. Clones share the server.
 #[derive(Clone)]
 pub struct McpHandler {
     shared: Arc<Shared>,
@@ -30,8 +30,15 @@ impl std::fmt::Debug for McpHandler {
     }
 }
 
+impl McpServer {
+    /// The rmcp handler of this server, for transports of your own.
+    pub fn handler(&self) -> McpHandler {
+        McpHandler::new(self.shared.clone())
+    }
+}
+
 impl McpHandler {
-    pub(super) fn new(shared: Arc<Shared>) -> McpHandler {
+    fn new(shared: Arc<Shared>) -> McpHandler {
         McpHandler { shared }
     }
 

@@ -22,7 +22,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use super::{McpServer, ServeError};
+use super::server::{McpServer, ServeError};
 
 /// Settings of the Streamable HTTP transport.
 #[non_exhaustive]

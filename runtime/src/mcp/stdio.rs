@@ -1,13 +1,16 @@
 //! Serving over stdio: one client, newline-delimited JSON-RPC on stdin and stdout. Nothing
 //! else may write to stdout (logs go to stderr).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::ServiceExt;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::CancellationToken;
 
-use super::{McpServer, ServeError, shutdown_signal};
+use super::server::{McpServer, ServeError};
+use super::shutdown::shutdown_signal;
+use crate::ToolRegistry;
 use crate::limits::DEFAULT_TIMEOUT;
 
 impl McpServer {
@@ -66,5 +69,14 @@ impl McpServer {
             .filter_map(|name| registry.limits_for(name).timeout)
             .max()
             .unwrap_or(DEFAULT_TIMEOUT)
+    }
+}
+
+impl ToolRegistry {
+    /// Serves this registry over MCP on stdio until the client closes it or the process gets
+    /// SIGINT / SIGTERM (running calls finish first). See [`McpServer`] to name the server
+    /// or serve over HTTP.
+    pub async fn serve_stdio(self: &Arc<Self>) -> Result<(), ServeError> {
+        McpServer::new(self.clone()).serve_stdio().await
     }
 }

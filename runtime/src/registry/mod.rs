@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::arguments::ArgumentValidator;
-use crate::builtin::{BatchConfig, BatchTool, InvalidTool};
+use crate::builtin::InvalidTool;
 use crate::dialect::{self, Dialect};
 use crate::limits::{json_len, too_large};
 use crate::{CallBudget, CallLimits, Tool, ToolContext, ToolDefinition, ToolError, ToolResult};
@@ -80,6 +80,22 @@ struct Entry {
     validator: Arc<ArgumentValidator>,
 }
 
+/// A tool that calls back into the registry it belongs to, as the built-in `batch` does: the
+/// registry binds it when built, and makes a fresh one with the same settings for each
+/// registry derived from it ([`ToolRegistry::subset`], [`ToolRegistry::to_builder`]).
+pub(crate) trait RegistryBound: Tool {
+    /// Binds the tool to its registry, whose tools have `reachable` as definitions (once;
+    /// later binds are ignored).
+    fn bind(
+        &self,
+        registry: Weak<ToolRegistry>,
+        reachable: &mut dyn Iterator<Item = &ToolDefinition>,
+    );
+
+    /// A tool with the same settings, not yet bound to a registry.
+    fn unbound(&self) -> Arc<dyn RegistryBound>;
+}
+
 /// Collects tools and settings; [`RegistryBuilder::build`] makes the [`ToolRegistry`].
 ///
 /// Get one from [`ToolRegistry::builder`] (empty) or [`ToolRegistry::standard`] (with the
@@ -91,7 +107,7 @@ pub struct RegistryBuilder {
     context: ToolContext,
     limits: CallLimits,
     tool_limits: HashMap<String, CallLimits>,
-    batch: Option<Arc<BatchTool>>,
+    batch: Option<Arc<dyn RegistryBound>>,
     read_only: bool,
 }
 
@@ -157,18 +173,12 @@ impl RegistryBuilder {
         self.entries.push(Entry { tool, validator });
     }
 
-    /// Registers the built-in tools with default limits: `batch` ([`BatchConfig::default`]).
-    /// Unknown names are always answered by [`InvalidTool`].
-    pub fn with_builtins(self) -> Result<Self, RegistryError> {
-        self.with_batch(BatchConfig::default())
-    }
-
-    /// Registers the `batch` tool with the given limits.
-    pub fn with_batch(mut self, config: BatchConfig) -> Result<Self, RegistryError> {
-        let batch = Arc::new(BatchTool::new(config));
-        self.add(batch.clone())?;
-        self.batch = Some(batch);
-        Ok(self)
+    /// Adds the tool bound to the registry when it is built (the built-in `batch`), with the
+    /// checks of [`RegistryBuilder::register`].
+    pub(crate) fn add_bound(&mut self, tool: Arc<dyn RegistryBound>) -> Result<(), RegistryError> {
+        self.add(tool.clone())?;
+        self.batch = Some(tool);
+        Ok(())
     }
 
     /// The shared state handed to every call (replaces any previous context).
@@ -313,7 +323,7 @@ impl RegistryBuilder {
             if let Some(batch) = &batch {
                 batch.bind(
                     weak.clone(),
-                    entries.iter().map(|entry| entry.tool.definition()),
+                    &mut entries.iter().map(|entry| entry.tool.definition()),
                 );
             }
             ToolRegistry {
@@ -388,7 +398,7 @@ pub struct ToolRegistry {
     limits: CallLimits,
     tool_limits: HashMap<String, CallLimits>,
     invalid: InvalidTool,
-    batch: Option<Arc<BatchTool>>,
+    batch: Option<Arc<dyn RegistryBound>>,
     read_only: bool,
 }
 
@@ -456,17 +466,12 @@ impl ToolRegistry {
             if !keep(definition) {
                 continue;
             }
-            let is_batch = self
+            let batch = self
                 .batch
                 .as_ref()
-                .is_some_and(|batch| batch.definition().name == definition.name);
-            if is_batch {
-                let batch = Arc::new(BatchTool::new(
-                    self.batch
-                        .as_ref()
-                        .map(|b| b.config().clone())
-                        .unwrap_or_default(),
-                ));
+                .filter(|batch| batch.definition().name == definition.name);
+            if let Some(batch) = batch {
+                let batch = batch.unbound();
                 builder.batch = Some(batch.clone());
                 builder.push(batch, entry.validator.clone());
             } else {
@@ -482,14 +487,6 @@ impl ToolRegistry {
     /// An empty builder (no built-in tools).
     pub fn builder() -> RegistryBuilder {
         RegistryBuilder::default()
-    }
-
-    /// The standard way to start: a builder with the built-in `batch` tool registered.
-    ///
-    /// Fails only if called on a builder that already has a tool named `batch`, which a fresh
-    /// one never has; the `Result` keeps the signature uniform with the other builder steps.
-    pub fn standard() -> Result<RegistryBuilder, RegistryError> {
-        RegistryBuilder::default().with_builtins()
     }
 
     /// The number of tools.

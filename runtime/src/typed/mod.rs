@@ -8,8 +8,8 @@
 //!
 //! [`TypedTool`] joins them into a [`Tool`] a registry can hold.
 
-mod arguments;
 mod derive_spec;
+mod deserialize;
 mod schema;
 
 use std::fmt;
@@ -22,8 +22,8 @@ use serde_json::Value;
 
 use crate::{Tool, ToolContext, ToolDefinition, ToolError, ToolFuture};
 
-pub use arguments::deserialize_arguments;
 pub use derive_spec::DeriveSpec;
+pub use deserialize::deserialize_arguments;
 pub use schema::{input_schema_for, output_schema_for};
 
 /// What a typed tool does: implemented by the user on the arguments struct.

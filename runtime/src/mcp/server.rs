@@ -1,0 +1,372 @@
+//! [`McpServer`]: one registry served over MCP, with its identity and settings, the state its
+//! connections share, and the tools it serves now.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use rmcp::service::{Peer, RoleServer};
+use tokio::sync::Semaphore;
+
+use super::convert;
+use crate::ToolRegistry;
+use crate::spec::McpSpec;
+
+/// How a server pages, caches and bounds its work.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct McpOptions {
+    /// Tools per `tools/list` page (default 100).
+    pub page_size: usize,
+    /// Calls running at once; further calls wait for a free slot within their deadline
+    /// (default 64).
+    pub max_concurrent_calls: usize,
+    /// How long a client may cache `tools/list` (`ttlMs`, default 5 minutes; 0 when the
+    /// tools may change, see [`McpServer::replace_registry`]).
+    pub list_ttl: Duration,
+}
+
+impl Default for McpOptions {
+    fn default() -> Self {
+        McpOptions {
+            page_size: 100,
+            max_concurrent_calls: 64,
+            list_ttl: Duration::from_secs(300),
+        }
+    }
+}
+
+/// Why a server could not start or stopped.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// `mcp.tools` or a toolset names a tool the registry does not have.
+    #[error("{what} names `{name}`, which is not a tool of the registry served{hint}")]
+    UnknownTool {
+        /// Where the name comes from (`mcp.tools`, `toolset lookup`).
+        what: String,
+        /// The name.
+        name: String,
+        /// ` (did you mean ...?)` or empty.
+        hint: String,
+    },
+    /// No toolset has this name.
+    #[error("there is no toolset `{name}`; {available}")]
+    UnknownToolset {
+        /// The name asked for.
+        name: String,
+        /// The toolsets there are.
+        available: String,
+    },
+    /// The transport failed (stdio closed during the handshake, an address in use, ...).
+    #[error("the MCP transport failed: {0}")]
+    Transport(String),
+}
+
+/// An MCP server over one [`ToolRegistry`]. Cheap to clone: clones serve the same tools.
+#[derive(Clone)]
+pub struct McpServer {
+    pub(super) shared: Arc<Shared>,
+}
+
+/// What every connection of a server shares.
+pub(super) struct Shared {
+    served: RwLock<Arc<Served>>,
+    pub(super) settings: Settings,
+    pub(super) calls: Arc<Semaphore>,
+    draining: AtomicBool,
+    peers: Mutex<Vec<Peer<RoleServer>>>,
+    /// Open `subscriptions/listen` streams of 2026-07-28 clients, by request id.
+    listeners: Mutex<Vec<(String, rmcp::service::SubscriptionSink)>>,
+}
+
+/// What a server says about itself and how it bounds its work; fixed once it serves.
+#[derive(Clone)]
+pub(super) struct Settings {
+    pub(super) identity: rmcp::model::Implementation,
+    pub(super) instructions: Option<String>,
+    pub(super) options: McpOptions,
+    /// The tools `tools/list` lists, when not all (progressive discovery); every tool of the
+    /// registry stays callable.
+    listed: Option<Arc<[String]>>,
+    /// Context values read from each call's HTTP request: (value name, header name).
+    pub(super) context_headers: Arc<[(String, String)]>,
+}
+
+/// The tools served now: the registry and its MCP definitions, converted once.
+pub(super) struct Served {
+    pub(super) registry: Arc<ToolRegistry>,
+    pub(super) tools: Vec<rmcp::model::Tool>,
+}
+
+impl Served {
+    fn new(registry: Arc<ToolRegistry>, listed: Option<&[String]>) -> Arc<Served> {
+        let mut tools = convert::tools(&registry);
+        if let Some(listed) = listed {
+            tools.retain(|tool| listed.iter().any(|name| *name == tool.name));
+        }
+        Arc::new(Served { registry, tools })
+    }
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServer")
+            .field("name", &self.shared.settings.identity.name)
+            .field("tools", &self.registry().len())
+            .field("options", &self.shared.settings.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpServer {
+    /// A server of every tool of `registry`, named `toolforge` with the crate's version.
+    pub fn new(registry: Arc<ToolRegistry>) -> McpServer {
+        McpServer::build(
+            Served::new(registry, None),
+            Settings {
+                identity: rmcp::model::Implementation::new("toolforge", env!("CARGO_PKG_VERSION")),
+                instructions: None,
+                options: McpOptions::default(),
+                listed: None,
+                context_headers: Arc::from([]),
+            },
+        )
+    }
+
+    fn build(served: Arc<Served>, settings: Settings) -> McpServer {
+        McpServer {
+            shared: Arc::new(Shared {
+                served: RwLock::new(served),
+                calls: Arc::new(Semaphore::new(settings.options.max_concurrent_calls.max(1))),
+                settings,
+                draining: AtomicBool::new(false),
+                peers: Mutex::new(Vec::new()),
+                listeners: Mutex::new(Vec::new()),
+            }),
+        }
+    }
+
+    /// A new server over `served`, with this server's settings changed by `change`.
+    fn derive(&self, served: Arc<Served>, change: impl FnOnce(&mut Settings)) -> McpServer {
+        let mut settings = self.shared.settings.clone();
+        change(&mut settings);
+        McpServer::build(served, settings)
+    }
+
+    /// The name and version the server reports to clients.
+    pub fn with_server_info(self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        let identity = rmcp::model::Implementation::new(name, version);
+        self.derive(self.shared.current(), |s| s.identity = identity)
+    }
+
+    /// Instructions sent to clients when they connect (how to use the tools together).
+    pub fn with_instructions(self, instructions: impl Into<String>) -> Self {
+        let instructions = Some(instructions.into());
+        self.derive(self.shared.current(), |s| s.instructions = instructions)
+    }
+
+    /// Sets context values per call from the HTTP request's headers (Streamable HTTP only):
+    /// each `(name, header)` pair sets the context value `name` (what row rules read as
+    /// `:context.NAME` and `from_context` parameters take) to the header's value. A request
+    /// without the header leaves the value unset, so what needs it is denied; the header's
+    /// value wins over a value of the registry's context. Calls over stdio carry no headers.
+    ///
+    /// ```
+    /// # #[cfg(feature = "mcp-http")] {
+    /// use toolforge::mcp::McpServer;
+    /// let registry = toolforge::ToolRegistry::standard().unwrap().build();
+    /// let server = McpServer::new(registry)
+    ///     .with_context_headers([("member", "X-Member-Id")]);
+    /// # let _ = server; }
+    /// ```
+    pub fn with_context_headers<N: Into<String>, H: Into<String>>(
+        self,
+        pairs: impl IntoIterator<Item = (N, H)>,
+    ) -> Self {
+        let pairs: Arc<[(String, String)]> = pairs
+            .into_iter()
+            .map(|(name, header)| (name.into(), header.into()))
+            .collect();
+        self.derive(self.shared.current(), |s| s.context_headers = pairs)
+    }
+
+    /// Paging, caching and concurrency settings.
+    pub fn with_options(self, options: McpOptions) -> Self {
+        self.derive(self.shared.current(), |s| s.options = options)
+    }
+
+    /// The server a config describes: `mcp.server` names it (else `default_name` and
+    /// `default_version`), and `mcp.tools` is the allow-list of the tools served (`batch`
+    /// reaching only those). A listed name that the registry lacks is an error.
+    pub fn for_spec(
+        registry: Arc<ToolRegistry>,
+        mcp: &McpSpec,
+        default_name: &str,
+        default_version: &str,
+    ) -> Result<McpServer, ServeError> {
+        let registry = match &mcp.expose {
+            None => registry,
+            Some(names) => {
+                check_names(&registry, "mcp.tools", names)?;
+                registry.subset(|tool| names.contains(&tool.name))
+            }
+        };
+        Ok(McpServer::new(registry).with_server_info(
+            mcp.server_name.as_deref().unwrap_or(default_name),
+            mcp.server_version.as_deref().unwrap_or(default_version),
+        ))
+    }
+
+    /// A server of the toolset `name` of `mcp` (`toolforge.toolsets`): the listed tools of
+    /// this server, under the same identity and settings.
+    pub fn toolset(&self, mcp: &McpSpec, name: &str) -> Result<McpServer, ServeError> {
+        let Some(members) = mcp.toolsets.get(name) else {
+            let available = if mcp.toolsets.is_empty() {
+                "the config declares none (`toolforge.toolsets`)".to_owned()
+            } else {
+                let names: Vec<String> = mcp.toolsets.keys().map(|n| format!("`{n}`")).collect();
+                format!("the toolsets are {}", names.join(", "))
+            };
+            return Err(ServeError::UnknownToolset {
+                name: name.to_owned(),
+                available,
+            });
+        };
+        let registry = self.registry();
+        check_names(&registry, &format!("toolset `{name}`"), members)?;
+        Ok(self.with_registry(registry.subset(|tool| members.contains(&tool.name))))
+    }
+
+    /// This server with only its read-only tools (annotated `readOnlyHint: true`); `batch`
+    /// stays, reaching only those ([`ToolRegistry::read_only`]).
+    pub fn read_only(&self) -> McpServer {
+        self.with_registry(self.registry().read_only())
+    }
+
+    /// This server's identity and settings over another registry.
+    pub fn with_registry(&self, registry: Arc<ToolRegistry>) -> McpServer {
+        self.derive(
+            Served::new(registry, self.shared.settings.listed.as_deref()),
+            |_| {},
+        )
+    }
+
+    /// Progressive discovery: `tools/list` lists only the tools named in `listed` (in
+    /// registration order), typically a search tool and a few core tools, while every tool of
+    /// the registry stays callable by name with `tools/call`. `what` says where the names come
+    /// from, for the error when one is not a tool of the registry.
+    pub fn with_listed_tools(
+        &self,
+        what: &str,
+        listed: &[String],
+    ) -> Result<McpServer, ServeError> {
+        let registry = self.registry();
+        check_names(&registry, what, listed)?;
+        let listed: Arc<[String]> = listed.into();
+        Ok(
+            self.derive(Served::new(registry, Some(&listed)), |settings| {
+                settings.listed = Some(listed.clone());
+            }),
+        )
+    }
+
+    /// The registry served now.
+    pub fn registry(&self) -> Arc<ToolRegistry> {
+        self.shared.current().registry.clone()
+    }
+
+    /// The name the server reports.
+    pub fn name(&self) -> &str {
+        &self.shared.settings.identity.name
+    }
+
+    /// Serves `registry` from now on (calls already running finish on the old one) and sends
+    /// `notifications/tools/list_changed` to every connected client that keeps a session
+    /// (2025-11-25) or listens for it (`subscriptions/listen`, 2026-07-28).
+    pub async fn replace_registry(&self, registry: Arc<ToolRegistry>) {
+        *self
+            .shared
+            .served
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) =
+            Served::new(registry, self.shared.settings.listed.as_deref());
+        let peers: Vec<Peer<RoleServer>> = {
+            let mut peers = self.shared.lock_peers();
+            peers.retain(|peer| !peer.is_transport_closed());
+            peers.clone()
+        };
+        for peer in peers {
+            if let Err(error) = peer.notify_tool_list_changed().await {
+                tracing::debug!(%error, "a client did not take the tools/list_changed notification");
+            }
+        }
+        let listeners: Vec<rmcp::service::SubscriptionSink> = self
+            .shared
+            .lock_listeners()
+            .iter()
+            .map(|(_, sink)| sink.clone())
+            .collect();
+        for sink in listeners {
+            if let Err(error) = sink.notify_tool_list_changed().await {
+                tracing::debug!(%error, "a listener did not take the tools/list_changed notification");
+            }
+        }
+    }
+
+    /// Stops taking calls and waits until the calls running now have finished, at most
+    /// `grace`. Returns whether they all finished.
+    pub async fn drain(&self, grace: Duration) -> bool {
+        self.shared.draining.store(true, Ordering::SeqCst);
+        let all = u32::try_from(self.shared.settings.options.max_concurrent_calls.max(1))
+            .unwrap_or(u32::MAX);
+        matches!(
+            tokio::time::timeout(grace, self.shared.calls.acquire_many(all)).await,
+            Ok(Ok(_))
+        )
+    }
+}
+
+impl Shared {
+    pub(super) fn current(&self) -> Arc<Served> {
+        self.served
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    pub(super) fn lock_peers(&self) -> std::sync::MutexGuard<'_, Vec<Peer<RoleServer>>> {
+        self.peers
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    pub(super) fn lock_listeners(
+        &self,
+    ) -> std::sync::MutexGuard<'_, Vec<(String, rmcp::service::SubscriptionSink)>> {
+        self.listeners
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    pub(super) fn is_draining(&self) -> bool {
+        self.draining.load(Ordering::SeqCst)
+    }
+}
+
+/// Checks that every name in `names` is a tool of `registry`.
+fn check_names(registry: &ToolRegistry, what: &str, names: &[String]) -> Result<(), ServeError> {
+    for name in names {
+        if !registry.contains(name) {
+            let hint = toolforge_names::closest(name, registry.names())
+                .map(|close| format!(" (did you mean `{close}`?)"))
+                .unwrap_or_default();
+            return Err(ServeError::UnknownTool {
+                what: what.to_owned(),
+                name: name.clone(),
+                hint,
+            });
+        }
+    }
+    Ok(())
+}
