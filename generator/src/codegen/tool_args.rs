@@ -57,7 +57,7 @@ macro_rules! name_params {
 
 /// Every database tool, in the engine's order, from the runtime's one table of tools.
 macro_rules! tool_aliases {
-    ($($variant:ident: $name:literal, $family:ident, $args:ident<$($param:ident),+>;)*) => {
+    ($($variant:ident: $name:literal, $family:ident, $($module:ident)::+, $args:ident<$($param:ident),+>;)*) => {
         const TOOLS: &[ToolAlias] = &[$(ToolAlias {
             ty: stringify!($args),
             tool: $name,

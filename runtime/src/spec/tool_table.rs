@@ -2,48 +2,49 @@
 //! each tool's variant, name, family and argument struct, on one line. Everything that lists
 //! the tools follows from it: [`ToolFamily::tool_names`] here, the engine's `DatabaseTool`
 //! enum and its dispatch (`sql::tools`), the typed calls of generated modules, and the
-//! generator's type aliases. Adding a database tool is one file under `sql/tools/<family>/`
-//! and one line below.
+//! generator's type aliases, and the argument struct's public name
+//! (`toolforge::sql::tools::QueryEntitiesArgs`). Adding a database tool is one file under
+//! `sql/tools/<family>/`, its `mod` line in the family's `mod.rs`, and one line below.
 
 use serde::{Deserialize, Serialize};
 
 /// Calls the macro `$then` with every database tool, one `Variant: "name", Family,
-/// ArgsStruct<E, ...>;` row per tool, grouped by family in registration order. The argument
-/// struct's parameters name the name enums it is generic over: `E` entities, `F` fields, `R`
-/// relationship types. Not a public API (it is how the crates of toolforge share the table).
+/// family::file, ArgsStruct<E, ...>;` row per tool, grouped by family in registration order.
+/// The module path is the tool's file under `sql/tools/`; the argument struct's parameters name
+/// the name enums it is generic over: `E` entities, `F` fields, `R` relationship types. Not a public API (it is how the crates of toolforge share the table).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __database_tool_table {
     ($then:ident) => {
         $then! {
-            GetSchema: "get_schema", Schema, GetSchemaArgs<E>;
-            DescribeEntity: "describe_entity", Schema, DescribeEntityArgs<E>;
-            QueryEntities: "query_entities", Query, QueryEntitiesArgs<E, F>;
-            GlobSearch: "glob_search", Query, GlobSearchArgs<E, F>;
-            GetEntityById: "get_entity_by_id", Lookup, GetEntityByIdArgs<E>;
-            GetEntitiesByIds: "get_entities_by_ids", Lookup, GetEntitiesByIdsArgs<E, F>;
-            ExploreRelationships: "explore_relationships", Relationships, ExploreRelationshipsArgs<E, F, R>;
-            FullTextSearch: "full_text_search", Search, FullTextSearchArgs<E, F>;
-            SemanticSearch: "semantic_search", Search, SemanticSearchArgs<E, F>;
-            HybridSearch: "hybrid_search", Search, HybridSearchArgs<E>;
-            QueryEntitiesByDateRange: "query_entities_by_date_range", Ranges, QueryEntitiesByDateRangeArgs<E, F>;
-            QueryEntitiesByNumberRange: "query_entities_by_number_range", Ranges, QueryEntitiesByNumberRangeArgs<E, F>;
-            QueryEntitiesByPattern: "query_entities_by_pattern", Patterns, QueryEntitiesByPatternArgs<E, F>;
-            AggregateEntities: "aggregate_entities", Aggregates, AggregateEntitiesArgs<E, F, R>;
-            FindPath: "find_path", Graph, FindPathArgs<E, R>;
-            RankEntities: "rank_entities", Graph, RankEntitiesArgs<E, R>;
-            GetEntityChangeHistory: "get_entity_change_history", Changes, GetEntityChangeHistoryArgs<E>;
-            FindRecentlyModifiedEntities: "find_recently_modified_entities", Changes, FindRecentlyModifiedEntitiesArgs<E>;
-            GetMostModifiedEntities: "get_most_modified_entities", Changes, GetMostModifiedEntitiesArgs<E>;
-            GetChangeStatistics: "get_change_statistics", Changes, GetChangeStatisticsArgs<E>;
-            CompareEntityVersions: "compare_entity_versions", Changes, CompareEntityVersionsArgs<E>;
+            GetSchema: "get_schema", Schema, schema::get_schema, GetSchemaArgs<E>;
+            DescribeEntity: "describe_entity", Schema, schema::describe_entity, DescribeEntityArgs<E>;
+            QueryEntities: "query_entities", Query, query::query_entities, QueryEntitiesArgs<E, F>;
+            GlobSearch: "glob_search", Query, query::glob_search, GlobSearchArgs<E, F>;
+            GetEntityById: "get_entity_by_id", Lookup, lookup::get_entity_by_id, GetEntityByIdArgs<E>;
+            GetEntitiesByIds: "get_entities_by_ids", Lookup, lookup::get_entities_by_ids, GetEntitiesByIdsArgs<E, F>;
+            ExploreRelationships: "explore_relationships", Relationships, relationships::explore_relationships, ExploreRelationshipsArgs<E, F, R>;
+            FullTextSearch: "full_text_search", Search, search::full_text_search, FullTextSearchArgs<E, F>;
+            SemanticSearch: "semantic_search", Search, search::semantic_search, SemanticSearchArgs<E, F>;
+            HybridSearch: "hybrid_search", Search, search::hybrid_search, HybridSearchArgs<E>;
+            QueryEntitiesByDateRange: "query_entities_by_date_range", Ranges, ranges::date_range, QueryEntitiesByDateRangeArgs<E, F>;
+            QueryEntitiesByNumberRange: "query_entities_by_number_range", Ranges, ranges::number_range, QueryEntitiesByNumberRangeArgs<E, F>;
+            QueryEntitiesByPattern: "query_entities_by_pattern", Patterns, patterns::pattern, QueryEntitiesByPatternArgs<E, F>;
+            AggregateEntities: "aggregate_entities", Aggregates, aggregates::aggregate, AggregateEntitiesArgs<E, F, R>;
+            FindPath: "find_path", Graph, graph::find_path, FindPathArgs<E, R>;
+            RankEntities: "rank_entities", Graph, graph::rank_entities, RankEntitiesArgs<E, R>;
+            GetEntityChangeHistory: "get_entity_change_history", Changes, changes::change_history, GetEntityChangeHistoryArgs<E>;
+            FindRecentlyModifiedEntities: "find_recently_modified_entities", Changes, changes::recently_modified, FindRecentlyModifiedEntitiesArgs<E>;
+            GetMostModifiedEntities: "get_most_modified_entities", Changes, changes::most_modified, GetMostModifiedEntitiesArgs<E>;
+            GetChangeStatistics: "get_change_statistics", Changes, changes::change_statistics, GetChangeStatisticsArgs<E>;
+            CompareEntityVersions: "compare_entity_versions", Changes, changes::compare_versions, CompareEntityVersionsArgs<E>;
         }
     };
 }
 
 /// The table's names and families, in its order.
 macro_rules! names_and_families {
-    ($($variant:ident: $name:literal, $family:ident, $args:ident<$($param:ident),+>;)*) => {
+    ($($variant:ident: $name:literal, $family:ident, $($module:ident)::+, $args:ident<$($param:ident),+>;)*) => {
         /// Every database tool's name, in the table's order.
         const TOOL_NAMES: &[&str] = &[$($name),*];
         /// The family of each tool of [`TOOL_NAMES`].
@@ -83,7 +84,7 @@ pub enum ToolFamily {
 
 impl ToolFamily {
     /// The names of the family's tools, without a prefix, in registration order. A tool
-    /// is built only when the spec has what it needs (see [`SchemaSpec::offers`]).
+    /// is built only when the spec has what it needs (see [`SchemaSpec::offers`](super::SchemaSpec::offers)).
     pub fn tool_names(self) -> &'static [&'static str] {
         // The table lists each family's tools in one run (checked by a test below).
         let start = TOOL_FAMILIES

@@ -50,11 +50,11 @@ pub mod query;
 #[cfg(feature = "sqlite")]
 pub mod records;
 #[cfg(feature = "sqlite")]
-mod registry;
-#[cfg(feature = "sqlite")]
 pub mod schema_diff;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
+#[cfg(feature = "sqlite")]
+mod standard_registry;
 #[cfg(feature = "sqlite")]
 pub mod tools;
 #[cfg(feature = "sqlite")]
@@ -69,11 +69,11 @@ pub use import::{EndPoint, ImportError, ImportStats, Importer};
 #[cfg(feature = "sqlite")]
 pub use records::RecordsError;
 #[cfg(feature = "sqlite")]
-pub use registry::{registry, registry_builder, registry_definitions, schema_gaps};
-#[cfg(feature = "sqlite")]
 pub use schema_diff::SchemaDifference;
 #[cfg(feature = "sqlite")]
 pub use sqlite::check_sqlite_reads;
+#[cfg(feature = "sqlite")]
+pub use standard_registry::{registry, registry_builder, registry_definitions, schema_gaps};
 #[cfg(all(feature = "sqlite", feature = "ann"))]
 pub use vectors::ApproximateSettings;
 

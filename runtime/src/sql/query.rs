@@ -494,32 +494,21 @@ pub fn compile_condition(
                 params,
                 SqlValue::Text(text_operand(&field, &condition.value, value_path)?),
             );
-            match dialect {
-                SqlDialect::Sqlite => format!("instr({column}, {p}) > 0"),
-                SqlDialect::Postgres => format!("strpos({column}, {p}) > 0"),
-            }
+            dialect.contains(column, &p)
         }
         Operator::StartsWith => {
             let p = push(
                 params,
                 SqlValue::Text(text_operand(&field, &condition.value, value_path)?),
             );
-            match dialect {
-                SqlDialect::Sqlite => format!("substr({column}, 1, length({p})) = {p}"),
-                SqlDialect::Postgres => format!("left({column}, length({p})) = {p}"),
-            }
+            dialect.starts_with(column, &p)
         }
         Operator::EndsWith => {
             let p = push(
                 params,
                 SqlValue::Text(text_operand(&field, &condition.value, value_path)?),
             );
-            match dialect {
-                SqlDialect::Sqlite => {
-                    format!("substr({column}, length({column}) - length({p}) + 1) = {p}")
-                }
-                SqlDialect::Postgres => format!("right({column}, length({p})) = {p}"),
-            }
+            dialect.ends_with(column, &p)
         }
         Operator::Glob => {
             let pattern = text_operand(&field, &condition.value, value_path)?;
@@ -572,10 +561,7 @@ pub fn compile_condition(
                     ))
                 })?;
             let p = push(params, SqlValue::Text(pattern));
-            match dialect {
-                SqlDialect::Sqlite => format!("regexp({p}, {column})"),
-                SqlDialect::Postgres => format!("{column} ~ {p}"),
-            }
+            dialect.regex_match(column, &p)
         }
         Operator::In => {
             let Value::Array(items) = &condition.value else {
@@ -786,12 +772,7 @@ pub fn compile_order(
             }
             // SQLite sorts nulls first when ascending and last when descending; PostgreSQL
             // the other way round unless told.
-            let direction = match (order.direction, dialect) {
-                (Direction::Asc, SqlDialect::Sqlite) => "ASC",
-                (Direction::Desc, SqlDialect::Sqlite) => "DESC",
-                (Direction::Asc, SqlDialect::Postgres) => "ASC NULLS FIRST",
-                (Direction::Desc, SqlDialect::Postgres) => "DESC NULLS LAST",
-            };
+            let direction = dialect.order(order.direction == Direction::Desc);
             if field.name == entity.unique_field {
                 Ok(format!("{unique} {direction}"))
             } else {

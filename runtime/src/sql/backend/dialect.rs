@@ -28,6 +28,59 @@ impl SqlDialect {
         }
     }
 
+    /// `column` contains the text bound at `p`.
+    pub fn contains(self, column: &str, p: &str) -> String {
+        match self {
+            SqlDialect::Sqlite => format!("instr({column}, {p}) > 0"),
+            SqlDialect::Postgres => format!("strpos({column}, {p}) > 0"),
+        }
+    }
+
+    /// `column` starts with the text bound at `p`.
+    pub fn starts_with(self, column: &str, p: &str) -> String {
+        match self {
+            SqlDialect::Sqlite => format!("substr({column}, 1, length({p})) = {p}"),
+            SqlDialect::Postgres => format!("left({column}, length({p})) = {p}"),
+        }
+    }
+
+    /// `column` ends with the text bound at `p`.
+    pub fn ends_with(self, column: &str, p: &str) -> String {
+        match self {
+            SqlDialect::Sqlite => {
+                format!("substr({column}, length({column}) - length({p}) + 1) = {p}")
+            }
+            SqlDialect::Postgres => format!("right({column}, length({p})) = {p}"),
+        }
+    }
+
+    /// `column` matches the regular expression bound at `p`.
+    pub fn regex_match(self, column: &str, p: &str) -> String {
+        match self {
+            SqlDialect::Sqlite => format!("regexp({p}, {column})"),
+            SqlDialect::Postgres => format!("{column} ~ {p}"),
+        }
+    }
+
+    /// The direction of an `ORDER BY` term, nulls placed as SQLite places them (first
+    /// ascending, last descending) on every backend.
+    pub fn order(self, descending: bool) -> &'static str {
+        match (descending, self) {
+            (false, SqlDialect::Sqlite) => "ASC",
+            (true, SqlDialect::Sqlite) => "DESC",
+            (false, SqlDialect::Postgres) => "ASC NULLS FIRST",
+            (true, SqlDialect::Postgres) => "DESC NULLS LAST",
+        }
+    }
+
+    /// The backend's key in a config (`sql: {sqlite: ..., postgres: ...}`).
+    pub fn config_key(self) -> &'static str {
+        match self {
+            SqlDialect::Sqlite => "sqlite",
+            SqlDialect::Postgres => "postgres",
+        }
+    }
+
     /// The backend's name in messages (`SQLite`, `PostgreSQL`).
     pub fn name(self) -> &'static str {
         match self {

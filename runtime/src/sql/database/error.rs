@@ -65,7 +65,7 @@ pub enum DbError {
 
 impl DbError {
     /// Whether the error is SQLite's `SQLITE_INTERRUPT`: a statement was stopped because its
-    /// call's deadline passed or its caller went away (see [`Database::read`]).
+    /// call's deadline passed or its caller went away (see [`Database::read`](crate::sql::Database::read)).
     pub fn is_interrupt(&self) -> bool {
         matches!(self, DbError::Sqlite(error) if error.is_stop())
     }
@@ -96,7 +96,7 @@ fn format_differences(differences: &[SchemaDifference]) -> String {
         .join("\n")
 }
 
-/// What [`Database::init`] did.
+/// What [`Database::init`](crate::sql::Database::init) did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct InitReport {
     /// Tables and indexes created, in order.

@@ -1,4 +1,4 @@
-//! DDL from a [`SchemaSpec`]: one table per entity, one edge table per relationship, indexes.
+//! DDL from a [`SchemaSpec`](crate::spec::SchemaSpec): one table per entity, one edge table per relationship, indexes.
 //!
 //! Column types: `string`, `datetime` and `enum` → `TEXT` (enum with a `CHECK` on its values),
 //! `number` → `NUMERIC`, `boolean` → `INTEGER` with `CHECK (x IN (0, 1))`, arrays → `TEXT` with

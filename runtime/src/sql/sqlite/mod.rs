@@ -1,7 +1,7 @@
 //! The SQLite backend: a file database with one writer and a pool of read-only connections
-//! ([`pool`]), the functions every connection carries ([`functions`]), a connection as the
-//! engine reads and writes through it ([`reader`]), SQLite's errors ([`error`]) and the
-//! trusted statements of declared tools run read-only ([`trusted`]).
+//! (`pool`), the functions every connection carries (`functions`), a connection as the
+//! engine reads and writes through it (`reader`), SQLite's errors (`error`) and the
+//! trusted statements of declared tools run read-only (`trusted`).
 
 pub(crate) mod error;
 pub(crate) mod functions;

@@ -5,9 +5,9 @@ use crate::spec::ToolFamily;
 
 /// The enum of database tools and its table-given facts.
 macro_rules! database_tool_kind {
-    ($($variant:ident: $name:literal, $family:ident, $args:ident<$($param:ident),+>;)*) => {
+    ($($variant:ident: $name:literal, $family:ident, $($module:ident)::+, $args:ident<$($param:ident),+>;)*) => {
         /// One database tool of the engine, for code that needs one tool without the others: its
-        /// name, its definition and its call, the same as the tool [`database_tools`] builds.
+        /// name, its definition and its call, the same as the tool [`database_tools`](super::database_tools) builds.
         ///
         /// ```
         /// # fn main() -> Result<(), Box<dyn std::error::Error>> {

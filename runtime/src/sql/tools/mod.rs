@@ -42,17 +42,18 @@ pub use registration::{
 };
 pub use shared::common::{Shared, optional_integer};
 
-pub use aggregates::{AggregateEntitiesArgs, AggregateOrder, Aggregation, Along, Bucket};
-pub use changes::{
-    ChangeType, CompareEntityVersionsArgs, FindRecentlyModifiedEntitiesArgs,
-    GetChangeStatisticsArgs, GetEntityChangeHistoryArgs, GetMostModifiedEntitiesArgs,
-};
+pub use aggregates::aggregate::{AggregateOrder, Aggregation, Along, Bucket};
+pub use changes::recently_modified::ChangeType;
 pub use declared::{DeclaredArgs, DeclaredPage, DeclaredRows, call_declared, run_declared};
-pub use graph::{FindPathArgs, PathEnd, RankAlgorithm, RankEntitiesArgs};
-pub use lookup::{GetEntitiesByIdsArgs, GetEntityByIdArgs};
-pub use patterns::{PatternType, QueryEntitiesByPatternArgs};
-pub use query::{GlobSearchArgs, QueryEntitiesArgs};
-pub use ranges::{QueryEntitiesByDateRangeArgs, QueryEntitiesByNumberRangeArgs};
-pub use relationships::{ExploreRelationshipsArgs, TraversalDirection};
-pub use schema::{DescribeEntityArgs, GetSchemaArgs};
-pub use search::{FullTextSearchArgs, HybridSearchArgs, SemanticSearchArgs};
+pub use graph::find_path::PathEnd;
+pub use graph::rank_entities::RankAlgorithm;
+pub use patterns::pattern::PatternType;
+pub use relationships::explore_relationships::TraversalDirection;
+
+/// Every database tool's argument struct under its public name, from the one table of tools.
+macro_rules! argument_structs {
+    ($($variant:ident: $name:literal, $family:ident, $($module:ident)::+, $args:ident<$($param:ident),+>;)*) => {
+        $(pub use self::$($module)::+::$args;)*
+    };
+}
+crate::__database_tool_table!(argument_structs);

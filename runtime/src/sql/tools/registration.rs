@@ -245,7 +245,7 @@ trait WithArgs {
 
 /// The map from each tool to its argument struct, from the one table of tools.
 macro_rules! with_args {
-    ($($variant:ident: $name:literal, $family:ident, $args:ident<$($param:ident),+>;)*) => {
+    ($($variant:ident: $name:literal, $family:ident, $($module:ident)::+, $args:ident<$($param:ident),+>;)*) => {
         impl DatabaseTool {
             /// Applies `action` to the tool's argument struct.
             fn with_args<W: WithArgs>(self, action: W) -> W::Output {

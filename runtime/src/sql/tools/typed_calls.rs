@@ -55,7 +55,7 @@ macro_rules! typed_database_tool {
 
 /// The typed calls of every database tool's argument struct, from the one table of tools.
 macro_rules! typed_database_tools {
-    ($($variant:ident: $name:literal, $family:ident, $args:ident<$($param:ident),+>;)*) => {
+    ($($variant:ident: $name:literal, $family:ident, $($module:ident)::+, $args:ident<$($param:ident),+>;)*) => {
         $(typed_database_tool!($args<$($param),+>);)*
     };
 }

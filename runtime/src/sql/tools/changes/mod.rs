@@ -8,9 +8,3 @@ pub(crate) mod change_statistics;
 pub(crate) mod compare_versions;
 pub(crate) mod most_modified;
 pub(crate) mod recently_modified;
-
-pub use change_history::GetEntityChangeHistoryArgs;
-pub use change_statistics::GetChangeStatisticsArgs;
-pub use compare_versions::CompareEntityVersionsArgs;
-pub use most_modified::GetMostModifiedEntitiesArgs;
-pub use recently_modified::{ChangeType, FindRecentlyModifiedEntitiesArgs};

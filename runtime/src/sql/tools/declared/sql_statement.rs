@@ -19,10 +19,11 @@ fn statement(
     sql: &DeclaredSqlSpec,
     dialect: SqlDialect,
 ) -> Result<String, ToolError> {
-    let (statement, key) = match dialect {
-        SqlDialect::Sqlite => (&sql.sqlite, "sqlite"),
-        SqlDialect::Postgres => (&sql.postgres, "postgres"),
+    let statement = match dialect {
+        SqlDialect::Sqlite => &sql.sqlite,
+        SqlDialect::Postgres => &sql.postgres,
     };
+    let key = dialect.config_key();
     statement.clone().ok_or_else(|| {
         ToolError::new(
             ErrorCode::Unavailable,
@@ -186,10 +187,7 @@ pub(crate) fn check_statements(spec: &SchemaSpec, db: &Database) -> Result<(), R
         name: failed.0,
         message: format!(
             "its `sql.{}` statement does not run on this database: {}",
-            match db.dialect() {
-                SqlDialect::Sqlite => "sqlite",
-                SqlDialect::Postgres => "postgres",
-            },
+            db.dialect().config_key(),
             failed.1
         ),
     })

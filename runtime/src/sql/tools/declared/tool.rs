@@ -403,12 +403,7 @@ impl Call {
             .order_by
             .iter()
             .map(|item| {
-                let direction = match (item.descending, dialect) {
-                    (false, crate::sql::backend::SqlDialect::Sqlite) => "ASC",
-                    (true, crate::sql::backend::SqlDialect::Sqlite) => "DESC",
-                    (false, crate::sql::backend::SqlDialect::Postgres) => "ASC NULLS FIRST",
-                    (true, crate::sql::backend::SqlDialect::Postgres) => "DESC NULLS LAST",
-                };
+                let direction = dialect.order(item.descending);
                 format!("{} {direction}", item.sql)
             })
             .collect();

@@ -4,6 +4,3 @@
 pub(crate) mod find_path;
 pub(crate) mod rank_entities;
 pub(crate) mod walk;
-
-pub use find_path::{FindPathArgs, PathEnd};
-pub use rank_entities::{RankAlgorithm, RankEntitiesArgs};

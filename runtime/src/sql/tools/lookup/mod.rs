@@ -2,6 +2,3 @@
 
 pub(crate) mod get_entities_by_ids;
 pub(crate) mod get_entity_by_id;
-
-pub use get_entities_by_ids::GetEntitiesByIdsArgs;
-pub use get_entity_by_id::GetEntityByIdArgs;

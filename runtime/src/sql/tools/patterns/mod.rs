@@ -1,5 +1,3 @@
 //! The `patterns` family: `query_entities_by_pattern`.
 
 pub(crate) mod pattern;
-
-pub use pattern::{PatternType, QueryEntitiesByPatternArgs};

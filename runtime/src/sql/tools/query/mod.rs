@@ -2,6 +2,3 @@
 
 pub(crate) mod glob_search;
 pub(crate) mod query_entities;
-
-pub use glob_search::GlobSearchArgs;
-pub use query_entities::QueryEntitiesArgs;

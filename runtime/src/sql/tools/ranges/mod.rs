@@ -4,6 +4,3 @@
 pub(crate) mod bounds;
 pub(crate) mod date_range;
 pub(crate) mod number_range;
-
-pub use date_range::QueryEntitiesByDateRangeArgs;
-pub use number_range::QueryEntitiesByNumberRangeArgs;

@@ -1,5 +1,3 @@
 //! The `relationships` family: `explore_relationships`.
 
 pub(crate) mod explore_relationships;
-
-pub use explore_relationships::{ExploreRelationshipsArgs, TraversalDirection};

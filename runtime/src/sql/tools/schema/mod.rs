@@ -2,6 +2,3 @@
 
 pub(crate) mod describe_entity;
 pub(crate) mod get_schema;
-
-pub use describe_entity::DescribeEntityArgs;
-pub use get_schema::GetSchemaArgs;

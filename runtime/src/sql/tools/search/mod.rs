@@ -3,7 +3,3 @@
 pub(crate) mod full_text_search;
 pub(crate) mod hybrid_search;
 pub(crate) mod semantic_search;
-
-pub use full_text_search::FullTextSearchArgs;
-pub use hybrid_search::HybridSearchArgs;
-pub use semantic_search::SemanticSearchArgs;
