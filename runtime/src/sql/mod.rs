@@ -1,21 +1,23 @@
-//! The SQL engine over embedded SQLite: tables from a [`SchemaSpec`](crate::spec::SchemaSpec),
-//! JSON-lines import, a query builder and the database tools.
+//! The SQL engine: tables from a [`SchemaSpec`](crate::spec::SchemaSpec) on embedded SQLite
+//! or a PostgreSQL server (feature `postgres`), JSON-lines import, a query builder and the
+//! database tools. Its layers, bottom first (no module imports from a layer above its own;
+//! `docs/DESIGN.md`, "Layers"):
 //!
-//! - [`Database`]: a file database with one writer and a pool of read-only connections.
-//! - [`ddl`] and [`schema_diff`]: the tables a spec needs, and how a database differs.
-//! - [`import`]: loading records and relationships in one transaction.
-//! - [`query`]: conditions, ordering and limits checked against the spec, compiled to SQL with
-//!   bound parameters.
-//! - [`registry()`]: the standard live registry (database tools + `batch`), and
-//!   [`registry_definitions`] for the same definitions without a database.
-//! - [`tools`]: `get_schema`, `describe_entity`, `query_entities`, `get_entity_by_id`,
-//!   `get_entities_by_ids`, `explore_relationships`, `glob_search`, `full_text_search`, the
-//!   range, pattern, aggregate and graph tools.
-//! - [`full_text`]: full-text indexes (FTS5 on SQLite) and BM25 ranking.
-//! - [`dates`]: the relative dates (`7 days ago`) the range tools read.
-
+//! - SQL text and values, without a connection: [`value`], [`ident`], [`names`], [`dates`],
+//!   [`glob`], [`ddl`], [`schema_diff`], the full-text query language.
+//! - [`backend`]: what the engine asks of any backend, naming none.
+//! - The backends, one folder each: [`sqlite`] and `postgres`.
+//! - [`Database`] ([`database`]): the one handle over either backend.
+//! - The services: [`query`] (conditions, ordering and limits checked against the spec,
+//!   compiled to SQL with bound parameters), [`full_text`] (BM25 ranking), row rules,
+//!   [`embeddings`], the change log, [`import`] (records and relationships in one
+//!   transaction), [`records`], [`describe`].
+//! - [`tools`]: the database tools, one folder per family, listed once in
+//!   `spec/tool_table.rs`; [`registry()`] is the standard live registry (database tools +
+//!   `batch`), and [`registry_definitions`] the same definitions without a database.
 //!
-//! Without the `sqlite` feature only the SQL text is available ([`ddl`], [`ident`], [`names`]): the generator uses it to write `schema.sql` without linking SQLite.
+//! Without the `sqlite` feature only the SQL text is available ([`ddl`], [`ident`], [`names`]):
+//! the generator uses it to write `schema.sql` without linking SQLite.
 
 #[cfg(feature = "sqlite")]
 pub(crate) mod access;
