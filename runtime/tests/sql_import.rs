@@ -232,6 +232,16 @@ fn import_errors_name_line_and_field_and_commit_nothing() {
             "expected 3 numbers",
         ),
         (
+            json!({"entity": "Scope", "data": {"uuid": "x", "embedding": [1, 1e39, 2]}}),
+            "data.embedding",
+            "element 1 is 1e+39, beyond what a vector holds",
+        ),
+        (
+            json!({"entity": "Scope", "data": {"uuid": "", "name": "no id"}}),
+            "data.uuid",
+            "the unique field `uuid` is empty",
+        ),
+        (
             json!({"relationship": "DEFINED_IN", "from": {"entity": "File", "id": "src/a.ts"}, "to": {"entity": "Scope", "id": "s1"}}),
             "relationship",
             "Scope -[DEFINED_IN]-> File",
@@ -413,4 +423,23 @@ fn a_line_with_no_end_is_refused_at_the_bound() {
         "{error}"
     );
     assert_eq!(dump(&db), before, "nothing was imported");
+}
+
+#[test]
+fn a_byte_order_mark_before_the_first_line_is_not_part_of_it() {
+    let (_dir, spec, db) = seeded();
+    let lines = format!(
+        "\u{feff}{}",
+        jsonl(&[json!({"entity": "File", "data": {"path": "src/bom.ts", "language": "ts"}})])
+    );
+    let stats = db.import_jsonl(&spec, lines.as_bytes()).unwrap();
+    assert_eq!(stats.entities, 1);
+    // Anywhere else it is text like any other: not a JSON value.
+    let later = format!(
+        "{}\u{feff}{}",
+        jsonl(&[json!({"entity": "File", "data": {"path": "src/a.ts"}})]),
+        jsonl(&[json!({"entity": "File", "data": {"path": "src/b.ts"}})])
+    );
+    let error = db.import_jsonl(&spec, later.as_bytes()).unwrap_err();
+    assert_eq!(error.line, Some(2), "{error}");
 }

@@ -258,6 +258,33 @@ fn an_import_is_one_transaction() {
         (Some(2), Some("from.id")),
         "{error}"
     );
+    // Values are stored as given or refused: an empty id, a number no 32-bit float holds.
+    for (bad, field, message) in [
+        (
+            json!({"entity": "Scope", "data": {"uuid": ""}}),
+            "data.uuid",
+            "is empty",
+        ),
+        (
+            json!({"entity": "Scope", "data": {"uuid": "s9", "embedding": [1, 1e39, 2]}}),
+            "data.embedding",
+            "beyond what a vector holds",
+        ),
+    ] {
+        let lines = [
+            json!({"entity": "File", "data": {"path": "src/new.ts", "language": "ts"}}),
+            bad,
+        ];
+        let error = db
+            .import_jsonl(&spec, jsonl(&lines).as_bytes())
+            .unwrap_err();
+        assert_eq!(
+            (error.line, error.field.as_deref()),
+            (Some(2), Some(field)),
+            "{error}"
+        );
+        assert!(error.message.contains(message), "{error}");
+    }
     assert_eq!(before, pg_support::dump(&url), "nothing was imported");
     // Upserts keep the fields not given; arrays and booleans round-trip.
     let lines = [

@@ -429,6 +429,21 @@ impl<'s, 't> Importer<'s, 't> {
                     .map_err(|error| at(line, field_path(), error.to_string()))?,
             };
             if key == unique {
+                let empty = match &sql_value {
+                    Bound::Text(text) => text.is_empty(),
+                    Bound::Value(SqlValue::Text(text)) => text.is_empty(),
+                    _ => false,
+                };
+                if empty {
+                    return Err(at(
+                        line,
+                        field_path(),
+                        format!(
+                            "the unique field `{unique}` is empty; every record needs an id to be \
+                             found by"
+                        ),
+                    ));
+                }
                 has_unique = true;
             }
             columns.push((position, key, sql_value));
@@ -767,7 +782,15 @@ fn vector_blob(dimension: u32, value: &Value) -> Result<SqlValue, String> {
         let number = item
             .as_f64()
             .ok_or_else(|| format!("element {i} is {}, expected a number", describe_json(item)))?;
-        blob.extend_from_slice(&(number as f32).to_le_bytes());
+        // Stored as 32-bit floats: a number beyond their range would become an infinity.
+        let single = number as f32;
+        if !single.is_finite() {
+            return Err(format!(
+                "element {i} is {item}, beyond what a vector holds (32-bit floats, up to about \
+                 3.4e38 either way)"
+            ));
+        }
+        blob.extend_from_slice(&single.to_le_bytes());
     }
     Ok(SqlValue::Blob(blob))
 }
@@ -936,6 +959,12 @@ impl Database {
                     field: None,
                     message: "could not read the line: it is not valid UTF-8".into(),
                 })?;
+                // A byte-order mark (some editors write one) is not part of the first line.
+                let text = if line == 1 {
+                    text.strip_prefix('\u{feff}').unwrap_or(text)
+                } else {
+                    text
+                };
                 importer.json_line(text)?;
             }
         })
