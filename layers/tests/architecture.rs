@@ -57,6 +57,7 @@ const SQL_LAYERS: &[&[&str]] = &[
         "sql::full_text",
         "sql::access",
         "sql::embeddings",
+        "sql::vector_search",
         "sql::changes",
         "sql::import",
         "sql::records",

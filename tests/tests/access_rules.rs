@@ -592,3 +592,26 @@ async fn row_rules_hide_records_from_every_tool_on_postgres() {
     seed(&db, &spec);
     every_family_hides_the_south(&spec, &db).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn row_rules_hide_records_from_every_tool_on_postgres_with_pgvector() {
+    let Some(base) = pg_support::pgvector_url(
+        "access_rules::row_rules_hide_records_from_every_tool_on_postgres_with_pgvector",
+    ) else {
+        return;
+    };
+    let (db, url) = pg_support::fresh(&base, "access_rules_pgvector");
+    let db = db.with_embedder(model());
+    let spec = spec();
+    seed(&db, &spec);
+    // The searches run inside PostgreSQL: the vectors are pgvector's.
+    assert_eq!(
+        pg_support::query_text(
+            &url,
+            "SELECT format_type(atttypid, atttypmod) FROM pg_attribute \
+             WHERE attrelid = '\"loan\"'::regclass AND attname = 'title_embedding'"
+        ),
+        "vector(384)"
+    );
+    every_family_hides_the_south(&spec, &db).await;
+}

@@ -50,6 +50,9 @@ fn init(args: &Args, out: &mut Output<'_>) -> Result<(), LoadError> {
         },
     })?;
     let db_name = args.db.display();
+    for conversion in &report.converted {
+        let _ = writeln!(out.stdout, "converted {conversion}");
+    }
     let _ = if report.created.is_empty() {
         writeln!(
             out.stdout,

@@ -13,7 +13,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use toolforge::spec::{ToolFamily, ToolOptions};
+use toolforge::spec::{IterativeScan, ToolFamily, ToolOptions, VectorSearchSettings};
 
 /// toolforge's generation options. Every key is optional.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -66,6 +66,82 @@ pub struct ToolforgeOptions {
     /// records that meet it; a call without a value the rule reads sees none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub access: Option<std::collections::BTreeMap<String, String>>,
+    /// How vector searches run and where vectors are kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vector_search: Option<VectorSearchOptions>,
+}
+
+/// `toolforge.vector_search`: where vectors are kept and how searches over them run.
+///
+/// ```yaml
+/// toolforge:
+///   vector_search:
+///     precision: half                 # pgvector: halfvec columns (default full: vector)
+///     ef_search: 100                  # pgvector: HNSW candidates per search (default 100)
+///     iterative_scan: relaxed_order   # pgvector: off | strict_order | relaxed_order
+///     max_vectors_in_memory: 2000000  # without pgvector: the most vectors a process holds
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct VectorSearchOptions {
+    /// How PostgreSQL with pgvector stores each value: `full` (`vector`, 32-bit floats; the
+    /// default) or `half` (`halfvec`, 16-bit floats, half the size).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision: Option<VectorPrecision>,
+    /// pgvector's `hnsw.ef_search` for each search: how many candidates the HNSW scan keeps
+    /// (1 to 1000, default 100; higher finds more of the exact answer, slower).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ef_search: Option<u32>,
+    /// pgvector's iterative index scans, so that a selective filter still returns `top_k`
+    /// rows: `off`, `strict_order` or `relaxed_order` (the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iterative_scan: Option<IterativeScanName>,
+    /// Without pgvector (SQLite, or PostgreSQL without the extension) each server process
+    /// keeps the vectors in memory: the most it keeps, over every index (default 2,000,000;
+    /// at least 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_vectors_in_memory: Option<u64>,
+}
+
+/// `toolforge.vector_search.precision`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum VectorPrecision {
+    /// `vector`: 32-bit floats.
+    Full,
+    /// `halfvec`: 16-bit floats.
+    Half,
+}
+
+/// `toolforge.vector_search.iterative_scan`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum IterativeScanName {
+    /// One scan of `ef_search` candidates.
+    Off,
+    /// Scan on until `top_k` rows pass the filter, in exact distance order.
+    StrictOrder,
+    /// Scan on until `top_k` rows pass the filter, sorted again by distance.
+    RelaxedOrder,
+}
+
+impl VectorSearchOptions {
+    /// The settings with defaults applied.
+    pub fn to_settings(&self) -> VectorSearchSettings {
+        let defaults = VectorSearchSettings::default();
+        VectorSearchSettings {
+            half_precision: self.precision == Some(VectorPrecision::Half),
+            ef_search: self.ef_search.unwrap_or(defaults.ef_search),
+            iterative_scan: match self.iterative_scan {
+                None => defaults.iterative_scan,
+                Some(IterativeScanName::Off) => IterativeScan::Off,
+                Some(IterativeScanName::StrictOrder) => IterativeScan::StrictOrder,
+                Some(IterativeScanName::RelaxedOrder) => IterativeScan::RelaxedOrder,
+            },
+            max_vectors_in_memory: self
+                .max_vectors_in_memory
+                .unwrap_or(defaults.max_vectors_in_memory),
+        }
+    }
 }
 
 /// One entry of `toolforge.declared_tools`: a parameterised query as a tool.
@@ -283,6 +359,9 @@ impl ToolforgeOptions {
         options.default_limit = self.default_limit.unwrap_or(defaults.default_limit);
         options.max_limit = self.max_limit.unwrap_or(defaults.max_limit);
         options.families = families;
+        if let Some(vector_search) = &self.vector_search {
+            options.vector_search = vector_search.to_settings();
+        }
         options
     }
 }

@@ -25,6 +25,28 @@ pub(super) fn check(config: &Config, r: &mut Reporter<'_>) {
         .hint("use at least 1, or leave it out to keep every change")
         .emit();
     }
+    if let Some(vector_search) = &options.vector_search {
+        if let Some(ef_search) = vector_search.ef_search
+            && !(1..=1000).contains(&ef_search)
+        {
+            r.error(
+                "toolforge.vector_search.ef_search",
+                format!("`ef_search` is {ef_search}, outside what pgvector takes"),
+            )
+            .hint("use 1 to 1000 (default 100)")
+            .emit();
+        }
+        if vector_search.max_vectors_in_memory == Some(0) {
+            r.error(
+                "toolforge.vector_search.max_vectors_in_memory",
+                "`max_vectors_in_memory` is 0",
+            )
+            .hint(
+                "use at least 1 (default 2000000), or keep the vectors in PostgreSQL with pgvector",
+            )
+            .emit();
+        }
+    }
     if options.max_limit == Some(0) {
         r.error("toolforge.max_limit", "`max_limit` is 0")
             .hint("use at least 1 (default 500)")

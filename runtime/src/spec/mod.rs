@@ -654,6 +654,73 @@ pub struct ToolOptions {
     pub max_limit: u32,
     /// The tool families to build, in order.
     pub families: Vec<ToolFamily>,
+    /// How vector searches run and where vectors are kept.
+    #[serde(default, skip_serializing_if = "VectorSearchSettings::is_default")]
+    pub vector_search: VectorSearchSettings,
+}
+
+/// How vector searches run and where vectors are kept (`toolforge.vector_search` in the
+/// config). On PostgreSQL with the pgvector extension the database keeps the vectors and
+/// searches them through an HNSW index; elsewhere each process keeps them in memory, up to
+/// [`max_vectors_in_memory`](VectorSearchSettings::max_vectors_in_memory).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct VectorSearchSettings {
+    /// pgvector: store vectors as `halfvec` (16-bit floats, half the size) rather than
+    /// `vector`.
+    pub half_precision: bool,
+    /// pgvector's `hnsw.ef_search`, set for each search: how many candidates an HNSW scan
+    /// keeps (higher finds more of the exact answer, slower; pgvector's own default is 40).
+    pub ef_search: u32,
+    /// pgvector's `hnsw.iterative_scan`, set for each search: whether an HNSW scan whose
+    /// candidates a filter (`conditions`, a row rule) thins out goes on scanning until it has
+    /// `top_k` rows.
+    pub iterative_scan: IterativeScan,
+    /// The most vectors one process keeps in memory for searches on storage without pgvector
+    /// (SQLite, PostgreSQL without the extension), over every index together.
+    pub max_vectors_in_memory: u64,
+}
+
+impl Default for VectorSearchSettings {
+    fn default() -> Self {
+        VectorSearchSettings {
+            half_precision: false,
+            ef_search: 100,
+            iterative_scan: IterativeScan::RelaxedOrder,
+            max_vectors_in_memory: 2_000_000,
+        }
+    }
+}
+
+impl VectorSearchSettings {
+    /// Whether these are the defaults (left out of a serialised spec).
+    pub fn is_default(&self) -> bool {
+        *self == VectorSearchSettings::default()
+    }
+}
+
+/// pgvector's iterative index scans (`hnsw.iterative_scan`, pgvector 0.8 and later).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IterativeScan {
+    /// One scan of `ef_search` candidates; a selective filter can leave fewer than `top_k`.
+    Off,
+    /// Scan on until `top_k` rows pass the filter, keeping exact distance order.
+    StrictOrder,
+    /// Scan on until `top_k` rows pass the filter; the answer is sorted again by distance.
+    #[default]
+    RelaxedOrder,
+}
+
+impl IterativeScan {
+    /// The setting's value as pgvector spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IterativeScan::Off => "off",
+            IterativeScan::StrictOrder => "strict_order",
+            IterativeScan::RelaxedOrder => "relaxed_order",
+        }
+    }
 }
 
 impl Default for ToolOptions {
@@ -663,6 +730,7 @@ impl Default for ToolOptions {
             default_limit: 20,
             max_limit: 500,
             families: ToolFamily::DEFAULT.to_vec(),
+            vector_search: VectorSearchSettings::default(),
         }
     }
 }

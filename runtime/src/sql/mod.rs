@@ -62,6 +62,8 @@ pub mod tools;
 #[cfg(feature = "sqlite")]
 pub mod value;
 #[cfg(feature = "sqlite")]
+mod vector_search;
+#[cfg(feature = "sqlite")]
 mod vectors;
 
 #[cfg(feature = "sqlite")]
@@ -71,7 +73,7 @@ pub use import::{EndPoint, ImportError, ImportStats, Importer};
 #[cfg(feature = "sqlite")]
 pub use records::RecordsError;
 #[cfg(feature = "sqlite")]
-pub use schema_diff::SchemaDifference;
+pub use schema_diff::{SchemaConversion, SchemaDifference};
 #[cfg(feature = "sqlite")]
 pub use sqlite::check_sqlite_reads;
 #[cfg(feature = "sqlite")]

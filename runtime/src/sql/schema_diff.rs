@@ -34,6 +34,26 @@ pub struct SchemaPlan {
     pub unchanged: Vec<String>,
     /// Objects that exist with another definition.
     pub differences: Vec<SchemaDifference>,
+    /// Columns that [`Database::init`](crate::sql::Database::init) converts in place, in
+    /// order (vectors stored as bytes, moved into pgvector columns).
+    pub conversions: Vec<SchemaConversion>,
+}
+
+/// A column that initialisation converts in place, keeping its values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaConversion {
+    /// The table's label (`table "scope"`).
+    pub object: String,
+    /// What changes, for a person.
+    pub message: String,
+    /// The statements that convert it, run in the initialisation's transaction.
+    pub sql: String,
+}
+
+impl fmt::Display for SchemaConversion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.object, self.message)
+    }
 }
 
 struct LiveColumn {
@@ -168,21 +188,22 @@ pub fn plan(conn: &Connection, expected: &[SchemaObject]) -> rusqlite::Result<Sc
                             });
                         }
                     }
-                    ObjectKind::Index | ObjectKind::FullTextTable | ObjectKind::Trigger => {
-                        plan.differences.push(SchemaDifference {
-                            object: label,
-                            message: format!(
-                                "{} definition differs:\n  found:    {}\n  expected: {}",
-                                match object.kind {
-                                    ObjectKind::Index => "index",
-                                    ObjectKind::Trigger => "trigger",
-                                    _ => "full-text table",
-                                },
-                                sql,
-                                object.sql
-                            ),
-                        })
-                    }
+                    ObjectKind::Index
+                    | ObjectKind::VectorIndex
+                    | ObjectKind::FullTextTable
+                    | ObjectKind::Trigger => plan.differences.push(SchemaDifference {
+                        object: label,
+                        message: format!(
+                            "{} definition differs:\n  found:    {}\n  expected: {}",
+                            match object.kind {
+                                ObjectKind::Index | ObjectKind::VectorIndex => "index",
+                                ObjectKind::Trigger => "trigger",
+                                _ => "full-text table",
+                            },
+                            sql,
+                            object.sql
+                        ),
+                    }),
                 }
             }
         }

@@ -119,9 +119,11 @@ pub fn registry_definitions(spec: &SchemaSpec) -> Vec<ToolDefinition> {
 /// ```
 pub fn schema_gaps(db: &Database, spec: &SchemaSpec) -> Result<Vec<SchemaDifference>, DbError> {
     let plan = db.schema_plan(spec)?;
+    // A missing vector index (pgvector's HNSW) is no gap: searches are exact without it.
     let mut gaps: Vec<SchemaDifference> = plan
         .missing
         .iter()
+        .filter(|object| object.kind != crate::sql::ddl::ObjectKind::VectorIndex)
         .map(|object| SchemaDifference {
             object: format!("{} \"{}\"", object.kind.as_str(), object.name),
             message: "does not exist".into(),

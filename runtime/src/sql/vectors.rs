@@ -1,6 +1,12 @@
 //! The vectors of each index, read once into memory ([`VectorMatrix`]) and read again only when
 //! the table's version in [`VERSIONS_TABLE`] changed (every write path bumps it), so a search
-//! costs one small query plus the scoring, whatever the backend.
+//! costs one small query plus the scoring, whatever the backend. One load at a time per index:
+//! searches that find the same new version wait for the one load rather than each reading it.
+//! What a process holds is capped ([`VectorSearchSettings::max_vectors_in_memory`]): an index
+//! that would pass the cap is refused with an error naming the cap.
+//!
+//! A column in pgvector's type is not loaded at all: the server searches it
+//! ([`VectorCache::home`] tells which), and this cache only remembers that.
 //!
 //! With the `ann` feature, an index of at least [`ApproximateSettings::min_vectors`] vectors
 //! also gets an HNSW graph, built on a background thread when its vectors are loaded; searches
@@ -10,14 +16,18 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use serde_json::json;
+
 #[cfg(feature = "ann")]
 use crate::search::approximate::ApproximateIndex;
 use crate::search::vector::Hit;
 use crate::search::vector::VectorMatrix;
-use crate::spec::{EntitySpec, VectorIndexSpec};
+use crate::spec::{EntitySpec, VectorIndexSpec, VectorSearchSettings};
+use crate::{ErrorCode, ToolError};
 
-use super::backend::{ExecError, Reader};
+use super::backend::{ExecError, Reader, SqlDialect};
 use super::ddl::VERSIONS_TABLE;
+use super::handler_error::HandlerError;
 use super::ident::quote;
 use super::value::SqlValue;
 
@@ -87,10 +97,52 @@ impl IndexVectors {
 /// A loaded index by (table, column), with the table version it was read at.
 type Entries = HashMap<(String, String), (i64, Arc<IndexVectors>)>;
 
+/// Where the vectors of one index are searched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum VectorHome {
+    /// In this process's memory (SQLite; PostgreSQL without pgvector).
+    Process,
+    /// By the PostgreSQL server, in a pgvector column.
+    Server {
+        /// The installed pgvector version (`0.8.1`), when known.
+        version: Option<String>,
+    },
+}
+
+impl VectorHome {
+    /// Whether the server scans an HNSW index on until enough rows pass a filter
+    /// (`hnsw.iterative_scan`, pgvector 0.8 and later).
+    pub(crate) fn iterative_scans(&self) -> bool {
+        let VectorHome::Server {
+            version: Some(version),
+        } = self
+        else {
+            return false;
+        };
+        let mut parts = version
+            .split('.')
+            .map(|part| part.parse::<u32>().unwrap_or(0));
+        let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+        (major, minor) >= (0, 8)
+    }
+}
+
+/// Held while one index loads, so that searches asking at once read it once.
+type LoadGate = Arc<Mutex<()>>;
+
+/// Where each index was last found, by (table, column), with the table version then (a
+/// column found in memory is looked at again when its table changes: a conversion to pgvector
+/// bumps the version).
+type Homes = HashMap<(String, String), (VectorHome, i64)>;
+
 /// The indexes loaded so far.
 #[derive(Debug, Default)]
 pub(crate) struct VectorCache {
     entries: Mutex<Entries>,
+    /// One lock per index, held while it loads.
+    loads: Mutex<HashMap<(String, String), LoadGate>>,
+    /// Where each index is searched.
+    homes: Mutex<Homes>,
     /// When large indexes get a graph.
     #[cfg(feature = "ann")]
     approximate: ApproximateSettings,
@@ -104,10 +156,63 @@ impl VectorCache {
     #[cfg(feature = "ann")]
     pub(crate) fn with_approximate(settings: ApproximateSettings) -> Self {
         VectorCache {
-            entries: Mutex::default(),
             approximate: settings,
-            building: Arc::default(),
+            ..VectorCache::default()
         }
+    }
+
+    /// Where `index` is searched: by the server when its column has pgvector's type.
+    pub(crate) fn home(
+        &self,
+        conn: &dyn Reader,
+        entity: &EntitySpec,
+        index: &VectorIndexSpec,
+    ) -> Result<VectorHome, ExecError> {
+        if conn.dialect() == SqlDialect::Sqlite {
+            return Ok(VectorHome::Process);
+        }
+        let key = (entity.table.clone(), index.column.clone());
+        let known = lock(&self.homes).get(&key).cloned();
+        if let Some((home @ VectorHome::Server { .. }, _)) = known {
+            return Ok(home);
+        }
+        let version = table_version(conn, &entity.table)?;
+        if let Some((home, seen)) = known
+            && seen == version
+        {
+            return Ok(home);
+        }
+        let rows = conn.rows(
+            "SELECT format_type(a.atttypid, a.atttypmod), \
+             (SELECT extversion FROM pg_extension WHERE extname = 'vector') \
+             FROM pg_attribute a WHERE a.attrelid = to_regclass(?1) AND a.attname = ?2 \
+             AND NOT a.attisdropped",
+            &[
+                SqlValue::Text(quote(&entity.table)),
+                SqlValue::Text(index.column.clone()),
+            ],
+        )?;
+        let mut row = rows.into_iter().next().unwrap_or_default().into_iter();
+        let home = match (row.next(), row.next()) {
+            (Some(SqlValue::Text(ty)), version)
+                if ty.starts_with("vector(") || ty.starts_with("halfvec(") =>
+            {
+                VectorHome::Server {
+                    version: match version {
+                        Some(SqlValue::Text(version)) => Some(version),
+                        _ => None,
+                    },
+                }
+            }
+            _ => VectorHome::Process,
+        };
+        lock(&self.homes).insert(key, (home.clone(), version));
+        Ok(home)
+    }
+
+    /// Forgets where indexes are searched (after initialisation may have converted them).
+    pub(crate) fn forget_storage(&self) {
+        lock(&self.homes).clear();
     }
 
     /// The vectors of `index` as they are now: from memory when the table has not changed
@@ -117,8 +222,9 @@ impl VectorCache {
         conn: &dyn Reader,
         entity: &EntitySpec,
         index: &VectorIndexSpec,
-    ) -> Result<Arc<IndexVectors>, ExecError> {
-        let vectors = self.load_current(conn, entity, index)?;
+        settings: &VectorSearchSettings,
+    ) -> Result<Arc<IndexVectors>, HandlerError> {
+        let vectors = self.load_current(conn, entity, index, settings)?;
         #[cfg(feature = "ann")]
         self.start_graph(&vectors);
         Ok(vectors)
@@ -159,36 +265,110 @@ impl VectorCache {
         conn: &dyn Reader,
         entity: &EntitySpec,
         index: &VectorIndexSpec,
-    ) -> Result<Arc<IndexVectors>, ExecError> {
-        let vectors = self.load_current(conn, entity, index)?;
+        settings: &VectorSearchSettings,
+    ) -> Result<Arc<IndexVectors>, HandlerError> {
+        let vectors = self.load_current(conn, entity, index, settings)?;
         if vectors.matrix.similarity() != crate::spec::Similarity::Dot {
             vectors.build_graph(&self.approximate);
         }
         Ok(vectors)
     }
 
-    /// The current vectors.
+    /// The current vectors, loaded once per table version however many searches ask at once.
     fn load_current(
         &self,
         conn: &dyn Reader,
         entity: &EntitySpec,
         index: &VectorIndexSpec,
-    ) -> Result<Arc<IndexVectors>, ExecError> {
-        let version = table_version(conn, &entity.table)?;
+        settings: &VectorSearchSettings,
+    ) -> Result<Arc<IndexVectors>, HandlerError> {
         let key = (entity.table.clone(), index.column.clone());
-        if let Some((seen, vectors)) = self.lock().get(&key)
-            && *seen == version
-        {
-            return Ok(vectors.clone());
+        let current = |version: i64| match lock(&self.entries).get(&key) {
+            Some((seen, vectors)) if *seen == version => Some(vectors.clone()),
+            _ => None,
+        };
+        let version = table_version(conn, &entity.table)?;
+        if let Some(vectors) = current(version) {
+            return Ok(vectors);
         }
+        let gate = lock(&self.loads).entry(key.clone()).or_default().clone();
+        let _loading = lock(&gate);
+        // Another search may have loaded this version while this one waited.
+        if let Some(vectors) = current(version) {
+            return Ok(vectors);
+        }
+        self.check_room(conn, entity, index, settings)?;
         let vectors = Arc::new(IndexVectors::new(load(conn, entity, index)?));
-        self.lock().insert(key, (version, vectors.clone()));
+        lock(&self.entries).insert(key, (version, vectors.clone()));
         Ok(vectors)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Entries> {
-        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    /// Refuses to load `index` when the vectors it holds, with those of the other indexes
+    /// in memory, pass the process's cap.
+    fn check_room(
+        &self,
+        conn: &dyn Reader,
+        entity: &EntitySpec,
+        index: &VectorIndexSpec,
+        settings: &VectorSearchSettings,
+    ) -> Result<(), HandlerError> {
+        let cap = settings.max_vectors_in_memory;
+        let others: u64 = lock(&self.entries)
+            .iter()
+            .filter(|((table, column), _)| *table != entity.table || *column != index.column)
+            .map(|(_, (_, vectors))| vectors.matrix.len() as u64)
+            .sum();
+        let rows = conn.rows(
+            &format!(
+                "SELECT count(*) FROM {} WHERE {} IS NOT NULL",
+                base_table(conn, entity)?,
+                quote(&index.column)
+            ),
+            &[],
+        )?;
+        let count = match rows.first().and_then(|row| row.first()) {
+            Some(SqlValue::Integer(n)) => u64::try_from(*n).unwrap_or(0),
+            _ => 0,
+        };
+        if others + count <= cap {
+            return Ok(());
+        }
+        let pgvector = match conn.dialect() {
+            SqlDialect::Postgres => {
+                "install pgvector on the server and run `toolforge db init` so that PostgreSQL \
+                 searches the vectors"
+            }
+            SqlDialect::Sqlite => {
+                "move the data to PostgreSQL with pgvector (`toolforge db import --db \
+                 postgres://...`) so that the database searches the vectors"
+            }
+        };
+        let message = format!(
+            "vector index `{}` of {} holds {count} vectors{}, more than this server keeps in \
+             memory (toolforge.vector_search.max_vectors_in_memory: {cap}); raise the cap if \
+             the machine has the memory (about {} bytes per vector), or {pgvector}",
+            index.name,
+            entity.name,
+            if others > 0 {
+                format!(" and other indexes hold {others}")
+            } else {
+                String::new()
+            },
+            u64::from(index.dimension) * 4 + 32,
+        );
+        Err(ToolError::new(ErrorCode::ExecutionFailed, message)
+            .with_details(json!({
+                "setting": "toolforge.vector_search.max_vectors_in_memory",
+                "cap": cap,
+                "index_vectors": count,
+                "other_vectors": others,
+            }))
+            .into())
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The version of `table` (0 before its first write).
@@ -214,26 +394,12 @@ fn load(
     index: &VectorIndexSpec,
 ) -> Result<VectorMatrix, ExecError> {
     // The base table, not a row rule's view of it: the vectors are shared by every call.
-    let schema = match conn.dialect() {
-        super::backend::SqlDialect::Sqlite => "main".to_owned(),
-        super::backend::SqlDialect::Postgres => {
-            match conn
-                .rows("SELECT CAST(current_schema() AS TEXT)", &[])?
-                .into_iter()
-                .next()
-                .and_then(|row| row.into_iter().next())
-            {
-                Some(SqlValue::Text(schema)) => quote(&schema),
-                _ => "\"public\"".to_owned(),
-            }
-        }
-    };
+    let table = base_table(conn, entity)?;
     let rows = conn.rows(
         &format!(
-            "SELECT {}, {} FROM {schema}.{} WHERE {} IS NOT NULL ORDER BY {}",
+            "SELECT {}, {} FROM {table} WHERE {} IS NOT NULL ORDER BY {}",
             quote(&entity.unique_field),
             quote(&index.column),
-            quote(&entity.table),
             quote(&index.column),
             quote(&entity.unique_field),
         ),
@@ -260,4 +426,23 @@ fn load(
         matrix.push(id, &vector);
     }
     Ok(matrix)
+}
+
+/// `entity`'s table itself, schema-qualified, rather than a row rule's view of it.
+fn base_table(conn: &dyn Reader, entity: &EntitySpec) -> Result<String, ExecError> {
+    let schema = match conn.dialect() {
+        SqlDialect::Sqlite => "main".to_owned(),
+        SqlDialect::Postgres => {
+            match conn
+                .rows("SELECT CAST(current_schema() AS TEXT)", &[])?
+                .into_iter()
+                .next()
+                .and_then(|row| row.into_iter().next())
+            {
+                Some(SqlValue::Text(schema)) => quote(&schema),
+                _ => "\"public\"".to_owned(),
+            }
+        }
+    };
+    Ok(format!("{schema}.{}", quote(&entity.table)))
 }

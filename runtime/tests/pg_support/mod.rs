@@ -31,6 +31,53 @@ pub fn url(test: &str) -> Option<String> {
     }
 }
 
+/// The URL of the server with pgvector (`TOOLFORGE_TEST_PGVECTOR_URL`, set by
+/// `scripts/with-pgvector`), or `None` (after printing that `test` was skipped). Each test
+/// that runs appends its name to the file named by `TOOLFORGE_PGVECTOR_TEST_LOG`.
+pub fn pgvector_url(test: &str) -> Option<String> {
+    match std::env::var("TOOLFORGE_TEST_PGVECTOR_URL") {
+        Ok(url) if !url.is_empty() => {
+            if let Ok(log) = std::env::var("TOOLFORGE_PGVECTOR_TEST_LOG")
+                && let Ok(mut file) = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(log)
+            {
+                let _ = writeln!(file, "{test}");
+            }
+            Some(url)
+        }
+        _ => {
+            eprintln!(
+                "skipped {test}: TOOLFORGE_TEST_PGVECTOR_URL is not set (run it under scripts/with-pgvector)"
+            );
+            None
+        }
+    }
+}
+
+/// The first column of the first row of `sql` on the database at `url`, as text (empty for
+/// none or NULL).
+pub fn query_text(url: &str, sql: &str) -> String {
+    let (url, sql) = (url.to_owned(), sql.to_owned());
+    run(async move {
+        let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+            .await
+            .expect("connect");
+        let task = tokio::spawn(connection);
+        let mut text = String::new();
+        for message in client.simple_query(&sql).await.expect("query") {
+            if let tokio_postgres::SimpleQueryMessage::Row(row) = message {
+                text = row.get(0).unwrap_or("").to_owned();
+                break;
+            }
+        }
+        drop(client);
+        let _ = task.await;
+        text
+    })
+}
+
 /// Runs `future` to completion on a runtime of its own, on a thread of its own (so that async
 /// tests can call these helpers too).
 fn run<T: Send + 'static>(future: impl std::future::Future<Output = T> + Send + 'static) -> T {

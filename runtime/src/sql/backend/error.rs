@@ -36,7 +36,8 @@ impl ExecError {
             ExecError::Stopped => ToolError::execution_failed(
                 "The database call was stopped before it finished; nothing was changed.",
             ),
-            ExecError::Unavailable(_) => ToolError::execution_failed(
+            ExecError::Unavailable(_) => ToolError::new(
+                crate::ErrorCode::Unavailable,
                 "The database server cannot be reached right now; nothing was changed. Retrying later may help.",
             ),
         }

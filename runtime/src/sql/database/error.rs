@@ -61,6 +61,10 @@ pub enum DbError {
     /// and the database (`user@host:port/name`, never a password).
     #[error("PostgreSQL: {0}")]
     Postgres(String),
+    /// The vectors of an index could not be kept in memory (the process's cap, with what to
+    /// do about it).
+    #[error("{0}")]
+    Vectors(String),
 }
 
 impl DbError {
@@ -103,4 +107,7 @@ pub struct InitReport {
     pub created: Vec<String>,
     /// Tables and indexes that already existed as expected.
     pub unchanged: Vec<String>,
+    /// Columns converted in place (vectors moved from bytes into pgvector columns), each
+    /// described as `table "name": what changed`.
+    pub converted: Vec<String>,
 }

@@ -13,6 +13,8 @@ use crate::CallBudget;
 use crate::spec::SchemaSpec;
 use crate::sql::backend::{Reader as AnyReader, SqlDialect};
 use crate::sql::ddl::{ObjectKind, schema_objects};
+#[cfg(feature = "ann")]
+use crate::sql::handler_error::HandlerError;
 use crate::sql::schema_diff::{SchemaDifference, SchemaPlan, plan};
 use crate::sql::sqlite::functions::configure;
 use crate::sql::sqlite::pool::{
@@ -20,9 +22,13 @@ use crate::sql::sqlite::pool::{
     open_reader, reader_count, wal_path,
 };
 use crate::sql::sqlite::watch::{Watch, lock};
+#[cfg(feature = "ann")]
+use crate::sql::vectors::VectorHome;
 
 #[cfg(feature = "postgres")]
 use crate::sql::postgres::PgDatabase;
+#[cfg(feature = "postgres")]
+use crate::sql::postgres::pgvector::{self, VectorStorage};
 #[cfg(feature = "postgres")]
 use crate::sql::postgres::schema::{pg_plan, pg_schema_objects};
 
@@ -34,6 +40,15 @@ use crate::sql::backend::import_sink::{ImportError, ImportSink};
 #[cfg(feature = "postgres")]
 use crate::sql::postgres::import_sink::PgSink;
 use crate::sql::sqlite::import_sink::{SqliteSink, sqlite_error};
+
+/// What a failed statement says, for a person.
+#[cfg(feature = "postgres")]
+fn error_text(error: crate::sql::backend::ExecError) -> String {
+    match error {
+        crate::sql::backend::ExecError::Backend(error) => error.describe(),
+        other => DbError::from(other).to_string(),
+    }
+}
 
 /// The PostgreSQL URL `path` spells, if it spells one.
 #[cfg(feature = "postgres")]
@@ -249,14 +264,23 @@ impl Database {
             let mut graphs = 0;
             for entity in &spec.entities {
                 for index in &entity.vector_indexes {
-                    let vectors = db.vectors.vectors_ready(conn, entity, index)?;
+                    // An index the server searches (pgvector) is not loaded.
+                    if db.vectors.home(conn, entity, index)? != VectorHome::Process {
+                        continue;
+                    }
+                    let vectors =
+                        db.vectors
+                            .vectors_ready(conn, entity, index, &spec.tools.vector_search)?;
                     graphs += usize::from(vectors.is_approximate());
                 }
             }
-            Ok::<_, crate::sql::backend::ExecError>(graphs)
+            Ok::<_, HandlerError>(graphs)
         })
         .await?
-        .map_err(DbError::from)
+        .map_err(|error| match error {
+            HandlerError::Exec(error) => DbError::from(error),
+            HandlerError::Tool(error) => DbError::Vectors(error.message),
+        })
     }
 
     /// The vectors kept in memory for searches.
@@ -333,11 +357,14 @@ impl Database {
     pub fn schema_plan(&self, spec: &SchemaSpec) -> Result<SchemaPlan, DbError> {
         #[cfg(feature = "postgres")]
         if let Backend::Postgres(pg) = &self.backend {
-            let objects = pg_schema_objects(spec)?;
-            return pg
-                .db
-                .read(None, Default::default(), |conn| pg_plan(conn, &objects))?
-                .map_err(|error| pg.db.error(error));
+            return pg.db.read(None, Default::default(), |conn| {
+                let storage = match pgvector::installed_version(conn)? {
+                    Some(_) => VectorStorage::Pgvector,
+                    None => VectorStorage::Bytes,
+                };
+                let objects = pg_schema_objects(spec, storage).map_err(DbError::from)?;
+                pg_plan(conn, spec, &objects).map_err(|error| pg.db.error(error))
+            })?;
         }
         let objects = schema_objects(spec)?;
         Ok(self.read_blocking(|conn| plan(conn, &objects))??)
@@ -347,18 +374,43 @@ impl Database {
     /// expected definition are left alone. If any existing object differs, returns
     /// [`DbError::SchemaMismatch`] listing every difference and changes nothing.
     pub fn init(&self, spec: &SchemaSpec) -> Result<InitReport, DbError> {
+        // Initialisation may convert vector columns: where each index is searched is looked
+        // at again.
+        self.vectors.forget_storage();
         #[cfg(feature = "postgres")]
         if let Backend::Postgres(pg) = &self.backend {
-            let objects = pg_schema_objects(spec)?;
             return pg.db.write(|session| {
-                let plan = pg_plan(session, &objects).map_err(|error| pg.db.error(error))?;
+                let storage = if spec.entities.iter().any(|e| !e.vector_indexes.is_empty()) {
+                    pgvector::ensure(session)
+                } else {
+                    pgvector::installed_version(session).map(|version| match version {
+                        Some(_) => VectorStorage::Pgvector,
+                        None => VectorStorage::Bytes,
+                    })
+                }
+                .map_err(|error| pg.db.error(error))?;
+                let objects = pg_schema_objects(spec, storage)?;
+                let plan = pg_plan(session, spec, &objects).map_err(|error| pg.db.error(error))?;
                 if !plan.differences.is_empty() {
                     return Err(DbError::SchemaMismatch(plan.differences));
                 }
                 let mut report = InitReport {
                     created: Vec::new(),
                     unchanged: plan.unchanged,
+                    converted: Vec::new(),
                 };
+                for conversion in &plan.conversions {
+                    session.batch(&conversion.sql).map_err(|error| {
+                        DbError::Postgres(format!(
+                            "{}: cannot convert {conversion} ({}); when `toolforge serve` \
+                             processes use this database, stop them and run `toolforge db \
+                             init` again (their row-rule views use the column)",
+                            pg.db.label,
+                            error_text(error),
+                        ))
+                    })?;
+                    report.converted.push(conversion.to_string());
+                }
                 for object in &plan.missing {
                     session
                         .batch(&object.sql)
@@ -386,6 +438,7 @@ impl Database {
             let mut report = InitReport {
                 created: Vec::new(),
                 unchanged: plan.unchanged,
+                converted: Vec::new(),
             };
             let mut rebuild: Vec<&str> = Vec::new();
             for object in &plan.missing {

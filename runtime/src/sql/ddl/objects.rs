@@ -14,6 +14,9 @@ pub enum ObjectKind {
     FullTextTable,
     /// A trigger keeping a full-text table in sync (its `table` is that full-text table).
     Trigger,
+    /// An approximate-search index over a vector column (pgvector's HNSW). Searches are exact
+    /// without it, so a database that lacks one still serves.
+    VectorIndex,
 }
 
 impl ObjectKind {
@@ -21,7 +24,7 @@ impl ObjectKind {
     pub fn as_str(self) -> &'static str {
         match self {
             ObjectKind::Table | ObjectKind::FullTextTable => "table",
-            ObjectKind::Index => "index",
+            ObjectKind::Index | ObjectKind::VectorIndex => "index",
             ObjectKind::Trigger => "trigger",
         }
     }

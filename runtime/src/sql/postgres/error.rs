@@ -20,6 +20,13 @@ fn sqlstate(error: &tokio_postgres::Error) -> String {
 /// server messages or addresses.
 pub fn execution_error(error: &tokio_postgres::Error) -> ToolError {
     let code = sqlstate(error);
+    // The connection went away (closed, reset, server shutting down or starting): the call
+    // may succeed once the server is back.
+    if code == "connection" || code.starts_with("08") || code.starts_with("57P0") {
+        return ExecError::Unavailable(code.clone())
+            .tool_error()
+            .with_details(serde_json::json!({ "postgres_error": code }));
+    }
     ToolError::execution_failed(format!(
         "The database could not answer this call (PostgreSQL: {code}). The arguments were valid; retrying later or simplifying the conditions may help."
     ))

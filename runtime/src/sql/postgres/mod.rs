@@ -17,6 +17,7 @@ mod bulk;
 pub(crate) mod driver;
 pub(crate) mod error;
 pub(crate) mod import_sink;
+pub mod pgvector;
 pub(crate) mod pool;
 pub(crate) mod postings;
 pub mod schema;

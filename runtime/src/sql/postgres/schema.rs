@@ -3,17 +3,19 @@
 //! The same tables, columns and indexes as on SQLite ([`ddl`](super::super::ddl)), in
 //! PostgreSQL's types: text fields are `TEXT COLLATE "C"` (so order and comparison are by code
 //! point, as SQLite's `BINARY`), numbers `DOUBLE PRECISION`, booleans `BOOLEAN`, arrays `JSONB`,
-//! embeddings `BYTEA`; materialized computed fields are `STORED` generated columns of the
-//! PostgreSQL form of their expression. Names longer than PostgreSQL's 63 bytes are compared as
-//! PostgreSQL shortens them.
+//! embeddings `BYTEA`, or pgvector's `vector(N)` with an HNSW index when the database has the
+//! extension ([`pgvector`](super::pgvector)); materialized computed fields are `STORED`
+//! generated columns of the PostgreSQL form of their expression. Names longer than
+//! PostgreSQL's 63 bytes are compared as PostgreSQL shortens them.
 
 use crate::spec::{EntitySpec, FieldSpec, FieldType, SchemaSpec, ValueType};
 
 use super::super::backend::{ExecError, Reader};
 use super::super::ddl::{ColumnDef, ObjectKind, SchemaObject, SpecError, literal, schema_objects};
 use super::super::ident::{quote, strip_row_alias};
-use super::super::schema_diff::{SchemaDifference, SchemaPlan};
+use super::super::schema_diff::{SchemaConversion, SchemaDifference, SchemaPlan};
 use super::super::value::SqlValue;
+use super::pgvector::{self, VectorStorage};
 
 /// PostgreSQL's longest identifier, in bytes.
 const MAX_IDENTIFIER_BYTES: usize = 63;
@@ -76,7 +78,11 @@ fn value_column(ty: ValueType) -> (&'static str, &'static str) {
     }
 }
 
-fn entity_table(entity: &EntitySpec) -> (String, Vec<ColumnDef>) {
+fn entity_table(
+    entity: &EntitySpec,
+    storage: VectorStorage,
+    half_precision: bool,
+) -> (String, Vec<ColumnDef>) {
     let mut definitions = Vec::new();
     let mut columns = Vec::new();
     let mut add = |name: &str, def: String, decl: String, generated: bool| {
@@ -104,10 +110,14 @@ fn entity_table(entity: &EntitySpec) -> (String, Vec<ColumnDef>) {
         add(&field.name, def, decl, false);
     }
     for vector in &entity.vector_indexes {
+        let ty = match storage {
+            VectorStorage::Bytes => "bytea".to_owned(),
+            VectorStorage::Pgvector => pgvector::column_type(vector, half_precision),
+        };
         add(
             &vector.column,
-            format!("{} BYTEA", quote(&vector.column)),
-            "bytea".into(),
+            format!("{} {}", quote(&vector.column), ty.to_ascii_uppercase()),
+            ty,
             false,
         );
         let hash = vector.hash_column();
@@ -144,8 +154,13 @@ fn entity_table(entity: &EntitySpec) -> (String, Vec<ColumnDef>) {
 }
 
 /// Every table and index the spec needs on PostgreSQL, in creation order: the same objects,
-/// names and columns as [`schema_objects`] gives for SQLite, with PostgreSQL's types.
-pub fn pg_schema_objects(spec: &SchemaSpec) -> Result<Vec<SchemaObject>, SpecError> {
+/// names and columns as [`schema_objects`] gives for SQLite, with PostgreSQL's types, and with
+/// `storage` [`VectorStorage::Pgvector`] an HNSW index per vector index.
+pub fn pg_schema_objects(
+    spec: &SchemaSpec,
+    storage: VectorStorage,
+) -> Result<Vec<SchemaObject>, SpecError> {
+    let half_precision = spec.tools.vector_search.half_precision;
     let mut objects = schema_objects(spec)?;
     // Full-text indexes: FTS5 tables and triggers on SQLite, postings tables here.
     objects
@@ -173,7 +188,7 @@ pub fn pg_schema_objects(spec: &SchemaSpec) -> Result<Vec<SchemaObject>, SpecErr
                 *object = table;
             }
         } else if let Some(entity) = spec.entities.iter().find(|e| e.table == object.name) {
-            let (sql, columns) = entity_table(entity);
+            let (sql, columns) = entity_table(entity, storage, half_precision);
             object.sql = sql;
             object.columns = columns;
         } else if let Some(relationship) =
@@ -210,6 +225,16 @@ pub fn pg_schema_objects(spec: &SchemaSpec) -> Result<Vec<SchemaObject>, SpecErr
             object.columns = columns;
         }
     }
+    if storage == VectorStorage::Pgvector {
+        for entity in &spec.entities {
+            objects.extend(
+                entity
+                    .vector_indexes
+                    .iter()
+                    .filter_map(|index| pgvector::hnsw_index(entity, index, half_precision)),
+            );
+        }
+    }
     Ok(objects)
 }
 
@@ -217,11 +242,25 @@ const EDGE_ENDS: [&str; 2] = ["source_id", "target_id"];
 
 /// Compares the database with the objects a spec needs (from [`pg_schema_objects`]). Reads
 /// only. Tables are compared by their columns (names, order, types, generated or not);
-/// constraints are not compared.
+/// constraints are not compared. A vector column expected in pgvector's type but stored as
+/// `BYTEA` is a conversion, not a difference: the database serves as it is (searching in
+/// memory) and [`Database::init`](crate::sql::Database::init) converts it.
 pub(crate) fn pg_plan(
     conn: &dyn Reader,
+    spec: &SchemaSpec,
     expected: &[SchemaObject],
 ) -> Result<SchemaPlan, ExecError> {
+    let vector_indexes: Vec<(&str, &crate::spec::VectorIndexSpec)> = spec
+        .entities
+        .iter()
+        .flat_map(|entity| {
+            entity
+                .vector_indexes
+                .iter()
+                .map(move |index| (entity.table.as_str(), index))
+        })
+        .collect();
+    let vector_indexes = vector_indexes.as_slice();
     let mut plan = SchemaPlan::default();
     for object in expected {
         let name = stored_name(&object.name).to_owned();
@@ -247,13 +286,17 @@ pub(crate) fn pg_plan(
             });
             continue;
         }
-        if object.kind == ObjectKind::Index {
+        if matches!(object.kind, ObjectKind::Index | ObjectKind::VectorIndex) {
             plan.unchanged.push(object.name.clone());
             continue;
         }
         let live = conn.rows(
-            "SELECT column_name, data_type, is_generated FROM information_schema.columns \
-             WHERE table_schema = current_schema() AND table_name = ?1 ORDER BY ordinal_position",
+            "SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), \
+             CASE WHEN a.attgenerated = '' THEN 'NEVER' ELSE 'ALWAYS' END \
+             FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid \
+             JOIN pg_namespace s ON s.oid = c.relnamespace \
+             WHERE s.nspname = current_schema() AND c.relname = ?1 \
+             AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
             &[SqlValue::Text(name)],
         )?;
         let live: Vec<(String, String, bool)> = live
@@ -274,7 +317,20 @@ pub(crate) fn pg_plan(
                     column.name, column.decl_type
                 )),
                 Some((_, ty, generated)) => {
-                    if ty != &column.decl_type {
+                    if ty == "bytea" && is_pgvector_type(&column.decl_type) {
+                        let index = conversion_index(object, &column.name, vector_indexes);
+                        if let Some((table, index)) = index {
+                            plan.conversions.push(SchemaConversion {
+                                object: label.clone(),
+                                message: format!(
+                                    "column \"{}\" holds vectors as bytea; initialising converts \
+                                     it to {} (pgvector), keeping every vector",
+                                    column.name, column.decl_type
+                                ),
+                                sql: pgvector::conversion_sql(table, index, &column.decl_type),
+                            });
+                        }
+                    } else if ty != &column.decl_type {
                         problems.push(format!(
                             "column \"{}\" has type {ty}, expected {}",
                             column.name, column.decl_type
@@ -327,6 +383,23 @@ pub(crate) fn pg_plan(
         }
     }
     Ok(plan)
+}
+
+/// Whether `decl_type` is a pgvector column type (`vector(N)`, `halfvec(N)`).
+fn is_pgvector_type(decl_type: &str) -> bool {
+    decl_type.starts_with("vector(") || decl_type.starts_with("halfvec(")
+}
+
+/// The vector index (with its table) whose column `column` of `table` is.
+fn conversion_index<'s>(
+    table: &SchemaObject,
+    column: &str,
+    indexes: &[(&'s str, &'s crate::spec::VectorIndexSpec)],
+) -> Option<(&'s str, &'s crate::spec::VectorIndexSpec)> {
+    indexes
+        .iter()
+        .find(|(name, index)| *name == table.name && index.column == column)
+        .copied()
 }
 
 fn generated_word(generated: bool) -> &'static str {

@@ -4,6 +4,11 @@
 //! (a number compared with a `DOUBLE PRECISION` column is sent as one, a `0`/`1` compared with
 //! a `BOOLEAN` as a boolean, JSON text as `jsonb`), so the query builder binds the same values
 //! on both backends. A column is decoded by its type into the value SQLite would have given.
+//!
+//! pgvector's `vector` and `halfvec` travel as the engine's embedding bytes (little-endian
+//! `f32`s, as SQLite stores them): a `Blob` bound where PostgreSQL expects a vector is sent in
+//! the type's binary form, and a vector column reads back as such a `Blob`. Everything above
+//! this module sees one form of embedding on both backends.
 
 use std::borrow::{Borrow, Cow};
 use std::error::Error;
@@ -57,6 +62,79 @@ fn as_text(value: &SqlValue) -> Option<Cow<'_, str>> {
     }
 }
 
+/// A pgvector type, by its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum VectorType {
+    /// `vector`: 32-bit floats.
+    Full,
+    /// `halfvec`: 16-bit floats.
+    Half,
+}
+
+fn vector_type(ty: &Type) -> Option<VectorType> {
+    match ty.name() {
+        "vector" => Some(VectorType::Full),
+        "halfvec" => Some(VectorType::Half),
+        _ => None,
+    }
+}
+
+/// Embedding bytes (little-endian `f32`s) in pgvector's binary form: the dimension and an
+/// unused word (16 bits each), then each value big-endian, as 32 or 16 bits.
+fn encode_vector(
+    kind: VectorType,
+    bytes: &[u8],
+    out: &mut bytes::BytesMut,
+) -> Result<(), BoxError> {
+    if !bytes.len().is_multiple_of(4) {
+        return Err(format!(
+            "an embedding of {} bytes is not a list of 32-bit floats",
+            bytes.len()
+        )
+        .into());
+    }
+    let dimension = u16::try_from(bytes.len() / 4).map_err(|_| {
+        format!(
+            "an embedding of {} values is longer than pgvector takes",
+            bytes.len() / 4
+        )
+    })?;
+    out.extend_from_slice(&dimension.to_be_bytes());
+    out.extend_from_slice(&[0, 0]);
+    for value in bytes.chunks_exact(4) {
+        let value = f32::from_le_bytes([value[0], value[1], value[2], value[3]]);
+        match kind {
+            VectorType::Full => out.extend_from_slice(&value.to_be_bytes()),
+            VectorType::Half => out.extend_from_slice(&half::f16::from_f32(value).to_be_bytes()),
+        }
+    }
+    Ok(())
+}
+
+/// pgvector's binary form back into embedding bytes (little-endian `f32`s).
+fn decode_vector(kind: VectorType, raw: &[u8]) -> Result<Vec<u8>, BoxError> {
+    let width = match kind {
+        VectorType::Full => 4,
+        VectorType::Half => 2,
+    };
+    let (Some(head), Some(values)) = (raw.get(..4), raw.get(4..)) else {
+        return Err("a vector shorter than its header".into());
+    };
+    let dimension = usize::from(u16::from_be_bytes([head[0], head[1]]));
+    if values.len() != dimension * width {
+        return Err(format!("a vector of {dimension} values in {} bytes", values.len()).into());
+    }
+    let mut out = Vec::with_capacity(dimension * 4);
+    for value in values.chunks_exact(width) {
+        let value = match kind {
+            VectorType::Full => f32::from_be_bytes([value[0], value[1], value[2], value[3]]),
+            VectorType::Half => half::f16::from_be_bytes([value[0], value[1]]).to_f32(),
+        };
+        out.extend_from_slice(&value.to_le_bytes());
+    }
+    Ok(out)
+}
+
 impl<V: Borrow<SqlValue> + std::fmt::Debug> ToSql for PgParam<V> {
     fn to_sql(&self, ty: &Type, out: &mut bytes::BytesMut) -> Result<IsNull, BoxError> {
         let value = self.0.borrow();
@@ -64,6 +142,13 @@ impl<V: Borrow<SqlValue> + std::fmt::Debug> ToSql for PgParam<V> {
             return Ok(IsNull::Yes);
         }
         let fail = || wrong(value, ty);
+        if let Some(kind) = vector_type(ty) {
+            let SqlValue::Blob(bytes) = value else {
+                return Err(fail());
+            };
+            encode_vector(kind, bytes, out)?;
+            return Ok(IsNull::No);
+        }
         match *ty {
             Type::BOOL => {
                 let flag = match value {
@@ -112,6 +197,9 @@ impl<V: Borrow<SqlValue> + std::fmt::Debug> ToSql for PgParam<V> {
     }
 
     fn encode_format(&self, ty: &Type) -> tokio_postgres::types::Format {
+        if vector_type(ty).is_some() {
+            return tokio_postgres::types::Format::Binary;
+        }
         match *ty {
             Type::BOOL
             | Type::INT2
@@ -164,6 +252,9 @@ fn numeric_to_f64(raw: &[u8]) -> Result<f64, BoxError> {
 
 impl<'a> FromSql<'a> for PgCell {
     fn from_sql(ty: &Type, raw: &'a [u8]) -> Result<Self, BoxError> {
+        if let Some(kind) = vector_type(ty) {
+            return Ok(PgCell(SqlValue::Blob(decode_vector(kind, raw)?)));
+        }
         let value = match *ty {
             Type::BOOL => SqlValue::Integer(i64::from(bool::from_sql(ty, raw)?)),
             Type::INT2 => SqlValue::Integer(i64::from(i16::from_sql(ty, raw)?)),
@@ -187,5 +278,41 @@ impl<'a> FromSql<'a> for PgCell {
 
     fn accepts(_: &Type) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{VectorType, decode_vector, encode_vector};
+
+    fn embedding(values: &[f32]) -> Vec<u8> {
+        values.iter().flat_map(|v| v.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn a_vector_goes_out_and_comes_back_as_the_same_bytes() {
+        let bytes = embedding(&[1.5, -0.25, 3.0e-8, 42.0]);
+        let mut out = bytes::BytesMut::new();
+        encode_vector(VectorType::Full, &bytes, &mut out).unwrap();
+        assert_eq!(&out[..4], &[0, 4, 0, 0]);
+        assert_eq!(&out[4..8], &1.5f32.to_be_bytes());
+        assert_eq!(decode_vector(VectorType::Full, &out).unwrap(), bytes);
+    }
+
+    #[test]
+    fn a_halfvec_keeps_what_16_bits_hold() {
+        let bytes = embedding(&[1.5, -0.25, 2048.0]);
+        let mut out = bytes::BytesMut::new();
+        encode_vector(VectorType::Half, &bytes, &mut out).unwrap();
+        assert_eq!(out.len(), 4 + 3 * 2);
+        assert_eq!(decode_vector(VectorType::Half, &out).unwrap(), bytes);
+    }
+
+    #[test]
+    fn a_torn_vector_is_an_error_not_a_panic() {
+        assert!(decode_vector(VectorType::Full, &[0, 2, 0, 0, 1]).is_err());
+        assert!(decode_vector(VectorType::Full, &[0]).is_err());
+        let mut out = bytes::BytesMut::new();
+        assert!(encode_vector(VectorType::Full, &[1, 2, 3], &mut out).is_err());
     }
 }

@@ -19,13 +19,12 @@ use crate::sql::describe::DescriptionBuilder;
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::search::full_text_search::ranked_ids;
-use crate::sql::tools::search::semantic_search::{
-    allowed_ids, embed_query, ranked_answer, vector_index,
-};
+use crate::sql::tools::search::semantic_search::{embed_query, ranked_answer, vector_index};
 use crate::sql::tools::shared::answers::RankedAnswer;
 use crate::sql::tools::shared::common::{
     HandlerError, PageLimits, definition, entity, limit_named,
 };
+use crate::sql::vector_search::{Search, nearest};
 
 /// The constant of reciprocal rank fusion (the value of the original paper, Cormack et al.).
 const RRF_K: f64 = 60.0;
@@ -158,13 +157,21 @@ impl EngineTool for HybridSearchArgs {
         let depth = (limits.rows * 4).clamp(MIN_CANDIDATES, MAX_CANDIDATES);
         let words = ranked_ids(spec, conn, &entity.name, &self.query, depth)?;
         let query_vector = embed_query(db, index, &self.query)?;
-        let vectors = db.vector_cache().vectors(conn, entity, index)?;
-        let allowed = allowed_ids(conn, spec, entity, &[])?;
-        let meaning: Vec<String> = vectors
-            .top_k(&query_vector, depth as usize, allowed.as_ref())
-            .into_iter()
-            .map(|hit| vectors.matrix.id(hit.row).to_owned())
-            .collect();
+        let meaning: Vec<String> = nearest(
+            db,
+            conn,
+            spec,
+            &Search {
+                entity,
+                index,
+                vector: &query_vector,
+                k: depth as usize,
+                conditions: &[],
+            },
+        )?
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
         let word_ids: Vec<String> = words.into_iter().map(|(id, _)| id).collect();
         let mut fused = fuse(&[&word_ids, &meaning]);
         fused.truncate(limits.rows as usize);

@@ -1,9 +1,7 @@
 //! `semantic_search {entity_type, query, index?, top_k, min_score?, conditions?}`: the query
-//! text is embedded by the database's embedder and compared with every vector of the index
-//! (exact search over the vectors kept in memory), optionally among the records matching
-//! `conditions` only.
-
-use std::collections::HashSet;
+//! text is embedded by the database's embedder and the index's nearest records found
+//! ([`nearest`]: by PostgreSQL with pgvector, or over the vectors kept in memory), optionally
+//! among the records matching `conditions` only.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -18,7 +16,7 @@ use crate::sql::arg_name::ArgName;
 use crate::sql::backend::Reader;
 use crate::sql::describe::DescriptionBuilder;
 use crate::sql::ident::quote;
-use crate::sql::query::{Condition, ROW_ALIAS, compile_conditions};
+use crate::sql::query::Condition;
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::shared::answers::{RankedAnswer, RankedHit};
@@ -26,6 +24,7 @@ use crate::sql::tools::shared::common::{
     Collector, HandlerError, PageLimits, definition, entity, limit_named,
 };
 use crate::sql::value::SqlValue;
+use crate::sql::vector_search::{Search, nearest};
 
 /// The most characters of source text shown with a match.
 const SNIPPET_CHARS: usize = 240;
@@ -170,14 +169,21 @@ impl EngineTool for SemanticSearchArgs {
             );
         }
         let query_vector = embed_query(db, index, &self.query)?;
-        let allowed = allowed_ids(conn, spec, entity, &self.conditions)?;
-        let vectors = db.vector_cache().vectors(conn, entity, index)?;
-        let hits = vectors.top_k(&query_vector, limits.rows as usize, allowed.as_ref());
-        let hits: Vec<(String, f64)> = hits
-            .into_iter()
-            .map(|hit| (vectors.matrix.id(hit.row).to_owned(), f64::from(hit.score)))
-            .filter(|(_, score)| self.min_score.is_none_or(|min| *score >= min))
-            .collect();
+        let hits: Vec<(String, f64)> = nearest(
+            db,
+            conn,
+            spec,
+            &Search {
+                entity,
+                index,
+                vector: &query_vector,
+                k: limits.rows as usize,
+                conditions: &self.conditions,
+            },
+        )?
+        .into_iter()
+        .filter(|(_, score)| self.min_score.is_none_or(|min| *score >= min))
+        .collect();
         let answer = ranked_answer(
             conn,
             entity,
@@ -274,47 +280,6 @@ pub(crate) fn embed_query(
         )));
     }
     Ok(vector)
-}
-
-/// The unique ids of the records matching `conditions`, or `None` (every record) without any.
-/// With a row rule on the entity, the ids of the records the call may see (the rule applies
-/// through the table's view), so hidden records take no place among the best `top_k`.
-pub(crate) fn allowed_ids(
-    conn: &dyn Reader,
-    spec: &SchemaSpec,
-    entity: &EntitySpec,
-    conditions: &[Condition],
-) -> Result<Option<HashSet<String>>, HandlerError> {
-    if conditions.is_empty() && spec.access_rule(&entity.name).is_none() {
-        return Ok(None);
-    }
-    let mut params = Vec::new();
-    let where_sql = compile_conditions(
-        entity,
-        conditions,
-        "conditions",
-        &mut params,
-        conn.dialect(),
-    )?;
-    let rows = conn.rows(
-        &format!(
-            "SELECT {}.{} FROM {} AS {} WHERE {}",
-            quote(ROW_ALIAS),
-            quote(&entity.unique_field),
-            quote(&entity.table),
-            quote(ROW_ALIAS),
-            where_sql
-        ),
-        &params,
-    )?;
-    Ok(Some(
-        rows.into_iter()
-            .filter_map(|row| match row.into_iter().next() {
-                Some(SqlValue::Text(id)) => Some(id),
-                _ => None,
-            })
-            .collect(),
-    ))
 }
 
 /// The answer for ranked `hits` (id, score): each with its display name and the start of
