@@ -1,0 +1,234 @@
+//! `semantic_search` top-10 over random 384-dimension vectors: PostgreSQL with pgvector (HNSW
+//! index, with and without a filter keeping 1 % of the rows) against the in-process search of
+//! the same vectors (SQLite, exact, the path every server without pgvector takes). Prints the
+//! HNSW build time and the vectors' count. Needs the pgvector server: run under
+//! `scripts/with-pgvector`, which sets `TOOLFORGE_TEST_PGVECTOR_URL`; without it every
+//! benchmark returns at once. `TOOLFORGE_BENCH_VECTORS` sets the count (default 1,000,000).
+//!
+//! Run: `TOOLFORGE_BENCH_VECTORS=100000 scripts/with-pgvector cargo bench -p toolforge-runtime
+//! --features postgres --bench pgvector`.
+
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+use serde_json::json;
+use toolforge::embed::{EmbedError, Embedder};
+use toolforge::spec::SchemaSpec;
+use toolforge::sql::Database;
+use toolforge::sql::tools::database_tools;
+use toolforge::ToolContext;
+
+const DIMENSION: usize = 384;
+
+fn main() {
+    divan::main();
+}
+
+fn count() -> usize {
+    std::env::var("TOOLFORGE_BENCH_VECTORS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1_000_000)
+}
+
+fn spec() -> Arc<SchemaSpec> {
+    Arc::new(
+        serde_json::from_value(json!({
+            "name": "bench",
+            "entities": [{
+                "name": "Point", "table": "point", "unique_field": "id",
+                "fields": [
+                    {"name": "id", "type": "string", "unique": true},
+                    {"name": "bucket", "type": "number"}
+                ],
+                "vector_indexes": [{"name": "position", "column": "position", "dimension": DIMENSION}]
+            }],
+            "relationships": [],
+            "tools": {"default_limit": 10, "max_limit": 100, "families": ["search"],
+                      "vector_search": {"max_vectors_in_memory": 100_000_000_u64}}
+        }))
+        .expect("bench spec"),
+    )
+}
+
+/// The vector of row `row`, from a fixed generator (the same on every run).
+fn vector(row: usize) -> Vec<f32> {
+    let mut state = (row as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (0..DIMENSION)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+        })
+        .collect()
+}
+
+/// Embeds "row N" as row N's vector, nudged (a query near a stored record).
+#[derive(Debug)]
+struct RowEmbedder;
+
+impl Embedder for RowEmbedder {
+    fn model_id(&self) -> &str {
+        "rows"
+    }
+    fn dimension(&self) -> Option<usize> {
+        Some(DIMENSION)
+    }
+    fn batch_size(&self) -> usize {
+        16
+    }
+    fn embed(&self, texts: &[&str], _: Option<Instant>) -> Result<Vec<Vec<f32>>, EmbedError> {
+        Ok(texts
+            .iter()
+            .map(|text| {
+                let row = text
+                    .strip_prefix("row ")
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(0);
+                vector(row).iter().map(|x| x + 0.01).collect()
+            })
+            .collect())
+    }
+}
+
+fn fill(db: &Database, spec: &SchemaSpec) {
+    db.init(spec).expect("init");
+    db.import(spec, |import| {
+        for row in 0..count() {
+            let data = json!({"id": format!("p{row:08}"), "bucket": row % 100,
+                              "position": vector(row)});
+            import.entity("Point", data.as_object().unwrap())?;
+        }
+        Ok(())
+    })
+    .expect("import");
+}
+
+struct Setup {
+    pgvector: Option<Database>,
+    sqlite: Database,
+    _dir: tempfile::TempDir,
+}
+
+fn setup() -> &'static Setup {
+    static SETUP: OnceLock<Setup> = OnceLock::new();
+    SETUP.get_or_init(|| {
+        let spec = spec();
+        let pgvector = std::env::var("TOOLFORGE_TEST_PGVECTOR_URL")
+            .ok()
+            .filter(|url| !url.is_empty())
+            .map(|base| {
+                let name = format!("bench_pgvector_{}", count());
+                let url = recreate(&base, &name);
+                let db = Database::open(&url)
+                    .expect("open")
+                    .with_embedder(Arc::new(RowEmbedder));
+                let started = Instant::now();
+                fill(&db, &spec);
+                eprintln!(
+                    "pgvector: {} vectors imported with the HNSW index maintained in {:.1} s",
+                    count(),
+                    started.elapsed().as_secs_f64()
+                );
+                let rebuilt = Instant::now();
+                run_sql(
+                    &url,
+                    "DROP INDEX point__position__hnsw; \
+                     CREATE INDEX point__position__hnsw ON point USING hnsw (position vector_cosine_ops)",
+                );
+                eprintln!(
+                    "pgvector: HNSW index built over {} vectors in {:.1} s",
+                    count(),
+                    rebuilt.elapsed().as_secs_f64()
+                );
+                db
+            });
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let sqlite = Database::open(dir.path().join("bench.db"))
+            .expect("open")
+            .with_embedder(Arc::new(RowEmbedder));
+        fill(&sqlite, &spec);
+        Setup {
+            pgvector,
+            sqlite,
+            _dir: dir,
+        }
+    })
+}
+
+/// Runs statements on the database at `url`.
+fn run_sql(url: &str, sql: &str) {
+    let (url, sql) = (url.to_owned(), sql.to_owned());
+    std::thread::spawn(move || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(async move {
+                let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+                    .await
+                    .expect("connect");
+                let task = tokio::spawn(connection);
+                client.batch_execute(&sql).await.expect("statements");
+                drop(client);
+                let _ = task.await;
+            })
+    })
+    .join()
+    .unwrap();
+}
+
+/// A fresh database `name` on the server at `base`, and its URL.
+fn recreate(base: &str, name: &str) -> String {
+    run_sql(
+        base,
+        &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE); CREATE DATABASE {name}"),
+    );
+    let (head, _) = base.rsplit_once('/').expect("URL with a database name");
+    format!("{head}/{name}")
+}
+
+fn search(db: &Database, bencher: divan::Bencher, filtered: bool) {
+    let spec = db.spec_for(&spec());
+    let tool = database_tools(spec, db.clone())
+        .into_iter()
+        .find(|tool| tool.definition().name == "semantic_search")
+        .expect("semantic_search");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let mut row = 0usize;
+    bencher.bench_local(|| {
+        row = (row + 7919) % count();
+        let mut arguments =
+            json!({"entity_type": "Point", "query": format!("row {row}"), "top_k": 10});
+        if filtered {
+            arguments["conditions"] = json!([{"field": "bucket", "operator": "=", "value": 7}]);
+        }
+        let answer = runtime
+            .block_on(tool.call(arguments, &ToolContext::new()))
+            .expect("search");
+        assert_eq!(answer["results"].as_array().map(Vec::len), Some(10));
+    });
+}
+
+#[divan::bench(sample_count = 50)]
+fn pgvector_top10(bencher: divan::Bencher) {
+    let Some(db) = &setup().pgvector else { return };
+    search(db, bencher, false);
+}
+
+#[divan::bench(sample_count = 50)]
+fn pgvector_top10_filter_1_percent(bencher: divan::Bencher) {
+    let Some(db) = &setup().pgvector else { return };
+    search(db, bencher, true);
+}
+
+#[divan::bench(sample_count = 50)]
+fn in_process_top10(bencher: divan::Bencher) {
+    search(&setup().sqlite, bencher, false);
+}
+
+#[divan::bench(sample_count = 50)]
+fn in_process_top10_filter_1_percent(bencher: divan::Bencher) {
+    search(&setup().sqlite, bencher, true);
+}
