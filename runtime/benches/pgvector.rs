@@ -12,11 +12,11 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use serde_json::json;
+use toolforge::ToolContext;
 use toolforge::embed::{EmbedError, Embedder};
 use toolforge::spec::SchemaSpec;
 use toolforge::sql::Database;
 use toolforge::sql::tools::database_tools;
-use toolforge::ToolContext;
 
 const DIMENSION: usize = 384;
 

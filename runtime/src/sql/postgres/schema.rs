@@ -4,7 +4,7 @@
 //! PostgreSQL's types: text fields are `TEXT COLLATE "C"` (so order and comparison are by code
 //! point, as SQLite's `BINARY`), numbers `DOUBLE PRECISION`, booleans `BOOLEAN`, arrays `JSONB`,
 //! embeddings `BYTEA`, or pgvector's `vector(N)` with an HNSW index when the database has the
-//! extension ([`pgvector`](super::pgvector)); materialized computed fields are `STORED`
+//! extension (the [`super::pgvector`] module); materialized computed fields are `STORED`
 //! generated columns of the PostgreSQL form of their expression. Names longer than
 //! PostgreSQL's 63 bytes are compared as PostgreSQL shortens them.
 
