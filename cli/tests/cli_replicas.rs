@@ -138,6 +138,15 @@ async fn connect(url: &str) -> RunningService<RoleClient, Client> {
         .expect("discover over HTTP")
 }
 
+/// The names of the tools a client is offered.
+async fn tool_names(client: &RunningService<RoleClient, Client>) -> Vec<String> {
+    let tools = client.list_all_tools().await.expect("tools/list");
+    tools
+        .into_iter()
+        .map(|tool| tool.name.to_string())
+        .collect()
+}
+
 /// A call's structured answer, or its error as JSON.
 async fn call(client: &RunningService<RoleClient, Client>, name: &str, arguments: Value) -> Value {
     let Value::Object(arguments) = arguments else {
@@ -315,23 +324,11 @@ async fn replicas_behind_a_load_balancer_answer_as_one_server() {
             ),
             "{notification:?}"
         );
-        let names: Vec<String> = client
-            .list_all_tools()
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|t| t.name.to_string())
-            .collect();
+        let names = tool_names(client).await;
         assert!(!names.contains(&"query_entities".to_owned()), "{names:?}");
     }
     for _ in 0..2 {
-        let names: Vec<String> = balanced
-            .list_all_tools()
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|t| t.name.to_string())
-            .collect();
+        let names = tool_names(&balanced).await;
         assert!(
             names.contains(&"get_entity_by_id".to_owned())
                 && !names.contains(&"query_entities".to_owned()),

@@ -8,6 +8,9 @@
 //! Run: `TOOLFORGE_BENCH_VECTORS=100000 scripts/with-pgvector cargo bench -p toolforge-runtime
 //! --features postgres --bench pgvector`.
 
+#[path = "../tests/pg_support/mod.rs"]
+mod pg_support;
+
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
@@ -119,11 +122,8 @@ fn setup() -> &'static Setup {
             .ok()
             .filter(|url| !url.is_empty())
             .map(|base| {
-                let name = format!("bench_pgvector_{}", count());
-                let url = recreate(&base, &name);
-                let db = Database::open(&url)
-                    .expect("open")
-                    .with_embedder(Arc::new(RowEmbedder));
+                let (db, url) = pg_support::fresh(&base, &format!("bench_pgvector_{}", count()));
+                let db = db.with_embedder(Arc::new(RowEmbedder));
                 let started = Instant::now();
                 fill(&db, &spec);
                 eprintln!(
@@ -132,7 +132,7 @@ fn setup() -> &'static Setup {
                     started.elapsed().as_secs_f64()
                 );
                 let rebuilt = Instant::now();
-                run_sql(
+                pg_support::batch(
                     &url,
                     "DROP INDEX point__position__hnsw; \
                      CREATE INDEX point__position__hnsw ON point USING hnsw (position vector_cosine_ops)",
@@ -155,38 +155,6 @@ fn setup() -> &'static Setup {
             _dir: dir,
         }
     })
-}
-
-/// Runs statements on the database at `url`.
-fn run_sql(url: &str, sql: &str) {
-    let (url, sql) = (url.to_owned(), sql.to_owned());
-    std::thread::spawn(move || {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap()
-            .block_on(async move {
-                let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-                    .await
-                    .expect("connect");
-                let task = tokio::spawn(connection);
-                client.batch_execute(&sql).await.expect("statements");
-                drop(client);
-                let _ = task.await;
-            })
-    })
-    .join()
-    .unwrap();
-}
-
-/// A fresh database `name` on the server at `base`, and its URL.
-fn recreate(base: &str, name: &str) -> String {
-    run_sql(
-        base,
-        &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE); CREATE DATABASE {name}"),
-    );
-    let (head, _) = base.rsplit_once('/').expect("URL with a database name");
-    format!("{head}/{name}")
 }
 
 fn search(db: &Database, bencher: divan::Bencher, filtered: bool) {

@@ -3,17 +3,20 @@
 //! least 0.95 for cosine and Euclidean, scores identical to the exact ones, filters respected;
 //! and through a database, `semantic_search` answering from the graph once it is built.
 
+#[path = "row_embedder/mod.rs"]
+mod row_embedder;
+
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::time::Instant;
 
 use serde_json::{Value, json};
-use toolforge::embed::{EmbedError, Embedder};
 use toolforge::search::approximate::{ApproximateIndex, ApproximateSettings};
 use toolforge::search::vector::VectorMatrix;
 use toolforge::spec::{SchemaSpec, Similarity};
 use toolforge::sql::Database;
 use toolforge::sql::tools::DatabaseTool;
+
+use row_embedder::RowEmbedder;
 
 const DIMENSION: usize = 64;
 
@@ -124,43 +127,6 @@ fn dot_product_and_empty_indexes_have_no_graph() {
     let (rows, _) = clustered(100, 3);
     assert!(ApproximateIndex::build(&matrix(Similarity::Dot, &rows), &settings()).is_none());
     assert!(ApproximateIndex::build(&matrix(Similarity::Cosine, &[]), &settings()).is_none());
-}
-
-/// An embedder for the database test: a query text names one of the stored vectors by its
-/// row ("row 17") and gets that vector, so the expected answer is known without a model.
-#[derive(Debug)]
-struct RowEmbedder(Vec<Vec<f32>>);
-
-impl Embedder for RowEmbedder {
-    fn model_id(&self) -> &str {
-        "rows"
-    }
-
-    fn dimension(&self) -> Option<usize> {
-        Some(DIMENSION)
-    }
-
-    fn batch_size(&self) -> usize {
-        16
-    }
-
-    fn embed(
-        &self,
-        texts: &[&str],
-        _deadline: Option<Instant>,
-    ) -> Result<Vec<Vec<f32>>, EmbedError> {
-        texts
-            .iter()
-            .map(|text| {
-                text.strip_prefix("row ")
-                    .and_then(|row| row.parse::<usize>().ok())
-                    .and_then(|row| self.0.get(row).cloned())
-                    .ok_or_else(|| EmbedError::Model {
-                        message: format!("not a row: {text}"),
-                    })
-            })
-            .collect()
-    }
 }
 
 fn notes_spec() -> Arc<SchemaSpec> {

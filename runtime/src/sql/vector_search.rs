@@ -48,13 +48,16 @@ pub(crate) fn nearest(
         k,
         conditions,
     } = *search;
-    match db.vector_cache().home(conn, entity, index)? {
+    match db.vector_home(conn, entity, index)? {
         home @ VectorHome::Server { .. } => in_server(conn, spec, search, &home),
-        VectorHome::Process => {
+        VectorHome::Process { version } => {
             let allowed = allowed_ids(conn, spec, entity, conditions)?;
-            let vectors =
-                db.vector_cache()
-                    .vectors(conn, entity, index, &spec.tools.vector_search)?;
+            let vectors = db.vector_cache().vectors(
+                conn,
+                (entity, index),
+                version,
+                &spec.tools.vector_search,
+            )?;
             Ok(vectors
                 .top_k(vector, k, allowed.as_ref())
                 .into_iter()
@@ -89,14 +92,14 @@ fn in_server(
         conditions,
     } = *search;
     let settings = &spec.tools.vector_search;
-    // Set for the connection before each search, so every search runs with its config's.
-    let mut names = vec![SqlValue::Text(settings.ef_search.to_string())];
-    let mut sets = vec!["set_config('hnsw.ef_search', ?1, false)".to_owned()];
+    // Set for the connection with the search's statement, so every search runs with its
+    // config's.
+    let ef_search = settings.ef_search.to_string();
+    let mut session = vec![("hnsw.ef_search", ef_search.as_str())];
     if home.iterative_scans() {
-        names.push(SqlValue::Text(settings.iterative_scan.as_str().to_owned()));
-        sets.push("set_config('hnsw.iterative_scan', ?2, false)".to_owned());
+        session.push(("hnsw.iterative_scan", settings.iterative_scan.as_str()));
     }
-    conn.rows(&format!("SELECT {}", sets.join(", ")), &names)?;
+    conn.session_settings(&session)?;
 
     let bytes: Vec<u8> = query.iter().flat_map(|value| value.to_le_bytes()).collect();
     let mut params = vec![SqlValue::Blob(bytes)];

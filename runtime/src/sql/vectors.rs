@@ -100,12 +100,16 @@ type Entries = HashMap<(String, String), (i64, Arc<IndexVectors>)>;
 /// Where the vectors of one index are searched.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum VectorHome {
-    /// In this process's memory (SQLite; PostgreSQL without pgvector).
-    Process,
+    /// In this process's memory (SQLite; PostgreSQL without pgvector), as of this version of
+    /// the table.
+    Process {
+        /// The table's version in [`VERSIONS_TABLE`], read for this search.
+        version: i64,
+    },
     /// By the PostgreSQL server, in a pgvector column.
     Server {
-        /// The installed pgvector version (`0.8.1`), when known.
-        version: Option<String>,
+        /// The installed pgvector version (`0.8.1`).
+        version: String,
     },
 }
 
@@ -113,10 +117,7 @@ impl VectorHome {
     /// Whether the server scans an HNSW index on until enough rows pass a filter
     /// (`hnsw.iterative_scan`, pgvector 0.8 and later).
     pub(crate) fn iterative_scans(&self) -> bool {
-        let VectorHome::Server {
-            version: Some(version),
-        } = self
-        else {
+        let VectorHome::Server { version } = self else {
             return false;
         };
         let mut parts = version
@@ -130,10 +131,11 @@ impl VectorHome {
 /// Held while one index loads, so that searches asking at once read it once.
 type LoadGate = Arc<Mutex<()>>;
 
-/// Where each index was last found, by (table, column), with the table version then (a
-/// column found in memory is looked at again when its table changes: a conversion to pgvector
-/// bumps the version).
-type Homes = HashMap<(String, String), (VectorHome, i64)>;
+/// Where each index was last found, by (table, column): the pgvector version when the server
+/// searches it, `None` when it is in memory as of the table version beside it (a column found
+/// in memory is looked at again when its table changes: a conversion to pgvector bumps the
+/// version).
+type Homes = HashMap<(String, String), (Option<String>, i64)>;
 
 /// The indexes loaded so far.
 #[derive(Debug, Default)]
@@ -161,53 +163,34 @@ impl VectorCache {
         }
     }
 
-    /// Where `index` is searched: by the server when its column has pgvector's type.
+    /// Where `index` is searched. `server_column` is the backend's answer, asked only when the
+    /// table changed since it last was: the pgvector version when the column holds pgvector's
+    /// type, `None` otherwise.
     pub(crate) fn home(
         &self,
         conn: &dyn Reader,
         entity: &EntitySpec,
         index: &VectorIndexSpec,
+        server_column: impl FnOnce() -> Result<Option<String>, ExecError>,
     ) -> Result<VectorHome, ExecError> {
-        if conn.dialect() == SqlDialect::Sqlite {
-            return Ok(VectorHome::Process);
-        }
         let key = (entity.table.clone(), index.column.clone());
         let known = lock(&self.homes).get(&key).cloned();
-        if let Some((home @ VectorHome::Server { .. }, _)) = known {
-            return Ok(home);
+        if let Some((Some(version), _)) = known {
+            return Ok(VectorHome::Server { version });
         }
         let version = table_version(conn, &entity.table)?;
-        if let Some((home, seen)) = known
-            && seen == version
-        {
-            return Ok(home);
-        }
-        let rows = conn.rows(
-            "SELECT format_type(a.atttypid, a.atttypmod), \
-             (SELECT extversion FROM pg_extension WHERE extname = 'vector') \
-             FROM pg_attribute a WHERE a.attrelid = to_regclass(?1) AND a.attname = ?2 \
-             AND NOT a.attisdropped",
-            &[
-                SqlValue::Text(quote(&entity.table)),
-                SqlValue::Text(index.column.clone()),
-            ],
-        )?;
-        let mut row = rows.into_iter().next().unwrap_or_default().into_iter();
-        let home = match (row.next(), row.next()) {
-            (Some(SqlValue::Text(ty)), version)
-                if ty.starts_with("vector(") || ty.starts_with("halfvec(") =>
-            {
-                VectorHome::Server {
-                    version: match version {
-                        Some(SqlValue::Text(version)) => Some(version),
-                        _ => None,
-                    },
-                }
+        let server = match known {
+            Some((None, seen)) if seen == version => None,
+            _ => {
+                let server = server_column()?;
+                lock(&self.homes).insert(key, (server.clone(), version));
+                server
             }
-            _ => VectorHome::Process,
         };
-        lock(&self.homes).insert(key, (home.clone(), version));
-        Ok(home)
+        Ok(match server {
+            Some(version) => VectorHome::Server { version },
+            None => VectorHome::Process { version },
+        })
     }
 
     /// Forgets where indexes are searched (after initialisation may have converted them).
@@ -215,16 +198,17 @@ impl VectorCache {
         lock(&self.homes).clear();
     }
 
-    /// The vectors of `index` as they are now: from memory when the table has not changed
-    /// since they were read. A newly loaded large index starts its graph in the background.
+    /// The vectors of `index` at `version` of its table (from [`VectorCache::home`]): from
+    /// memory when they were read at that version. A newly loaded large index starts its graph
+    /// in the background.
     pub(crate) fn vectors(
         &self,
         conn: &dyn Reader,
-        entity: &EntitySpec,
-        index: &VectorIndexSpec,
+        (entity, index): (&EntitySpec, &VectorIndexSpec),
+        version: i64,
         settings: &VectorSearchSettings,
     ) -> Result<Arc<IndexVectors>, HandlerError> {
-        let vectors = self.load_current(conn, entity, index, settings)?;
+        let vectors = self.load_current(conn, (entity, index), version, settings)?;
         #[cfg(feature = "ann")]
         self.start_graph(&vectors);
         Ok(vectors)
@@ -263,53 +247,55 @@ impl VectorCache {
     pub(crate) fn vectors_ready(
         &self,
         conn: &dyn Reader,
-        entity: &EntitySpec,
-        index: &VectorIndexSpec,
+        (entity, index): (&EntitySpec, &VectorIndexSpec),
+        version: i64,
         settings: &VectorSearchSettings,
     ) -> Result<Arc<IndexVectors>, HandlerError> {
-        let vectors = self.load_current(conn, entity, index, settings)?;
+        let vectors = self.load_current(conn, (entity, index), version, settings)?;
         if vectors.matrix.similarity() != crate::spec::Similarity::Dot {
             vectors.build_graph(&self.approximate);
         }
         Ok(vectors)
     }
 
-    /// The current vectors, loaded once per table version however many searches ask at once.
+    /// The vectors at `version`, loaded once per table version however many searches ask at
+    /// once.
     fn load_current(
         &self,
         conn: &dyn Reader,
-        entity: &EntitySpec,
-        index: &VectorIndexSpec,
+        (entity, index): (&EntitySpec, &VectorIndexSpec),
+        version: i64,
         settings: &VectorSearchSettings,
     ) -> Result<Arc<IndexVectors>, HandlerError> {
         let key = (entity.table.clone(), index.column.clone());
-        let current = |version: i64| match lock(&self.entries).get(&key) {
+        let current = || match lock(&self.entries).get(&key) {
             Some((seen, vectors)) if *seen == version => Some(vectors.clone()),
             _ => None,
         };
-        let version = table_version(conn, &entity.table)?;
-        if let Some(vectors) = current(version) {
+        if let Some(vectors) = current() {
             return Ok(vectors);
         }
         let gate = lock(&self.loads).entry(key.clone()).or_default().clone();
         let _loading = lock(&gate);
         // Another search may have loaded this version while this one waited.
-        if let Some(vectors) = current(version) {
+        if let Some(vectors) = current() {
             return Ok(vectors);
         }
-        self.check_room(conn, entity, index, settings)?;
-        let vectors = Arc::new(IndexVectors::new(load(conn, entity, index)?));
+        // The base table, not a row rule's view of it: the vectors are shared by every call.
+        let table = base_table(conn, entity)?;
+        self.check_room(conn, &table, (entity, index), settings)?;
+        let vectors = Arc::new(IndexVectors::new(load(conn, &table, entity, index)?));
         lock(&self.entries).insert(key, (version, vectors.clone()));
         Ok(vectors)
     }
 
-    /// Refuses to load `index` when the vectors it holds, with those of the other indexes
-    /// in memory, pass the process's cap.
+    /// Refuses to load `index` (of `table`) when the vectors it holds, with those of the other
+    /// indexes in memory, pass the process's cap.
     fn check_room(
         &self,
         conn: &dyn Reader,
-        entity: &EntitySpec,
-        index: &VectorIndexSpec,
+        table: &str,
+        (entity, index): (&EntitySpec, &VectorIndexSpec),
         settings: &VectorSearchSettings,
     ) -> Result<(), HandlerError> {
         let cap = settings.max_vectors_in_memory;
@@ -318,18 +304,13 @@ impl VectorCache {
             .filter(|((table, column), _)| *table != entity.table || *column != index.column)
             .map(|(_, (_, vectors))| vectors.matrix.len() as u64)
             .sum();
-        let rows = conn.rows(
+        let count = conn.count(
             &format!(
-                "SELECT count(*) FROM {} WHERE {} IS NOT NULL",
-                base_table(conn, entity)?,
+                "SELECT count(*) FROM {table} WHERE {} IS NOT NULL",
                 quote(&index.column)
             ),
             &[],
         )?;
-        let count = match rows.first().and_then(|row| row.first()) {
-            Some(SqlValue::Integer(n)) => u64::try_from(*n).unwrap_or(0),
-            _ => 0,
-        };
         if others + count <= cap {
             return Ok(());
         }
@@ -390,11 +371,10 @@ fn table_version(conn: &dyn Reader, table: &str) -> Result<i64, ExecError> {
 /// skipped.
 fn load(
     conn: &dyn Reader,
+    table: &str,
     entity: &EntitySpec,
     index: &VectorIndexSpec,
 ) -> Result<VectorMatrix, ExecError> {
-    // The base table, not a row rule's view of it: the vectors are shared by every call.
-    let table = base_table(conn, entity)?;
     let rows = conn.rows(
         &format!(
             "SELECT {}, {} FROM {table} WHERE {} IS NOT NULL ORDER BY {}",
@@ -445,4 +425,86 @@ fn base_table(conn: &dyn Reader, entity: &EntitySpec) -> Result<String, ExecErro
         }
     };
     Ok(format!("{schema}.{}", quote(&entity.table)))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Barrier};
+
+    use crate::spec::{SchemaSpec, VectorSearchSettings};
+
+    use super::{VectorCache, table_version};
+
+    const DIMENSION: usize = 64;
+
+    fn spec() -> SchemaSpec {
+        serde_json::from_value(serde_json::json!({
+            "name": "notes",
+            "entities": [{
+                "name": "Note", "table": "note", "unique_field": "uuid",
+                "fields": [{"name": "uuid", "type": "string", "unique": true}],
+                "vector_indexes": [{"name": "embedding", "column": "embedding", "dimension": DIMENSION}]
+            }],
+            "relationships": [],
+            "tools": {"default_limit": 10, "max_limit": 100, "families": []}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn searches_that_find_the_same_new_version_share_one_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("notes.db");
+        {
+            let conn = rusqlite::Connection::open(&path).unwrap();
+            conn.execute_batch(
+                "CREATE TABLE note (uuid TEXT, embedding BLOB); \
+                 CREATE TABLE toolforge_versions (name TEXT PRIMARY KEY, version INTEGER); \
+                 INSERT INTO toolforge_versions VALUES ('note', 3)",
+            )
+            .unwrap();
+            let mut insert = conn.prepare("INSERT INTO note VALUES (?1, ?2)").unwrap();
+            for row in 0..20_000_u32 {
+                let vector: Vec<u8> = (0..DIMENSION)
+                    .flat_map(|i| ((row as f32) + i as f32).to_le_bytes())
+                    .collect();
+                insert
+                    .execute(rusqlite::params![format!("n{row:05}"), vector])
+                    .unwrap();
+            }
+        }
+        let spec = Arc::new(spec());
+        let cache = Arc::new(VectorCache::default());
+        let start = Arc::new(Barrier::new(4));
+        let searches: Vec<_> = (0..4)
+            .map(|_| {
+                let (spec, cache, start, path) =
+                    (spec.clone(), cache.clone(), start.clone(), path.clone());
+                std::thread::spawn(move || {
+                    let conn = rusqlite::Connection::open(&path).unwrap();
+                    let entity = &spec.entities[0];
+                    let version = table_version(&conn, &entity.table).unwrap();
+                    start.wait();
+                    let loaded = cache.vectors(
+                        &conn,
+                        (entity, &entity.vector_indexes[0]),
+                        version,
+                        &VectorSearchSettings::default(),
+                    );
+                    match loaded {
+                        Ok(vectors) => vectors,
+                        Err(_) => panic!("the vectors did not load"),
+                    }
+                })
+            })
+            .collect();
+        let loaded: Vec<_> = searches.into_iter().map(|s| s.join().unwrap()).collect();
+        assert_eq!(loaded[0].matrix.len(), 20_000);
+        for other in &loaded[1..] {
+            assert!(
+                Arc::ptr_eq(&loaded[0], other),
+                "each search read the vectors itself"
+            );
+        }
+    }
 }

@@ -10,34 +10,32 @@ use toolforge::sql::Database;
 
 /// The server's URL, or `None` (after printing that `test` was skipped).
 pub fn url(test: &str) -> Option<String> {
-    match std::env::var("TOOLFORGE_TEST_POSTGRES_URL") {
-        Ok(url) if !url.is_empty() => {
-            if let Ok(log) = std::env::var("TOOLFORGE_POSTGRES_TEST_LOG")
-                && let Ok(mut file) = std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(log)
-            {
-                let _ = writeln!(file, "{test}");
-            }
-            Some(url)
-        }
-        _ => {
-            eprintln!(
-                "skipped {test}: TOOLFORGE_TEST_POSTGRES_URL is not set (run it under scripts/with-postgres)"
-            );
-            None
-        }
-    }
+    server(
+        test,
+        "TOOLFORGE_TEST_POSTGRES_URL",
+        "TOOLFORGE_POSTGRES_TEST_LOG",
+        "scripts/with-postgres",
+    )
 }
 
 /// The URL of the server with pgvector (`TOOLFORGE_TEST_PGVECTOR_URL`, set by
 /// `scripts/with-pgvector`), or `None` (after printing that `test` was skipped). Each test
 /// that runs appends its name to the file named by `TOOLFORGE_PGVECTOR_TEST_LOG`.
 pub fn pgvector_url(test: &str) -> Option<String> {
-    match std::env::var("TOOLFORGE_TEST_PGVECTOR_URL") {
+    server(
+        test,
+        "TOOLFORGE_TEST_PGVECTOR_URL",
+        "TOOLFORGE_PGVECTOR_TEST_LOG",
+        "scripts/with-pgvector",
+    )
+}
+
+/// The URL in the variable `var`, with `test` logged to the file `log` names; or `None`, after
+/// printing that `test` was skipped and which `script` sets the variable.
+fn server(test: &str, var: &str, log: &str, script: &str) -> Option<String> {
+    match std::env::var(var) {
         Ok(url) if !url.is_empty() => {
-            if let Ok(log) = std::env::var("TOOLFORGE_PGVECTOR_TEST_LOG")
+            if let Ok(log) = std::env::var(log)
                 && let Ok(mut file) = std::fs::OpenOptions::new()
                     .create(true)
                     .append(true)
@@ -48,9 +46,7 @@ pub fn pgvector_url(test: &str) -> Option<String> {
             Some(url)
         }
         _ => {
-            eprintln!(
-                "skipped {test}: TOOLFORGE_TEST_PGVECTOR_URL is not set (run it under scripts/with-pgvector)"
-            );
+            eprintln!("skipped {test}: {var} is not set (run it under {script})");
             None
         }
     }

@@ -42,6 +42,15 @@ pub(crate) trait Reader {
         take: u64,
     ) -> Result<Result<NamedRows, Refusal>, ExecError>;
 
+    /// Sets session settings (trusted names, values sent as literals) for the statements that
+    /// follow on this connection, sent with the next one in the same round trip. PostgreSQL
+    /// has them (pgvector's `hnsw.ef_search`, ...); a backend without such settings ignores
+    /// them.
+    fn session_settings(&self, settings: &[(&str, &str)]) -> Result<(), ExecError> {
+        let _ = settings;
+        Ok(())
+    }
+
     /// Runs a statement answering one integer (`SELECT count(*) ...`).
     fn count(&self, sql: &str, params: &[SqlValue]) -> Result<u64, ExecError> {
         let rows = self.rows(sql, params)?;

@@ -28,7 +28,7 @@ use crate::sql::vectors::VectorHome;
 #[cfg(feature = "postgres")]
 use crate::sql::postgres::PgDatabase;
 #[cfg(feature = "postgres")]
-use crate::sql::postgres::pgvector::{self, VectorStorage};
+use crate::sql::postgres::pgvector;
 #[cfg(feature = "postgres")]
 use crate::sql::postgres::schema::{pg_plan, pg_schema_objects};
 
@@ -40,15 +40,6 @@ use crate::sql::backend::import_sink::{ImportError, ImportSink};
 #[cfg(feature = "postgres")]
 use crate::sql::postgres::import_sink::PgSink;
 use crate::sql::sqlite::import_sink::{SqliteSink, sqlite_error};
-
-/// What a failed statement says, for a person.
-#[cfg(feature = "postgres")]
-fn error_text(error: crate::sql::backend::ExecError) -> String {
-    match error {
-        crate::sql::backend::ExecError::Backend(error) => error.describe(),
-        other => DbError::from(other).to_string(),
-    }
-}
 
 /// The PostgreSQL URL `path` spells, if it spells one.
 #[cfg(feature = "postgres")]
@@ -265,12 +256,16 @@ impl Database {
             for entity in &spec.entities {
                 for index in &entity.vector_indexes {
                     // An index the server searches (pgvector) is not loaded.
-                    if db.vectors.home(conn, entity, index)? != VectorHome::Process {
+                    let VectorHome::Process { version } = db.vector_home(conn, entity, index)?
+                    else {
                         continue;
-                    }
-                    let vectors =
-                        db.vectors
-                            .vectors_ready(conn, entity, index, &spec.tools.vector_search)?;
+                    };
+                    let vectors = db.vectors.vectors_ready(
+                        conn,
+                        (entity, index),
+                        version,
+                        &spec.tools.vector_search,
+                    )?;
                     graphs += usize::from(vectors.is_approximate());
                 }
             }
@@ -281,6 +276,22 @@ impl Database {
             HandlerError::Exec(error) => DbError::from(error),
             HandlerError::Tool(error) => DbError::Vectors(error.message),
         })
+    }
+
+    /// Where the vectors of `index` are searched: by the server when the column is
+    /// pgvector's, otherwise in memory (with the table's version, read for this search).
+    pub(crate) fn vector_home(
+        &self,
+        conn: &dyn AnyReader,
+        entity: &crate::spec::EntitySpec,
+        index: &crate::spec::VectorIndexSpec,
+    ) -> Result<crate::sql::vectors::VectorHome, crate::sql::backend::ExecError> {
+        self.vectors
+            .home(conn, entity, index, || match &self.backend {
+                Backend::Sqlite(_) => Ok(None),
+                #[cfg(feature = "postgres")]
+                Backend::Postgres(_) => pgvector::server_column(conn, &entity.table, &index.column),
+            })
     }
 
     /// The vectors kept in memory for searches.
@@ -358,10 +369,7 @@ impl Database {
         #[cfg(feature = "postgres")]
         if let Backend::Postgres(pg) = &self.backend {
             return pg.db.read(None, Default::default(), |conn| {
-                let storage = match pgvector::installed_version(conn)? {
-                    Some(_) => VectorStorage::Pgvector,
-                    None => VectorStorage::Bytes,
-                };
+                let storage = pgvector::storage(conn)?;
                 let objects = pg_schema_objects(spec, storage).map_err(DbError::from)?;
                 pg_plan(conn, spec, &objects).map_err(|error| pg.db.error(error))
             })?;
@@ -383,10 +391,7 @@ impl Database {
                 let storage = if spec.entities.iter().any(|e| !e.vector_indexes.is_empty()) {
                     pgvector::ensure(session)
                 } else {
-                    pgvector::installed_version(session).map(|version| match version {
-                        Some(_) => VectorStorage::Pgvector,
-                        None => VectorStorage::Bytes,
-                    })
+                    pgvector::storage(session)
                 }
                 .map_err(|error| pg.db.error(error))?;
                 let objects = pg_schema_objects(spec, storage)?;
@@ -406,7 +411,7 @@ impl Database {
                              processes use this database, stop them and run `toolforge db \
                              init` again (their row-rule views use the column)",
                             pg.db.label,
-                            error_text(error),
+                            error.describe(),
                         ))
                     })?;
                     report.converted.push(conversion.to_string());

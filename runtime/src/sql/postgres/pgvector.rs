@@ -41,11 +41,52 @@ pub(crate) fn installed_version(conn: &dyn Reader) -> Result<Option<String>, Exe
         }))
 }
 
+/// How the connected database stores vectors: in pgvector's types when the extension is
+/// installed.
+pub(crate) fn storage(conn: &dyn Reader) -> Result<VectorStorage, ExecError> {
+    Ok(match installed_version(conn)? {
+        Some(_) => VectorStorage::Pgvector,
+        None => VectorStorage::Bytes,
+    })
+}
+
+/// Whether `column` of `table` (the name as the session resolves it) has pgvector's type: the
+/// installed pgvector version when it does, `None` otherwise.
+pub(crate) fn server_column(
+    conn: &dyn Reader,
+    table: &str,
+    column: &str,
+) -> Result<Option<String>, ExecError> {
+    let rows = conn.rows(
+        "SELECT format_type(a.atttypid, a.atttypmod), \
+         (SELECT extversion FROM pg_extension WHERE extname = 'vector') \
+         FROM pg_attribute a WHERE a.attrelid = to_regclass(?1) AND a.attname = ?2 \
+         AND NOT a.attisdropped",
+        &[
+            SqlValue::Text(quote(table)),
+            SqlValue::Text(column.to_owned()),
+        ],
+    )?;
+    let mut row = rows.into_iter().next().unwrap_or_default().into_iter();
+    Ok(match (row.next(), row.next()) {
+        (Some(SqlValue::Text(ty)), Some(SqlValue::Text(version))) if is_vector_type(&ty) => {
+            Some(version)
+        }
+        _ => None,
+    })
+}
+
+/// Whether `decl_type` (as `format_type` spells it) is a pgvector column type: `vector(N)`,
+/// `halfvec(N)`.
+pub(crate) fn is_vector_type(decl_type: &str) -> bool {
+    decl_type.starts_with("vector(") || decl_type.starts_with("halfvec(")
+}
+
 /// What initialisation can use: the extension as installed, or installed now if the server
 /// has it and the role may create it (inside the initialisation's transaction, behind a
 /// savepoint, so a refusal leaves the transaction usable and vectors stay `BYTEA`).
 pub(crate) fn ensure(session: &Session<'_>) -> Result<VectorStorage, ExecError> {
-    if installed_version(session)?.is_some() {
+    if storage(session)? == VectorStorage::Pgvector {
         return Ok(VectorStorage::Pgvector);
     }
     let available = session.rows(

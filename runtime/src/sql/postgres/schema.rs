@@ -250,17 +250,6 @@ pub(crate) fn pg_plan(
     spec: &SchemaSpec,
     expected: &[SchemaObject],
 ) -> Result<SchemaPlan, ExecError> {
-    let vector_indexes: Vec<(&str, &crate::spec::VectorIndexSpec)> = spec
-        .entities
-        .iter()
-        .flat_map(|entity| {
-            entity
-                .vector_indexes
-                .iter()
-                .map(move |index| (entity.table.as_str(), index))
-        })
-        .collect();
-    let vector_indexes = vector_indexes.as_slice();
     let mut plan = SchemaPlan::default();
     for object in expected {
         let name = stored_name(&object.name).to_owned();
@@ -317,9 +306,18 @@ pub(crate) fn pg_plan(
                     column.name, column.decl_type
                 )),
                 Some((_, ty, generated)) => {
-                    if ty == "bytea" && is_pgvector_type(&column.decl_type) {
-                        let index = conversion_index(object, &column.name, vector_indexes);
-                        if let Some((table, index)) = index {
+                    if ty == "bytea" && pgvector::is_vector_type(&column.decl_type) {
+                        let index = spec
+                            .entities
+                            .iter()
+                            .find(|entity| entity.table == object.name)
+                            .and_then(|entity| {
+                                entity
+                                    .vector_indexes
+                                    .iter()
+                                    .find(|i| i.column == column.name)
+                            });
+                        if let Some(index) = index {
                             plan.conversions.push(SchemaConversion {
                                 object: label.clone(),
                                 message: format!(
@@ -327,7 +325,11 @@ pub(crate) fn pg_plan(
                                      it to {} (pgvector), keeping every vector",
                                     column.name, column.decl_type
                                 ),
-                                sql: pgvector::conversion_sql(table, index, &column.decl_type),
+                                sql: pgvector::conversion_sql(
+                                    &object.name,
+                                    index,
+                                    &column.decl_type,
+                                ),
                             });
                         }
                     } else if ty != &column.decl_type {
@@ -383,23 +385,6 @@ pub(crate) fn pg_plan(
         }
     }
     Ok(plan)
-}
-
-/// Whether `decl_type` is a pgvector column type (`vector(N)`, `halfvec(N)`).
-fn is_pgvector_type(decl_type: &str) -> bool {
-    decl_type.starts_with("vector(") || decl_type.starts_with("halfvec(")
-}
-
-/// The vector index (with its table) whose column `column` of `table` is.
-fn conversion_index<'s>(
-    table: &SchemaObject,
-    column: &str,
-    indexes: &[(&'s str, &'s crate::spec::VectorIndexSpec)],
-) -> Option<(&'s str, &'s crate::spec::VectorIndexSpec)> {
-    indexes
-        .iter()
-        .find(|(name, index)| *name == table.name && index.column == column)
-        .copied()
 }
 
 fn generated_word(generated: bool) -> &'static str {

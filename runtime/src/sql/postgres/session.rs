@@ -10,6 +10,7 @@ use deadpool_postgres::{Object, Pool};
 use crate::sql::backend::{
     ExecError, NamedRows, Reader, Refusal, SqlDialect, Writer, numbered_placeholders,
 };
+use crate::sql::ddl::literal;
 use crate::sql::postgres::driver::Driver;
 use crate::sql::postgres::error::describe;
 use crate::sql::postgres::types::{PgCell, PgParam};
@@ -224,6 +225,18 @@ impl Reader for Session<'_> {
 
     fn temporary_objects(&self, statements: &[String]) -> Result<(), ExecError> {
         self.batch(&statements.join("; "))
+    }
+
+    fn session_settings(&self, settings: &[(&str, &str)]) -> Result<(), ExecError> {
+        let mut prefix = lock(&self.prefix);
+        let mut statements: Vec<String> = prefix.take().into_iter().collect();
+        statements.extend(
+            settings
+                .iter()
+                .map(|(name, value)| format!("SET {name} = {}", literal(value))),
+        );
+        *prefix = Some(statements.join("; "));
+        Ok(())
     }
 
     fn trusted_rows(
