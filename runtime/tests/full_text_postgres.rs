@@ -80,6 +80,7 @@ fn queries() -> Vec<Value> {
             json!({"entity_type": "Article", "query": query, "top_k": 50, "fields": ["body"]}),
         );
         calls.push(json!({"entity_type": "Article", "query": query, "top_k": 2, "offset": 1}));
+        calls.push(json!({"entity_type": "Article", "query": query, "top_k": 2, "offset": 100}));
     }
     for query in ["pars", "tre", "sy", "datab", "ru"] {
         calls.push(json!({"entity_type": "Article", "query": query, "prefix": true, "top_k": 50}));
@@ -193,7 +194,9 @@ async fn init_indexes_rows_stored_before_and_is_idempotent() {
         [
             "article__fts_terms",
             "article__fts_terms__id__idx",
-            "article__fts_docs"
+            "article__fts_docs",
+            "article__fts_totals",
+            "article__fts_totals__keep"
         ]
     );
     assert!(db.init(&spec).unwrap().created.is_empty());
@@ -208,4 +211,103 @@ async fn init_indexes_rows_stored_before_and_is_idempotent() {
         .unwrap()["total"],
         4
     );
+}
+
+/// The totals row and what it sums, `(documents, tokens)` each.
+fn totals(url: &str) -> ((i64, i64), (i64, i64)) {
+    let kept = (
+        scalar(url, "SELECT documents FROM article__fts_totals"),
+        scalar(url, "SELECT tokens FROM article__fts_totals"),
+    );
+    let summed = (
+        scalar(url, "SELECT count(*) FROM article__fts_docs"),
+        scalar(
+            url,
+            "SELECT coalesce(sum(length), 0)::bigint FROM article__fts_docs",
+        ),
+    );
+    (kept, summed)
+}
+
+#[tokio::test]
+async fn the_totals_row_stays_exact_on_every_write_path() {
+    let spec = Arc::new(spec(5.0, 1.0));
+    let Some((db, url)) = postgres("totals", &spec) else {
+        return;
+    };
+    let (kept, summed) = totals(&url);
+    assert_eq!(kept, summed);
+    assert_eq!(kept.0, articles().len() as i64);
+    // Re-imports (updates of every length), a changed text, a cascaded delete, a direct
+    // delete, a truncation, and the rows again.
+    db.import_jsonl(&spec, jsonl(&articles()).as_bytes())
+        .unwrap();
+    assert_eq!(totals(&url).0, kept);
+    let update = json!({"entity": "Article", "data": {"slug": "lexer-notes", "title": "Scanner",
+        "body": "A scanner.", "year": 2020}});
+    db.import_jsonl(&spec, jsonl(&[update]).as_bytes()).unwrap();
+    let (after, summed) = totals(&url);
+    assert_eq!(after, summed);
+    assert!(after.1 < kept.1, "{after:?} {kept:?}");
+    pg_support::batch(&url, "DELETE FROM article WHERE slug = 'query-plans'");
+    assert_eq!(totals(&url).0, totals(&url).1);
+    assert_eq!(totals(&url).0.0, kept.0 - 1);
+    pg_support::batch(
+        &url,
+        "UPDATE article__fts_docs SET length = length + 3 WHERE id = 'tree-walk'",
+    );
+    assert_eq!(totals(&url).0, totals(&url).1);
+    pg_support::batch(&url, "TRUNCATE article CASCADE");
+    assert_eq!(totals(&url), ((0, 0), (0, 0)));
+    db.import_jsonl(&spec, jsonl(&articles()).as_bytes())
+        .unwrap();
+    assert_eq!(totals(&url), (kept, kept));
+}
+
+#[tokio::test]
+async fn init_adds_the_totals_to_an_index_built_without_them() {
+    let spec = Arc::new(spec(5.0, 1.0));
+    let Some((db, url)) = postgres("totals_upgrade", &spec) else {
+        return;
+    };
+    let (kept, _) = totals(&url);
+    let before = search(
+        &spec,
+        &db,
+        json!({"entity_type": "Article", "query": "tree"}),
+    )
+    .await
+    .unwrap();
+    // An index as the first releases built it: postings and lengths, no totals.
+    pg_support::batch(
+        &url,
+        "DROP TABLE article__fts_totals; DROP FUNCTION article__fts_totals__keep() CASCADE",
+    );
+    let gaps = toolforge::sql::schema_gaps(&db, &spec).unwrap();
+    let gaps: Vec<String> = gaps.iter().map(|gap| gap.object.clone()).collect();
+    assert_eq!(
+        gaps,
+        [
+            "table \"article__fts_totals\"",
+            "trigger \"article__fts_totals__keep\""
+        ]
+    );
+    let report = db.init(&spec).unwrap();
+    assert_eq!(
+        report.created,
+        ["article__fts_totals", "article__fts_totals__keep"]
+    );
+    assert_eq!(totals(&url), (kept, kept));
+    assert_eq!(
+        search(
+            &spec,
+            &db,
+            json!({"entity_type": "Article", "query": "tree"})
+        )
+        .await
+        .unwrap(),
+        before
+    );
+    pg_support::batch(&url, "DELETE FROM article WHERE slug = 'tree-walk'");
+    assert_eq!(totals(&url).0, totals(&url).1);
 }

@@ -95,6 +95,13 @@ fn rule_views(spec: &SchemaSpec, dialect: SqlDialect, base: &str) -> Vec<String>
                     quote(&entity.table)
                 ));
             }
+            // BM25's totals, of the visible records (a sum over them on each search).
+            statements.push(format!(
+                "{create} {} AS SELECT count(*) AS \"documents\", \
+                 coalesce(sum(\"length\"), 0) AS \"tokens\" FROM {temp}.{}",
+                quote(&super::full_text::pg_tables::totals_table(entity)),
+                quote(&super::full_text::pg_tables::docs_table(entity))
+            ));
         }
     }
     let visible = |entity_name: &str, column: &str| -> Option<String> {

@@ -4,6 +4,10 @@
 //! - `<table>__fts_terms (id, field, term, positions)`: one row per term of a field of a
 //!   record, with its positions; its primary key `(term, id, field)` is the inverted index.
 //! - `<table>__fts_docs (id, length)`: the number of terms of each record.
+//! - `<table>__fts_totals (documents, tokens)`: one row, the number of records in
+//!   `__fts_docs` and the sum of their lengths (BM25's `N` and average length), kept exact by
+//!   statement-level triggers on `__fts_docs` for every write to it, cascaded deletes and
+//!   `TRUNCATE` included.
 
 use crate::spec::{EntitySpec, FullTextSpec};
 
@@ -26,7 +30,27 @@ pub(crate) fn docs_table(entity: &EntitySpec) -> String {
     format!("{}_docs", full_text_table_name(&entity.table))
 }
 
-/// The tables (and the index on `id`) of an entity's full-text index on PostgreSQL.
+/// The totals table of an entity's full-text index.
+pub(crate) fn totals_table(entity: &EntitySpec) -> String {
+    format!("{}_totals", full_text_table_name(&entity.table))
+}
+
+/// The trigger function keeping the totals table in step with the document-lengths table.
+fn totals_function(entity: &EntitySpec) -> String {
+    format!("{}__keep", totals_table(entity))
+}
+
+/// The triggers on `__fts_docs` calling the totals function: one per kind of write (a trigger
+/// with transition tables answers for one event only). Their names are the table's own.
+pub(crate) const TOTALS_TRIGGERS: [(&str, &str); 4] = [
+    ("fts_totals_insert", "INSERT"),
+    ("fts_totals_update", "UPDATE"),
+    ("fts_totals_delete", "DELETE"),
+    ("fts_totals_truncate", "TRUNCATE"),
+];
+
+/// The tables (and the index on `id`) of an entity's full-text index on PostgreSQL, its
+/// totals row, and the triggers keeping it.
 pub fn pg_full_text_objects(entity: &EntitySpec) -> Vec<SchemaObject> {
     if entity.full_text.is_none() {
         return Vec::new();
@@ -81,10 +105,88 @@ pub fn pg_full_text_objects(entity: &EntitySpec) -> Vec<SchemaObject> {
                 quote(&docs)
             ),
             name: docs.clone(),
-            table: docs,
+            table: docs.clone(),
             columns: vec![column("id", "text"), column("length", "integer")],
         },
+        totals_object(entity, &docs),
+        totals_triggers(entity, &docs),
     ]
+}
+
+/// The totals table, filled from the document lengths already stored.
+fn totals_object(entity: &EntitySpec, docs: &str) -> SchemaObject {
+    let totals = totals_table(entity);
+    let column = |name: &str| ColumnDef {
+        name: name.to_owned(),
+        decl_type: "bigint".to_owned(),
+        generated: false,
+    };
+    SchemaObject {
+        kind: ObjectKind::Table,
+        sql: format!(
+            "CREATE TABLE {table} (\n  \"documents\" BIGINT NOT NULL,\n  \"tokens\" BIGINT NOT NULL\n);\n\
+             INSERT INTO {table} (\"documents\", \"tokens\") \
+             SELECT count(*), coalesce(sum(\"length\"), 0) FROM {docs}",
+            table = quote(&totals),
+            docs = quote(docs)
+        ),
+        name: totals.clone(),
+        table: totals,
+        columns: vec![column("documents"), column("tokens")],
+    }
+}
+
+/// The function and the statement-level triggers that add what a statement wrote to
+/// `__fts_docs` to the totals row, and take away what it removed.
+fn totals_triggers(entity: &EntitySpec, docs: &str) -> SchemaObject {
+    let totals = quote(&totals_table(entity));
+    let function = totals_function(entity);
+    let sum = |rows: &str| format!("(SELECT coalesce(sum(\"length\"), 0) FROM {rows})");
+    let count = |rows: &str| format!("(SELECT count(*) FROM {rows})");
+    let mut sql = format!(
+        "CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$\n\
+         BEGIN\n\
+         \x20 IF TG_OP = 'INSERT' THEN\n\
+         \x20   UPDATE {totals} SET \"documents\" = \"documents\" + {new_count}, \"tokens\" = \"tokens\" + {new_sum};\n\
+         \x20 ELSIF TG_OP = 'DELETE' THEN\n\
+         \x20   UPDATE {totals} SET \"documents\" = \"documents\" - {old_count}, \"tokens\" = \"tokens\" - {old_sum};\n\
+         \x20 ELSIF TG_OP = 'UPDATE' THEN\n\
+         \x20   UPDATE {totals} SET \"documents\" = \"documents\" + {new_count} - {old_count}, \"tokens\" = \"tokens\" + {new_sum} - {old_sum};\n\
+         \x20 ELSE\n\
+         \x20   UPDATE {totals} SET \"documents\" = 0, \"tokens\" = 0;\n\
+         \x20 END IF;\n\
+         \x20 RETURN NULL;\n\
+         END\n\
+         $$",
+        name = quote(&function),
+        new_count = count("\"new_rows\""),
+        new_sum = sum("\"new_rows\""),
+        old_count = count("\"old_rows\""),
+        old_sum = sum("\"old_rows\""),
+    );
+    for (trigger, event) in TOTALS_TRIGGERS {
+        let transitions = match event {
+            "INSERT" => "REFERENCING NEW TABLE AS \"new_rows\" ",
+            "UPDATE" => "REFERENCING OLD TABLE AS \"old_rows\" NEW TABLE AS \"new_rows\" ",
+            "DELETE" => "REFERENCING OLD TABLE AS \"old_rows\" ",
+            _ => "",
+        };
+        sql.push_str(&format!(
+            ";\nDROP TRIGGER IF EXISTS {trigger} ON {docs};\n\
+             CREATE TRIGGER {trigger} AFTER {event} ON {docs} {transitions}\
+             FOR EACH STATEMENT EXECUTE FUNCTION {function}()",
+            trigger = quote(trigger),
+            docs = quote(docs),
+            function = quote(&function),
+        ));
+    }
+    SchemaObject {
+        kind: ObjectKind::Trigger,
+        sql,
+        name: function,
+        table: docs.to_owned(),
+        columns: Vec::new(),
+    }
 }
 
 /// `?from, ?from+1, ...`: `count` numbered placeholders.

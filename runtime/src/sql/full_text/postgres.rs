@@ -10,6 +10,8 @@
 //!   record, with its positions; its primary key `(term, id, field)` is the inverted index
 //!   (a B-tree in `C` collation, so a prefix is a range scan).
 //! - `<table>__fts_docs (id, length)`: the number of terms of each record (all indexed fields).
+//! - `<table>__fts_totals (documents, tokens)`: their count and sum, kept by triggers, so no
+//!   search scans `__fts_docs` for BM25's statistics.
 //!
 //! Both reference the entity's unique field with `ON DELETE CASCADE`, so a delete by any path
 //! removes the postings; imports and the records API rewrite the postings of every record they
@@ -17,6 +19,11 @@
 //! `idf * f * (k1 + 1) / (f + k1 * (1 - b + b * D / avgdl))` with `f` the phrase's instances
 //! weighted by field, `idf = ln((N - n + 0.5) / (n + 0.5))` (at least 1e-6), `k1 = 1.2`,
 //! `b = 0.75`. Snippets are cut by FTS5's `snippet()` over the page's rows.
+//!
+//! A query of single words (or prefixes), the common case, is scored and ordered by one
+//! statement: a word's frequency in a field is the number of its positions, so only the page
+//! leaves the server. A query with a quoted phrase needs its terms' positions side by side:
+//! its postings are read and the phrases matched in the process.
 
 use std::collections::{HashMap, HashSet};
 
@@ -27,7 +34,9 @@ use super::super::ident::quote;
 use super::super::query::Projection;
 use super::super::value::SqlValue;
 use super::QueryItem;
-use super::pg_tables::{CHUNK, docs_table, field_texts, integer, placeholders, terms_table, text};
+use super::pg_tables::{
+    docs_table, field_texts, integer, placeholders, terms_table, text, totals_table,
+};
 use super::ranking::{ELLIPSIS, Hit, MARK, Ranking, SNIPPET_WORDS};
 use super::tokens::Tokenizer;
 use crate::sql::handler_error::HandlerError;
@@ -67,66 +76,237 @@ fn prefix_end(prefix: &str) -> Option<String> {
     None
 }
 
-/// Every record matching `ranking`, scored, best first (equal scores by unique id).
-fn scored(conn: &dyn Reader, ranking: &Ranking<'_>) -> Result<Vec<(String, f64)>, HandlerError> {
-    let entity = ranking.entity;
-    let index = ranking.index;
-    let tokenizer = Tokenizer::new(index.analyzer).map_err(ExecError::from)?;
-    let mut phrases = Vec::new();
-    for item in ranking.query.items() {
-        let terms = tokenizer.terms(item.text()).map_err(ExecError::from)?;
-        if !terms.is_empty() {
-            phrases.push(Phrase {
-                terms,
-                prefix: ranking.prefix && matches!(item, QueryItem::Word(_)),
-            });
+/// The query of a ranking as phrases of terms, and the fields searched with their weights.
+struct Plan {
+    phrases: Vec<Phrase>,
+    /// The positions (in the index) of the fields searched.
+    fields: Vec<usize>,
+}
+
+impl Plan {
+    /// The plan of `ranking`; `None` when its query has no terms.
+    fn of(ranking: &Ranking<'_>) -> Result<Option<Plan>, HandlerError> {
+        let tokenizer = Tokenizer::new(ranking.index.analyzer).map_err(ExecError::from)?;
+        let mut phrases = Vec::new();
+        for item in ranking.query.items() {
+            let terms = tokenizer.terms(item.text()).map_err(ExecError::from)?;
+            if !terms.is_empty() {
+                phrases.push(Phrase {
+                    terms,
+                    prefix: ranking.prefix && matches!(item, QueryItem::Word(_)),
+                });
+            }
         }
+        if phrases.is_empty() {
+            return Ok(None);
+        }
+        let fields = ranking
+            .index
+            .fields
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| ranking.fields.is_empty() || ranking.fields.contains(&f.name))
+            .map(|(i, _)| i)
+            .collect();
+        Ok(Some(Plan { phrases, fields }))
     }
-    if phrases.is_empty() {
-        return Ok(Vec::new());
+
+    /// Whether every phrase is one term (or one prefix): such a query is scored in SQL.
+    fn single_terms(&self) -> bool {
+        self.phrases.iter().all(|phrase| phrase.terms.len() == 1)
     }
-    let allowed: Vec<i64> = index
-        .fields
+
+    /// `"field" IN (...)` over the fields searched.
+    fn field_condition(&self) -> String {
+        let fields: Vec<String> = self.fields.iter().map(|f| f.to_string()).collect();
+        format!("\"field\" IN ({})", fields.join(", "))
+    }
+}
+
+/// The weight of a field of `ranking`'s index (1 where the config's is not a positive number).
+fn weight(ranking: &Ranking<'_>, field: usize) -> f64 {
+    ranking.index.fields.get(field).map_or(1.0, |f| {
+        if f.weight.is_finite() && f.weight > 0.0 {
+            f.weight
+        } else {
+            1.0
+        }
+    })
+}
+
+/// The condition on `"term"` matching term `j` of `phrase` (a range for a prefix), its values
+/// added to `params`.
+fn term_condition(phrase: &Phrase, j: usize, params: &mut Vec<SqlValue>) -> String {
+    let term = &phrase.terms[j];
+    params.push(SqlValue::Text(term.clone()));
+    let from = params.len();
+    if !(phrase.prefix && j + 1 == phrase.terms.len()) {
+        return format!("\"term\" = ?{from}");
+    }
+    match prefix_end(term) {
+        Some(end) => {
+            params.push(SqlValue::Text(end));
+            format!("(\"term\" >= ?{from} AND \"term\" < ?{})", from + 1)
+        }
+        None => format!("\"term\" >= ?{from}"),
+    }
+}
+
+/// The number of records and of terms in the index (of the visible records, under row rules).
+fn totals(conn: &dyn Reader, ranking: &Ranking<'_>) -> Result<(i64, i64), ExecError> {
+    let rows = conn.rows(
+        &format!(
+            "SELECT \"documents\", \"tokens\" FROM {}",
+            quote(&totals_table(ranking.entity))
+        ),
+        &[],
+    )?;
+    Ok(rows
+        .first()
+        .map_or((0, 0), |row| (integer(row.first()), integer(row.get(1)))))
+}
+
+/// FTS5's average document length from the index's totals.
+fn average_length(documents: i64, tokens: i64) -> f64 {
+    if documents > 0 {
+        tokens as f64 / documents as f64
+    } else {
+        1.0
+    }
+}
+
+/// FTS5's inverse document frequency of a phrase found in `hits` of `documents` records.
+fn idf(documents: i64, hits: i64) -> f64 {
+    let idf = (((documents - hits) as f64 + 0.5) / (hits as f64 + 0.5)).ln();
+    if idf <= 0.0 { 1e-6 } else { idf }
+}
+
+/// One page of the records matching `plan`, scored and ordered in one statement (only the
+/// page leaves the server), and how many match in all. For queries of single terms and
+/// prefixes, where a phrase's frequency in a field is the number of positions of its terms.
+fn ranked_in_sql(
+    conn: &dyn Reader,
+    ranking: &Ranking<'_>,
+    plan: &Plan,
+    limit: u32,
+    offset: u64,
+) -> Result<(Vec<(String, f64)>, u64), HandlerError> {
+    let entity = ranking.entity;
+    let mut params: Vec<SqlValue> = Vec::new();
+    let mut conditions = Vec::new();
+    let mut phrases = Vec::new();
+    for (i, phrase) in plan.phrases.iter().enumerate() {
+        let condition = term_condition(phrase, 0, &mut params);
+        phrases.push(format!("({i}, {condition})"));
+        conditions.push(condition);
+    }
+    let mut weights = Vec::new();
+    for &field in &plan.fields {
+        params.push(SqlValue::Real(weight(ranking, field)));
+        weights.push(format!(
+            "WHEN {field} THEN CAST(?{} AS DOUBLE PRECISION)",
+            params.len()
+        ));
+    }
+    params.push(SqlValue::Real(K1));
+    let k1 = format!("CAST(?{} AS DOUBLE PRECISION)", params.len());
+    params.push(SqlValue::Real(B));
+    let b = format!("CAST(?{} AS DOUBLE PRECISION)", params.len());
+    params.push(SqlValue::Integer(i64::from(limit)));
+    let limit_at = params.len();
+    params.push(SqlValue::Integer(i64::try_from(offset).unwrap_or(i64::MAX)));
+    let offset_at = params.len();
+    let float = "DOUBLE PRECISION";
+    let sql = format!(
+        "WITH \"totals\" AS (SELECT \"documents\", CASE WHEN \"documents\" > 0 \
+         THEN CAST(\"tokens\" AS {float}) / CAST(\"documents\" AS {float}) ELSE 1.0 END AS \
+         \"avgdl\" FROM {totals}), \
+         \"hits\" AS (SELECT \"t\".\"id\", \"p\".\"phrase\", sum(CASE \"t\".\"field\" {weights} \
+         END * (length(\"t\".\"positions\") - length(replace(\"t\".\"positions\", ' ', '')) + 1)) \
+         AS \"f\" FROM {terms} AS \"t\" CROSS JOIN LATERAL (VALUES {phrases}) AS \
+         \"p\"(\"phrase\", \"hit\") WHERE ({conditions}) AND \"t\".{fields} AND \"p\".\"hit\" \
+         GROUP BY \"t\".\"id\", \"p\".\"phrase\"), \
+         \"idf\" AS (SELECT \"h\".\"phrase\", ln((CAST(\"s\".\"documents\" - count(*) AS {float}) \
+         + 0.5) / (CAST(count(*) AS {float}) + 0.5)) AS \"idf\" FROM \"hits\" AS \"h\" CROSS JOIN \
+         \"totals\" AS \"s\" GROUP BY \"h\".\"phrase\", \"s\".\"documents\"), \
+         \"scores\" AS (SELECT \"h\".\"id\", sum(CASE WHEN \"i\".\"idf\" <= 0 THEN 1e-6 ELSE \
+         \"i\".\"idf\" END * ((\"h\".\"f\" * ({k1} + 1.0)) / (\"h\".\"f\" + {k1} * (1.0 - {b} + \
+         {b} * CAST(\"d\".\"length\" AS {float}) / \"s\".\"avgdl\")))) AS \"score\" \
+         FROM \"hits\" AS \"h\" JOIN \"idf\" AS \"i\" ON \"i\".\"phrase\" = \"h\".\"phrase\" \
+         JOIN {docs} AS \"d\" ON \"d\".\"id\" = \"h\".\"id\" CROSS JOIN \"totals\" AS \"s\" \
+         GROUP BY \"h\".\"id\" HAVING count(*) = {count}) \
+         SELECT \"id\", \"score\", count(*) OVER () FROM \"scores\" \
+         ORDER BY \"score\" DESC, \"id\" LIMIT ?{limit_at} OFFSET ?{offset_at}",
+        totals = quote(&totals_table(entity)),
+        terms = quote(&terms_table(entity)),
+        docs = quote(&docs_table(entity)),
+        weights = weights.join(" "),
+        phrases = phrases.join(", "),
+        conditions = conditions.join(" OR "),
+        fields = plan.field_condition(),
+        count = plan.phrases.len(),
+    );
+    let rows = conn.rows(&sql, &params)?;
+    let total = match rows.first() {
+        Some(row) => integer(row.get(2)) as u64,
+        // Past the last page: the count alone.
+        None if offset > 0 => {
+            let n = params.len();
+            params[n - 2] = SqlValue::Integer(1);
+            params[n - 1] = SqlValue::Integer(0);
+            conn.rows(&sql, &params)?
+                .first()
+                .map_or(0, |row| integer(row.get(2)) as u64)
+        }
+        None => 0,
+    };
+    let page = rows
         .iter()
-        .enumerate()
-        .filter(|(_, f)| ranking.fields.is_empty() || ranking.fields.contains(&f.name))
-        .map(|(i, _)| i as i64)
+        .map(|row| {
+            let score = match row.get(1) {
+                Some(SqlValue::Real(score)) => *score,
+                _ => 0.0,
+            };
+            (text(row.first()).unwrap_or_default(), score)
+        })
         .collect();
-    // The postings of every query term (prefixes as ranges).
+    Ok((page, total))
+}
+
+/// Every record matching `plan`, scored in the process (phrases need their terms' positions),
+/// best first (equal scores by unique id).
+fn scored(
+    conn: &dyn Reader,
+    ranking: &Ranking<'_>,
+    plan: &Plan,
+) -> Result<Vec<(String, f64)>, HandlerError> {
+    let entity = ranking.entity;
+    let phrases = &plan.phrases;
+    // The postings of every query term (prefixes as ranges), with their record's length.
     let mut params: Vec<SqlValue> = Vec::new();
     let mut alternatives: Vec<String> = Vec::new();
     let mut exact: HashSet<&str> = HashSet::new();
-    for phrase in &phrases {
+    for phrase in phrases {
         for (j, term) in phrase.terms.iter().enumerate() {
-            if phrase.prefix && j + 1 == phrase.terms.len() {
-                params.push(SqlValue::Text(term.clone()));
-                let from = params.len();
-                match prefix_end(term) {
-                    Some(end) => {
-                        params.push(SqlValue::Text(end));
-                        alternatives.push(format!(
-                            "(\"term\" >= ?{from} AND \"term\" < ?{})",
-                            from + 1
-                        ));
-                    }
-                    None => alternatives.push(format!("\"term\" >= ?{from}")),
-                }
-            } else if exact.insert(term) {
-                params.push(SqlValue::Text(term.clone()));
-                alternatives.push(format!("\"term\" = ?{}", params.len()));
+            let prefix = phrase.prefix && j + 1 == phrase.terms.len();
+            if prefix || exact.insert(term) {
+                alternatives.push(term_condition(phrase, j, &mut params));
             }
         }
     }
-    let fields: Vec<String> = allowed.iter().map(|f| f.to_string()).collect();
     let sql = format!(
-        "SELECT \"id\", \"field\", \"term\", \"positions\" FROM {} WHERE ({}) AND \"field\" IN ({})",
+        "SELECT \"t\".\"id\", \"t\".\"field\", \"t\".\"term\", \"t\".\"positions\", \
+         \"d\".\"length\" FROM {} AS \"t\" JOIN {} AS \"d\" ON \"d\".\"id\" = \"t\".\"id\" \
+         WHERE ({}) AND \"t\".{}",
         quote(&terms_table(entity)),
+        quote(&docs_table(entity)),
         alternatives.join(" OR "),
-        fields.join(", ")
+        plan.field_condition()
     );
     // (phrase, id, field) -> positions of each of the phrase's terms.
     type Positions = Vec<HashSet<u32>>;
     let mut found: HashMap<(usize, String, usize), Positions> = HashMap::new();
+    let mut lengths: HashMap<String, i64> = HashMap::new();
     for row in conn.rows(&sql, &params)? {
         let id = text(row.first()).unwrap_or_default();
         let field = integer(row.get(1)) as usize;
@@ -136,6 +316,7 @@ fn scored(conn: &dyn Reader, ranking: &Ranking<'_>) -> Result<Vec<(String, f64)>
             .split(' ')
             .filter_map(|p| p.parse().ok())
             .collect();
+        lengths.insert(id.clone(), integer(row.get(4)));
         for (i, phrase) in phrases.iter().enumerate() {
             for j in 0..phrase.terms.len() {
                 if phrase.matches(j, &term) {
@@ -157,17 +338,10 @@ fn scored(conn: &dyn Reader, ranking: &Ranking<'_>) -> Result<Vec<(String, f64)>
         if count == 0 {
             continue;
         }
-        let weight = index.fields.get(*field).map_or(1.0, |f| {
-            if f.weight.is_finite() && f.weight > 0.0 {
-                f.weight
-            } else {
-                1.0
-            }
-        });
         let entry = frequency
             .entry(id.clone())
             .or_insert_with(|| vec![0.0; phrases.len()]);
-        entry[*i] += weight * count as f64;
+        entry[*i] += weight(ranking, *field) * count as f64;
     }
     let mut hits_per_phrase = vec![0i64; phrases.len()];
     for frequencies in frequency.values() {
@@ -184,40 +358,12 @@ fn scored(conn: &dyn Reader, ranking: &Ranking<'_>) -> Result<Vec<(String, f64)>
     if candidates.is_empty() {
         return Ok(Vec::new());
     }
-    let docs = quote(&docs_table(entity));
-    let totals = conn.rows(
-        &format!("SELECT count(*), coalesce(sum(\"length\"), 0) FROM {docs}"),
-        &[],
-    )?;
-    let rows = totals.first().map_or(0, |row| integer(row.first()));
-    let tokens = totals.first().map_or(0, |row| integer(row.get(1)));
-    let avgdl = if rows > 0 {
-        tokens as f64 / rows as f64
-    } else {
-        1.0
-    };
+    let (documents, tokens) = totals(conn, ranking)?;
+    let avgdl = average_length(documents, tokens);
     let idf: Vec<f64> = hits_per_phrase
         .iter()
-        .map(|&hits| {
-            let idf = (((rows - hits) as f64 + 0.5) / (hits as f64 + 0.5)).ln();
-            if idf <= 0.0 { 1e-6 } else { idf }
-        })
+        .map(|&hits| idf(documents, hits))
         .collect();
-    let mut lengths: HashMap<String, i64> = HashMap::new();
-    let ids: Vec<&String> = candidates.iter().map(|c| &c.0).collect();
-    for chunk in ids.chunks(CHUNK) {
-        let params: Vec<SqlValue> = chunk
-            .iter()
-            .map(|id| SqlValue::Text((*id).clone()))
-            .collect();
-        let sql = format!(
-            "SELECT \"id\", \"length\" FROM {docs} WHERE \"id\" IN ({})",
-            placeholders(1, chunk.len())
-        );
-        for row in conn.rows(&sql, &params)? {
-            lengths.insert(text(row.first()).unwrap_or_default(), integer(row.get(1)));
-        }
-    }
     let mut scored: Vec<(String, f64)> = candidates
         .into_iter()
         .map(|(id, frequencies)| {
@@ -242,13 +388,21 @@ pub(crate) fn pg_rank(
     offset: u64,
     snippets: bool,
 ) -> Result<(Vec<Hit>, u64), HandlerError> {
-    let scored = scored(conn, ranking)?;
-    let total = scored.len() as u64;
-    let page: Vec<(String, f64)> = scored
-        .into_iter()
-        .skip(usize::try_from(offset).unwrap_or(usize::MAX))
-        .take(limit as usize)
-        .collect();
+    let Some(plan) = Plan::of(ranking)? else {
+        return Ok((Vec::new(), 0));
+    };
+    let (page, total) = if plan.single_terms() {
+        ranked_in_sql(conn, ranking, &plan, limit, offset)?
+    } else {
+        let scored = scored(conn, ranking, &plan)?;
+        let total = scored.len() as u64;
+        let page = scored
+            .into_iter()
+            .skip(usize::try_from(offset).unwrap_or(usize::MAX))
+            .take(limit as usize)
+            .collect();
+        (page, total)
+    };
     if page.is_empty() {
         return Ok((Vec::new(), total));
     }

@@ -16,6 +16,7 @@ use super::super::ident::{quote, strip_row_alias};
 use super::super::schema_diff::{SchemaConversion, SchemaDifference, SchemaPlan};
 use super::super::value::SqlValue;
 use super::pgvector::{self, VectorStorage};
+use crate::sql::full_text::pg_tables::{TOTALS_TRIGGERS, placeholders};
 
 /// PostgreSQL's longest identifier, in bytes.
 const MAX_IDENTIFIER_BYTES: usize = 63;
@@ -253,6 +254,14 @@ pub(crate) fn pg_plan(
     let mut plan = SchemaPlan::default();
     for object in expected {
         let name = stored_name(&object.name).to_owned();
+        if object.kind == ObjectKind::Trigger {
+            if triggers_present(conn, object)? {
+                plan.unchanged.push(object.name.clone());
+            } else {
+                plan.missing.push(object.clone());
+            }
+            continue;
+        }
         let found = conn.rows(
             "SELECT CASE c.relkind WHEN 'i' THEN 'index' WHEN 'I' THEN 'index' ELSE 'table' END \
              FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace \
@@ -385,6 +394,38 @@ pub(crate) fn pg_plan(
         }
     }
     Ok(plan)
+}
+
+/// Whether the function of a trigger object (its name) and all its triggers on its table exist.
+/// Creating it again replaces them, so a partial set counts as missing.
+fn triggers_present(conn: &dyn Reader, object: &SchemaObject) -> Result<bool, ExecError> {
+    let function = conn.rows(
+        "SELECT 1 FROM pg_proc p JOIN pg_namespace s ON s.oid = p.pronamespace \
+         WHERE s.nspname = current_schema() AND p.proname = ?1",
+        &[SqlValue::Text(stored_name(&object.name).to_owned())],
+    )?;
+    if function.is_empty() {
+        return Ok(false);
+    }
+    let names: Vec<SqlValue> = TOTALS_TRIGGERS
+        .iter()
+        .map(|(name, _)| SqlValue::Text((*name).to_owned()))
+        .collect();
+    let found = conn.count(
+        &format!(
+            "SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid \
+         JOIN pg_namespace s ON s.oid = c.relnamespace \
+         WHERE s.nspname = current_schema() AND c.relname = ?1 \
+         AND t.tgname IN ({})",
+            placeholders(2, names.len())
+        ),
+        &[
+            vec![SqlValue::Text(stored_name(&object.table).to_owned())],
+            names,
+        ]
+        .concat(),
+    )?;
+    Ok(found == TOTALS_TRIGGERS.len() as u64)
 }
 
 fn generated_word(generated: bool) -> &'static str {
