@@ -28,6 +28,9 @@ pub mod defer;
 // `--token-env VAR`: a bearer token from the environment.
 pub mod token_env;
 
+// `serve --http` with `toolforge.auth`: OAuth access tokens, scopes, claims.
+pub mod oauth;
+
 // One module per subcommand.
 pub mod check;
 pub mod generate;

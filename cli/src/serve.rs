@@ -100,6 +100,15 @@ pub struct Args {
     /// row rules and `from_context` parameters that read it deny the call.
     #[arg(long = "context-header", value_name = "NAME=HEADER", value_parser = parse_context_header)]
     pub context_headers: Vec<(String, String)>,
+    /// HTTP: accept OAuth access tokens (JWTs) of this authorization server, over the config's
+    /// `toolforge.auth.issuer`; their scopes gate the tools and their claims become context
+    /// values (`toolforge.auth`).
+    #[arg(long, value_name = "URL")]
+    pub oauth_issuer: Option<String>,
+    /// HTTP: the audience tokens must be issued for, over `toolforge.auth.audience` (default
+    /// the server's URL, `http://ADDR/mcp`).
+    #[arg(long, value_name = "URL")]
+    pub oauth_audience: Option<String>,
 }
 
 /// `NAME=Header-Name`: a context value name and an HTTP header name.
@@ -127,13 +136,21 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
             return EXIT_INVALID;
         }
     };
-    let servers = match load_servers(args) {
-        Ok(servers) => servers,
+    let (servers, spec) = match load_servers(args) {
+        Ok(loaded) => loaded,
         Err(message) => {
             let _ = writeln!(out.stderr, "{message}");
             return EXIT_INVALID;
         }
     };
+    let flags = crate::oauth::OAuthFlags {
+        issuer: args.oauth_issuer.clone(),
+        audience: args.oauth_audience.clone(),
+    };
+    if let Err(message) = check_oauth(args, &spec, &flags, &servers) {
+        let _ = writeln!(out.stderr, "{message}");
+        return EXIT_INVALID;
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -149,7 +166,9 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
             tokio::spawn(watch_config(args_for_reload(args), servers.clone()));
         }
         match (args.http, http) {
-            (Some(address), Some(options)) => serve_http(address, servers, &options).await,
+            (Some(address), Some(options)) => {
+                serve_http(address, servers, options, &spec, &flags).await
+            }
             _ => {
                 let server = servers.into_iter().next().map(|(_, server)| server);
                 match server {
@@ -173,16 +192,81 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
 async fn serve_http(
     address: SocketAddr,
     servers: Vec<(String, McpServer)>,
-    options: &HttpOptions,
+    options: HttpOptions,
+    spec: &toolforge::spec::SchemaSpec,
+    flags: &crate::oauth::OAuthFlags,
 ) -> Result<(), ServeError> {
     let listener = tokio::net::TcpListener::bind(address)
         .await
         .map_err(|error| ServeError::Transport(format!("cannot listen on {address}: {error}")))?;
-    if let Ok(bound) = listener.local_addr() {
-        // The one line a script waits for (the port, when 0 was asked for).
-        eprintln!("toolforge: serving MCP at http://{bound}/mcp");
+    let bound = listener.local_addr().unwrap_or(address);
+    let tools = served_tools(&servers);
+    let oauth = crate::oauth::oauth_options(spec, flags, &format!("http://{bound}/mcp"))
+        .and_then(|oauth| {
+            oauth
+                .map(|oauth| crate::oauth::with_scopes(oauth, spec, &tools))
+                .transpose()
+        })
+        .map_err(ServeError::Transport)?;
+    if let Some(oauth) = &oauth {
+        tracing::info!(issuer = %oauth.issuer, audience = %oauth.audience, "access tokens of the issuer are required");
     }
-    McpServer::serve_http(listener, servers, options, shutdown_signal()).await
+    let options = options.with_oauth(oauth);
+    // The one line a script waits for (the port, when 0 was asked for).
+    eprintln!("toolforge: serving MCP at http://{bound}/mcp");
+    McpServer::serve_http(listener, servers, &options, shutdown_signal()).await
+}
+
+/// The names of the tools the root server serves.
+fn served_tools(servers: &[(String, McpServer)]) -> Vec<String> {
+    servers
+        .first()
+        .map(|(_, server)| server.registry().names().map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
+/// Refuses OAuth settings that cannot work with the other options, before anything starts.
+fn check_oauth(
+    args: &Args,
+    spec: &toolforge::spec::SchemaSpec,
+    flags: &crate::oauth::OAuthFlags,
+    servers: &[(String, McpServer)],
+) -> Result<(), String> {
+    let Some(auth) = crate::oauth::oauth_options(spec, flags, "http://localhost/mcp")? else {
+        if args.oauth_audience.is_some() {
+            return Err(
+                "--oauth-audience needs an issuer: --oauth-issuer URL or toolforge.auth.issuer"
+                    .into(),
+            );
+        }
+        return Ok(());
+    };
+    if args.http.is_none() {
+        return Err(format!(
+            "access tokens of {} are checked over HTTP only: serve with --http ADDRESS (on \
+             stdio the client starts the server itself and needs no token)",
+            auth.issuer
+        ));
+    }
+    crate::oauth::with_scopes(auth.clone(), spec, &served_tools(servers))?;
+    if args.token_env.is_some() {
+        return Err(
+            "--token-env sets one shared token, toolforge.auth (or --oauth-issuer) checks each \
+             caller's own access token: keep one"
+                .into(),
+        );
+    }
+    if let Some((name, header)) = args
+        .context_headers
+        .iter()
+        .find(|(name, _)| auth.claims.iter().any(|(claim, _)| claim == name))
+    {
+        return Err(format!(
+            "the context value `{name}` comes from the access token (toolforge.auth.claims); \
+             --context-header {name}={header} would let a request header set it: remove it"
+        ));
+    }
+    Ok(())
 }
 
 /// Logs to stderr, `TOOLFORGE_LOG` (like `info` or `toolforge=debug`) choosing what.
@@ -295,14 +379,18 @@ fn mcp_options(args: &Args) -> McpOptions {
 }
 
 /// The servers to mount, by path: `/mcp` and one per toolset (only the chosen one with
-/// `--toolset`). On stdio only the first is served.
-fn load_servers(args: &Args) -> Result<Vec<(String, McpServer)>, String> {
+/// `--toolset`), and the spec they serve. On stdio only the first is served.
+fn load_servers(args: &Args) -> Result<Served, String> {
     build_servers(&args_for_reload(args)).map_err(|error| error.to_string())
 }
 
-fn build_servers(
-    args: &ReloadArgs,
-) -> Result<Vec<(String, McpServer)>, Box<dyn std::error::Error>> {
+/// The servers by path, and the spec they serve.
+type Served = (
+    Vec<(String, McpServer)>,
+    std::sync::Arc<toolforge::spec::SchemaSpec>,
+);
+
+fn build_servers(args: &ReloadArgs) -> Result<Served, Box<dyn std::error::Error>> {
     let options = crate::families::with_tools(CompileOptions::default().serving(true), &args.tools);
     let mut values = toolforge::ContextValues::new();
     for (name, variable) in &args.context {
@@ -352,7 +440,7 @@ fn build_servers(
             }
         }
     }
-    Ok(servers)
+    Ok((servers, live.spec))
 }
 
 /// `server` with progressive discovery: `tool_search` over a catalog of its own tools, listed
@@ -389,8 +477,12 @@ async fn watch_config(args: ReloadArgs, servers: Vec<(String, McpServer)>) {
         seen = now;
         let rebuild = {
             let args = args.clone();
-            tokio::task::spawn_blocking(move || build_servers(&args).map_err(|e| e.to_string()))
-                .await
+            tokio::task::spawn_blocking(move || {
+                build_servers(&args)
+                    .map(|(servers, _)| servers)
+                    .map_err(|e| e.to_string())
+            })
+            .await
         };
         let fresh = match rebuild {
             Ok(Ok(fresh)) => fresh,

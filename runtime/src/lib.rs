@@ -27,6 +27,7 @@ pub mod arguments;
 pub mod builtin;
 pub mod dialect;
 pub mod embed;
+mod gate;
 pub mod limits;
 #[cfg(feature = "mcp")]
 pub mod mcp;
@@ -36,6 +37,7 @@ pub mod search;
 pub use arguments::ArgumentValidator;
 pub use builtin::{BATCH_TOOL_NAME, BatchConfig, BatchTool, InvalidTool};
 pub use dialect::Dialect;
+pub use gate::{ScopePolicy, ToolGate};
 pub use limits::{CallBudget, CallLimits};
 pub use registry::{
     InvalidToolName, MAX_TOOL_NAME_LEN, RegistryBuilder, RegistryError, ToolRegistry,

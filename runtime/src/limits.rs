@@ -114,6 +114,8 @@ pub struct CallBudget {
     /// Context values of this call on top of the registry's (set per call by a host, e.g.
     /// from request headers); a `batch` hands them to the calls it makes.
     values: Option<crate::ContextValues>,
+    /// What the caller may run; a `batch` checks it for every call it makes.
+    gate: Option<crate::ToolGate>,
 }
 
 impl CallBudget {
@@ -127,6 +129,7 @@ impl CallBudget {
             limits,
             deadline,
             values: None,
+            gate: None,
         }
     }
 
@@ -174,6 +177,19 @@ impl CallBudget {
         self
     }
 
+    /// This budget with the caller's gate.
+    pub(crate) fn with_gate(mut self, gate: Option<&crate::ToolGate>) -> CallBudget {
+        if gate.is_some() {
+            self.gate = gate.cloned();
+        }
+        self
+    }
+
+    /// What the caller may run, if the host said.
+    pub(crate) fn gate(&self) -> Option<&crate::ToolGate> {
+        self.gate.as_ref()
+    }
+
     /// The call's own context values, if it has any.
     pub(crate) fn values(&self) -> Option<&crate::ContextValues> {
         self.values.as_ref()
@@ -187,6 +203,9 @@ impl CallBudget {
         };
         if self.values.is_none() {
             self.values.clone_from(&outer.values);
+        }
+        if self.gate.is_none() {
+            self.gate.clone_from(&outer.gate);
         }
         if let Some(deadline) = outer.deadline
             && self.deadline.is_none_or(|own| deadline < own)

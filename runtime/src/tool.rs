@@ -110,11 +110,13 @@ pub enum ErrorCode {
     Panicked,
     /// The registry the call needed is gone, or the call was refused by policy.
     Unavailable,
+    /// The caller may not run this tool: its access token lacks the scope the tool needs.
+    Forbidden,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order.
-    pub(crate) const ALL: [ErrorCode; 8] = [
+    pub(crate) const ALL: [ErrorCode; 9] = [
         ErrorCode::InvalidArguments,
         ErrorCode::UnknownTool,
         ErrorCode::ExecutionFailed,
@@ -123,6 +125,7 @@ impl ErrorCode {
         ErrorCode::NotFound,
         ErrorCode::Panicked,
         ErrorCode::Unavailable,
+        ErrorCode::Forbidden,
     ];
 
     /// The code as it appears in JSON (`invalid_arguments`, ...).
@@ -136,6 +139,7 @@ impl ErrorCode {
             ErrorCode::NotFound => "not_found",
             ErrorCode::Panicked => "panicked",
             ErrorCode::Unavailable => "unavailable",
+            ErrorCode::Forbidden => "forbidden",
         }
     }
 }

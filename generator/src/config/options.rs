@@ -69,6 +69,81 @@ pub struct ToolforgeOptions {
     /// How vector searches run and where vectors are kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vector_search: Option<VectorSearchOptions>,
+    /// Who may call `toolforge serve --http`: OAuth access tokens, their scopes, and the
+    /// claims that become context values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<AuthOptions>,
+}
+
+/// `toolforge.auth`: `toolforge serve --http` as an OAuth 2.1 resource server. Every request
+/// carries an access token (a JWT) from `issuer`, for `audience`; its scopes choose the tools
+/// the caller may run, and its claims become context values for row rules.
+///
+/// ```yaml
+/// toolforge:
+///   auth:
+///     issuer: https://id.example.com          # the authorization server
+///     audience: https://tools.example.com/mcp # default: http://ADDRESS/mcp
+///     required_scopes: [mcp]                  # every request
+///     scopes:                                 # a tool, a family or a toolset: its scope
+///       aggregates: tools:reports
+///       delete_everything: admin
+///     claims:                                 # context value: token claim (dots for nested)
+///       member: sub
+///       branch: org.branch
+///     leeway_seconds: 30                      # clock difference tolerated on exp and nbf
+///     algorithms: [RS256, ES256]              # default RS256, PS256, ES256, EdDSA
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AuthOptions {
+    /// The authorization server's issuer URL (the tokens' `iss`); its keys are read from its
+    /// metadata.
+    pub issuer: String,
+    /// The resource the tokens are issued for (their `aud`, the `resource` of RFC 8707);
+    /// default the server's own URL, `http://ADDRESS/mcp`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audience: Option<String>,
+    /// The issuer's JWK Set URL, when it should not be read from the issuer's metadata.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jwks_uri: Option<String>,
+    /// The signature algorithms accepted (default RS256, PS256, ES256, EdDSA).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub algorithms: Option<Vec<String>>,
+    /// Seconds of clock difference tolerated on `exp` and `nbf` (default 30, at most 300).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leeway_seconds: Option<u64>,
+    /// Scopes every request needs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required_scopes: Option<Vec<String>>,
+    /// A scope per tool, tool family or toolset name: a tool needs one of the scopes naming
+    /// it, its family or a toolset holding it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scopes: Option<std::collections::BTreeMap<String, String>>,
+    /// Context values taken from the token: context name to claim (`sub`, `email`,
+    /// `org.branch` for a nested claim). A token lacking one is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claims: Option<std::collections::BTreeMap<String, String>>,
+}
+
+/// The algorithms `toolforge.auth.algorithms` may name.
+pub const TOKEN_ALGORITHMS: [&str; 9] = [
+    "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "EdDSA",
+];
+
+impl AuthOptions {
+    /// The serving settings.
+    pub fn to_spec(&self) -> toolforge::spec::AuthSpec {
+        toolforge::spec::AuthSpec {
+            issuer: self.issuer.clone(),
+            audience: self.audience.clone(),
+            jwks_uri: self.jwks_uri.clone(),
+            algorithms: self.algorithms.clone().unwrap_or_default(),
+            leeway_seconds: self.leeway_seconds,
+            required_scopes: self.required_scopes.clone().unwrap_or_default(),
+            scopes: self.scopes.clone().unwrap_or_default(),
+            claims: self.claims.clone().unwrap_or_default(),
+        }
+    }
 }
 
 /// `toolforge.vector_search`: where vectors are kept and how searches over them run.

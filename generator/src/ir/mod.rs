@@ -40,6 +40,9 @@ fn mcp_spec(config: &Config) -> toolforge::spec::McpSpec {
     if let Some(toolsets) = config.toolforge.as_ref().and_then(|t| t.toolsets.as_ref()) {
         mcp.toolsets = toolsets.clone();
     }
+    if let Some(auth) = config.toolforge.as_ref().and_then(|t| t.auth.as_ref()) {
+        mcp.auth = Some(auth.to_spec());
+    }
     mcp
 }
 

@@ -47,6 +47,9 @@ pub(super) fn check(config: &Config, r: &mut Reporter<'_>) {
             .emit();
         }
     }
+    if let Some(auth) = &options.auth {
+        check_auth(auth, r);
+    }
     if options.max_limit == Some(0) {
         r.error("toolforge.max_limit", "`max_limit` is 0")
             .hint("use at least 1 (default 500)")
@@ -107,5 +110,107 @@ pub(super) fn check(config: &Config, r: &mut Reporter<'_>) {
                 .join(", ")
         ))
         .emit();
+    }
+}
+
+/// `toolforge.auth`: URLs that are URLs, known algorithms, claims and scopes that are names.
+fn check_auth(auth: &crate::config::options::AuthOptions, r: &mut Reporter<'_>) {
+    use crate::config::options::TOKEN_ALGORITHMS;
+    let url = |value: &str| {
+        (value.starts_with("https://") || value.starts_with("http://"))
+            && value.len() > "https://".len()
+            && !value.contains(char::is_whitespace)
+    };
+    if !url(&auth.issuer) {
+        r.error(
+            "toolforge.auth.issuer",
+            format!("`{}` is not an http(s) URL", auth.issuer),
+        )
+        .hint("give the authorization server's issuer, like `https://id.example.com`")
+        .emit();
+    }
+    for (key, value) in [("audience", &auth.audience), ("jwks_uri", &auth.jwks_uri)] {
+        if let Some(value) = value
+            && !url(value)
+        {
+            r.error(
+                &format!("toolforge.auth.{key}"),
+                format!("`{value}` is not an http(s) URL"),
+            )
+            .hint("give an absolute URL, like `https://tools.example.com/mcp`")
+            .emit();
+        }
+    }
+    for (i, algorithm) in auth.algorithms.iter().flatten().enumerate() {
+        if !TOKEN_ALGORITHMS.contains(&algorithm.as_str()) {
+            let hint = if algorithm.eq_ignore_ascii_case("none") {
+                "unsigned tokens are never accepted; name a signature algorithm".to_owned()
+            } else if algorithm.starts_with("HS") {
+                "shared-secret (HS*) tokens are not accepted from an issuer; use its public-key \
+                 algorithm"
+                    .to_owned()
+            } else {
+                format!("use one of {}", TOKEN_ALGORITHMS.join(", "))
+            };
+            r.error(
+                &format!("toolforge.auth.algorithms[{i}]"),
+                format!("`{algorithm}` is not an accepted signature algorithm"),
+            )
+            .hint(hint)
+            .emit();
+        }
+    }
+    if let Some(leeway) = auth.leeway_seconds
+        && leeway > 300
+    {
+        r.error(
+            "toolforge.auth.leeway_seconds",
+            format!("a leeway of {leeway} s keeps expired tokens valid for too long"),
+        )
+        .hint("use at most 300 (default 30)")
+        .emit();
+    }
+    let name = |text: &str| {
+        !text.is_empty()
+            && text
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':' | '/'))
+    };
+    for (context, claim) in auth.claims.iter().flatten() {
+        if !name(context) || context.contains(['.', ':', '/']) {
+            r.error(
+                &format!("toolforge.auth.claims.{context}"),
+                format!("`{context}` is not a context value name"),
+            )
+            .hint("use letters, digits, `_` and `-`, as `:context.NAME` reads it")
+            .emit();
+        }
+        if !name(claim) || claim.split('.').any(str::is_empty) {
+            r.error(
+                &format!("toolforge.auth.claims.{context}"),
+                format!("`{claim}` is not a claim path"),
+            )
+            .hint("name a claim (`sub`, `email`), with dots for a nested one (`org.branch`)")
+            .emit();
+        }
+    }
+    let scopes = auth
+        .required_scopes
+        .iter()
+        .flatten()
+        .map(|scope| ("toolforge.auth.required_scopes".to_owned(), scope))
+        .chain(
+            auth.scopes
+                .iter()
+                .flatten()
+                .map(|(key, scope)| (format!("toolforge.auth.scopes.{key}"), scope)),
+        );
+    for (path, scope) in scopes {
+        if scope.is_empty() || scope.contains(|c: char| c.is_whitespace() || c == '"' || c == '\\')
+        {
+            r.error(&path, format!("`{scope}` is not a scope"))
+                .hint("a scope is one word without spaces or quotes, like `tools:reports`")
+                .emit();
+        }
     }
 }

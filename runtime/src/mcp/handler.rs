@@ -73,8 +73,9 @@ impl McpHandler {
             () = &mut gone => return None,
         };
         let values = self.header_values(context);
+        let gate = caller_gate(context);
         let outcome = tokio::select! {
-            outcome = served.registry.call_with_values(name, arguments, &values) => Some(outcome),
+            outcome = served.registry.call_for(name, arguments, &values, gate.as_ref()) => Some(outcome),
             () = &mut gone => None,
         };
         drop(permit);
@@ -99,9 +100,30 @@ impl McpHandler {
                     values = values.with(name.clone(), value);
                 }
             }
+            // The values of the caller's token claims, over any header's.
+            #[cfg(feature = "mcp-oauth")]
+            if let Some(caller) = parts.extensions.get::<super::auth::Caller>() {
+                for (name, value) in caller.values.iter() {
+                    values = values.with(name, value);
+                }
+            }
         }
         values
     }
+}
+
+/// What the caller may run, when the server checks access tokens.
+#[cfg_attr(not(feature = "mcp-oauth"), allow(unused_variables))]
+fn caller_gate(context: &RequestContext<RoleServer>) -> Option<crate::ToolGate> {
+    #[cfg(feature = "mcp-oauth")]
+    if let Some(caller) = context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<super::auth::Caller>())
+    {
+        return Some(caller.gate.clone());
+    }
+    None
 }
 
 impl ServerHandler for McpHandler {
@@ -121,10 +143,20 @@ impl ServerHandler for McpHandler {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let served = self.shared.current();
-        let total = served.tools.len();
+        // A caller whose token's scopes do not reach a tool does not see it.
+        let visible: Vec<_> = match caller_gate(&context) {
+            None => served.tools.to_vec(),
+            Some(gate) => served
+                .tools
+                .iter()
+                .filter(|tool| gate.allows(&tool.name))
+                .cloned()
+                .collect(),
+        };
+        let total = visible.len();
         let start = match request.and_then(|params| params.cursor) {
             None => 0,
             Some(cursor) => match cursor.parse::<usize>() {
@@ -142,12 +174,16 @@ impl ServerHandler for McpHandler {
         let end = start
             .saturating_add(self.shared.settings.options.page_size.max(1))
             .min(total);
-        let mut page = ListToolsResult::with_all_items(served.tools[start..end].to_vec())
+        let mut page = ListToolsResult::with_all_items(visible[start..end].to_vec())
             .with_ttl_ms(
                 u64::try_from(self.shared.settings.options.list_ttl.as_millis())
                     .unwrap_or(u64::MAX),
             )
-            .with_cache_scope(CacheScope::Public);
+            .with_cache_scope(if caller_gate(&context).is_some() {
+                CacheScope::Private
+            } else {
+                CacheScope::Public
+            });
         if end < total {
             page.next_cursor = Some(end.to_string());
         }

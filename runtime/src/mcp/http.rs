@@ -37,6 +37,10 @@ pub struct HttpOptions {
     pub bearer_token: Option<String>,
     /// The largest request body, in bytes (default 4 MiB); larger ones are refused with 413.
     pub max_body_bytes: usize,
+    /// When set, the server is an OAuth resource server: every request carries an access token
+    /// of the issuer, whose scopes gate the tools and whose claims become context values.
+    #[cfg(feature = "mcp-oauth")]
+    pub oauth: Option<super::auth::OAuthOptions>,
 }
 
 impl Default for HttpOptions {
@@ -50,6 +54,8 @@ impl Default for HttpOptions {
                 .to_vec(),
             bearer_token: None,
             max_body_bytes: 4 * 1024 * 1024,
+            #[cfg(feature = "mcp-oauth")]
+            oauth: None,
         }
     }
 }
@@ -70,6 +76,13 @@ impl HttpOptions {
     /// Sets [`HttpOptions::allowed_origins`].
     pub fn with_allowed_origins(mut self, origins: Vec<String>) -> Self {
         self.allowed_origins = origins;
+        self
+    }
+
+    /// Sets [`HttpOptions::oauth`].
+    #[cfg(feature = "mcp-oauth")]
+    pub fn with_oauth(mut self, oauth: Option<super::auth::OAuthOptions>) -> Self {
+        self.oauth = oauth;
         self
     }
 
@@ -112,6 +125,10 @@ impl McpServer {
         let router = Router::new()
             .route_service(path, service)
             .layer(middleware::from_fn(watch_hang_up));
+        #[cfg(feature = "mcp-oauth")]
+        if let Some(oauth) = &options.oauth {
+            return super::auth::auth_layer(router, oauth, options.max_body_bytes);
+        }
         match &options.bearer_token {
             None => router,
             Some(token) => router.layer(middleware::from_fn_with_state(
@@ -134,6 +151,12 @@ impl McpServer {
         let mut app = Router::new();
         for (path, server) in &mounts {
             app = app.merge(server.router(path, options, cancel.child_token()));
+        }
+        #[cfg(feature = "mcp-oauth")]
+        if let Some(oauth) = &options.oauth {
+            oauth.check().map_err(ServeError::Transport)?;
+            let paths: Vec<&str> = mounts.iter().map(|(path, _)| path.as_str()).collect();
+            app = app.merge(super::auth::metadata_routes(oauth, &paths));
         }
         let address: Option<SocketAddr> = listener.local_addr().ok();
         tracing::info!(address = ?address, paths = ?mounts.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(), "serving MCP over HTTP");

@@ -26,6 +26,8 @@
 //!
 //! [`ToolRegistry`]: crate::ToolRegistry
 
+#[cfg(feature = "mcp-oauth")]
+mod auth;
 mod convert;
 mod handler;
 #[cfg(feature = "mcp-http")]
@@ -34,6 +36,8 @@ mod server;
 mod shutdown;
 mod stdio;
 
+#[cfg(feature = "mcp-oauth")]
+pub use auth::OAuthOptions;
 pub use handler::McpHandler;
 #[cfg(feature = "mcp-http")]
 pub use http::HttpOptions;

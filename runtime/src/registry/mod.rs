@@ -605,6 +605,37 @@ impl ToolRegistry {
         self.call_within(name, arguments, None, Some(values)).await
     }
 
+    /// [`ToolRegistry::call_with_values`] for a caller that may run only what `gate` allows
+    /// (the scopes of its access token): a tool it may not run, directly or through `batch`,
+    /// fails with [`crate::ErrorCode::Forbidden`] without running.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use std::sync::Arc;
+    /// use toolforge::{ContextValues, ErrorCode, ScopePolicy, ToolGate, ToolRegistry};
+    /// let registry = ToolRegistry::standard().unwrap().build();
+    /// let policy = Arc::new(ScopePolicy::new(["mcp"]));
+    /// let gate = ToolGate::new(policy, Default::default());
+    /// let error = registry
+    ///     .call_for("batch", serde_json::json!({"calls": []}), &ContextValues::new(), Some(&gate))
+    ///     .await
+    ///     .unwrap_err();
+    /// assert_eq!(error.code, ErrorCode::Forbidden);
+    /// # });
+    /// ```
+    pub async fn call_for(
+        &self,
+        name: &str,
+        arguments: Value,
+        values: &crate::ContextValues,
+        gate: Option<&crate::ToolGate>,
+    ) -> ToolResult {
+        let budget = CallBudget::new(name, self.limits_for(name))
+            .with_values(Some(values))
+            .with_gate(gate);
+        self.call_budgeted(name, arguments, budget).await
+    }
+
     /// [`ToolRegistry::call`] inside an enclosing call whose budget also applies.
     pub(crate) async fn call_within(
         &self,
@@ -616,9 +647,17 @@ impl ToolRegistry {
         let budget = CallBudget::new(name, self.limits_for(name))
             .with_values(values)
             .within(outer);
+        self.call_budgeted(name, arguments, budget).await
+    }
+
+    /// Runs one call under `budget`.
+    async fn call_budgeted(&self, name: &str, arguments: Value, budget: CallBudget) -> ToolResult {
         let Some(&position) = self.index.get(name) else {
             return Err(self.invalid.error(name));
         };
+        if let Some(gate) = budget.gate() {
+            gate.check(name)?;
+        }
         let entry = &self.entries[position];
         let arguments = normalize_arguments(arguments);
         refuse_context_bound(entry.tool.as_ref(), &arguments)?;

@@ -343,6 +343,45 @@ pub struct McpSpec {
     /// Named subsets of the tools (`toolforge.toolsets`), served at `/mcp/{toolset}`.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub toolsets: std::collections::BTreeMap<String, Vec<String>>,
+    /// Who may call over HTTP (`toolforge.auth`): access tokens of an OAuth authorization
+    /// server, their scopes and the claims that become context values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<AuthSpec>,
+}
+
+/// `toolforge.auth`: the server is an OAuth 2.1 resource server (as MCP's authorization spec
+/// says). Every HTTP request carries an access token, a JWT signed by `issuer`'s keys, for
+/// `audience`; its scopes choose the tools the caller may run, and its claims become the
+/// context values that row rules and `from_context` parameters read.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuthSpec {
+    /// The authorization server (its `iss`); its keys are found from its metadata
+    /// (`/.well-known/oauth-authorization-server` or `/.well-known/openid-configuration`).
+    pub issuer: String,
+    /// The resource tokens must be issued for (their `aud`); default the server's own URL,
+    /// `http://ADDRESS/mcp`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audience: Option<String>,
+    /// The issuer's key set, when its metadata should not be read for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jwks_uri: Option<String>,
+    /// The signature algorithms accepted (default RS256, PS256, ES256, EdDSA); `none` never is.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub algorithms: Vec<String>,
+    /// Seconds of clock difference tolerated on `exp` and `nbf` (default 30).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leeway_seconds: Option<u64>,
+    /// Scopes every request needs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub required_scopes: Vec<String>,
+    /// A scope per tool, tool family or toolset: a tool needs one of the scopes that name it,
+    /// its family or a toolset holding it.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub scopes: std::collections::BTreeMap<String, String>,
+    /// Context values from token claims: context name to claim path (`sub`, `email`,
+    /// `org.tenant` for a nested claim). A token without one of them is refused.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub claims: std::collections::BTreeMap<String, String>,
 }
 
 impl McpSpec {

@@ -32,7 +32,7 @@ pub fn pgvector_url(test: &str) -> Option<String> {
 
 /// The URL in the variable `var`, with `test` logged to the file `log` names; or `None`, after
 /// printing that `test` was skipped and which `script` sets the variable.
-fn server(test: &str, var: &str, log: &str, script: &str) -> Option<String> {
+pub fn server(test: &str, var: &str, log: &str, script: &str) -> Option<String> {
     match std::env::var(var) {
         Ok(url) if !url.is_empty() => {
             if let Ok(log) = std::env::var(log)

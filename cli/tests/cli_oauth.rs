@@ -1,0 +1,517 @@
+//! `toolforge serve --http` with `toolforge.auth`, against a real OpenID provider
+//! (`oidc-provider`, started by `scripts/with-oidc`: `TOOLFORGE_TEST_OIDC_ISSUER`): each caller
+//! sees exactly the rows its token's claims reach and the tools its scopes allow, through
+//! rmcp's Streamable HTTP client; expired, wrong-audience, wrong-issuer, tampered, unsigned and
+//! claim-less tokens are refused with the status and `WWW-Authenticate` header MCP's
+//! authorization spec gives. Without the provider each test says it was skipped.
+
+#[path = "../../runtime/tests/pg_support/mod.rs"]
+mod pg_support;
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use axum::body::Body;
+use http_body_util::BodyExt;
+use rmcp::model::{CallToolRequestParams, ClientConfig, ProtocolVersion};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::{Value, json};
+
+/// The issuer's URL, or `None` (the test is skipped) without the provider.
+fn issuer(test: &str) -> Option<String> {
+    pg_support::server(
+        &format!("cli_oauth::{test}"),
+        "TOOLFORGE_TEST_OIDC_ISSUER",
+        "TOOLFORGE_OIDC_TEST_LOG",
+        "scripts/with-oidc",
+    )
+}
+
+fn config(issuer: &str) -> String {
+    format!(
+        "\
+name: branches
+entities:
+  - name: Loan
+    unique_field: id
+    searchable_fields:
+      - {{name: id, type: string}}
+      - {{name: branch, type: string}}
+      - {{name: title, type: string}}
+      - {{name: amount, type: number}}
+toolforge:
+  tools: [schema, query, lookup, aggregates]
+  access:
+    Loan: \"branch = :context.branch\"
+  auth:
+    issuer: {issuer}
+    required_scopes: [mcp]
+    scopes:
+      aggregates: reports
+    claims:
+      branch: org.branch
+      member: sub
+    leeway_seconds: 0
+"
+    )
+}
+
+const LOANS: &str = r#"{"entity": "Loan", "data": {"id": "n1", "branch": "north", "title": "Boat", "amount": 10}}
+{"entity": "Loan", "data": {"id": "n2", "branch": "north", "title": "Barn", "amount": 20}}
+{"entity": "Loan", "data": {"id": "s1", "branch": "south", "title": "Shop", "amount": 30}}
+{"entity": "Loan", "data": {"id": "s2", "branch": "south", "title": "Mill", "amount": 40}}
+{"entity": "Loan", "data": {"id": "s3", "branch": "south", "title": "Cart", "amount": 50}}
+"#;
+
+/// Runs the `toolforge` binary to the end; panics unless it succeeds.
+fn toolforge(args: &[&str]) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_toolforge"))
+        .args(args)
+        .output()
+        .expect("run toolforge");
+    assert!(
+        output.status.success(),
+        "toolforge {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// The config and a seeded SQLite database in a temporary folder.
+fn seeded(issuer: &str) -> (tempfile::TempDir, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("branches.yaml");
+    std::fs::write(&config, config_text(issuer)).unwrap();
+    let data = dir.path().join("loans.jsonl");
+    std::fs::write(&data, LOANS).unwrap();
+    let db = dir.path().join("branches.db");
+    let (config, db) = (
+        config.to_str().unwrap().to_owned(),
+        db.to_str().unwrap().to_owned(),
+    );
+    toolforge(&["db", "init", "--config", &config, "--db", &db]);
+    toolforge(&[
+        "db",
+        "import",
+        "--config",
+        &config,
+        "--db",
+        &db,
+        data.to_str().unwrap(),
+    ]);
+    (dir, config, db)
+}
+
+fn config_text(issuer: &str) -> String {
+    config(issuer)
+}
+
+/// `toolforge serve --http` on a free port; returns the child and its MCP URL.
+async fn serve(config: &str, db: &str) -> (tokio::process::Child, String) {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolforge"))
+        .args([
+            "serve",
+            "--config",
+            config,
+            "--db",
+            db,
+            "--http",
+            "127.0.0.1:0",
+        ])
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn toolforge serve --http");
+    let stderr = child.stderr.take().unwrap();
+    let (found, address) = tokio::sync::oneshot::channel();
+    tokio::spawn(async move {
+        use tokio::io::AsyncBufReadExt;
+        let mut lines = tokio::io::BufReader::new(stderr).lines();
+        let mut found = Some(found);
+        while let Ok(Some(line)) = lines.next_line().await {
+            if let Some(url) = line.trim().strip_prefix("toolforge: serving MCP at ")
+                && let Some(found) = found.take()
+            {
+                let _ = found.send(url.to_owned());
+            }
+        }
+    });
+    let url = tokio::time::timeout(Duration::from_secs(60), address)
+        .await
+        .expect("serve announces its address")
+        .expect("serve stopped before announcing its address");
+    (child, url)
+}
+
+/// `text` with every byte but unreserved ones percent-encoded (a form value).
+fn form_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// One HTTP request on loopback: the status, the `WWW-Authenticate` header and the body.
+async fn http(
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: String,
+) -> (u16, String, String) {
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http::<Body>();
+    let mut request = axum::http::Request::builder().method(method).uri(url);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = client
+        .request(request.body(Body::from(body)).unwrap())
+        .await
+        .expect("request");
+    let status = response.status().as_u16();
+    let challenge = response
+        .headers()
+        .get("www-authenticate")
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    (
+        status,
+        challenge,
+        String::from_utf8_lossy(&body).into_owned(),
+    )
+}
+
+/// An access token of `client` at `issuer` for `resource`, with `scope`.
+async fn token(issuer: &str, client: &str, scope: &str, resource: &str) -> String {
+    let form = format!(
+        "grant_type=client_credentials&client_id={client}&client_secret={client}-secret&scope={}&resource={}",
+        form_encode(scope),
+        form_encode(resource)
+    );
+    let (status, _, body) = http(
+        "POST",
+        &format!("{issuer}/token"),
+        &[("content-type", "application/x-www-form-urlencoded")],
+        form,
+    )
+    .await;
+    assert_eq!(status, 200, "token of {client}: {body}");
+    let answer: Value = serde_json::from_str(&body).unwrap();
+    answer["access_token"].as_str().unwrap().to_owned()
+}
+
+/// A client of the newest protocol.
+#[derive(Clone, Default)]
+struct Client;
+
+impl rmcp::ClientHandler for Client {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::default().with_protocol_version(ProtocolVersion::V_2026_07_28)
+    }
+}
+
+/// rmcp's Streamable HTTP client sending `token`.
+async fn connect(url: &str, token: &str) -> RunningService<RoleClient, Client> {
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(url.to_owned()).auth_header(token),
+    );
+    Client
+        .serve_with_lifecycle(
+            transport,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .expect("connect with a token")
+}
+
+async fn tool_names(client: &RunningService<RoleClient, Client>) -> Vec<String> {
+    let tools = client.list_all_tools().await.expect("tools/list");
+    tools
+        .into_iter()
+        .map(|tool| tool.name.to_string())
+        .collect()
+}
+
+/// A call's structured answer, or its error as JSON.
+async fn call(client: &RunningService<RoleClient, Client>, name: &str, arguments: Value) -> Value {
+    let Value::Object(arguments) = arguments else {
+        panic!("arguments are an object")
+    };
+    let result = client
+        .call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(arguments))
+        .await
+        .unwrap_or_else(|error| panic!("{name}: {error}"));
+    match result.structured_content {
+        Some(answer) if result.is_error != Some(true) => answer,
+        _ => serde_json::from_str(&result.content[0].as_text().expect("text").text).unwrap(),
+    }
+}
+
+fn ids(answer: &Value) -> Vec<String> {
+    answer["results"]
+        .as_array()
+        .unwrap_or_else(|| panic!("results: {answer}"))
+        .iter()
+        .map(|record| record["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// A JSON-RPC `tools/call` body (2026-07-28: no session needed).
+fn tools_call(name: &str, arguments: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+           "params": {"name": name, "arguments": arguments,
+                      "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}})
+    .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_caller_sees_its_rows_and_the_tools_its_scopes_allow() {
+    let Some(issuer) = issuer("each_caller_sees_its_rows_and_the_tools_its_scopes_allow") else {
+        return;
+    };
+    let (_dir, config, db) = seeded(&issuer);
+    let (_server, url) = serve(&config, &db).await;
+    let alice = token(&issuer, "alice", "mcp read reports", &url).await;
+    let bob = token(&issuer, "bob", "mcp read", &url).await;
+
+    // The metadata names the issuer and this resource.
+    let origin = url.trim_end_matches("/mcp");
+    let (status, _, body) = http(
+        "GET",
+        &format!("{origin}/.well-known/oauth-protected-resource/mcp"),
+        &[],
+        String::new(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let metadata: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(metadata["resource"], url.as_str());
+    assert_eq!(metadata["authorization_servers"], json!([issuer]));
+    assert_eq!(metadata["scopes_supported"], json!(["mcp", "reports"]));
+
+    let north = connect(&url, &alice).await;
+    let south = connect(&url, &bob).await;
+    let all = json!({"entity_type": "Loan", "order_by": {"field": "id"}});
+    assert_eq!(
+        ids(&call(&north, "query_entities", all.clone()).await),
+        ["n1", "n2"]
+    );
+    assert_eq!(
+        ids(&call(&south, "query_entities", all.clone()).await),
+        ["s1", "s2", "s3"]
+    );
+    // Another branch's record is not found, however it is asked for.
+    let other = call(
+        &north,
+        "get_entity_by_id",
+        json!({"entity_type": "Loan", "id_value": "s1"}),
+    )
+    .await;
+    assert_eq!(other["error"], "not_found", "{other}");
+
+    // Scopes: bob lacks `reports`, so the aggregates are not listed for him and refused.
+    let alice_tools = tool_names(&north).await;
+    let bob_tools = tool_names(&south).await;
+    assert!(
+        alice_tools.contains(&"aggregate_entities".to_owned()),
+        "{alice_tools:?}"
+    );
+    assert!(
+        !bob_tools.contains(&"aggregate_entities".to_owned()),
+        "{bob_tools:?}"
+    );
+    assert!(
+        bob_tools.contains(&"query_entities".to_owned()),
+        "{bob_tools:?}"
+    );
+    let sums = json!({"entity_type": "Loan", "aggregation": "SUM", "field": "amount"});
+    let north_sum = call(&north, "aggregate_entities", sums.clone()).await;
+    assert!(north_sum.to_string().contains("30"), "{north_sum}");
+    let (status, challenge, body) = http(
+        "POST",
+        &url,
+        &[
+            ("authorization", &format!("Bearer {bob}")),
+            ("content-type", "application/json"),
+            ("accept", "application/json, text/event-stream"),
+            ("mcp-protocol-version", "2026-07-28"),
+        ],
+        tools_call("aggregate_entities", sums.clone()),
+    )
+    .await;
+    assert_eq!(status, 403, "{body}");
+    assert!(challenge.starts_with("Bearer "), "{challenge}");
+    assert!(
+        challenge.contains("error=\"insufficient_scope\""),
+        "{challenge}"
+    );
+    assert!(challenge.contains("scope=\"mcp reports\""), "{challenge}");
+    assert!(
+        challenge.contains(&format!(
+            "resource_metadata=\"{origin}/.well-known/oauth-protected-resource/mcp\""
+        )),
+        "{challenge}"
+    );
+    // Through `batch` the same call is refused, and the other runs with bob's rows.
+    let batch = call(
+        &south,
+        "batch",
+        json!({"calls": [
+            {"tool": "aggregate_entities", "arguments": sums},
+            {"tool": "query_entities", "arguments": all},
+        ]}),
+    )
+    .await;
+    let results = batch["results"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{batch}"));
+    assert_eq!(results[0]["ok"], false, "{batch}");
+    assert_eq!(results[0]["error"]["error"], "forbidden", "{batch}");
+    assert_eq!(ids(&results[1]["result"]), ["s1", "s2", "s3"], "{batch}");
+    north.cancel().await.ok();
+    south.cancel().await.ok();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_tokens_are_refused_with_the_specs_status_and_header() {
+    let Some(issuer) = issuer("bad_tokens_are_refused_with_the_specs_status_and_header") else {
+        return;
+    };
+    let other_issuer = std::env::var("TOOLFORGE_TEST_OIDC_OTHER_ISSUER")
+        .expect("scripts/with-oidc sets TOOLFORGE_TEST_OIDC_OTHER_ISSUER");
+    let (_dir, config, db) = seeded(&issuer);
+    let (_server, url) = serve(&config, &db).await;
+    let origin = url.trim_end_matches("/mcp");
+    let metadata =
+        format!("resource_metadata=\"{origin}/.well-known/oauth-protected-resource/mcp\"");
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                      "params": {"_meta": {
+                          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                          "io.modelcontextprotocol/clientCapabilities": {},
+                          "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"}}}})
+    .to_string();
+    let send = |token: Option<String>| {
+        let (url, list) = (url.clone(), list.clone());
+        async move {
+            let authorization = token.map(|token| format!("Bearer {token}"));
+            let mut headers = vec![
+                ("content-type", "application/json"),
+                ("accept", "application/json, text/event-stream"),
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-method", "tools/list"),
+            ];
+            if let Some(authorization) = &authorization {
+                headers.push(("authorization", authorization.as_str()));
+            }
+            http("POST", &url, &headers, list).await
+        }
+    };
+
+    // A good token is served.
+    let alice = token(&issuer, "alice", "mcp read reports", &url).await;
+    let (status, _, body) = send(Some(alice.clone())).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("query_entities"), "{body}");
+
+    // No token: 401 naming the metadata and the scope every request needs.
+    let (status, challenge, _) = send(None).await;
+    assert_eq!(status, 401);
+    assert_eq!(challenge, format!("Bearer scope=\"mcp\", {metadata}"));
+
+    // Each bad token: 401 invalid_token, with a description that says what is wrong.
+    let short = token(&issuer, "shortlived", "mcp read", &url).await;
+    let wrong_audience = token(&issuer, "alice", "mcp read", "http://elsewhere.example/mcp").await;
+    let foreign = token(&other_issuer, "alice", "mcp read", &url).await;
+    let nobranch = token(&issuer, "nobranch", "mcp read", &url).await;
+    let mut parts: Vec<String> = alice.split('.').map(str::to_owned).collect();
+    let tampered = {
+        // bob's payload under alice's signature.
+        let bob = token(&issuer, "bob", "mcp read", &url).await;
+        format!(
+            "{}.{}.{}",
+            parts[0],
+            bob.split('.').nth(1).unwrap(),
+            parts[2]
+        )
+    };
+    // `alg: none`, alice's claims, no signature.
+    parts[0] = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0".to_owned();
+    let unsigned = format!("{}.{}.", parts[0], parts[1]);
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    for (what, token, says) in [
+        ("expired", short, "expired"),
+        ("wrong audience", wrong_audience, "aud"),
+        ("wrong issuer", foreign, "signing key"),
+        ("tampered", tampered, "signature"),
+        ("alg none", unsigned, "not a signed JWT"),
+        ("without the mapped claim", nobranch, "org.branch"),
+        ("not a JWT", "opaque-token".to_owned(), "not a signed JWT"),
+    ] {
+        let (status, challenge, body) = send(Some(token)).await;
+        assert_eq!(status, 401, "{what}: {body}");
+        assert!(
+            challenge.starts_with("Bearer error=\"invalid_token\""),
+            "{what}: {challenge}"
+        );
+        assert!(challenge.contains(&metadata), "{what}: {challenge}");
+        assert!(challenge.contains(says), "{what}: {challenge}");
+        assert!(!body.contains("query_entities"), "{what}: {body}");
+    }
+
+    // A token without the scope every request needs: 403 insufficient_scope.
+    let readonly = token(&issuer, "alice", "read", &url).await;
+    let (status, challenge, _) = send(Some(readonly)).await;
+    assert_eq!(status, 403);
+    assert!(
+        challenge.contains("error=\"insufficient_scope\""),
+        "{challenge}"
+    );
+    assert!(challenge.contains("scope=\"mcp\""), "{challenge}");
+}
+
+/// The server refuses to start with settings that would weaken the checks.
+#[test]
+fn conflicting_settings_stop_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("branches.yaml");
+    std::fs::write(&config, config_text("http://127.0.0.1:9")).unwrap();
+    let db = dir.path().join("branches.db");
+    let (config, db) = (config.to_str().unwrap(), db.to_str().unwrap());
+    toolforge(&["db", "init", "--config", config, "--db", db]);
+    for (extra, says) in [
+        (
+            vec!["--context-header", "branch=X-Branch"],
+            "comes from the access token",
+        ),
+        (vec!["--token-env", "HOME"], "keep one"),
+    ] {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_toolforge"))
+            .args([
+                "serve",
+                "--config",
+                config,
+                "--db",
+                db,
+                "--http",
+                "127.0.0.1:0",
+            ])
+            .args(&extra)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{extra:?}");
+        assert!(stderr.contains(says), "{extra:?}: {stderr}");
+    }
+    let _ = Path::new(config);
+}

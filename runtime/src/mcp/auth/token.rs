@@ -1,0 +1,203 @@
+//! An access token checked as a JWT (RFC 9068's profile): an accepted algorithm (never
+//! `none`, never a shared secret), the issuer's signature, `iss`, `aud`, `exp` and `nbf`; then
+//! its scopes and the claims the server maps to context values.
+
+use std::collections::BTreeSet;
+use std::str::FromStr;
+
+use jsonwebtoken::{Algorithm, Validation};
+use serde_json::Value;
+
+use super::keys::{KeyError, KeySet};
+use super::options::OAuthOptions;
+use crate::ContextValues;
+
+/// Why a token was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Refusal {
+    /// The request carries no bearer token.
+    Missing,
+    /// The token is not one this server accepts: what is wrong with it.
+    Invalid(String),
+    /// The issuer's keys cannot be read, so no token can be checked.
+    Unreachable(String),
+}
+
+/// What a valid token says about its caller.
+#[derive(Debug, Clone)]
+pub(super) struct Verified {
+    /// The scopes it grants (`scope`, or `scp`).
+    pub scopes: BTreeSet<String>,
+    /// The context values of its mapped claims.
+    pub values: ContextValues,
+    /// Its subject, for the logs.
+    pub subject: Option<String>,
+}
+
+/// Checks tokens against one issuer's keys.
+pub(super) struct Verifier {
+    keys: KeySet,
+    issuer: String,
+    audience: String,
+    algorithms: Vec<Algorithm>,
+    leeway: u64,
+    claims: Vec<(String, String)>,
+}
+
+impl Verifier {
+    /// A verifier for `options`; only the algorithms [`accepted`] takes are accepted.
+    pub(super) fn new(options: &OAuthOptions) -> Verifier {
+        let algorithms = options
+            .algorithms
+            .iter()
+            .filter_map(|name| accepted(name).ok())
+            .collect();
+        Verifier {
+            keys: KeySet::new(
+                &options.issuer,
+                options.jwks_uri.as_deref(),
+                options.fetch_timeout,
+            ),
+            issuer: options.issuer.clone(),
+            audience: options.audience.clone(),
+            algorithms,
+            leeway: options.leeway.as_secs(),
+            claims: options.claims.clone(),
+        }
+    }
+
+    /// The caller a bearer token stands for.
+    pub(super) async fn verify(&self, token: &str) -> Result<Verified, Refusal> {
+        let header = jsonwebtoken::decode_header(token).map_err(|_| {
+            Refusal::Invalid(
+                "the token is not a signed JWT (unsigned `alg: none` tokens are never accepted)"
+                    .into(),
+            )
+        })?;
+        if !self.algorithms.contains(&header.alg) {
+            return Err(Refusal::Invalid(format!(
+                "the token is signed with {:?}, which this server does not accept",
+                header.alg
+            )));
+        }
+        let key = self
+            .keys
+            .key(header.kid.as_deref(), header.alg.family())
+            .await
+            .map_err(|error| match error {
+                KeyError::Unreachable(message) => Refusal::Unreachable(message),
+                KeyError::Unknown(message) => Refusal::Invalid(message),
+            })?;
+        let mut validation = Validation::new(header.alg);
+        validation.set_issuer(&[&self.issuer]);
+        validation.set_audience(&[&self.audience]);
+        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+        validation.leeway = self.leeway;
+        validation.validate_nbf = true;
+        let claims = jsonwebtoken::decode::<Value>(token, &key, &validation)
+            .map_err(|error| Refusal::Invalid(describe(&error, &self.issuer, &self.audience)))?
+            .claims;
+        let mut values = ContextValues::new();
+        for (name, path) in &self.claims {
+            let value = claim(&claims, path).ok_or_else(|| {
+                Refusal::Invalid(format!(
+                    "the token has no claim `{path}` (a text, number or boolean), which this \
+                     server needs for the context value `{name}`; ask the issuer to include it"
+                ))
+            })?;
+            values = values.with(name.clone(), value);
+        }
+        Ok(Verified {
+            scopes: scopes(&claims),
+            values,
+            subject: claims["sub"].as_str().map(str::to_owned),
+        })
+    }
+}
+
+/// The algorithm named `name`, if a resource server may accept it (a public-key one).
+pub(super) fn accepted(name: &str) -> Result<Algorithm, String> {
+    let algorithm =
+        Algorithm::from_str(name).map_err(|_| format!("`{name}` is not a signature algorithm"))?;
+    if algorithm.family() == jsonwebtoken::AlgorithmFamily::Hmac {
+        return Err(format!(
+            "`{name}` signs with a shared secret, which a resource server must not accept from \
+             an issuer; use its public-key algorithm"
+        ));
+    }
+    Ok(algorithm)
+}
+
+/// What a failed check means, for the `error_description` a client shows.
+fn describe(error: &jsonwebtoken::errors::Error, issuer: &str, audience: &str) -> String {
+    use jsonwebtoken::errors::ErrorKind;
+    match error.kind() {
+        ErrorKind::ExpiredSignature => "the token has expired; get a new one".into(),
+        ErrorKind::ImmatureSignature => "the token is not valid yet (`nbf`)".into(),
+        ErrorKind::InvalidIssuer => format!("the token was not issued by `{issuer}`"),
+        ErrorKind::InvalidAudience => {
+            format!("the token is not for this resource: its `aud` must be `{audience}`")
+        }
+        ErrorKind::InvalidSignature => "the token's signature does not match its content".into(),
+        ErrorKind::MissingRequiredClaim(claim) => format!("the token has no `{claim}` claim"),
+        _ => format!("the token cannot be read: {error}"),
+    }
+}
+
+/// The scopes of a token: `scope` (space-separated, RFC 9068) or `scp` (a list or a string).
+fn scopes(claims: &Value) -> BTreeSet<String> {
+    let words =
+        |text: &str| -> Vec<String> { text.split_whitespace().map(str::to_owned).collect() };
+    match (&claims["scope"], &claims["scp"]) {
+        (Value::String(scope), _) => words(scope).into_iter().collect(),
+        (_, Value::String(scp)) => words(scp).into_iter().collect(),
+        (_, Value::Array(list)) => list
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        _ => BTreeSet::new(),
+    }
+}
+
+/// The claim at `path` (dots between nested names), as text.
+fn claim(claims: &Value, path: &str) -> Option<String> {
+    let mut value = claims;
+    for part in path.split('.') {
+        value = value.get(part)?;
+    }
+    match value {
+        Value::String(text) if !text.is_empty() => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        Value::Bool(flag) => Some(flag.to_string()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{claim, scopes};
+
+    #[test]
+    fn scopes_come_from_scope_or_scp() {
+        let granted = |claims| scopes(&claims).into_iter().collect::<Vec<_>>();
+        assert_eq!(granted(json!({"scope": "mcp  read"})), ["mcp", "read"]);
+        assert_eq!(granted(json!({"scp": ["mcp", "read"]})), ["mcp", "read"]);
+        assert_eq!(granted(json!({"scp": "mcp"})), ["mcp"]);
+        assert!(granted(json!({"scope": 3})).is_empty());
+    }
+
+    #[test]
+    fn claims_are_read_by_path_as_text() {
+        let claims = json!({"sub": "u1", "org": {"branch": "north", "level": 3, "list": [1]},
+                            "empty": ""});
+        assert_eq!(claim(&claims, "sub").as_deref(), Some("u1"));
+        assert_eq!(claim(&claims, "org.branch").as_deref(), Some("north"));
+        assert_eq!(claim(&claims, "org.level").as_deref(), Some("3"));
+        assert_eq!(claim(&claims, "org.list"), None);
+        assert_eq!(claim(&claims, "org.missing"), None);
+        assert_eq!(claim(&claims, "empty"), None);
+    }
+}

@@ -1,0 +1,80 @@
+// A real OpenID provider for the tests of `toolforge serve --http` with `toolforge.auth`:
+// panva's certified `oidc-provider`, on loopback, issuing JWT access tokens with the client
+// credentials grant (RFC 8707 resource indicators: the token's `aud` is the `resource` asked
+// for). Two issuers run (the second one's tokens must be refused), each with its own RSA key.
+//
+// Clients (secret: `<id>-secret`):
+//   alice       scopes mcp read reports   claims org.branch=north, email alice@example.com
+//   bob         scopes mcp read          claims org.branch=south, email bob@example.com
+//   nobranch    scopes mcp read reports   no org claim
+//   shortlived  as alice, tokens valid for 1 second
+//
+// Prints one JSON line, {"issuer": URL, "other_issuer": URL}, then serves until killed or its
+// standard input closes.
+import { generateKeyPairSync } from 'node:crypto';
+import { createServer } from 'node:http';
+
+import Provider from 'oidc-provider';
+
+const CLIENTS = {
+  alice: { scope: 'mcp read reports', claims: { email: 'alice@example.com', org: { branch: 'north' } } },
+  bob: { scope: 'mcp read', claims: { email: 'bob@example.com', org: { branch: 'south' } } },
+  nobranch: { scope: 'mcp read reports', claims: { email: 'eve@example.com' } },
+  shortlived: { scope: 'mcp read reports', claims: { email: 'alice@example.com', org: { branch: 'north' } }, ttl: 1 },
+};
+
+function signingKey(kid) {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return { ...privateKey.export({ format: 'jwk' }), kid, alg: 'RS256', use: 'sig' };
+}
+
+async function start(name) {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const issuer = `http://127.0.0.1:${server.address().port}`;
+  const provider = new Provider(issuer, {
+    jwks: { keys: [signingKey(`${name}-key`)] },
+    scopes: ['openid', 'mcp', 'read', 'reports'],
+    clients: Object.entries(CLIENTS).map(([id, client]) => ({
+      client_id: id,
+      client_secret: `${id}-secret`,
+      grant_types: ['client_credentials'],
+      redirect_uris: [],
+      response_types: [],
+      scope: client.scope,
+      token_endpoint_auth_method: 'client_secret_post',
+    })),
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => undefined,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (ctx, resource, client) => ({
+          scope: 'mcp read reports',
+          audience: resource,
+          accessTokenTTL: CLIENTS[client.clientId]?.ttl ?? 600,
+          accessTokenFormat: 'jwt',
+          jwt: { sign: { alg: 'RS256' } },
+        }),
+      },
+    },
+    extraTokenClaims: (ctx, token) => CLIENTS[token.clientId]?.claims ?? {},
+  });
+  server.on('request', provider.callback());
+  return { issuer, server };
+}
+
+const main = await start('main');
+const other = await start('other');
+process.stdout.write(`${JSON.stringify({ issuer: main.issuer, other_issuer: other.issuer })}\n`);
+const stop = () => {
+  main.server.close();
+  other.server.close();
+  process.exit(0);
+};
+process.stdin.on('end', stop);
+process.stdin.resume();
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
