@@ -1,8 +1,14 @@
 //! What serving over MCP costs: a `get_entity_by_id` call made directly on the registry, through
 //! `toolforge serve` over stdio (rmcp's client, a child process), and over Streamable HTTP (one
 //! client, then 16 concurrent clients), all on the same seeded code-rag database, in one run.
+//! A team's set-up against a single user's: 16 clients each with its own OAuth access token
+//! (checked as a JWT against the issuer's keys) and every request traced and measured over OTLP
+//! (to a receiver in this process that reads and drops what it gets), against 16 clients
+//! sharing one bearer token and no telemetry. The OAuth pair needs the OpenID provider of
+//! `scripts/with-oidc`; without it both return at once.
 //!
 //! `cargo bench -p toolforge-cli --bench mcp`
+//! `scripts/with-oidc cargo bench -p toolforge-cli --bench mcp -- 16_clients`
 
 use std::process::Stdio;
 use std::sync::Arc;
@@ -154,10 +160,16 @@ struct HttpSession {
     url: String,
     session: String,
     next_id: AtomicU64,
+    /// The `Authorization` header sent, if any.
+    authorization: Option<String>,
 }
 
 impl HttpSession {
     async fn open(url: &str) -> HttpSession {
+        HttpSession::open_with(url, None).await
+    }
+
+    async fn open_with(url: &str, authorization: Option<String>) -> HttpSession {
         let mut connector = HttpConnector::new();
         connector.set_nodelay(true);
         let client = HttpClient::builder(TokioExecutor::new()).build(connector);
@@ -166,6 +178,7 @@ impl HttpSession {
             url: url.to_owned(),
             session: String::new(),
             next_id: AtomicU64::new(1),
+            authorization,
         };
         let (headers, _) = session
             .post(
@@ -193,6 +206,9 @@ impl HttpSession {
             .header("mcp-protocol-version", "2025-11-25");
         if !self.session.is_empty() {
             request = request.header("mcp-session-id", &self.session);
+        }
+        if let Some(authorization) = &self.authorization {
+            request = request.header("authorization", authorization);
         }
         let request = request
             .body(Full::new(Bytes::from(message.to_string())))
@@ -225,7 +241,12 @@ impl HttpSession {
 
 /// Starts `toolforge serve --http 127.0.0.1:0`; returns the child and its endpoint.
 async fn http_server(fixture: &Fixture) -> (tokio::process::Child, String) {
-    let mut child = serve_command(fixture, &["--http", "127.0.0.1:0"])
+    http_server_with(serve_command(fixture, &["--http", "127.0.0.1:0"])).await
+}
+
+/// Starts a `toolforge serve --http` command; returns the child and its endpoint.
+async fn http_server_with(mut command: tokio::process::Command) -> (tokio::process::Child, String) {
+    let mut child = command
         .stderr(Stdio::piped())
         .stdout(Stdio::null())
         .stdin(Stdio::null())
@@ -269,6 +290,120 @@ fn http_16_concurrent_clients(bencher: divan::Bencher) {
         }
         (child, sessions)
     });
+    concurrent_calls(bencher, &fixture, &sessions);
+}
+
+/// The issuer of `scripts/with-oidc`, if it runs.
+fn issuer() -> Option<String> {
+    std::env::var("TOOLFORGE_TEST_OIDC_ISSUER")
+        .ok()
+        .filter(|issuer| !issuer.is_empty())
+}
+
+/// Baseline of the team set-up: 16 clients sharing one bearer token, no telemetry.
+#[divan::bench(sample_count = 10)]
+fn http_16_clients_shared_token(bencher: divan::Bencher) {
+    if issuer().is_none() {
+        return;
+    }
+    let fixture = fixture();
+    let (_child, sessions) = fixture.runtime.block_on(async {
+        let mut command = serve_command(
+            &fixture,
+            &["--http", "127.0.0.1:0", "--token-env", "BENCH_TOKEN"],
+        );
+        command.env("BENCH_TOKEN", "a-shared-secret-token");
+        let (child, url) = http_server_with(command).await;
+        let mut sessions = Vec::new();
+        for _ in 0..CONCURRENT_CLIENTS {
+            let authorization = Some("Bearer a-shared-secret-token".to_owned());
+            sessions.push(Arc::new(HttpSession::open_with(&url, authorization).await));
+        }
+        (child, sessions)
+    });
+    concurrent_calls(bencher, &fixture, &sessions);
+}
+
+/// 16 clients, each with its own access token of the OpenID provider, every request traced
+/// and measured over OTLP.
+#[divan::bench(sample_count = 10)]
+fn http_16_clients_oauth_traced(bencher: divan::Bencher) {
+    let Some(issuer) = issuer() else {
+        return;
+    };
+    let fixture = fixture();
+    let config = fixture.config.with_file_name("code-rag-oauth.yaml");
+    let text = std::fs::read_to_string(&fixture.config).unwrap();
+    std::fs::write(
+        &config,
+        format!("{text}toolforge:\n  auth:\n    issuer: {issuer}\n    required_scopes: [mcp]\n"),
+    )
+    .unwrap();
+    let (_child, sessions) = fixture.runtime.block_on(async {
+        let receiver = otlp_sink().await;
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolforge"));
+        command
+            .args(["serve", "--config"])
+            .arg(&config)
+            .arg("--db")
+            .arg(&fixture.db)
+            .args(["--http", "127.0.0.1:0"])
+            .env("TOOLFORGE_LOG", "error")
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", receiver);
+        let (child, url) = http_server_with(command).await;
+        let mut sessions = Vec::new();
+        for _ in 0..CONCURRENT_CLIENTS {
+            let token = access_token(&issuer, &url).await;
+            sessions.push(Arc::new(
+                HttpSession::open_with(&url, Some(format!("Bearer {token}"))).await,
+            ));
+        }
+        (child, sessions)
+    });
+    concurrent_calls(bencher, &fixture, &sessions);
+}
+
+/// An OTLP/HTTP receiver that reads every export and drops it; its base URL.
+async fn otlp_sink() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let app = axum::Router::new().fallback(|body: axum::body::Bytes| async move {
+        let _ = body.len();
+        ""
+    });
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://{address}")
+}
+
+/// An access token of the provider's client `alice` for `resource`.
+async fn access_token(issuer: &str, resource: &str) -> String {
+    let encode = |text: &str| -> String {
+        text.bytes()
+            .map(|b| match b {
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                    (b as char).to_string()
+                }
+                _ => format!("%{b:02X}"),
+            })
+            .collect()
+    };
+    let form = format!(
+        "grant_type=client_credentials&client_id=alice&client_secret=alice-secret&scope=mcp%20read&resource={}",
+        encode(resource)
+    );
+    let client = HttpClient::builder(TokioExecutor::new()).build(HttpConnector::new());
+    let request = hyper::Request::post(format!("{issuer}/token"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(Full::new(Bytes::from(form)))
+        .unwrap();
+    let response = client.request(request).await.unwrap();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    let answer: Value = serde_json::from_slice(&body).unwrap();
+    answer["access_token"].as_str().expect("a token").to_owned()
+}
+
+/// 64 calls by each session at once, per iteration.
+fn concurrent_calls(bencher: divan::Bencher, fixture: &Fixture, sessions: &[Arc<HttpSession>]) {
     bencher
         .counter(divan::counter::ItemsCount::new(
             CONCURRENT_CLIENTS * CALLS_PER_CLIENT,
@@ -276,7 +411,7 @@ fn http_16_concurrent_clients(bencher: divan::Bencher) {
         .bench_local(|| {
             fixture.runtime.block_on(async {
                 let mut tasks = Vec::new();
-                for session in &sessions {
+                for session in sessions {
                     let session = session.clone();
                     tasks.push(tokio::spawn(async move {
                         for _ in 0..CALLS_PER_CLIENT {

@@ -185,6 +185,8 @@ pub struct Live {
     pub spec: Arc<SchemaSpec>,
     /// The database tools, `batch`, and unknown names answered with the nearest names.
     pub registry: Arc<ToolRegistry>,
+    /// The database the tools answer from.
+    pub database: Database,
 }
 
 /// Compiles a config file; errors carry every diagnostic with its position.
@@ -323,7 +325,7 @@ pub fn load_with_context(
     let compiled = compile(config, options)?;
     let spec = Arc::new(compiled.spec.clone());
     let database = open_ready(db, &spec, config)?;
-    let registry = toolforge::sql::registry_builder(spec.clone(), database)?
+    let registry = toolforge::sql::registry_builder(spec.clone(), database.clone())?
         .with_limits(limits)
         .with_context_values(values)
         .build();
@@ -331,6 +333,7 @@ pub fn load_with_context(
         compiled,
         spec,
         registry,
+        database,
     })
 }
 

@@ -31,6 +31,9 @@ pub mod token_env;
 // `serve --http` with `toolforge.auth`: OAuth access tokens, scopes, claims.
 pub mod oauth;
 
+// `serve`'s logs, traces and metrics.
+pub mod telemetry;
+
 // One module per subcommand.
 pub mod check;
 pub mod generate;

@@ -50,6 +50,23 @@ pub fn oauth_options(
     for (name, path) in &auth.claims {
         options = options.with_claim(name, path);
     }
+    if let Some(introspection) = &auth.introspection {
+        let secret = std::env::var(&introspection.client_secret_env)
+            .ok()
+            .filter(|secret| !secret.is_empty())
+            .ok_or_else(|| {
+                format!(
+                    "toolforge.auth.introspection.client_secret_env: the environment variable \
+                     {} is not set; set it to the client secret of `{}` at the issuer",
+                    introspection.client_secret_env, introspection.client_id
+                )
+            })?;
+        options = options.with_introspection(Some(toolforge::mcp::Introspection {
+            endpoint: introspection.endpoint.clone(),
+            client_id: introspection.client_id.clone(),
+            client_secret: secret,
+        }));
+    }
     options.check()?;
     Ok(Some(options))
 }

@@ -128,7 +128,7 @@ fn parse_context_header(text: &str) -> Result<(String, String), String> {
 
 /// Runs the command: returns when the server stops.
 pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
-    init_logging();
+    let _telemetry = crate::telemetry::init();
     let http = match http_options(args) {
         Ok(options) => options,
         Err(message) => {
@@ -269,18 +269,6 @@ fn check_oauth(
     Ok(())
 }
 
-/// Logs to stderr, `TOOLFORGE_LOG` (like `info` or `toolforge=debug`) choosing what.
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("TOOLFORGE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .with_target(false)
-        .try_init();
-}
-
 /// The HTTP settings, `None` on stdio. Refuses settings that would expose the server by
 /// accident.
 fn http_options(args: &Args) -> Result<Option<HttpOptions>, String> {
@@ -412,7 +400,8 @@ fn build_servers(args: &ReloadArgs) -> Result<Served, Box<dyn std::error::Error>
         env!("CARGO_PKG_VERSION"),
     )?
     .with_options(args.options)
-    .with_context_headers(args.context_headers.iter().cloned());
+    .with_context_headers(args.context_headers.iter().cloned())
+    .with_readiness(readiness(&live));
     if args.read_only {
         root = root.read_only();
     }
@@ -441,6 +430,29 @@ fn build_servers(args: &ReloadArgs) -> Result<Served, Box<dyn std::error::Error>
         }
     }
     Ok((servers, live.spec))
+}
+
+/// `/readyz`: the database answers, and a config with vector indexes has its embedding model.
+fn readiness(live: &Live) -> toolforge::mcp::Readiness {
+    let database = live.database.clone();
+    let needs_model = live
+        .spec
+        .entities
+        .iter()
+        .any(|entity| !entity.vector_indexes.is_empty());
+    std::sync::Arc::new(move || {
+        let database = database.clone();
+        Box::pin(async move {
+            database
+                .ping()
+                .await
+                .map_err(|error| format!("the database does not answer: {error}"))?;
+            if needs_model && database.embedder().is_none() {
+                return Err("the embedding model of the vector indexes is not loaded".into());
+            }
+            Ok(())
+        })
+    })
 }
 
 /// `server` with progressive discovery: `tool_search` over a catalog of its own tools, listed

@@ -31,6 +31,11 @@ fn issuer(test: &str) -> Option<String> {
 }
 
 fn config(issuer: &str) -> String {
+    config_with(issuer, "")
+}
+
+/// The config, with `extra` lines at the end of `toolforge.auth`.
+fn config_with(issuer: &str, extra: &str) -> String {
     format!(
         "\
 name: branches
@@ -53,9 +58,9 @@ toolforge:
       aggregates: reports
     claims:
       branch: org.branch
-      member: sub
+      member: email
     leeway_seconds: 0
-"
+{extra}"
     )
 }
 
@@ -81,9 +86,14 @@ fn toolforge(args: &[&str]) {
 
 /// The config and a seeded SQLite database in a temporary folder.
 fn seeded(issuer: &str) -> (tempfile::TempDir, String, String) {
+    seeded_with(config_text(issuer))
+}
+
+/// A config of this text and a seeded SQLite database in a temporary folder.
+fn seeded_with(text: String) -> (tempfile::TempDir, String, String) {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("branches.yaml");
-    std::fs::write(&config, config_text(issuer)).unwrap();
+    std::fs::write(&config, text).unwrap();
     let data = dir.path().join("loans.jsonl");
     std::fs::write(&data, LOANS).unwrap();
     let db = dir.path().join("branches.db");
@@ -110,7 +120,17 @@ fn config_text(issuer: &str) -> String {
 
 /// `toolforge serve --http` on a free port; returns the child and its MCP URL.
 async fn serve(config: &str, db: &str) -> (tokio::process::Child, String) {
+    serve_with(config, db, &[]).await
+}
+
+/// [`serve`] with environment variables.
+async fn serve_with(
+    config: &str,
+    db: &str,
+    env: &[(&str, &str)],
+) -> (tokio::process::Child, String) {
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolforge"))
+        .envs(env.iter().copied())
         .args([
             "serve",
             "--config",
@@ -478,6 +498,71 @@ async fn bad_tokens_are_refused_with_the_specs_status_and_header() {
         "{challenge}"
     );
     assert!(challenge.contains("scope=\"mcp\""), "{challenge}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opaque_tokens_are_checked_at_the_introspection_endpoint() {
+    let Some(issuer) = issuer("opaque_tokens_are_checked_at_the_introspection_endpoint") else {
+        return;
+    };
+    let extra = format!(
+        "    introspection:\n      endpoint: {issuer}/token/introspection\n      \
+         client_id: toolforge-rs\n      client_secret_env: TOOLFORGE_TEST_CLIENT_SECRET\n"
+    );
+    let (_dir, config, db) = seeded_with(config_with(&issuer, &extra));
+    let (_server, url) = serve_with(
+        &config,
+        &db,
+        &[("TOOLFORGE_TEST_CLIENT_SECRET", "toolforge-rs-secret")],
+    )
+    .await;
+    // carol's tokens are opaque: the issuer vouches for them, with her claims.
+    let carol = token(&issuer, "carol", "mcp read", &url).await;
+    assert_eq!(carol.split('.').count(), 1, "an opaque token: {carol}");
+    let south = connect(&url, &carol).await;
+    let all = json!({"entity_type": "Loan", "order_by": {"field": "id"}});
+    assert_eq!(
+        ids(&call(&south, "query_entities", all.clone()).await),
+        ["s1", "s2", "s3"]
+    );
+    assert!(
+        !tool_names(&south)
+            .await
+            .contains(&"aggregate_entities".to_owned())
+    );
+    south.cancel().await.ok();
+    // JWTs are still checked locally.
+    let alice = token(&issuer, "alice", "mcp read reports", &url).await;
+    let north = connect(&url, &alice).await;
+    assert_eq!(
+        ids(&call(&north, "query_entities", all).await),
+        ["n1", "n2"]
+    );
+    north.cancel().await.ok();
+    // An opaque token the issuer does not know, and carol's for another resource.
+    let elsewhere = token(&issuer, "carol", "mcp read", "http://elsewhere.example/mcp").await;
+    for (what, token, says) in [
+        ("unknown", "made-up-opaque-token".to_owned(), "not active"),
+        ("another resource", elsewhere, "audience"),
+    ] {
+        let (status, challenge, body) = http(
+            "POST",
+            &url,
+            &[
+                ("authorization", &format!("Bearer {token}")),
+                ("content-type", "application/json"),
+                ("accept", "application/json, text/event-stream"),
+            ],
+            "{}".to_owned(),
+        )
+        .await;
+        assert_eq!(status, 401, "{what}: {body}");
+        assert!(
+            challenge.contains("error=\"invalid_token\""),
+            "{what}: {challenge}"
+        );
+        assert!(challenge.contains(says), "{what}: {challenge}");
+    }
 }
 
 /// The server refuses to start with settings that would weaken the checks.

@@ -413,7 +413,12 @@ async fn a_replica_that_loses_its_database_answers_unavailable_and_recovers_by_i
         "Book 3"
     );
 
+    let readyz = server_url.replace("/mcp", "/readyz");
+    assert_eq!(get_status(&readyz).await, 200);
+
     relay.down();
+    // The readiness probe says the database is gone (so a balancer stops sending calls).
+    assert_eq!(get_status(&readyz).await, 503);
     for _ in 0..3 {
         let answer = tokio::time::timeout(
             Duration::from_secs(20),
@@ -436,6 +441,7 @@ async fn a_replica_that_loses_its_database_answers_unavailable_and_recovers_by_i
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
     assert!(recovered.is_some(), "the replica did not recover");
+    assert_eq!(get_status(&readyz).await, 200);
     // Every later call is answered too: no connection of the cut is handed out again.
     for _ in 0..10 {
         assert_eq!(
@@ -443,4 +449,17 @@ async fn a_replica_that_loses_its_database_answers_unavailable_and_recovers_by_i
             "Book 3"
         );
     }
+}
+
+/// The status of a `GET` of `url`.
+async fn get_status(url: &str) -> u16 {
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http::<Body>();
+    let request = axum::http::Request::get(url).body(Body::empty()).unwrap();
+    tokio::time::timeout(Duration::from_secs(20), client.request(request))
+        .await
+        .expect("the probe answers")
+        .expect("request")
+        .status()
+        .as_u16()
 }

@@ -8,6 +8,9 @@
 //   bob         scopes mcp read          claims org.branch=south, email bob@example.com
 //   nobranch    scopes mcp read reports   no org claim
 //   shortlived  as alice, tokens valid for 1 second
+//   carol       scopes mcp read          claims org.branch=south; opaque tokens (not JWTs)
+// and `toolforge-rs` (secret `toolforge-rs-secret`), the resource server's own client, which
+// may introspect tokens at /token/introspection (RFC 7662).
 //
 // Prints one JSON line, {"issuer": URL, "other_issuer": URL}, then serves until killed or its
 // standard input closes.
@@ -21,6 +24,7 @@ const CLIENTS = {
   bob: { scope: 'mcp read', claims: { email: 'bob@example.com', org: { branch: 'south' } } },
   nobranch: { scope: 'mcp read reports', claims: { email: 'eve@example.com' } },
   shortlived: { scope: 'mcp read reports', claims: { email: 'alice@example.com', org: { branch: 'north' } }, ttl: 1 },
+  carol: { scope: 'mcp read', claims: { email: 'carol@example.com', org: { branch: 'south' } }, opaque: true },
 };
 
 function signingKey(kid) {
@@ -35,18 +39,29 @@ async function start(name) {
   const provider = new Provider(issuer, {
     jwks: { keys: [signingKey(`${name}-key`)] },
     scopes: ['openid', 'mcp', 'read', 'reports'],
-    clients: Object.entries(CLIENTS).map(([id, client]) => ({
-      client_id: id,
-      client_secret: `${id}-secret`,
-      grant_types: ['client_credentials'],
-      redirect_uris: [],
-      response_types: [],
-      scope: client.scope,
-      token_endpoint_auth_method: 'client_secret_post',
-    })),
+    clients: [
+      ...Object.entries(CLIENTS).map(([id, client]) => ({
+        client_id: id,
+        client_secret: `${id}-secret`,
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+        scope: client.scope,
+        token_endpoint_auth_method: 'client_secret_post',
+      })),
+      {
+        client_id: 'toolforge-rs',
+        client_secret: 'toolforge-rs-secret',
+        grant_types: [],
+        redirect_uris: [],
+        response_types: [],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    ],
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
+      introspection: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => undefined,
@@ -55,8 +70,9 @@ async function start(name) {
           scope: 'mcp read reports',
           audience: resource,
           accessTokenTTL: CLIENTS[client.clientId]?.ttl ?? 600,
-          accessTokenFormat: 'jwt',
-          jwt: { sign: { alg: 'RS256' } },
+          ...(CLIENTS[client.clientId]?.opaque
+            ? { accessTokenFormat: 'opaque' }
+            : { accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
         }),
       },
     },

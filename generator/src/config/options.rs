@@ -93,6 +93,10 @@ pub struct ToolforgeOptions {
 ///       branch: org.branch
 ///     leeway_seconds: 30                      # clock difference tolerated on exp and nbf
 ///     algorithms: [RS256, ES256]              # default RS256, PS256, ES256, EdDSA
+///     introspection:                          # opaque tokens (RFC 7662)
+///       endpoint: https://id.example.com/token/introspect
+///       client_id: toolforge
+///       client_secret_env: TOOLFORGE_CLIENT_SECRET
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AuthOptions {
@@ -123,6 +127,21 @@ pub struct AuthOptions {
     /// `org.branch` for a nested claim). A token lacking one is refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claims: Option<std::collections::BTreeMap<String, String>>,
+    /// Opaque (non-JWT) tokens checked at the issuer's introspection endpoint (RFC 7662), this
+    /// server authenticating as a client of the issuer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub introspection: Option<IntrospectionOptions>,
+}
+
+/// `toolforge.auth.introspection`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct IntrospectionOptions {
+    /// The issuer's introspection endpoint (its metadata's `introspection_endpoint`).
+    pub endpoint: String,
+    /// This server's client id at the issuer.
+    pub client_id: String,
+    /// The environment variable holding the client's secret (read when serving starts).
+    pub client_secret_env: String,
 }
 
 /// The algorithms `toolforge.auth.algorithms` may name.
@@ -142,6 +161,13 @@ impl AuthOptions {
             required_scopes: self.required_scopes.clone().unwrap_or_default(),
             scopes: self.scopes.clone().unwrap_or_default(),
             claims: self.claims.clone().unwrap_or_default(),
+            introspection: self.introspection.as_ref().map(|introspection| {
+                toolforge::spec::IntrospectionSpec {
+                    endpoint: introspection.endpoint.clone(),
+                    client_id: introspection.client_id.clone(),
+                    client_secret_env: introspection.client_secret_env.clone(),
+                }
+            }),
         }
     }
 }

@@ -13,8 +13,10 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer, Subscriptio
 use serde_json::Value;
 
 use super::server::{McpServer, Served, Shared};
+use super::telemetry::Operation;
 use crate::limits::DEFAULT_TIMEOUT;
 use crate::{ContextValues, ErrorCode, ToolError, ToolResult};
+use tracing::Instrument;
 
 /// Answers MCP requests with the tools of an [`McpServer`]. Clones share the server.
 #[derive(Clone)]
@@ -145,6 +147,8 @@ impl ServerHandler for McpHandler {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        let operation = Operation::start("tools/list", None, &context);
+        let _entered = operation.span().clone().entered();
         let served = self.shared.current();
         // A caller whose token's scopes do not reach a tool does not see it.
         let visible: Vec<_> = match caller_gate(&context) {
@@ -162,6 +166,7 @@ impl ServerHandler for McpHandler {
             Some(cursor) => match cursor.parse::<usize>() {
                 Ok(start) if start <= total => start,
                 _ => {
+                    operation.finish(Some("invalid_params"));
                     return Err(ErrorData::invalid_params(
                         format!(
                             "invalid cursor `{cursor}`: use the `nextCursor` of the previous page"
@@ -187,6 +192,7 @@ impl ServerHandler for McpHandler {
         if end < total {
             page.next_cursor = Some(end.to_string());
         }
+        operation.finish(None);
         Ok(page)
     }
 
@@ -196,9 +202,11 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.as_ref();
+        let operation = Operation::start("tools/call", Some(name), &context);
         let served = self.shared.current();
         if !served.registry.contains(name) {
             tracing::info!(tool = %name, "unknown tool");
+            operation.finish(Some(ErrorCode::UnknownTool.as_str()));
             let error = served.registry.invalid_tool().error(name);
             return Err(ErrorData::new(
                 RpcCode::INVALID_PARAMS,
@@ -208,8 +216,13 @@ impl ServerHandler for McpHandler {
         }
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let started = Instant::now();
-        let Some(outcome) = self.run(&served, name, arguments, &context).await else {
+        let outcome = self
+            .run(&served, name, arguments, &context)
+            .instrument(operation.span().clone())
+            .await;
+        let Some(outcome) = outcome else {
             tracing::info!(tool = %name, ms = started.elapsed().as_millis() as u64, "call cancelled by the client");
+            operation.finish(Some("cancelled"));
             return Ok(error_result(&ToolError::new(
                 ErrorCode::Unavailable,
                 "the call was cancelled by the client",
@@ -220,10 +233,12 @@ impl ServerHandler for McpHandler {
         Ok(match outcome {
             Ok(value) => {
                 tracing::info!(tool = %name, ms, "call answered");
+                operation.finish(None);
                 success_result(value).into()
             }
             Err(error) => {
                 tracing::info!(tool = %name, ms, error = %error.code, "call failed");
+                operation.finish(Some(error.code.as_str()));
                 error_result(&error).into()
             }
         })

@@ -158,6 +158,9 @@ impl McpServer {
             let paths: Vec<&str> = mounts.iter().map(|(path, _)| path.as_str()).collect();
             app = app.merge(super::auth::metadata_routes(oauth, &paths));
         }
+        app = app.merge(health_routes(
+            mounts.iter().map(|(_, s)| s.clone()).collect(),
+        ));
         let address: Option<SocketAddr> = listener.local_addr().ok();
         tracing::info!(address = ?address, paths = ?mounts.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(), "serving MCP over HTTP");
         let servers: Vec<McpServer> = mounts.into_iter().map(|(_, server)| server).collect();
@@ -194,6 +197,45 @@ impl McpServer {
             .await
             .map_err(|error| ServeError::Transport(error.to_string()))
     }
+}
+
+/// `GET /healthz`: 200 while the process serves. `GET /readyz`: 200 when every server's
+/// readiness check passes (the database answers, the model is loaded) within 5 s, otherwise
+/// 503 with what is missing; and 503 once shutting down.
+fn health_routes(servers: Vec<McpServer>) -> Router {
+    use axum::routing::get;
+    let servers = Arc::new(servers);
+    Router::new()
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route(
+            "/readyz",
+            get(move || {
+                let servers = servers.clone();
+                async move {
+                    for server in servers.iter() {
+                        if server.draining() {
+                            return (
+                                StatusCode::SERVICE_UNAVAILABLE,
+                                "shutting down\n".to_owned(),
+                            );
+                        }
+                        let check =
+                            tokio::time::timeout(std::time::Duration::from_secs(5), server.ready())
+                                .await;
+                        let problem = match check {
+                            Ok(Ok(())) => continue,
+                            Ok(Err(problem)) => problem,
+                            Err(_) => "the readiness check took longer than 5 s".to_owned(),
+                        };
+                        return (
+                            StatusCode::SERVICE_UNAVAILABLE,
+                            format!("not ready: {problem}\n"),
+                        );
+                    }
+                    (StatusCode::OK, "ready\n".to_owned())
+                }
+            }),
+        )
 }
 
 /// Cancelled when the client of one HTTP request goes away before its answer is complete: the

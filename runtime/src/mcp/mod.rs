@@ -35,11 +35,12 @@ mod http;
 mod server;
 mod shutdown;
 mod stdio;
+mod telemetry;
 
 #[cfg(feature = "mcp-oauth")]
-pub use auth::OAuthOptions;
+pub use auth::{Introspection, OAuthOptions};
 pub use handler::McpHandler;
 #[cfg(feature = "mcp-http")]
 pub use http::HttpOptions;
-pub use server::{McpOptions, McpServer, ServeError};
+pub use server::{McpOptions, McpServer, Readiness, ServeError};
 pub use shutdown::shutdown_signal;

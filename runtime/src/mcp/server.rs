@@ -91,7 +91,15 @@ pub(super) struct Settings {
     listed: Option<Arc<[String]>>,
     /// Context values read from each call's HTTP request: (value name, header name).
     pub(super) context_headers: Arc<[(String, String)]>,
+    /// What `/readyz` asks before saying the server is ready.
+    pub(super) readiness: Option<Readiness>,
 }
+
+/// A check `GET /readyz` runs (is the database reachable, is the model loaded): `Ok` when the
+/// server can answer calls, otherwise what is missing.
+pub type Readiness = Arc<
+    dyn Fn() -> std::pin::Pin<Box<dyn Future<Output = Result<(), String>> + Send>> + Send + Sync,
+>;
 
 /// The tools served now: the registry and its MCP definitions, converted once.
 pub(super) struct Served {
@@ -130,6 +138,7 @@ impl McpServer {
                 options: McpOptions::default(),
                 listed: None,
                 context_headers: Arc::from([]),
+                readiness: None,
             },
         )
     }
@@ -189,6 +198,24 @@ impl McpServer {
             .map(|(name, header)| (name.into(), header.into()))
             .collect();
         self.derive(self.shared.current(), |s| s.context_headers = pairs)
+    }
+
+    /// The check `GET /readyz` runs over HTTP (without one, a serving process is ready).
+    pub fn with_readiness(self, readiness: Readiness) -> Self {
+        self.derive(self.shared.current(), |s| s.readiness = Some(readiness))
+    }
+
+    /// Whether the server is shutting down.
+    pub(super) fn draining(&self) -> bool {
+        self.shared.is_draining()
+    }
+
+    /// What `/readyz` answers: `Ok` when ready, otherwise why not.
+    pub(super) async fn ready(&self) -> Result<(), String> {
+        match &self.shared.settings.readiness {
+            Some(check) => check().await,
+            None => Ok(()),
+        }
     }
 
     /// Paging, caching and concurrency settings.

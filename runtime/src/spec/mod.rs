@@ -382,6 +382,20 @@ pub struct AuthSpec {
     /// `org.tenant` for a nested claim). A token without one of them is refused.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub claims: std::collections::BTreeMap<String, String>,
+    /// Opaque tokens checked at the issuer's introspection endpoint (RFC 7662).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub introspection: Option<IntrospectionSpec>,
+}
+
+/// `toolforge.auth.introspection`: where opaque tokens are checked, and as which client.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IntrospectionSpec {
+    /// The issuer's introspection endpoint.
+    pub endpoint: String,
+    /// This server's client id at the issuer.
+    pub client_id: String,
+    /// The environment variable holding its client secret.
+    pub client_secret_env: String,
 }
 
 impl McpSpec {

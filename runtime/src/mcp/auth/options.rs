@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::introspection::Introspection;
 use crate::ScopePolicy;
 
 /// How `serve_http` authenticates callers with OAuth access tokens (MCP's authorization spec).
@@ -35,8 +36,11 @@ pub struct OAuthOptions {
     pub policy: Arc<ScopePolicy>,
     /// Context values read from the token: context name and claim path (`org.branch`).
     pub claims: Vec<(String, String)>,
-    /// How long fetching the issuer's metadata or keys may take.
+    /// How long fetching the issuer's metadata or keys (or introspecting a token) may take.
     pub fetch_timeout: Duration,
+    /// Opaque (non-JWT) tokens are checked at the issuer's introspection endpoint (RFC 7662);
+    /// without it only JWTs are accepted.
+    pub introspection: Option<Introspection>,
 }
 
 /// The algorithms accepted when none are named.
@@ -55,12 +59,19 @@ impl OAuthOptions {
             policy: Arc::new(ScopePolicy::default()),
             claims: Vec::new(),
             fetch_timeout: Duration::from_secs(5),
+            introspection: None,
         }
     }
 
     /// Sets [`OAuthOptions::jwks_uri`].
     pub fn with_jwks_uri(mut self, uri: Option<String>) -> Self {
         self.jwks_uri = uri;
+        self
+    }
+
+    /// Sets [`OAuthOptions::introspection`].
+    pub fn with_introspection(mut self, introspection: Option<Introspection>) -> Self {
+        self.introspection = introspection;
         self
     }
 
@@ -87,7 +98,7 @@ impl OAuthOptions {
     /// Checks what a server cannot start with: an algorithm it cannot accept, none at all.
     pub fn check(&self) -> Result<(), String> {
         for name in &self.algorithms {
-            super::token::accepted(name)?;
+            accepted(name)?;
         }
         if self.algorithms.is_empty() {
             return Err("no signature algorithm is accepted: name at least one".into());
@@ -100,4 +111,17 @@ impl OAuthOptions {
         self.claims.push((name.into(), path.into()));
         self
     }
+}
+
+/// The algorithm named `name`, if a resource server may accept it (a public-key one).
+pub(super) fn accepted(name: &str) -> Result<jsonwebtoken::Algorithm, String> {
+    let algorithm = <jsonwebtoken::Algorithm as std::str::FromStr>::from_str(name)
+        .map_err(|_| format!("`{name}` is not a signature algorithm"))?;
+    if algorithm.family() == jsonwebtoken::AlgorithmFamily::Hmac {
+        return Err(format!(
+            "`{name}` signs with a shared secret, which a resource server must not accept from \
+             an issuer; use its public-key algorithm"
+        ));
+    }
+    Ok(algorithm)
 }

@@ -3,13 +3,13 @@
 //! its scopes and the claims the server maps to context values.
 
 use std::collections::BTreeSet;
-use std::str::FromStr;
 
 use jsonwebtoken::{Algorithm, Validation};
 use serde_json::Value;
 
+use super::introspection::{Inactive, Introspector};
 use super::keys::{KeyError, KeySet};
-use super::options::OAuthOptions;
+use super::options::{OAuthOptions, accepted};
 use crate::ContextValues;
 
 /// Why a token was refused.
@@ -42,6 +42,7 @@ pub(super) struct Verifier {
     algorithms: Vec<Algorithm>,
     leeway: u64,
     claims: Vec<(String, String)>,
+    introspector: Option<Introspector>,
 }
 
 impl Verifier {
@@ -63,17 +64,58 @@ impl Verifier {
             algorithms,
             leeway: options.leeway.as_secs(),
             claims: options.claims.clone(),
+            introspector: options
+                .introspection
+                .clone()
+                .map(|settings| Introspector::new(settings, options.fetch_timeout)),
         }
     }
 
-    /// The caller a bearer token stands for.
+    /// The caller a bearer token stands for: a JWT checked here, or (with introspection) an
+    /// opaque token the issuer vouches for.
     pub(super) async fn verify(&self, token: &str) -> Result<Verified, Refusal> {
-        let header = jsonwebtoken::decode_header(token).map_err(|_| {
-            Refusal::Invalid(
-                "the token is not a signed JWT (unsigned `alg: none` tokens are never accepted)"
-                    .into(),
-            )
-        })?;
+        let claims = match jsonwebtoken::decode_header(token) {
+            Ok(header) => self.jwt_claims(token, header).await?,
+            Err(_) => match &self.introspector {
+                Some(introspector) => introspector
+                    .claims(token, &self.issuer, &self.audience)
+                    .await
+                    .map_err(|inactive| match inactive {
+                        Inactive::Refused(message) => Refusal::Invalid(message),
+                        Inactive::Unreachable(message) => Refusal::Unreachable(message),
+                    })?,
+                None => {
+                    return Err(Refusal::Invalid(
+                        "the token is not a signed JWT (unsigned `alg: none` tokens are never \
+                         accepted)"
+                            .into(),
+                    ));
+                }
+            },
+        };
+        let mut values = ContextValues::new();
+        for (name, path) in &self.claims {
+            let value = claim(&claims, path).ok_or_else(|| {
+                Refusal::Invalid(format!(
+                    "the token has no claim `{path}` (a text, number or boolean), which this \
+                     server needs for the context value `{name}`; ask the issuer to include it"
+                ))
+            })?;
+            values = values.with(name.clone(), value);
+        }
+        Ok(Verified {
+            scopes: scopes(&claims),
+            values,
+            subject: claims["sub"].as_str().map(str::to_owned),
+        })
+    }
+
+    /// The claims of a JWT whose signature, issuer, audience and times check out.
+    async fn jwt_claims(
+        &self,
+        token: &str,
+        header: jsonwebtoken::Header,
+    ) -> Result<Value, Refusal> {
         if !self.algorithms.contains(&header.alg) {
             return Err(Refusal::Invalid(format!(
                 "the token is signed with {:?}, which this server does not accept",
@@ -94,38 +136,10 @@ impl Verifier {
         validation.set_required_spec_claims(&["exp", "iss", "aud"]);
         validation.leeway = self.leeway;
         validation.validate_nbf = true;
-        let claims = jsonwebtoken::decode::<Value>(token, &key, &validation)
+        Ok(jsonwebtoken::decode::<Value>(token, &key, &validation)
             .map_err(|error| Refusal::Invalid(describe(&error, &self.issuer, &self.audience)))?
-            .claims;
-        let mut values = ContextValues::new();
-        for (name, path) in &self.claims {
-            let value = claim(&claims, path).ok_or_else(|| {
-                Refusal::Invalid(format!(
-                    "the token has no claim `{path}` (a text, number or boolean), which this \
-                     server needs for the context value `{name}`; ask the issuer to include it"
-                ))
-            })?;
-            values = values.with(name.clone(), value);
-        }
-        Ok(Verified {
-            scopes: scopes(&claims),
-            values,
-            subject: claims["sub"].as_str().map(str::to_owned),
-        })
+            .claims)
     }
-}
-
-/// The algorithm named `name`, if a resource server may accept it (a public-key one).
-pub(super) fn accepted(name: &str) -> Result<Algorithm, String> {
-    let algorithm =
-        Algorithm::from_str(name).map_err(|_| format!("`{name}` is not a signature algorithm"))?;
-    if algorithm.family() == jsonwebtoken::AlgorithmFamily::Hmac {
-        return Err(format!(
-            "`{name}` signs with a shared secret, which a resource server must not accept from \
-             an issuer; use its public-key algorithm"
-        ));
-    }
-    Ok(algorithm)
 }
 
 /// What a failed check means, for the `error_description` a client shows.

@@ -594,7 +594,11 @@ impl Database {
             call: call.clone(),
             armed: true,
         };
-        let task = tokio::task::spawn_blocking(move || db.read_until(deadline, &call, values, f));
+        // The statements' spans are children of the call's.
+        let span = tracing::Span::current();
+        let task = tokio::task::spawn_blocking(move || {
+            span.in_scope(|| db.read_until(deadline, &call, values, f))
+        });
         let result = task.await.map_err(|_| DbError::Stopped).and_then(|r| r);
         let mut guard = guard;
         guard.armed = false;
@@ -636,14 +640,25 @@ impl Database {
                 slot: slot.clone(),
                 armed: true,
             };
-            let result = tokio::task::spawn_blocking(move || pg.db.read(deadline, slot, f))
-                .await
-                .map_err(|_| DbError::Stopped);
+            let span = tracing::Span::current();
+            let result = tokio::task::spawn_blocking(move || {
+                span.in_scope(|| pg.db.read(deadline, slot, f))
+            })
+            .await
+            .map_err(|_| DbError::Stopped);
             let mut guard = guard;
             guard.armed = false;
             return result?;
         }
         self.read_with(values, move |conn| f(conn)).await
+    }
+
+    /// Whether the database answers: one trivial statement on a read connection (what a
+    /// readiness probe asks). The error says why not.
+    pub async fn ping(&self) -> Result<(), DbError> {
+        self.read_any(|conn| conn.rows("SELECT 1", &[]).map(|_| ()))
+            .await?
+            .map_err(DbError::from)
     }
 
     /// Runs `f` on a read-only connection of whatever backend, blocking the current thread,

@@ -1,0 +1,138 @@
+//! What `toolforge serve` tells operators: logs on stderr (text, or JSON lines with
+//! `TOOLFORGE_LOG_FORMAT=json`; `TOOLFORGE_LOG` chooses what), and, when
+//! `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set, OpenTelemetry
+//! traces and metrics exported over OTLP (HTTP/protobuf) with the `opentelemetry` crates: a span
+//! per MCP request, a child span per SQL statement (`TOOLFORGE_OTEL_SQL_TEXT=1` adds the
+//! statement's text, never its values), the `mcp.server.operation.duration` histogram. The
+//! standard `OTEL_*` variables apply (service name, resource attributes, batch delay, metric
+//! interval). Without an endpoint nothing is exported and the spans stay disabled.
+
+use opentelemetry::trace::TracerProvider as _;
+use opentelemetry_otlp::WithExportConfig;
+use opentelemetry_sdk::Resource;
+use opentelemetry_sdk::metrics::SdkMeterProvider;
+use opentelemetry_sdk::trace::SdkTracerProvider;
+use tracing_subscriber::Layer;
+use tracing_subscriber::filter::{EnvFilter, Targets};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+
+/// The exporters, flushed and shut down when dropped (after the server stops).
+#[derive(Default)]
+pub struct Telemetry {
+    traces: Option<SdkTracerProvider>,
+    metrics: Option<SdkMeterProvider>,
+}
+
+impl Drop for Telemetry {
+    fn drop(&mut self) {
+        if let Some(traces) = self.traces.take()
+            && let Err(error) = traces.shutdown()
+        {
+            eprintln!("toolforge: exporting the last traces failed: {error}");
+        }
+        if let Some(metrics) = self.metrics.take()
+            && let Err(error) = metrics.shutdown()
+        {
+            eprintln!("toolforge: exporting the last metrics failed: {error}");
+        }
+    }
+}
+
+fn exporting() -> bool {
+    [
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    ]
+    .iter()
+    .any(|name| std::env::var(name).is_ok_and(|value| !value.trim().is_empty()))
+}
+
+fn resource() -> Resource {
+    let builder = Resource::builder();
+    if std::env::var("OTEL_SERVICE_NAME").is_ok() {
+        builder.build()
+    } else {
+        builder.with_service_name("toolforge").build()
+    }
+}
+
+/// Installs the logs and, when asked for, the exporters. Call once, before serving.
+pub fn init() -> Telemetry {
+    let filter =
+        EnvFilter::try_from_env("TOOLFORGE_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    let json = std::env::var("TOOLFORGE_LOG_FORMAT").is_ok_and(|format| format == "json");
+    let logs = if json {
+        tracing_subscriber::fmt::layer()
+            .json()
+            .with_writer(std::io::stderr)
+            .with_target(false)
+            .with_current_span(false)
+            .with_span_list(false)
+            .with_filter(filter)
+            .boxed()
+    } else {
+        tracing_subscriber::fmt::layer()
+            .with_writer(std::io::stderr)
+            .with_ansi(false)
+            .with_target(false)
+            .with_filter(filter)
+            .boxed()
+    };
+    let mut telemetry = Telemetry::default();
+    let mut traces_layer = None;
+    if exporting() {
+        match start_exporters() {
+            Ok((traces, metrics)) => {
+                let tracer = traces.tracer("toolforge");
+                traces_layer = Some(
+                    tracing_opentelemetry::layer()
+                        .with_tracer(tracer)
+                        .with_filter(
+                            Targets::new()
+                                .with_target("toolforge::mcp", tracing::Level::DEBUG)
+                                .with_target("toolforge::sql", tracing::Level::DEBUG),
+                        ),
+                );
+                telemetry.traces = Some(traces);
+                telemetry.metrics = Some(metrics);
+                if std::env::var("TOOLFORGE_OTEL_SQL_TEXT").is_ok_and(|v| v == "1") {
+                    toolforge::sql::backend::record_statement_text(true);
+                }
+            }
+            Err(message) => eprintln!("toolforge: OpenTelemetry export is off: {message}"),
+        }
+    }
+    let _ = tracing_subscriber::registry()
+        .with(logs)
+        .with(traces_layer)
+        .try_init();
+    telemetry
+}
+
+/// The OTLP exporters of traces and metrics, installed as the global providers.
+fn start_exporters() -> Result<(SdkTracerProvider, SdkMeterProvider), String> {
+    let spans = opentelemetry_otlp::SpanExporter::builder()
+        .with_http()
+        .with_protocol(opentelemetry_otlp::Protocol::HttpBinary)
+        .build()
+        .map_err(|error| format!("the trace exporter: {error}"))?;
+    let traces = SdkTracerProvider::builder()
+        .with_batch_exporter(spans)
+        .with_resource(resource())
+        .build();
+    let measurements = opentelemetry_otlp::MetricExporter::builder()
+        .with_http()
+        .with_protocol(opentelemetry_otlp::Protocol::HttpBinary)
+        .build()
+        .map_err(|error| format!("the metric exporter: {error}"))?;
+    let metrics = SdkMeterProvider::builder()
+        .with_periodic_exporter(measurements)
+        .with_resource(resource())
+        .build();
+    opentelemetry::global::set_meter_provider(metrics.clone());
+    opentelemetry::global::set_text_map_propagator(
+        opentelemetry_sdk::propagation::TraceContextPropagator::new(),
+    );
+    Ok((traces, metrics))
+}
