@@ -1,8 +1,13 @@
 //! Generates the config's module into `$OUT_DIR/toolforge/` (records, typed queries, database
 //! tools, registry setup); `src/lib.rs` includes it with `toolforge::include_generated!()`.
-//! A config error stops the build with file:line:col code frames.
+//! A config error stops the build with file:line:col code frames. It also tells the crate the
+//! target it is built for (`CODE_RAG_TARGET`), so `corpus::locate` asks `cargo metadata` about
+//! that platform's packages only.
 
 fn main() {
+    if let Ok(target) = std::env::var("TARGET") {
+        println!("cargo:rustc-env=CODE_RAG_TARGET={target}");
+    }
     if let Err(error) = toolforge_generator::Builder::new("ragforge.config.yaml")
         .strict(true)
         .generate()

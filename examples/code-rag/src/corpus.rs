@@ -53,13 +53,16 @@ struct Package {
 }
 
 /// Finds the source of the crate `name` that this workspace's `Cargo.lock` pins, with
-/// `cargo metadata --locked --offline` (the build already downloaded it). When several
-/// versions are locked, the newest is read.
+/// `cargo metadata --locked --offline --filter-platform` (the build already downloaded it).
+/// When several versions are locked, the newest is read.
 pub fn locate(name: &str) -> Result<PinnedCrate, String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
     let output = Command::new(&cargo)
         .args(["metadata", "--format-version", "1", "--locked", "--offline"])
+        // Only the packages this platform builds are downloaded: a dependency behind another
+        // platform's (or an unset) `cfg` is in Cargo.lock but not in cargo's cache.
+        .args(["--filter-platform", env!("CODE_RAG_TARGET")])
         .arg("--manifest-path")
         .arg(&manifest)
         .output()
