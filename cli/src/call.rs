@@ -32,7 +32,7 @@ pub struct Args {
     #[arg(value_name = "JSON", default_value = "{}")]
     pub arguments: String,
     /// The call's deadline in seconds (decimals allowed); an overrun is a `timeout` error.
-    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds, allow_negative_numbers = true)]
     pub timeout: Duration,
     /// The largest answer, in bytes of compact JSON; list tools stop adding records before
     /// it (and say so), a larger answer is a `too_large` error.
@@ -62,17 +62,25 @@ pub(crate) fn parse_context_pair(text: &str) -> Result<(String, String), String>
     }
 }
 
-/// A positive number of seconds.
+/// A call's deadline in seconds, from [`MIN_TIMEOUT_SECONDS`] to [`MAX_TIMEOUT_SECONDS`].
 pub(crate) fn parse_seconds(text: &str) -> Result<Duration, String> {
-    match text.parse::<f64>() {
-        Ok(seconds) if seconds > 0.0 => {
-            Duration::try_from_secs_f64(seconds).map_err(|_| format!("{text} seconds is too long"))
+    let range = format!(
+        "a number of seconds from {MIN_TIMEOUT_SECONDS} to {MAX_TIMEOUT_SECONDS} (like 30 or 0.5)"
+    );
+    match text.trim().parse::<f64>() {
+        Ok(seconds) if (MIN_TIMEOUT_SECONDS..=MAX_TIMEOUT_SECONDS).contains(&seconds) => {
+            Ok(Duration::from_secs_f64(seconds))
         }
-        _ => Err(format!(
-            "expected a positive number of seconds (like 30 or 0.5), got `{text}`"
-        )),
+        Ok(seconds) if seconds.is_finite() => Err(format!("expected {range}, got {seconds}")),
+        _ => Err(format!("expected {range}, got `{text}`")),
     }
 }
+
+/// The shortest deadline a call may have: shorter ones could not run even a lookup.
+pub(crate) const MIN_TIMEOUT_SECONDS: f64 = 0.001;
+
+/// The longest deadline a call may have (one day).
+pub(crate) const MAX_TIMEOUT_SECONDS: f64 = 86_400.0;
 
 /// Runs the command.
 pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {

@@ -64,7 +64,7 @@ pub struct Args {
     #[arg(long, value_name = "FAMILIES", value_delimiter = ',', value_parser = crate::families::parse_family)]
     pub tools: Option<Vec<toolforge::spec::ToolFamily>>,
     /// Each call's deadline in seconds; an overrun is a `timeout` error.
-    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds, allow_negative_numbers = true)]
     pub timeout: Duration,
     /// The largest answer, in bytes of compact JSON.
     #[arg(long, value_name = "BYTES", default_value_t = toolforge::limits::DEFAULT_MAX_ANSWER_BYTES)]

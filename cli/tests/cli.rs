@@ -233,3 +233,31 @@ toolforge:
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("notes_per_owner"), "{stdout}");
 }
+
+/// A deadline too short to run anything, or negative, is refused with the accepted range (it
+/// used to be accepted and answer `timeout_ms: 0`, or to be read as an unknown flag).
+#[test]
+fn deadlines_outside_the_accepted_range_are_refused_with_it() {
+    for command in ["call", "serve"] {
+        for timeout in ["0.000001", "-1", "0", "100000", "soon"] {
+            let mut args = vec![command];
+            if command == "call" {
+                args.push("get_schema");
+            }
+            args.extend([
+                "--config",
+                "missing.yaml",
+                "--db",
+                "missing.db",
+                "--timeout",
+                timeout,
+            ]);
+            let (code, _, stderr) = run(&args);
+            assert_eq!(code, 2, "{command} --timeout {timeout}: {stderr}");
+            assert!(
+                stderr.contains("a number of seconds from 0.001 to 86400"),
+                "{command} --timeout {timeout}: {stderr}"
+            );
+        }
+    }
+}

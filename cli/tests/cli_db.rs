@@ -658,7 +658,9 @@ fn call_ends_at_its_timeout_with_a_structured_error() {
     let refused = call("0", "{}");
     assert_eq!(refused.code, 2, "{}", refused.stderr);
     assert!(
-        refused.stderr.contains("positive number of seconds"),
+        refused
+            .stderr
+            .contains("a number of seconds from 0.001 to 86400"),
         "{}",
         refused.stderr
     );

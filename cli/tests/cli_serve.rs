@@ -446,35 +446,7 @@ async fn context_headers_set_the_context_values_of_each_http_request() {
         })
         .collect::<String>();
     let (_dir, config, db) = seeded_with(OWNED, &lines);
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolforge"))
-        .arg("serve")
-        .arg("--config")
-        .arg(&config)
-        .arg("--db")
-        .arg(&db)
-        .args(["--http", "127.0.0.1:0", "--context-header", "owner=X-Owner"])
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn toolforge serve --http");
-    let mut stderr = tokio::io::BufReader::new(child.stderr.take().unwrap());
-    let url = tokio::time::timeout(Duration::from_secs(60), async {
-        use tokio::io::AsyncBufReadExt;
-        let mut line = String::new();
-        loop {
-            line.clear();
-            assert!(
-                stderr.read_line(&mut line).await.unwrap() > 0,
-                "serve stopped"
-            );
-            if let Some(url) = line.trim().strip_prefix("toolforge: serving MCP at ") {
-                return url.to_owned();
-            }
-        }
-    })
-    .await
-    .expect("serve announces its address");
+    let (_child, url) = http_serve(&config, &db, &["--context-header", "owner=X-Owner"]).await;
 
     let ann = http_client(&url, &[("x-owner", "ann")]).await;
     let bob = http_client(&url, &[("x-owner", "bob")]).await;
@@ -573,4 +545,117 @@ fn context_headers_need_http_and_a_name_of_their_own() {
     );
     let stderr = run(&["--http", "127.0.0.1:0", "--context-header", "owner=X Owner"]);
     assert!(stderr.contains("header name"), "{stderr}");
+}
+
+/// `toolforge serve --http 127.0.0.1:0` with `extra` arguments; the child and its MCP URL.
+async fn http_serve(config: &Path, db: &Path, extra: &[&str]) -> (tokio::process::Child, String) {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolforge"))
+        .arg("serve")
+        .arg("--config")
+        .arg(config)
+        .arg("--db")
+        .arg(db)
+        .args(["--http", "127.0.0.1:0"])
+        .args(extra)
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn toolforge serve --http");
+    let mut stderr = tokio::io::BufReader::new(child.stderr.take().unwrap());
+    let url = tokio::time::timeout(Duration::from_secs(60), async {
+        use tokio::io::AsyncBufReadExt;
+        let mut line = String::new();
+        loop {
+            line.clear();
+            assert!(
+                stderr.read_line(&mut line).await.unwrap() > 0,
+                "serve stopped"
+            );
+            if let Some(url) = line.trim().strip_prefix("toolforge: serving MCP at ") {
+                return url.to_owned();
+            }
+        }
+    })
+    .await
+    .expect("serve announces its address");
+    // Keep reading the log so the server never blocks on a full pipe.
+    tokio::spawn(async move {
+        use tokio::io::AsyncBufReadExt;
+        let mut line = String::new();
+        while stderr.read_line(&mut line).await.is_ok_and(|n| n > 0) {
+            line.clear();
+        }
+    });
+    (child, url)
+}
+
+/// Requests that are not one JSON-RPC message get JSON-RPC's status codes and errors, not a
+/// `415` or a `500` (they did before).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_http_requests_get_json_rpc_errors_and_4xx() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (_dir, config, db) = seeded(CONFIG);
+    let (_child, url) = http_serve(&config, &db, &[]).await;
+    let address = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    // One raw HTTP/1.1 request; the status line and the body.
+    let send = |head: String, body: Vec<u8>| {
+        let address = address.clone();
+        async move {
+            let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+            stream.write_all(head.as_bytes()).await.unwrap();
+            stream.write_all(&body).await.unwrap();
+            let mut answer = Vec::new();
+            let _ = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer))
+                .await;
+            let answer = String::from_utf8_lossy(&answer).into_owned();
+            let status = answer.split(' ').nth(1).unwrap_or_default().to_owned();
+            (status, answer)
+        }
+    };
+    let post = |body: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n",
+            body.len()
+        )
+    };
+    for (body, code) in [
+        ("{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\"", -32700),
+        (
+            "[{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\"}]",
+            -32600,
+        ),
+        (
+            "{\"jsonrpc\": \"2.0\", \"id\": null, \"method\": \"ping\"}",
+            -32600,
+        ),
+        (
+            "{\"jsonrpc\": \"2.0\", \"id\": 1.5, \"method\": \"ping\"}",
+            -32600,
+        ),
+        (
+            "{\"jsonrpc\": \"2.0\", \"id\": 1208925819614629174706176, \"method\": \"ping\"}",
+            -32600,
+        ),
+    ] {
+        let (status, answer) = send(post(body), body.as_bytes().to_vec()).await;
+        assert_eq!(status, "400", "{body}: {answer}");
+        assert!(
+            answer.contains(&format!("\"code\":{code}")),
+            "{body}: {answer}"
+        );
+    }
+    // A chunked body with an invalid chunk size is the client's mistake.
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nTransfer-Encoding: chunked\r\n\
+         Connection: close\r\n\r\n"
+    );
+    let (status, answer) = send(head, b"zz\r\n{}\r\n0\r\n\r\n".to_vec()).await;
+    assert!(status.starts_with('4'), "{answer}");
 }

@@ -242,6 +242,11 @@ fn import_errors_name_line_and_field_and_commit_nothing() {
             "the unique field `uuid` is empty",
         ),
         (
+            json!({"entity": "Scope", "data": {"uuid": "x", "name": "a\u{0}b"}}),
+            "data.name",
+            "holds a NUL character",
+        ),
+        (
             json!({"relationship": "DEFINED_IN", "from": {"entity": "File", "id": "src/a.ts"}, "to": {"entity": "Scope", "id": "s1"}}),
             "relationship",
             "Scope -[DEFINED_IN]-> File",

@@ -319,9 +319,13 @@ async fn hostile_arguments_change_nothing_on_postgres() {
 #[tokio::test]
 async fn hostile_values_are_matched_literally() {
     let (_dir, spec, db) = seeded();
+    // A NUL character is refused at import (text columns cannot keep it as given); every other
+    // value is stored and found again exactly.
+    let stored = |h: &String| !h.contains('\0');
     let lines: String = hostile()
         .iter()
         .enumerate()
+        .filter(|(_, h)| stored(h))
         .map(|(i, h)| {
             format!(
                 "{}\n",
@@ -330,7 +334,7 @@ async fn hostile_values_are_matched_literally() {
         })
         .collect();
     db.import_jsonl(&spec, lines.as_bytes()).unwrap();
-    let tools = database_tools(spec, db.clone());
+    let tools = database_tools(spec.clone(), db.clone());
     let query = tools
         .iter()
         .find(|t| t.definition().name == "query_entities")
@@ -349,6 +353,14 @@ async fn hostile_values_are_matched_literally() {
             .iter()
             .map(|r| r["path"].as_str().unwrap())
             .collect();
+        if !stored(h) {
+            assert!(paths.is_empty(), "value {}: {paths:?}", shorten_str(h));
+            let line = json!({"entity": "File", "data": {"path": "nul", "language": h}});
+            let error = db.import_jsonl(&spec, format!("{line}\n").as_bytes());
+            let error = error.expect_err("a NUL character is refused");
+            assert_eq!(error.field.as_deref(), Some("data.language"), "{error}");
+            continue;
+        }
         assert_eq!(paths, [format!("h{i:03}")], "value {}", shorten_str(h));
         assert_eq!(answer["results"][0]["language"], json!(h), "round trip");
     }

@@ -270,6 +270,11 @@ fn an_import_is_one_transaction() {
             "data.embedding",
             "beyond what a vector holds",
         ),
+        (
+            json!({"entity": "Scope", "data": {"uuid": "s9", "name": "a\u{0}b"}}),
+            "data.name",
+            "holds a NUL character",
+        ),
     ] {
         let lines = [
             json!({"entity": "File", "data": {"path": "src/new.ts", "language": "ts"}}),
@@ -524,15 +529,26 @@ fn a_row_the_server_refuses_in_a_large_batch_is_named_by_its_line() {
         return;
     };
     let before = pg_support::dump(&url);
-    // 300 files in one batch (sent with COPY); PostgreSQL refuses text with a NUL character.
+    // 300 files in one batch (sent with COPY); PostgreSQL refuses a unique value too long for
+    // its B-tree index (about 2.7 kB, and this one does not compress), which the import cannot
+    // know beforehand.
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let long: String = (0..9_000)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            char::from_digit((state % 36) as u32, 36).unwrap()
+        })
+        .collect();
     let lines: Vec<Value> = (0..300)
         .map(|i| {
-            let language = if i == 170 {
-                "t\u{0}s".to_owned()
+            let path = if i == 170 {
+                long.clone()
             } else {
-                "ts".to_owned()
+                format!("c{i}")
             };
-            json!({"entity": "File", "data": {"path": format!("c{i}"), "language": language}})
+            json!({"entity": "File", "data": {"path": path, "language": "ts"}})
         })
         .collect();
     let error = db
@@ -553,7 +569,7 @@ fn a_row_the_server_refuses_in_a_large_batch_is_named_by_its_line() {
     assert_eq!(error.line, Some(171), "{error}");
     assert_eq!(before, pg_support::dump(&url), "nothing was imported");
     // Without the refused row, the malformed line is the first error.
-    let text = text.replace("t\\u0000s", "ts");
+    let text = text.replace(&long, "c170");
     let error = db.import_jsonl(&spec, text.as_bytes()).unwrap_err();
     assert_eq!(error.line, Some(302), "{error}");
     assert_eq!(before, pg_support::dump(&url), "nothing was imported");
@@ -563,8 +579,12 @@ fn a_row_the_server_refuses_in_a_large_batch_is_named_by_its_line() {
     for (first, refused) in [(0, 2_500), (0, 1_100), (1_000, 1_800)] {
         let lines: Vec<Value> = (first..3_000)
             .map(|i| {
-                let language = if i == refused { "t\u{0}s" } else { "ts" };
-                json!({"entity": "File", "data": {"path": format!("c{i}"), "language": language}})
+                let path = if i == refused {
+                    long.clone()
+                } else {
+                    format!("c{i}")
+                };
+                json!({"entity": "File", "data": {"path": path, "language": "ts"}})
             })
             .collect();
         let mut text = String::new();

@@ -428,6 +428,22 @@ impl<'s, 't> Importer<'s, 't> {
                     .map(Bound::Value)
                     .map_err(|error| at(line, field_path(), error.to_string()))?,
             };
+            let text = match &sql_value {
+                Bound::Text(text) => Some(*text),
+                Bound::Value(SqlValue::Text(text)) => Some(text.as_str()),
+                _ => None,
+            };
+            if text.is_some_and(|text| text.contains('\0')) {
+                return Err(at(
+                    line,
+                    field_path(),
+                    format!(
+                        "`{key}` holds a NUL character (\\u0000), which text columns cannot keep \
+                         as given (PostgreSQL refuses it, SQLite's text functions stop at it); \
+                         remove it, or store the value as base64"
+                    ),
+                ));
+            }
             if key == unique {
                 let empty = match &sql_value {
                     Bound::Text(text) => text.is_empty(),

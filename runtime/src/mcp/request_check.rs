@@ -1,0 +1,149 @@
+//! What a Streamable HTTP request must be before rmcp reads it, answered with the status codes
+//! JSON-RPC over HTTP uses: a body that cannot be read (a broken chunked encoding) is `400`, one
+//! larger than the cap `413`; a `POST` whose JSON does not parse is `400` with JSON-RPC's
+//! `-32700`, and one that is not a single request (a batch array, an `id` that is neither a
+//! string nor an integer, no `method`) is `400` with `-32600`. Valid requests pass on unchanged.
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+/// The middleware; `max_body_bytes` is the body cap.
+pub(super) async fn check_request(max_body_bytes: usize, request: Request, next: Next) -> Response {
+    let is_json = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.trim_start().starts_with("application/json"));
+    if request.method() != Method::POST || !is_json {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, max_body_bytes).await {
+        Ok(bytes) => bytes,
+        Err(error) => {
+            return if is_length_limit(&error) {
+                (
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    format!("the request body is larger than {max_body_bytes} bytes"),
+                )
+                    .into_response()
+            } else {
+                (
+                    StatusCode::BAD_REQUEST,
+                    format!("the request body could not be read: {error}"),
+                )
+                    .into_response()
+            };
+        }
+    };
+    if let Err((code, message)) = check(&bytes) {
+        return rpc_error(code, &message);
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
+}
+
+/// Whether reading a body failed on the size cap (rather than on a broken body).
+fn is_length_limit(error: &axum::Error) -> bool {
+    let mut cause: Option<&dyn std::error::Error> = Some(error);
+    while let Some(error) = cause {
+        if error.to_string().contains("length limit") {
+            return true;
+        }
+        cause = error.source();
+    }
+    false
+}
+
+/// `Ok` for one JSON-RPC message; otherwise its JSON-RPC error code and message.
+fn check(body: &[u8]) -> Result<(), (i64, String)> {
+    let message: Value = serde_json::from_slice(body).map_err(|error| {
+        (
+            -32700,
+            format!("Parse error: the body is not JSON ({error})"),
+        )
+    })?;
+    let Value::Object(object) = &message else {
+        let what = if message.is_array() {
+            "a batch (a JSON array); MCP takes one message per request"
+        } else {
+            "not a JSON-RPC message object"
+        };
+        return Err((-32600, format!("Invalid Request: the body is {what}")));
+    };
+    match object.get("id") {
+        None | Some(Value::String(_)) => {}
+        Some(Value::Number(number)) if number.is_i64() => {}
+        Some(other) => {
+            return Err((
+                -32600,
+                format!(
+                    "Invalid Request: the id {other} is neither a string nor an integer of at \
+                     most 64 bits"
+                ),
+            ));
+        }
+    }
+    let is_response = object.contains_key("result") || object.contains_key("error");
+    if !is_response && !object.get("method").is_some_and(Value::is_string) {
+        return Err((
+            -32600,
+            "Invalid Request: the message has no `method`".to_owned(),
+        ));
+    }
+    Ok(())
+}
+
+/// A JSON-RPC error answer (its `id` is null: the request's could not be trusted), status 400.
+fn rpc_error(code: i64, message: &str) -> Response {
+    (
+        StatusCode::BAD_REQUEST,
+        [(header::CONTENT_TYPE, "application/json")],
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}})
+            .to_string(),
+    )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check;
+
+    #[test]
+    fn only_single_well_formed_messages_pass() {
+        let code = |body: &str| check(body.as_bytes()).err().map(|(code, _)| code);
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#),
+            None
+        );
+        assert_eq!(code(r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#), None);
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            None
+        );
+        assert_eq!(code(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#), None);
+        assert_eq!(code("{not json"), Some(-32700));
+        assert_eq!(
+            code(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#),
+            Some(-32600)
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#),
+            Some(-32600)
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#),
+            Some(-32600)
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1208925819614629174706176,"method":"ping"}"#),
+            Some(-32600)
+        );
+        assert_eq!(code(r#"{"jsonrpc":"2.0","id":1}"#), Some(-32600));
+        assert_eq!(code("3"), Some(-32600));
+    }
+}
