@@ -328,6 +328,16 @@ fn http_16_clients_shared_token(bencher: divan::Bencher) {
 /// and measured over OTLP.
 #[divan::bench(sample_count = 10)]
 fn http_16_clients_oauth_traced(bencher: divan::Bencher) {
+    oauth_clients(bencher, true);
+}
+
+/// The same without telemetry: what the tokens alone cost.
+#[divan::bench(sample_count = 10)]
+fn http_16_clients_oauth(bencher: divan::Bencher) {
+    oauth_clients(bencher, false);
+}
+
+fn oauth_clients(bencher: divan::Bencher, traced: bool) {
     let Some(issuer) = issuer() else {
         return;
     };
@@ -348,8 +358,10 @@ fn http_16_clients_oauth_traced(bencher: divan::Bencher) {
             .arg("--db")
             .arg(&fixture.db)
             .args(["--http", "127.0.0.1:0"])
-            .env("TOOLFORGE_LOG", "error")
-            .env("OTEL_EXPORTER_OTLP_ENDPOINT", receiver);
+            .env("TOOLFORGE_LOG", "error");
+        if traced {
+            command.env("OTEL_EXPORTER_OTLP_ENDPOINT", receiver);
+        }
         let (child, url) = http_server_with(command).await;
         let mut sessions = Vec::new();
         for _ in 0..CONCURRENT_CLIENTS {

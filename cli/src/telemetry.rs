@@ -5,15 +5,14 @@
 //! per MCP request, a child span per SQL statement (`TOOLFORGE_OTEL_SQL_TEXT=1` adds the
 //! statement's text, never its values), the `mcp.server.operation.duration` histogram. The
 //! standard `OTEL_*` variables apply (service name, resource attributes, batch delay, metric
-//! interval). Without an endpoint nothing is exported and the spans stay disabled.
+//! interval). Without an endpoint nothing is exported and no span is made.
 
-use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_otlp::WithExportConfig;
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing_subscriber::Layer;
-use tracing_subscriber::filter::{EnvFilter, Targets};
+use tracing_subscriber::filter::EnvFilter;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
@@ -80,33 +79,19 @@ pub fn init() -> Telemetry {
             .boxed()
     };
     let mut telemetry = Telemetry::default();
-    let mut traces_layer = None;
     if exporting() {
         match start_exporters() {
             Ok((traces, metrics)) => {
-                let tracer = traces.tracer("toolforge");
-                traces_layer = Some(
-                    tracing_opentelemetry::layer()
-                        .with_tracer(tracer)
-                        .with_filter(
-                            Targets::new()
-                                .with_target("toolforge::mcp", tracing::Level::DEBUG)
-                                .with_target("toolforge::sql", tracing::Level::DEBUG),
-                        ),
-                );
                 telemetry.traces = Some(traces);
                 telemetry.metrics = Some(metrics);
-                if std::env::var("TOOLFORGE_OTEL_SQL_TEXT").is_ok_and(|v| v == "1") {
-                    toolforge::sql::backend::record_statement_text(true);
-                }
+                toolforge::trace::enable(
+                    std::env::var("TOOLFORGE_OTEL_SQL_TEXT").is_ok_and(|v| v == "1"),
+                );
             }
             Err(message) => eprintln!("toolforge: OpenTelemetry export is off: {message}"),
         }
     }
-    let _ = tracing_subscriber::registry()
-        .with(logs)
-        .with(traces_layer)
-        .try_init();
+    let _ = tracing_subscriber::registry().with(logs).try_init();
     telemetry
 }
 
@@ -130,6 +115,7 @@ fn start_exporters() -> Result<(SdkTracerProvider, SdkMeterProvider), String> {
         .with_periodic_exporter(measurements)
         .with_resource(resource())
         .build();
+    opentelemetry::global::set_tracer_provider(traces.clone());
     opentelemetry::global::set_meter_provider(metrics.clone());
     opentelemetry::global::set_text_map_propagator(
         opentelemetry_sdk::propagation::TraceContextPropagator::new(),

@@ -33,6 +33,7 @@ pub mod limits;
 pub mod mcp;
 mod registry;
 pub mod search;
+pub mod trace;
 
 pub use arguments::ArgumentValidator;
 pub use builtin::{BATCH_TOOL_NAME, BatchConfig, BatchTool, InvalidTool};

@@ -16,7 +16,6 @@ use super::server::{McpServer, Served, Shared};
 use super::telemetry::Operation;
 use crate::limits::DEFAULT_TIMEOUT;
 use crate::{ContextValues, ErrorCode, ToolError, ToolResult};
-use tracing::Instrument;
 
 /// Answers MCP requests with the tools of an [`McpServer`]. Clones share the server.
 #[derive(Clone)]
@@ -148,7 +147,6 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let operation = Operation::start("tools/list", None, &context);
-        let _entered = operation.span().clone().entered();
         let served = self.shared.current();
         // A caller whose token's scopes do not reach a tool does not see it.
         let visible: Vec<_> = match caller_gate(&context) {
@@ -216,9 +214,8 @@ impl ServerHandler for McpHandler {
         }
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let started = Instant::now();
-        let outcome = self
-            .run(&served, name, arguments, &context)
-            .instrument(operation.span().clone())
+        let outcome = operation
+            .run(self.run(&served, name, arguments, &context))
             .await;
         let Some(outcome) = outcome else {
             tracing::info!(tool = %name, ms = started.elapsed().as_millis() as u64, "call cancelled by the client");

@@ -6,7 +6,8 @@
 //!   present `Origin` one of [`HttpOptions::allowed_origins`] (loopback origins by default),
 //!   which stops DNS-rebinding pages from reaching a local server;
 //! - an optional bearer token ([`HttpOptions::bearer_token`]), compared in constant time;
-//! - request bodies above [`HttpOptions::max_body_bytes`] are refused with 413.
+//! - request bodies above [`HttpOptions::max_body_bytes`] are refused with 413, bodies that are
+//!   not one JSON-RPC message with 400 and JSON-RPC's `-32700` or `-32600`.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -122,9 +123,13 @@ impl McpServer {
             Arc::new(LocalSessionManager::default()),
             config,
         );
+        let max_body_bytes = options.max_body_bytes;
         let router = Router::new()
             .route_service(path, service)
-            .layer(middleware::from_fn(watch_hang_up));
+            .layer(middleware::from_fn(watch_hang_up))
+            .layer(middleware::from_fn(move |request, next| {
+                super::request_check::check_request(max_body_bytes, request, next)
+            }));
         #[cfg(feature = "mcp-oauth")]
         if let Some(oauth) = &options.oauth {
             return super::auth::auth_layer(router, oauth, options.max_body_bytes);

@@ -32,6 +32,8 @@ mod convert;
 mod handler;
 #[cfg(feature = "mcp-http")]
 mod http;
+#[cfg(feature = "mcp-http")]
+mod request_check;
 mod server;
 mod shutdown;
 mod stdio;

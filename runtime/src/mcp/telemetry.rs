@@ -1,24 +1,27 @@
 //! One span and one duration measurement per MCP request, as OpenTelemetry's semantic
-//! conventions for MCP name them: the span `{mcp.method.name} {gen_ai.tool.name}` (kind
-//! server) with `mcp.method.name`, `gen_ai.operation.name = execute_tool`, `gen_ai.tool.name`,
-//! `mcp.protocol.version`, `jsonrpc.request.id`, and `error.type` when it fails; the histogram
-//! `mcp.server.operation.duration` (seconds). The database statements the request runs are its
-//! child spans.
+//! conventions for MCP name them: the span `{mcp.method.name} {gen_ai.tool.name}` (kind server)
+//! with `mcp.method.name`, `gen_ai.operation.name = execute_tool`, `gen_ai.tool.name`,
+//! `mcp.protocol.version`, `jsonrpc.request.id`, and `error.type` with an error status when it
+//! fails; the histogram `mcp.server.operation.duration` (seconds). The request joins the
+//! caller's trace (`traceparent` / `tracestate` from its `_meta`, SEP-414, else its HTTP
+//! headers), and the statements it runs are its children (`crate::trace`).
 //!
-//! Spans are `tracing` spans at `DEBUG` level (target `toolforge::mcp`): a host that exports
-//! them (the `toolforge` CLI with `OTEL_EXPORTER_OTLP_ENDPOINT`) enables them; without one
-//! they cost a disabled-callsite check. With the `otel` feature the request joins the caller's
-//! trace (`traceparent` / `tracestate` from the request's `_meta`, else its HTTP headers) and the
-//! duration goes to the global meter, a no-op until the host installs one.
-
-use std::time::Instant;
+//! With the `otel` feature, once the host has called [`crate::trace::enable`]; otherwise an
+//! [`Operation`] is empty and costs nothing.
 
 use rmcp::service::{RequestContext, RoleServer};
 
-/// A request being served: its span and when it started.
+/// A request being served.
 pub(super) struct Operation {
-    span: tracing::Span,
-    started: Instant,
+    #[cfg(feature = "otel")]
+    traced: Option<Traced>,
+}
+
+#[cfg(feature = "otel")]
+struct Traced {
+    /// The caller's context with this request's span.
+    context: opentelemetry::Context,
+    started: std::time::Instant,
     method: &'static str,
     tool: Option<String>,
     protocol: Option<String>,
@@ -26,70 +29,83 @@ pub(super) struct Operation {
 
 impl Operation {
     /// Starts the span of `method` (`tools/call`, `tools/list`) for `tool`.
+    #[cfg_attr(not(feature = "otel"), allow(unused_variables))]
     pub(super) fn start(
         method: &'static str,
         tool: Option<&str>,
         context: &RequestContext<RoleServer>,
     ) -> Operation {
-        let protocol = context.protocol_version().map(|v| v.to_string());
-        let name = match tool {
-            Some(tool) => format!("{method} {tool}"),
-            None => method.to_owned(),
-        };
-        let span = tracing::debug_span!(
-            target: "toolforge::mcp",
-            "mcp.request",
-            otel.name = %name,
-            otel.kind = "server",
-            otel.status_code = tracing::field::Empty,
-            mcp.method.name = method,
-            gen_ai.operation.name = tool.map(|_| "execute_tool"),
-            gen_ai.tool.name = tool,
-            mcp.protocol.version = protocol.as_deref(),
-            jsonrpc.request.id = %context.id,
-            error.type = tracing::field::Empty,
-        );
         #[cfg(feature = "otel")]
-        if !span.is_disabled() {
-            use tracing_opentelemetry::OpenTelemetrySpanExt;
+        if crate::trace::is_on() {
+            use opentelemetry::KeyValue;
+            use opentelemetry::trace::{SpanKind, TraceContextExt, Tracer};
+            let protocol = context.protocol_version().map(|v| v.to_string());
+            let mut attributes = vec![KeyValue::new("mcp.method.name", method)];
+            if let Some(tool) = tool {
+                attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+                attributes.push(KeyValue::new("gen_ai.tool.name", tool.to_owned()));
+            }
+            if let Some(protocol) = &protocol {
+                attributes.push(KeyValue::new("mcp.protocol.version", protocol.clone()));
+            }
+            attributes.push(KeyValue::new("jsonrpc.request.id", context.id.to_string()));
+            let name = match tool {
+                Some(tool) => format!("{method} {tool}"),
+                None => method.to_owned(),
+            };
             let parent = parent_context(context);
-            let _ = span.set_parent(parent);
+            let tracer = crate::trace::tracer();
+            let span = tracer
+                .span_builder(name)
+                .with_kind(SpanKind::Server)
+                .with_attributes(attributes)
+                .start_with_context(tracer, &parent);
+            return Operation {
+                traced: Some(Traced {
+                    context: parent.with_span(span),
+                    started: std::time::Instant::now(),
+                    method,
+                    tool: tool.map(str::to_owned),
+                    protocol,
+                }),
+            };
         }
         Operation {
-            span,
-            started: Instant::now(),
-            method,
-            tool: tool.map(str::to_owned),
-            protocol,
+            #[cfg(feature = "otel")]
+            traced: None,
         }
     }
 
-    /// The request's span, to run its work in.
-    pub(super) fn span(&self) -> &tracing::Span {
-        &self.span
+    /// Runs `work` as this request's (the statements it runs become the span's children).
+    pub(super) async fn run<F: Future>(&self, work: F) -> F::Output {
+        #[cfg(feature = "otel")]
+        if let Some(traced) = &self.traced {
+            use opentelemetry::context::FutureExt;
+            return work.with_context(traced.context.clone()).await;
+        }
+        work.await
     }
 
     /// Ends the request: `error` is the failure's type (`timeout`, `invalid_arguments`, ...).
+    #[cfg_attr(not(feature = "otel"), allow(unused_variables))]
     pub(super) fn finish(self, error: Option<&str>) {
-        if let Some(error) = error {
-            self.span.record("error.type", error);
-            self.span.record("otel.status_code", "ERROR");
-        }
         #[cfg(feature = "otel")]
-        record_duration(
-            self.started.elapsed().as_secs_f64(),
-            self.method,
-            self.tool.as_deref(),
-            self.protocol.as_deref(),
-            error,
-        );
-        #[cfg(not(feature = "otel"))]
-        let _ = (self.started, self.method, self.tool, self.protocol);
+        if let Some(traced) = self.traced {
+            use opentelemetry::KeyValue;
+            use opentelemetry::trace::{Status, TraceContextExt};
+            let span = traced.context.span();
+            if let Some(error) = error {
+                span.set_attribute(KeyValue::new("error.type", error.to_owned()));
+                span.set_status(Status::error(error.to_owned()));
+            }
+            span.end();
+            record_duration(&traced, error);
+        }
     }
 }
 
-/// The caller's trace context: `traceparent` / `tracestate` of the request's `_meta`
-/// (SEP-414), else of its HTTP request's headers.
+/// The caller's trace context: `traceparent` / `tracestate` of the request's `_meta`, else of
+/// its HTTP request's headers.
 #[cfg(feature = "otel")]
 fn parent_context(context: &RequestContext<RoleServer>) -> opentelemetry::Context {
     use std::collections::HashMap;
@@ -109,18 +125,15 @@ fn parent_context(context: &RequestContext<RoleServer>) -> opentelemetry::Contex
             }
         }
     }
+    if carrier.is_empty() {
+        return opentelemetry::Context::new();
+    }
     opentelemetry::global::get_text_map_propagator(|propagator| propagator.extract(&carrier))
 }
 
 /// Adds one request's duration to `mcp.server.operation.duration`.
 #[cfg(feature = "otel")]
-fn record_duration(
-    seconds: f64,
-    method: &'static str,
-    tool: Option<&str>,
-    protocol: Option<&str>,
-    error: Option<&str>,
-) {
+fn record_duration(traced: &Traced, error: Option<&str>) {
     use opentelemetry::KeyValue;
     use std::sync::OnceLock;
     static HISTOGRAM: OnceLock<opentelemetry::metrics::Histogram<f64>> = OnceLock::new();
@@ -131,16 +144,16 @@ fn record_duration(
             .with_description("Duration of MCP requests as the server observes them")
             .build()
     });
-    let mut attributes = vec![KeyValue::new("mcp.method.name", method)];
-    if let Some(tool) = tool {
-        attributes.push(KeyValue::new("gen_ai.tool.name", tool.to_owned()));
+    let mut attributes = vec![KeyValue::new("mcp.method.name", traced.method)];
+    if let Some(tool) = &traced.tool {
+        attributes.push(KeyValue::new("gen_ai.tool.name", tool.clone()));
         attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
     }
-    if let Some(protocol) = protocol {
-        attributes.push(KeyValue::new("mcp.protocol.version", protocol.to_owned()));
+    if let Some(protocol) = &traced.protocol {
+        attributes.push(KeyValue::new("mcp.protocol.version", protocol.clone()));
     }
     if let Some(error) = error {
         attributes.push(KeyValue::new("error.type", error.to_owned()));
     }
-    histogram.record(seconds, &attributes);
+    histogram.record(traced.started.elapsed().as_secs_f64(), &attributes);
 }

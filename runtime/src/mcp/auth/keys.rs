@@ -3,6 +3,7 @@
 //! token names a key the cache lacks (at most once per [`REFETCH_INTERVAL`], so tokens with
 //! made-up key ids cannot make the server hammer the issuer).
 
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use jsonwebtoken::DecodingKey;
@@ -28,8 +29,9 @@ pub(super) enum KeyError {
     Unknown(String),
 }
 
+/// The keys as fetched, each decoded once.
 struct Cached {
-    keys: Vec<Jwk>,
+    keys: Vec<(Jwk, Result<Arc<DecodingKey>, String>)>,
     fetched: Instant,
 }
 
@@ -38,7 +40,10 @@ pub(super) struct KeySet {
     issuer: String,
     jwks_uri: Option<String>,
     timeout: Duration,
-    cached: Mutex<Option<Cached>>,
+    /// What lookups read (a short lock, never held across a fetch).
+    cached: RwLock<Option<Arc<Cached>>>,
+    /// Held while fetching, so concurrent misses fetch once.
+    fetching: Mutex<()>,
 }
 
 impl KeySet {
@@ -47,8 +52,16 @@ impl KeySet {
             issuer: issuer.to_owned(),
             jwks_uri: jwks_uri.map(str::to_owned),
             timeout,
-            cached: Mutex::new(None),
+            cached: RwLock::new(None),
+            fetching: Mutex::new(()),
         }
+    }
+
+    fn current(&self) -> Option<Arc<Cached>> {
+        self.cached
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
     }
 
     /// The key a token with `kid` (and `family` of algorithm) was signed with.
@@ -56,24 +69,34 @@ impl KeySet {
         &self,
         kid: Option<&str>,
         family: jsonwebtoken::AlgorithmFamily,
-    ) -> Result<DecodingKey, KeyError> {
-        let mut cached = self.cached.lock().await;
-        let stale = cached
-            .as_ref()
-            .is_none_or(|c| c.fetched.elapsed() >= MAX_AGE);
-        if stale {
-            *cached = Some(self.fetch().await?);
-        }
-        if let Some(key) = cached.as_ref().and_then(|c| find(&c.keys, kid, family)) {
+    ) -> Result<Arc<DecodingKey>, KeyError> {
+        if let Some(cached) = self.current()
+            && cached.fetched.elapsed() < MAX_AGE
+            && let Some(key) = find(&cached.keys, kid, family)
+        {
             return key;
         }
-        // A key the cache lacks: the issuer may have rotated its keys.
-        if cached
+        let _fetching = self.fetching.lock().await;
+        // Another request may have fetched while this one waited.
+        let cached = self.current();
+        let fresh = cached
             .as_ref()
-            .is_some_and(|c| c.fetched.elapsed() >= REFETCH_INTERVAL)
-        {
-            *cached = Some(self.fetch().await?);
-            if let Some(key) = cached.as_ref().and_then(|c| find(&c.keys, kid, family)) {
+            .is_some_and(|c| c.fetched.elapsed() < MAX_AGE);
+        if fresh && let Some(key) = cached.as_ref().and_then(|c| find(&c.keys, kid, family)) {
+            return key;
+        }
+        // Stale, never fetched, or a key the cache lacks (the issuer may have rotated its keys;
+        // at most once per REFETCH_INTERVAL).
+        let may_fetch = cached
+            .as_ref()
+            .is_none_or(|c| !fresh || c.fetched.elapsed() >= REFETCH_INTERVAL);
+        if may_fetch {
+            let fetched = Arc::new(self.fetch().await?);
+            *self
+                .cached
+                .write()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(fetched.clone());
+            if let Some(key) = find(&fetched.keys, kid, family) {
                 return key;
             }
         }
@@ -92,7 +115,15 @@ impl KeySet {
             .map_err(|error| KeyError::Unreachable(error.to_string()))??;
         tracing::info!(keys = keys.len(), "fetched the issuer's signing keys");
         Ok(Cached {
-            keys,
+            keys: keys
+                .into_iter()
+                .map(|jwk| {
+                    let key = DecodingKey::from_jwk(&jwk)
+                        .map(Arc::new)
+                        .map_err(|error| format!("the issuer's key cannot be used: {error}"));
+                    (jwk, key)
+                })
+                .collect(),
             fetched: Instant::now(),
         })
     }
@@ -100,19 +131,15 @@ impl KeySet {
 
 /// The key with `kid` (any key of the algorithm's family when the token names none).
 fn find(
-    keys: &[Jwk],
+    keys: &[(Jwk, Result<Arc<DecodingKey>, String>)],
     kid: Option<&str>,
     family: jsonwebtoken::AlgorithmFamily,
-) -> Option<Result<DecodingKey, KeyError>> {
-    let jwk = keys.iter().find(|jwk| match kid {
+) -> Option<Result<Arc<DecodingKey>, KeyError>> {
+    let (_, key) = keys.iter().find(|(jwk, _)| match kid {
         Some(kid) => jwk.common.key_id.as_deref() == Some(kid),
         None => jwk_family(jwk) == Some(family),
     })?;
-    Some(
-        DecodingKey::from_jwk(jwk).map_err(|error| {
-            KeyError::Unknown(format!("the issuer's key cannot be used: {error}"))
-        }),
-    )
+    Some(key.clone().map_err(KeyError::Unknown))
 }
 
 fn jwk_family(jwk: &Jwk) -> Option<jsonwebtoken::AlgorithmFamily> {

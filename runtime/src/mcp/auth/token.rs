@@ -2,10 +2,13 @@
 //! `none`, never a shared secret), the issuer's signature, `iss`, `aud`, `exp` and `nbf`; then
 //! its scopes and the claims the server maps to context values.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use jsonwebtoken::{Algorithm, Validation};
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 use super::introspection::{Inactive, Introspector};
 use super::keys::{KeyError, KeySet};
@@ -43,7 +46,13 @@ pub(super) struct Verifier {
     leeway: u64,
     claims: Vec<(String, String)>,
     introspector: Option<Introspector>,
+    /// Tokens whose signature, issuer and audience checked out, by their SHA-256, with their
+    /// claims: a caller's next request skips the signature check (its times are checked again).
+    checked: std::sync::Mutex<HashMap<[u8; 32], Arc<Value>>>,
 }
+
+/// The most checked tokens remembered; past it the memory starts again empty.
+const MAX_CHECKED: usize = 10_000;
 
 impl Verifier {
     /// A verifier for `options`; only the algorithms [`accepted`] takes are accepted.
@@ -68,6 +77,7 @@ impl Verifier {
                 .introspection
                 .clone()
                 .map(|settings| Introspector::new(settings, options.fetch_timeout)),
+            checked: std::sync::Mutex::new(HashMap::new()),
         }
     }
 
@@ -112,6 +122,57 @@ impl Verifier {
 
     /// The claims of a JWT whose signature, issuer, audience and times check out.
     async fn jwt_claims(
+        &self,
+        token: &str,
+        header: jsonwebtoken::Header,
+    ) -> Result<Value, Refusal> {
+        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+        let known = self.lock_checked().get(&digest).cloned();
+        if let Some(claims) = known {
+            self.check_times(&claims)?;
+            return Ok(Value::clone(&claims));
+        }
+        let claims = self.verify_jwt(token, header).await?;
+        let mut checked = self.lock_checked();
+        if checked.len() >= MAX_CHECKED {
+            checked.clear();
+        }
+        checked.insert(digest, Arc::new(claims.clone()));
+        Ok(claims)
+    }
+
+    fn lock_checked(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], Arc<Value>>> {
+        self.checked
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// `exp` and `nbf` of claims checked before, against the clock now (with the leeway).
+    fn check_times(&self, claims: &Value) -> Result<(), Refusal> {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        if claims["exp"]
+            .as_u64()
+            .is_none_or(|exp| exp.saturating_add(self.leeway) <= now)
+        {
+            return Err(Refusal::Invalid(
+                "the token has expired; get a new one".into(),
+            ));
+        }
+        if claims["nbf"]
+            .as_u64()
+            .is_some_and(|nbf| nbf > now.saturating_add(self.leeway))
+        {
+            return Err(Refusal::Invalid(
+                "the token is not valid yet (`nbf`)".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A JWT's claims after the full check: algorithm, key, signature, issuer, audience, times.
+    async fn verify_jwt(
         &self,
         token: &str,
         header: jsonwebtoken::Header,

@@ -21,7 +21,6 @@ mod error;
 pub(crate) mod import_sink;
 mod placeholders;
 mod reader;
-mod trace;
 pub(crate) mod upsert;
 
 pub(crate) use dialect::CONTEXT_FUNCTION;
@@ -30,5 +29,3 @@ pub use dialect::{Dialect, GLOB_FUNCTION, SqlDialect};
 pub use error::{BackendError, ExecError};
 pub use placeholders::numbered_placeholders;
 pub(crate) use reader::{NamedRows, Reader, Refusal, Writer};
-pub use trace::record_statement_text;
-pub(crate) use trace::statement_span;

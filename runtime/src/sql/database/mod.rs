@@ -595,9 +595,9 @@ impl Database {
             armed: true,
         };
         // The statements' spans are children of the call's.
-        let span = tracing::Span::current();
+        let carried = crate::trace::Carried::capture();
         let task = tokio::task::spawn_blocking(move || {
-            span.in_scope(|| db.read_until(deadline, &call, values, f))
+            carried.run(|| db.read_until(deadline, &call, values, f))
         });
         let result = task.await.map_err(|_| DbError::Stopped).and_then(|r| r);
         let mut guard = guard;
@@ -640,12 +640,11 @@ impl Database {
                 slot: slot.clone(),
                 armed: true,
             };
-            let span = tracing::Span::current();
-            let result = tokio::task::spawn_blocking(move || {
-                span.in_scope(|| pg.db.read(deadline, slot, f))
-            })
-            .await
-            .map_err(|_| DbError::Stopped);
+            let carried = crate::trace::Carried::capture();
+            let result =
+                tokio::task::spawn_blocking(move || carried.run(|| pg.db.read(deadline, slot, f)))
+                    .await
+                    .map_err(|_| DbError::Stopped);
             let mut guard = guard;
             guard.armed = false;
             return result?;

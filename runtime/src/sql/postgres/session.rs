@@ -201,7 +201,7 @@ impl<'d> Session<'d> {
         params: Vec<SqlValue>,
         cache: bool,
     ) -> Result<u64, ExecError> {
-        let _span = crate::sql::backend::statement_span("postgresql", sql).entered();
+        let _span = crate::trace::statement("postgresql", sql);
         let sql = numbered_placeholders(sql);
         self.run(move |client| async move {
             let statement = if cache {
@@ -290,7 +290,7 @@ impl Reader for Session<'_> {
     }
 
     fn rows(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>, ExecError> {
-        let _span = crate::sql::backend::statement_span("postgresql", sql).entered();
+        let _span = crate::trace::statement("postgresql", sql);
         let sql = numbered_placeholders(sql);
         let params: Vec<PgParam> = params.iter().cloned().map(PgParam).collect();
         let prefix = lock(&self.prefix).take();

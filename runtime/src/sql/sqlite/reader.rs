@@ -28,7 +28,7 @@ impl Reader for rusqlite::Connection {
     }
 
     fn rows(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>, ExecError> {
-        let _span = crate::sql::backend::statement_span("sqlite", sql).entered();
+        let _span = crate::trace::statement("sqlite", sql);
         let mut statement = self.prepare_cached(sql)?;
         let width = statement.column_count();
         let mut rows = statement.query(rusqlite::params_from_iter(params.iter()))?;
@@ -46,7 +46,7 @@ impl Reader for rusqlite::Connection {
 
 impl Writer for rusqlite::Connection {
     fn execute(&self, sql: &str, params: Vec<SqlValue>) -> Result<u64, ExecError> {
-        let _span = crate::sql::backend::statement_span("sqlite", sql).entered();
+        let _span = crate::trace::statement("sqlite", sql);
         let mut statement = self.prepare_cached(sql)?;
         Ok(statement.execute(rusqlite::params_from_iter(params.iter()))? as u64)
     }
