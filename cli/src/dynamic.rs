@@ -229,6 +229,7 @@ pub fn definitions(
 /// Opens an existing database for the tools and checks that its tables are exactly the ones
 /// the spec needs. `config` is only used in messages.
 pub fn open_ready(db: &Path, spec: &SchemaSpec, config: &Path) -> Result<Database, LoadError> {
+    not_a_folder(db)?;
     if !is_server_url(db) && !db.is_file() {
         return Err(LoadError::MissingDatabase {
             db: db.to_path_buf(),
@@ -245,6 +246,19 @@ pub fn open_ready(db: &Path, spec: &SchemaSpec, config: &Path) -> Result<Databas
         database = database.with_embedder(embedder);
     }
     Ok(database)
+}
+
+/// Refuses a `--db` that names a folder, saying so (rather than that it does not exist).
+pub(crate) fn not_a_folder(db: &Path) -> Result<(), LoadError> {
+    if !is_server_url(db) && db.is_dir() {
+        return Err(LoadError::Database {
+            db: db.to_path_buf(),
+            message: "it is a folder, not a database file; name the `.db` file inside it (or a \
+                      new file for `toolforge db init` to create)"
+                .into(),
+        });
+    }
+    Ok(())
 }
 
 /// Whether `--db` names a database server (`postgres://...`) rather than a SQLite file.

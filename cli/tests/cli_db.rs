@@ -534,6 +534,35 @@ fn call_refuses_a_missing_or_uninitialised_database_with_the_fix() {
     assert!(run.stderr.contains("does not exist"), "{}", run.stderr);
     assert!(!missing.exists());
 
+    // A folder is not a missing file: say what it is (it said "does not exist").
+    for command in [
+        vec![
+            "call",
+            "--config",
+            s(&code_rag()),
+            "--db",
+            s(dir.path()),
+            "get_schema",
+        ],
+        vec![
+            "db",
+            "import",
+            "--config",
+            s(&code_rag()),
+            "--db",
+            s(dir.path()),
+            s(&missing),
+        ],
+    ] {
+        let run = toolforge(&command);
+        assert_ne!(run.code, 0, "{command:?}");
+        assert!(
+            run.stderr.contains("is a folder"),
+            "{command:?}: {}",
+            run.stderr
+        );
+    }
+
     let empty = dir.path().join("empty.db");
     std::fs::File::create(&empty).unwrap();
     let run = toolforge(&[

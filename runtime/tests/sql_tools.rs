@@ -1140,3 +1140,35 @@ async fn with_children_is_offered_only_where_a_hierarchy_exists() {
         .unwrap();
     assert_eq!(answer["returned"], 1);
 }
+
+/// Hundreds of conditions are refused with the limit and what to do (they used to reach SQLite
+/// and come back as "SQLite: Unknown ... The arguments were valid"); every tool that takes
+/// conditions compiles them the same way.
+#[tokio::test]
+async fn too_many_conditions_are_refused_with_the_limit() {
+    let f = fixture();
+    for count in [101, 999, 1_500] {
+        let conditions: Vec<Value> = (0..count)
+            .map(|i| json!({"field": "name", "operator": "!=", "value": format!("n{i}")}))
+            .collect();
+        for (tool, arguments) in [(
+            "query_entities",
+            json!({"entity_type": "Scope", "conditions": conditions}),
+        )] {
+            let error = f.call(tool, arguments).await.unwrap_err();
+            assert_eq!(error.code, ErrorCode::InvalidArguments, "{tool}: {error}");
+            assert!(error.message.contains("at most 100"), "{tool}: {error}");
+            assert!(!error.message.contains("SQLite"), "{tool}: {error}");
+        }
+    }
+    // At the limit the call runs.
+    let conditions: Vec<Value> = (0..100)
+        .map(|i| json!({"field": "name", "operator": "!=", "value": format!("n{i}")}))
+        .collect();
+    f.call(
+        "query_entities",
+        json!({"entity_type": "Scope", "conditions": conditions}),
+    )
+    .await
+    .unwrap();
+}

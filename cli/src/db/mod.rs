@@ -32,6 +32,7 @@ pub fn run(command: &DbCommand, out: &mut super::Output<'_>) -> i32 {
 
 /// Opens (creating when `create`) a database for writing, with the path in any error.
 pub(crate) fn open_writable(db: &Path, config: &Path, create: bool) -> Result<Database, LoadError> {
+    crate::dynamic::not_a_folder(db)?;
     if !create && !crate::dynamic::is_server_url(db) && !db.is_file() {
         return Err(LoadError::MissingDatabase {
             db: db.to_path_buf(),

@@ -718,6 +718,9 @@ impl Page {
     }
 }
 
+/// The most conditions one call may give (more would exceed the databases' expression depth).
+pub const MAX_CONDITIONS: usize = 100;
+
 /// Compiles a list of conditions (joined with AND) named `path` (`conditions`).
 pub fn compile_conditions(
     entity: &EntitySpec,
@@ -728,6 +731,14 @@ pub fn compile_conditions(
 ) -> Result<String, ToolError> {
     if conditions.is_empty() {
         return Ok(dialect.true_sql().into());
+    }
+    if conditions.len() > MAX_CONDITIONS {
+        return Err(ToolError::invalid_arguments(format!(
+            "`{path}` has {} conditions; one call takes at most {MAX_CONDITIONS}: keep the \
+             conditions that narrow the most, or use `IN` with a list of values for one field",
+            conditions.len()
+        ))
+        .with_details(serde_json::json!({"path": path, "maximum": MAX_CONDITIONS})));
     }
     let mut parts = Vec::with_capacity(conditions.len());
     for (i, condition) in conditions.iter().enumerate() {

@@ -114,6 +114,7 @@ pub fn describe_json(value: &Value) -> String {
 /// use toolforge::sql::value::normalize_datetime;
 /// assert_eq!(normalize_datetime("2024-05-01T14:00:00+02:00").unwrap(), "2024-05-01T12:00:00Z");
 /// assert_eq!(normalize_datetime("2024-05-01").unwrap(), "2024-05-01T00:00:00Z");
+/// assert_eq!(normalize_datetime("9999-12-31").unwrap(), "9999-12-31T00:00:00Z");
 /// assert!(normalize_datetime("yesterday").is_err());
 /// ```
 pub fn normalize_datetime(text: &str) -> Result<String, ValueError> {
@@ -121,19 +122,31 @@ pub fn normalize_datetime(text: &str) -> Result<String, ValueError> {
     if let Ok(timestamp) = trimmed.parse::<jiff::Timestamp>() {
         return Ok(timestamp.to_string());
     }
-    if let Ok(datetime) = trimmed.parse::<jiff::civil::DateTime>()
-        && let Ok(zoned) = datetime.to_zoned(jiff::tz::TimeZone::UTC)
-    {
-        return Ok(zoned.timestamp().to_string());
+    if let Ok(datetime) = trimmed.parse::<jiff::civil::DateTime>() {
+        return Ok(utc_text(datetime));
     }
-    if let Ok(date) = trimmed.parse::<jiff::civil::Date>()
-        && let Ok(zoned) = date.to_zoned(jiff::tz::TimeZone::UTC)
+    if let Ok(date) = trimmed.parse::<jiff::civil::Date>() {
+        return Ok(utc_text(date.to_datetime(jiff::civil::Time::midnight())));
+    }
+    // A UTC value past the last instant an offset may be converted at (9999-12-30T22:00Z):
+    // ISO 8601 all the same, written as given.
+    if let Some(civil) = trimmed.strip_suffix(['Z', 'z'])
+        && let Ok(datetime) = civil.parse::<jiff::civil::DateTime>()
     {
-        return Ok(zoned.timestamp().to_string());
+        return Ok(utc_text(datetime));
     }
     Err(ValueError::NotADatetime {
         text: shorten(text),
     })
+}
+
+/// A civil date-time read as UTC, written as a timestamp is (`…Z`, a fraction only when
+/// there is one). Every civil date-time of years -9999 to 9999 can be, the last day included.
+fn utc_text(datetime: jiff::civil::DateTime) -> String {
+    match datetime.to_zoned(jiff::tz::TimeZone::UTC) {
+        Ok(zoned) => zoned.timestamp().to_string(),
+        Err(_) => format!("{datetime}Z"),
+    }
 }
 
 /// Converts a JSON number to an SQLite integer (when integral and in range) or real.
@@ -354,6 +367,25 @@ mod tests {
         assert_eq!(
             normalize_datetime("2024-05-01 08:30:00").unwrap(),
             "2024-05-01T08:30:00Z"
+        );
+    }
+
+    /// The last day of year 9999 is ISO 8601 like any other (it was refused: jiff's timestamps
+    /// end a day earlier so that every offset can be applied).
+    #[test]
+    fn the_last_representable_days_are_dates_too() {
+        for (given, stored) in [
+            ("9999-12-31", "9999-12-31T00:00:00Z"),
+            ("9999-12-31T23:59:59", "9999-12-31T23:59:59Z"),
+            ("9999-12-31T23:59:59Z", "9999-12-31T23:59:59Z"),
+            ("9999-12-31T23:59:59.5Z", "9999-12-31T23:59:59.5Z"),
+        ] {
+            assert_eq!(normalize_datetime(given).as_deref(), Ok(stored), "{given}");
+        }
+        assert!(normalize_datetime("10000-01-01").is_err());
+        assert_eq!(
+            crate::sql::dates::resolve("9999-12-31", jiff::Timestamp::UNIX_EPOCH).as_deref(),
+            Ok("9999-12-31T00:00:00Z")
         );
     }
 }
