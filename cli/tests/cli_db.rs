@@ -310,6 +310,12 @@ fn db_import_reads_standard_input_and_refuses_a_database_that_was_never_initiali
         "{}",
         run.stderr
     );
+    // The refused import left the empty file as it was: no WAL database, no journal files.
+    assert_eq!(std::fs::metadata(&empty).unwrap().len(), 0);
+    for suffix in ["-wal", "-shm", "-journal"] {
+        let beside = dir.path().join(format!("empty.db{suffix}"));
+        assert!(!beside.exists(), "{} was left", beside.display());
+    }
 }
 
 #[test]

@@ -51,6 +51,19 @@ fn import(args: &Args, out: &mut Output<'_>) -> Result<(), String> {
         dynamic::compile(&args.config, &Default::default()).map_err(|e| e.to_string())?;
     let _ = write!(out.stderr, "{}", compiled.warnings.render());
     let spec = &compiled.spec;
+    // Checked on a read-only connection first: a database the import refuses (an empty file,
+    // other tables) is left exactly as it was, with no journal files beside it.
+    dynamic::not_a_folder(&args.db).map_err(|e| e.to_string())?;
+    if args.db.is_file() {
+        let probe = toolforge::sql::Database::open_read_only(&args.db).map_err(|e| {
+            dynamic::LoadError::Database {
+                db: args.db.clone(),
+                message: e.to_string(),
+            }
+            .to_string()
+        })?;
+        dynamic::check_ready(&probe, &args.db, spec, &args.config).map_err(|e| e.to_string())?;
+    }
     let mut db = super::open_writable(&args.db, &args.config, false).map_err(|e| e.to_string())?;
     dynamic::check_ready(&db, &args.db, spec, &args.config).map_err(|e| e.to_string())?;
     if !args.no_embed
