@@ -5,20 +5,20 @@
 //! claim-less tokens are refused with the status and `WWW-Authenticate` header MCP's
 //! authorization spec gives. Without the provider each test says it was skipped.
 
+mod http_support;
 #[path = "../../runtime/tests/pg_support/mod.rs"]
 mod pg_support;
 
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
-use axum::body::Body;
-use http_body_util::BodyExt;
 use rmcp::model::{CallToolRequestParams, ClientConfig, ProtocolVersion};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
+
+use http_support::{Served, http, serve_http};
 
 /// The issuer's URL, or `None` (the test is skipped) without the provider.
 fn issuer(test: &str) -> Option<String> {
@@ -30,7 +30,7 @@ fn issuer(test: &str) -> Option<String> {
     )
 }
 
-fn config(issuer: &str) -> String {
+fn config_text(issuer: &str) -> String {
     config_with(issuer, "")
 }
 
@@ -114,58 +114,6 @@ fn seeded_with(text: String) -> (tempfile::TempDir, String, String) {
     (dir, config, db)
 }
 
-fn config_text(issuer: &str) -> String {
-    config(issuer)
-}
-
-/// `toolforge serve --http` on a free port; returns the child and its MCP URL.
-async fn serve(config: &str, db: &str) -> (tokio::process::Child, String) {
-    serve_with(config, db, &[]).await
-}
-
-/// [`serve`] with environment variables.
-async fn serve_with(
-    config: &str,
-    db: &str,
-    env: &[(&str, &str)],
-) -> (tokio::process::Child, String) {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolforge"))
-        .envs(env.iter().copied())
-        .args([
-            "serve",
-            "--config",
-            config,
-            "--db",
-            db,
-            "--http",
-            "127.0.0.1:0",
-        ])
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn toolforge serve --http");
-    let stderr = child.stderr.take().unwrap();
-    let (found, address) = tokio::sync::oneshot::channel();
-    tokio::spawn(async move {
-        use tokio::io::AsyncBufReadExt;
-        let mut lines = tokio::io::BufReader::new(stderr).lines();
-        let mut found = Some(found);
-        while let Ok(Some(line)) = lines.next_line().await {
-            if let Some(url) = line.trim().strip_prefix("toolforge: serving MCP at ")
-                && let Some(found) = found.take()
-            {
-                let _ = found.send(url.to_owned());
-            }
-        }
-    });
-    let url = tokio::time::timeout(Duration::from_secs(60), address)
-        .await
-        .expect("serve announces its address")
-        .expect("serve stopped before announcing its address");
-    (child, url)
-}
-
 /// `text` with every byte but unreserved ones percent-encoded (a form value).
 fn form_encode(text: &str) -> String {
     text.bytes()
@@ -176,38 +124,6 @@ fn form_encode(text: &str) -> String {
             _ => format!("%{b:02X}"),
         })
         .collect()
-}
-
-/// One HTTP request on loopback: the status, the `WWW-Authenticate` header and the body.
-async fn http(
-    method: &str,
-    url: &str,
-    headers: &[(&str, &str)],
-    body: String,
-) -> (u16, String, String) {
-    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
-        .build_http::<Body>();
-    let mut request = axum::http::Request::builder().method(method).uri(url);
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    let response = client
-        .request(request.body(Body::from(body)).unwrap())
-        .await
-        .expect("request");
-    let status = response.status().as_u16();
-    let challenge = response
-        .headers()
-        .get("www-authenticate")
-        .and_then(|value| value.to_str().ok())
-        .unwrap_or_default()
-        .to_owned();
-    let body = response.into_body().collect().await.unwrap().to_bytes();
-    (
-        status,
-        challenge,
-        String::from_utf8_lossy(&body).into_owned(),
-    )
 }
 
 /// An access token of `client` at `issuer` for `resource`, with `scope`.
@@ -301,7 +217,11 @@ async fn each_caller_sees_its_rows_and_the_tools_its_scopes_allow() {
         return;
     };
     let (_dir, config, db) = seeded(&issuer);
-    let (_server, url) = serve(&config, &db).await;
+    let Served {
+        child: _server,
+        url,
+        ..
+    } = serve_http(&["--config", &config, "--db", &db], &[]).await;
     let alice = token(&issuer, "alice", "mcp read reports", &url).await;
     let bob = token(&issuer, "bob", "mcp read", &url).await;
 
@@ -411,7 +331,11 @@ async fn bad_tokens_are_refused_with_the_specs_status_and_header() {
     let other_issuer = std::env::var("TOOLFORGE_TEST_OIDC_OTHER_ISSUER")
         .expect("scripts/with-oidc sets TOOLFORGE_TEST_OIDC_OTHER_ISSUER");
     let (_dir, config, db) = seeded(&issuer);
-    let (_server, url) = serve(&config, &db).await;
+    let Served {
+        child: _server,
+        url,
+        ..
+    } = serve_http(&["--config", &config, "--db", &db], &[]).await;
     let origin = url.trim_end_matches("/mcp");
     let metadata =
         format!("resource_metadata=\"{origin}/.well-known/oauth-protected-resource/mcp\"");
@@ -510,9 +434,12 @@ async fn opaque_tokens_are_checked_at_the_introspection_endpoint() {
          client_id: toolforge-rs\n      client_secret_env: TOOLFORGE_TEST_CLIENT_SECRET\n"
     );
     let (_dir, config, db) = seeded_with(config_with(&issuer, &extra));
-    let (_server, url) = serve_with(
-        &config,
-        &db,
+    let Served {
+        child: _server,
+        url,
+        ..
+    } = serve_http(
+        &["--config", &config, "--db", &db],
         &[("TOOLFORGE_TEST_CLIENT_SECRET", "toolforge-rs-secret")],
     )
     .await;

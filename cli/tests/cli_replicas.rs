@@ -5,11 +5,12 @@
 //! config change. A replica whose database goes away answers `unavailable` within the call's
 //! deadline and recovers by itself when the database is back.
 
+mod http_support;
 #[path = "../../runtime/tests/pg_support/mod.rs"]
 mod pg_support;
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -19,6 +20,8 @@ use http_body_util::BodyExt;
 use rmcp::model::{CallToolRequestParams, ClientConfig, ProtocolVersion};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
 use serde_json::{Value, json};
+
+use http_support::{http, serve_http};
 use tokio::net::{TcpListener, TcpStream};
 
 const CONFIG: &str = "\
@@ -82,37 +85,15 @@ fn seeded(url: &str) -> (tempfile::TempDir, PathBuf) {
 
 /// `toolforge serve --http` on a free port; returns the child and its MCP URL.
 async fn serve(config: &Path, url: &str, extra: &[&str]) -> (tokio::process::Child, String) {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolforge"))
-        .arg("serve")
-        .arg("--config")
-        .arg(config)
-        .args(["--db", url, "--http", "127.0.0.1:0"])
-        .args(extra)
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn toolforge serve --http");
-    let stderr = child.stderr.take().unwrap();
-    let (found, address) = tokio::sync::oneshot::channel();
-    // Reads the log to its end (so the server never blocks on a full pipe), announcing the URL.
-    tokio::spawn(async move {
-        use tokio::io::AsyncBufReadExt;
-        let mut lines = tokio::io::BufReader::new(stderr).lines();
-        let mut found = Some(found);
-        while let Ok(Some(line)) = lines.next_line().await {
-            if let Some(url) = line.trim().strip_prefix("toolforge: serving MCP at ")
-                && let Some(found) = found.take()
-            {
-                let _ = found.send(url.to_owned());
-            }
-        }
-    });
-    let url = tokio::time::timeout(Duration::from_secs(60), address)
-        .await
-        .expect("serve announces its address")
-        .expect("serve stopped before announcing its address");
-    (child, url)
+    let mut args: Vec<&OsStr> = vec![
+        OsStr::new("--config"),
+        config.as_os_str(),
+        OsStr::new("--db"),
+        OsStr::new(url),
+    ];
+    args.extend(extra.iter().map(OsStr::new));
+    let served = serve_http(&args, &[]).await;
+    (served.child, served.url)
 }
 
 /// A client of the newest protocol (no session: every request stands alone).
@@ -453,13 +434,5 @@ async fn a_replica_that_loses_its_database_answers_unavailable_and_recovers_by_i
 
 /// The status of a `GET` of `url`.
 async fn get_status(url: &str) -> u16 {
-    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
-        .build_http::<Body>();
-    let request = axum::http::Request::get(url).body(Body::empty()).unwrap();
-    tokio::time::timeout(Duration::from_secs(20), client.request(request))
-        .await
-        .expect("the probe answers")
-        .expect("request")
-        .status()
-        .as_u16()
+    http("GET", url, &[], String::new()).await.0
 }

@@ -2,6 +2,8 @@
 //! rmcp's client (the official Rust SDK). Over HTTP, the official Python SDK, the MCP
 //! conformance suite and the inspector drive it in CI.
 
+mod http_support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -549,45 +551,15 @@ fn context_headers_need_http_and_a_name_of_their_own() {
 
 /// `toolforge serve --http 127.0.0.1:0` with `extra` arguments; the child and its MCP URL.
 async fn http_serve(config: &Path, db: &Path, extra: &[&str]) -> (tokio::process::Child, String) {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolforge"))
-        .arg("serve")
-        .arg("--config")
-        .arg(config)
-        .arg("--db")
-        .arg(db)
-        .args(["--http", "127.0.0.1:0"])
-        .args(extra)
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn toolforge serve --http");
-    let mut stderr = tokio::io::BufReader::new(child.stderr.take().unwrap());
-    let url = tokio::time::timeout(Duration::from_secs(60), async {
-        use tokio::io::AsyncBufReadExt;
-        let mut line = String::new();
-        loop {
-            line.clear();
-            assert!(
-                stderr.read_line(&mut line).await.unwrap() > 0,
-                "serve stopped"
-            );
-            if let Some(url) = line.trim().strip_prefix("toolforge: serving MCP at ") {
-                return url.to_owned();
-            }
-        }
-    })
-    .await
-    .expect("serve announces its address");
-    // Keep reading the log so the server never blocks on a full pipe.
-    tokio::spawn(async move {
-        use tokio::io::AsyncBufReadExt;
-        let mut line = String::new();
-        while stderr.read_line(&mut line).await.is_ok_and(|n| n > 0) {
-            line.clear();
-        }
-    });
-    (child, url)
+    let mut args: Vec<&std::ffi::OsStr> = vec![
+        "--config".as_ref(),
+        config.as_os_str(),
+        "--db".as_ref(),
+        db.as_os_str(),
+    ];
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    let served = http_support::serve_http(&args, &[]).await;
+    (served.child, served.url)
 }
 
 /// Requests that are not one JSON-RPC message get JSON-RPC's status codes and errors, not a

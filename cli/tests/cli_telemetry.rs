@@ -5,18 +5,20 @@
 //! header), a child span per SQL statement without its text, `error.type` on failures, the
 //! `mcp.server.operation.duration` histogram; `/healthz`, `/readyz`, and JSON logs.
 
-use std::process::Stdio;
+mod http_support;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::body::{Body, Bytes};
-use http_body_util::BodyExt;
+use axum::body::Bytes;
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
 use opentelemetry_proto::tonic::trace::v1::Span;
 use prost::Message;
 use serde_json::{Value, json};
+
+use http_support::{Served, http, serve_http};
 
 const CONFIG: &str = "\
 name: shelf
@@ -115,23 +117,6 @@ fn toolforge(args: &[&str]) {
     );
 }
 
-/// One HTTP request: the status and the body.
-async fn http(method: &str, url: &str, headers: &[(&str, &str)], body: String) -> (u16, String) {
-    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
-        .build_http::<Body>();
-    let mut request = axum::http::Request::builder().method(method).uri(url);
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    let response = client
-        .request(request.body(Body::from(body)).unwrap())
-        .await
-        .expect("request");
-    let status = response.status().as_u16();
-    let body = response.into_body().collect().await.unwrap().to_bytes();
-    (status, String::from_utf8_lossy(&body).into_owned())
-}
-
 /// A 2026-07-28 `tools/call` (no session), with `meta` added to its `_meta`.
 async fn call(url: &str, tool: &str, arguments: Value, meta: Value, headers: &[(&str, &str)]) {
     let mut meta_object = json!({
@@ -152,7 +137,7 @@ async fn call(url: &str, tool: &str, arguments: Value, meta: Value, headers: &[(
         ("mcp-name", tool),
     ];
     all.extend_from_slice(headers);
-    let (status, answer) = http("POST", url, &all, body.to_string()).await;
+    let (status, _, answer) = http("POST", url, &all, body.to_string()).await;
     assert_eq!(status, 200, "{answer}");
 }
 
@@ -190,46 +175,20 @@ async fn requests_are_traced_and_measured_over_otlp() {
 
     let received = Arc::new(Mutex::new(Received::default()));
     let endpoint = receiver(received.clone()).await;
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolforge"))
-        .args([
-            "serve",
-            "--config",
-            config,
-            "--db",
-            db,
-            "--http",
-            "127.0.0.1:0",
-        ])
-        .env("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)
-        .env("OTEL_BSP_SCHEDULE_DELAY", "100")
-        .env("OTEL_METRIC_EXPORT_INTERVAL", "200")
-        .env("TOOLFORGE_LOG_FORMAT", "json")
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn toolforge serve");
-    let stderr = child.stderr.take().unwrap();
-    let (found, address) = tokio::sync::oneshot::channel();
-    let log = Arc::new(Mutex::new(Vec::<String>::new()));
-    let lines_seen = log.clone();
-    tokio::spawn(async move {
-        use tokio::io::AsyncBufReadExt;
-        let mut lines = tokio::io::BufReader::new(stderr).lines();
-        let mut found = Some(found);
-        while let Ok(Some(line)) = lines.next_line().await {
-            if let Some(url) = line.trim().strip_prefix("toolforge: serving MCP at ")
-                && let Some(found) = found.take()
-            {
-                let _ = found.send(url.to_owned());
-            }
-            lines_seen.lock().unwrap().push(line);
-        }
-    });
-    let url = tokio::time::timeout(Duration::from_secs(60), address)
-        .await
-        .unwrap()
-        .unwrap();
+    let Served {
+        child: _server,
+        url,
+        log,
+    } = serve_http(
+        &["--config", config, "--db", db],
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
+            ("OTEL_BSP_SCHEDULE_DELAY", "100"),
+            ("OTEL_METRIC_EXPORT_INTERVAL", "200"),
+            ("TOOLFORGE_LOG_FORMAT", "json"),
+        ],
+    )
+    .await;
     let origin = url.trim_end_matches("/mcp");
     assert_eq!(
         http("GET", &format!("{origin}/healthz"), &[], String::new())
@@ -237,7 +196,7 @@ async fn requests_are_traced_and_measured_over_otlp() {
             .0,
         200
     );
-    let (status, body) = http("GET", &format!("{origin}/readyz"), &[], String::new()).await;
+    let (status, _, body) = http("GET", &format!("{origin}/readyz"), &[], String::new()).await;
     assert_eq!(status, 200, "{body}");
 
     // A call inside the caller's trace (_meta), a failing one, one with the trace in a header.

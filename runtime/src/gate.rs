@@ -70,11 +70,22 @@ impl ScopePolicy {
             .collect()
     }
 
+    /// The scopes every call needs that `granted` lacks, if any.
+    pub fn missing_required(&self, granted: &BTreeSet<String>) -> Option<Vec<String>> {
+        let missing: Vec<String> = self
+            .required
+            .iter()
+            .filter(|scope| !granted.contains(*scope))
+            .cloned()
+            .collect();
+        (!missing.is_empty()).then_some(missing)
+    }
+
     /// `None` when `granted` allows calling `tool`; otherwise the scopes a token needs to
     /// (the required ones, and the tool's first alternative when it holds none of them).
     pub fn missing(&self, tool: &str, granted: &BTreeSet<String>) -> Option<Vec<String>> {
         let alternatives = self.alternatives(tool);
-        let has_required = self.required.iter().all(|scope| granted.contains(scope));
+        let has_required = self.missing_required(granted).is_none();
         let has_alternative =
             alternatives.is_empty() || alternatives.iter().any(|scope| granted.contains(scope));
         if has_required && has_alternative {

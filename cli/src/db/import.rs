@@ -53,8 +53,10 @@ fn import(args: &Args, out: &mut Output<'_>) -> Result<(), String> {
     let spec = &compiled.spec;
     // Checked on a read-only connection first: a database the import refuses (an empty file,
     // other tables) is left exactly as it was, with no journal files beside it.
+    // (A server's database is checked on the writer itself: opening it writes nothing.)
     dynamic::not_a_folder(&args.db).map_err(|e| e.to_string())?;
-    if args.db.is_file() {
+    let probed = args.db.is_file();
+    if probed {
         let probe = toolforge::sql::Database::open_read_only(&args.db).map_err(|e| {
             dynamic::LoadError::Database {
                 db: args.db.clone(),
@@ -65,7 +67,9 @@ fn import(args: &Args, out: &mut Output<'_>) -> Result<(), String> {
         dynamic::check_ready(&probe, &args.db, spec, &args.config).map_err(|e| e.to_string())?;
     }
     let mut db = super::open_writable(&args.db, &args.config, false).map_err(|e| e.to_string())?;
-    dynamic::check_ready(&db, &args.db, spec, &args.config).map_err(|e| e.to_string())?;
+    if !probed {
+        dynamic::check_ready(&db, &args.db, spec, &args.config).map_err(|e| e.to_string())?;
+    }
     if !args.no_embed
         && let Some(embedder) = crate::embedding::for_spec(spec, &args.config)
     {

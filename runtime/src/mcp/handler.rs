@@ -148,9 +148,11 @@ impl ServerHandler for McpHandler {
     ) -> Result<ListToolsResult, ErrorData> {
         let operation = Operation::start("tools/list", None, &context);
         let served = self.shared.current();
-        // A caller whose token's scopes do not reach a tool does not see it.
-        let visible: Vec<_> = match caller_gate(&context) {
-            None => served.tools.to_vec(),
+        // A caller whose token's scopes do not reach a tool does not see it; without a gate
+        // the list is served as it is (no copy of every definition per request).
+        let gate = caller_gate(&context);
+        let visible: std::borrow::Cow<'_, [rmcp::model::Tool]> = match &gate {
+            None => std::borrow::Cow::Borrowed(&served.tools),
             Some(gate) => served
                 .tools
                 .iter()
@@ -182,7 +184,7 @@ impl ServerHandler for McpHandler {
                 u64::try_from(self.shared.settings.options.list_ttl.as_millis())
                     .unwrap_or(u64::MAX),
             )
-            .with_cache_scope(if caller_gate(&context).is_some() {
+            .with_cache_scope(if gate.is_some() {
                 CacheScope::Private
             } else {
                 CacheScope::Public

@@ -445,12 +445,7 @@ impl<'s, 't> Importer<'s, 't> {
                 ));
             }
             if key == unique {
-                let empty = match &sql_value {
-                    Bound::Text(text) => text.is_empty(),
-                    Bound::Value(SqlValue::Text(text)) => text.is_empty(),
-                    _ => false,
-                };
-                if empty {
+                if text.is_some_and(str::is_empty) {
                     return Err(at(
                         line,
                         field_path(),

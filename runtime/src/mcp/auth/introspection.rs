@@ -106,15 +106,7 @@ fn cache_time(claims: Option<&Value>) -> Duration {
 
 /// The endpoint's answer about `token`.
 fn ask(settings: &Introspection, token: &str, timeout: Duration) -> Result<Value, String> {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .tls_config(
-            ureq::tls::TlsConfig::builder()
-                .root_certs(ureq::tls::RootCerts::PlatformVerifier)
-                .build(),
-        )
-        .timeout_global(Some(timeout))
-        .build()
-        .into();
+    let agent = super::keys::agent(timeout);
     let credentials = base64::engine::general_purpose::STANDARD.encode(format!(
         "{}:{}",
         form_encode(&settings.client_id),

@@ -153,8 +153,9 @@ fn jwk_family(jwk: &Jwk) -> Option<jsonwebtoken::AlgorithmFamily> {
     }
 }
 
-/// TLS checked against the system's certificate store.
-fn agent(timeout: Duration) -> ureq::Agent {
+/// An HTTP client to the issuer (its metadata, keys, introspection): TLS checked against the
+/// system's certificate store, every request within `timeout`.
+pub(super) fn agent(timeout: Duration) -> ureq::Agent {
     ureq::Agent::config_builder()
         .tls_config(
             ureq::tls::TlsConfig::builder()

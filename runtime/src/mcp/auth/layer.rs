@@ -2,7 +2,6 @@
 //! token, the scopes every request needs checked, a `tools/call` of a tool the token's scopes
 //! do not reach refused with `403` and the scope it needs, and the caller handed on.
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use axum::Router;
@@ -91,7 +90,7 @@ async fn authenticate(State(auth): State<Arc<Auth>>, request: Request, next: Nex
         }
     };
     let gate = ToolGate::new(auth.policy.clone(), verified.scopes);
-    if let Some(missing) = missing_required(&auth.policy, gate.granted()) {
+    if let Some(missing) = auth.policy.missing_required(gate.granted()) {
         return challenge(
             StatusCode::FORBIDDEN,
             Some((
@@ -135,17 +134,6 @@ async fn authenticate(State(auth): State<Arc<Auth>>, request: Request, next: Nex
         gate,
     });
     next.run(request).await
-}
-
-/// The required scopes the caller lacks, if any.
-fn missing_required(policy: &ScopePolicy, granted: &BTreeSet<String>) -> Option<Vec<String>> {
-    let missing: Vec<String> = policy
-        .required()
-        .iter()
-        .filter(|scope| !granted.contains(*scope))
-        .cloned()
-        .collect();
-    (!missing.is_empty()).then_some(missing)
 }
 
 /// The tools a JSON-RPC body calls with `tools/call` (a message or a list of them).

@@ -123,17 +123,6 @@ impl Plan {
     }
 }
 
-/// The weight of a field of `ranking`'s index (1 where the config's is not a positive number).
-fn weight(ranking: &Ranking<'_>, field: usize) -> f64 {
-    ranking.index.fields.get(field).map_or(1.0, |f| {
-        if f.weight.is_finite() && f.weight > 0.0 {
-            f.weight
-        } else {
-            1.0
-        }
-    })
-}
-
 /// The condition on `"term"` matching term `j` of `phrase` (a range for a prefix), its values
 /// added to `params`.
 fn term_condition(phrase: &Phrase, j: usize, params: &mut Vec<SqlValue>) -> String {
@@ -202,7 +191,7 @@ fn ranked_in_sql(
     }
     let mut weights = Vec::new();
     for &field in &plan.fields {
-        params.push(SqlValue::Real(weight(ranking, field)));
+        params.push(SqlValue::Real(ranking.weight(field)));
         weights.push(format!(
             "WHEN {field} THEN CAST(?{} AS DOUBLE PRECISION)",
             params.len()
@@ -341,7 +330,7 @@ fn scored(
         let entry = frequency
             .entry(id.clone())
             .or_insert_with(|| vec![0.0; phrases.len()]);
-        entry[*i] += weight(ranking, *field) * count as f64;
+        entry[*i] += ranking.weight(*field) * count as f64;
     }
     let mut hits_per_phrase = vec![0i64; phrases.len()];
     for frequencies in frequency.values() {

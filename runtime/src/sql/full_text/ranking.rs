@@ -52,20 +52,21 @@ impl Ranking<'_> {
         self.query.fts5(columns, self.prefix)
     }
 
+    /// The BM25 weight of the index's field `field`: the config's, or 1 where it is not a
+    /// positive number (both backends rank with it).
+    pub(crate) fn weight(&self, field: usize) -> f64 {
+        self.index
+            .fields
+            .get(field)
+            .map(|f| f.weight)
+            .filter(|weight| weight.is_finite() && *weight > 0.0)
+            .unwrap_or(1.0)
+    }
+
     /// `bm25("<fts>", w1, w2, ...)` in the index's column order.
     pub(crate) fn bm25(&self, fts: &str) -> String {
-        let weights: Vec<String> = self
-            .index
-            .fields
-            .iter()
-            .map(|f| {
-                let weight = if f.weight.is_finite() && f.weight > 0.0 {
-                    f.weight
-                } else {
-                    1.0
-                };
-                format!("{weight:?}")
-            })
+        let weights: Vec<String> = (0..self.index.fields.len())
+            .map(|i| format!("{:?}", self.weight(i)))
             .collect();
         format!("bm25({fts}, {})", weights.join(", "))
     }
