@@ -133,11 +133,9 @@ fn every_expression_gives_the_same_value_on_postgres() {
             .append(true)
             .open(log)
             .unwrap();
-        writeln!(
-            file,
-            "expr_postgres::every_expression_gives_the_same_value_on_postgres"
-        )
-        .unwrap();
+        // One write for the whole line (other test processes append to the same file).
+        file.write_all(b"expr_postgres::every_expression_gives_the_same_value_on_postgres\n")
+            .unwrap();
     }
     let sqlite = Connection::open_in_memory().unwrap();
     sqlite.execute_batch(expr_fixture::SQLITE_ROWS).unwrap();

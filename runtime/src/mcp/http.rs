@@ -209,29 +209,36 @@ impl McpServer {
 /// 503 with what is missing; and 503 once shutting down.
 fn health_routes(servers: Vec<McpServer>) -> Router {
     use axum::routing::get;
-    let servers = Arc::new(servers);
+    // Toolsets share their root's check: each distinct check runs once per probe.
+    let mut checks: Vec<super::server::Readiness> = Vec::new();
+    for check in servers.iter().filter_map(McpServer::readiness) {
+        if !checks.iter().any(|seen| Arc::ptr_eq(seen, &check)) {
+            checks.push(check);
+        }
+    }
+    let (servers, checks) = (Arc::new(servers), Arc::new(checks));
     Router::new()
         .route("/healthz", get(|| async { "ok\n" }))
         .route(
             "/readyz",
             get(move || {
-                let servers = servers.clone();
+                let (servers, checks) = (servers.clone(), checks.clone());
                 async move {
-                    for server in servers.iter() {
-                        if server.draining() {
-                            return (
-                                StatusCode::SERVICE_UNAVAILABLE,
-                                "shutting down\n".to_owned(),
-                            );
-                        }
-                        let check =
-                            tokio::time::timeout(std::time::Duration::from_secs(5), server.ready())
-                                .await;
-                        let problem = match check {
-                            Ok(Ok(())) => continue,
-                            Ok(Err(problem)) => problem,
-                            Err(_) => "the readiness check took longer than 5 s".to_owned(),
-                        };
+                    if servers.iter().any(McpServer::draining) {
+                        return (
+                            StatusCode::SERVICE_UNAVAILABLE,
+                            "shutting down\n".to_owned(),
+                        );
+                    }
+                    for check in checks.iter() {
+                        let problem =
+                            match tokio::time::timeout(std::time::Duration::from_secs(5), check())
+                                .await
+                            {
+                                Ok(Ok(())) => continue,
+                                Ok(Err(problem)) => problem,
+                                Err(_) => "the readiness check took longer than 5 s".to_owned(),
+                            };
                         return (
                             StatusCode::SERVICE_UNAVAILABLE,
                             format!("not ready: {problem}\n"),

@@ -210,12 +210,9 @@ impl McpServer {
         self.shared.is_draining()
     }
 
-    /// What `/readyz` answers: `Ok` when ready, otherwise why not.
-    pub(super) async fn ready(&self) -> Result<(), String> {
-        match &self.shared.settings.readiness {
-            Some(check) => check().await,
-            None => Ok(()),
-        }
+    /// The check `/readyz` runs for this server, if it has one.
+    pub(super) fn readiness(&self) -> Option<Readiness> {
+        self.shared.settings.readiness.clone()
     }
 
     /// Paging, caching and concurrency settings.

@@ -41,7 +41,9 @@ pub fn server(test: &str, var: &str, log: &str, script: &str) -> Option<String> 
                     .append(true)
                     .open(log)
             {
-                let _ = writeln!(file, "{test}");
+                // One write per line: tests run at once append to the same file, and a line
+                // written in pieces could interleave with another's (and count as neither).
+                let _ = file.write_all(format!("{test}\n").as_bytes());
             }
             Some(url)
         }

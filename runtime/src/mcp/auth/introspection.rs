@@ -5,7 +5,7 @@
 //! by the token's SHA-256, so a busy caller costs one request a minute.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
@@ -31,7 +31,7 @@ pub struct Introspection {
 
 /// Answers by the token's SHA-256: the claims or why the token was refused, and until when the
 /// answer may be reused.
-type Answers = HashMap<[u8; 32], (Result<Value, String>, Instant)>;
+type Answers = HashMap<[u8; 32], (Result<Arc<Value>, String>, Instant)>;
 
 /// Asks the endpoint, with a cache.
 pub(super) struct Introspector {
@@ -63,7 +63,7 @@ impl Introspector {
         token: &str,
         issuer: &str,
         audience: &str,
-    ) -> Result<Value, Inactive> {
+    ) -> Result<Arc<Value>, Inactive> {
         let key: [u8; 32] = Sha256::digest(token.as_bytes()).into();
         if let Some((answer, until)) = self.lock().get(&key)
             && Instant::now() < *until
@@ -76,8 +76,8 @@ impl Introspector {
             .await
             .map_err(|error| Inactive::Unreachable(error.to_string()))?
             .map_err(Inactive::Unreachable)?;
-        let checked = check(answer, issuer, audience);
-        let until = Instant::now() + cache_time(checked.as_ref().ok());
+        let checked = check(answer, issuer, audience).map(Arc::new);
+        let until = Instant::now() + cache_time(checked.as_deref().ok());
         let mut cache = self.lock();
         if cache.len() >= MAX_CACHED {
             cache.clear();

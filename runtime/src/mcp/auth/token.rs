@@ -125,19 +125,19 @@ impl Verifier {
         &self,
         token: &str,
         header: jsonwebtoken::Header,
-    ) -> Result<Value, Refusal> {
+    ) -> Result<Arc<Value>, Refusal> {
         let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
         let known = self.lock_checked().get(&digest).cloned();
         if let Some(claims) = known {
             self.check_times(&claims)?;
-            return Ok(Value::clone(&claims));
+            return Ok(claims);
         }
-        let claims = self.verify_jwt(token, header).await?;
+        let claims = Arc::new(self.verify_jwt(token, header).await?);
         let mut checked = self.lock_checked();
         if checked.len() >= MAX_CHECKED {
             checked.clear();
         }
-        checked.insert(digest, Arc::new(claims.clone()));
+        checked.insert(digest, claims.clone());
         Ok(claims)
     }
 
