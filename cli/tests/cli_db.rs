@@ -239,6 +239,54 @@ fn db_import_loads_everything_or_nothing() {
     assert_eq!(count(&db, "scope__consumes__scope"), 4);
 }
 
+/// A key given twice is one record, and the report says so (it said "imported 2 records");
+/// importing the file again reports updates only.
+#[test]
+fn db_import_counts_a_repeated_key_as_one_new_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = initialised(dir.path());
+    let data = dir.path().join("twice.jsonl");
+    std::fs::write(
+        &data,
+        concat!(
+            r#"{"entity":"Project","data":{"uuid":"p-1","name":"one"}}"#,
+            "\n",
+            r#"{"entity":"Project","data":{"uuid":"p-1","name":"one, renamed"}}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let import = || {
+        toolforge(&[
+            "db",
+            "import",
+            "--config",
+            s(&code_rag()),
+            "--db",
+            s(&db),
+            s(&data),
+        ])
+    };
+    let run = import();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with(
+            "imported 2 records (1 new, 1 update of a record already there) and 0 relationships"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(count(&db, "project"), 1);
+    let run = import();
+    assert!(
+        run.stdout.starts_with(
+            "imported 2 records (0 new, 2 updates of a record already there) and 0 relationships"
+        ),
+        "{}",
+        run.stdout
+    );
+}
+
 #[test]
 fn db_import_reads_standard_input_and_refuses_a_database_that_was_never_initialised() {
     let dir = tempfile::tempdir().unwrap();

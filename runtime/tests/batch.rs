@@ -261,6 +261,57 @@ async fn each_call_has_its_own_deadline() {
     assert_eq!(results[1]["result"], json!({"slept": 1}));
 }
 
+/// Slow calls cannot take the whole batch's deadline: each call gets a share of it when it
+/// starts, the batch answers before its deadline with the results of the calls that finished,
+/// and the cut calls say so (used to: the two slow calls held both places until the batch
+/// itself timed out, and every result was lost).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_share_the_batch_deadline_and_the_finished_ones_are_answered() {
+    let registry = ToolRegistry::builder()
+        .with_batch(BatchConfig::default().max_concurrency(2))
+        .unwrap()
+        .register(Sleep::named("sleep"))
+        .unwrap()
+        .with_tool_limits(
+            "batch",
+            toolforge::CallLimits::default().timeout(Some(Duration::from_millis(1_000))),
+        )
+        .unwrap()
+        .build();
+    let results = batch(
+        &registry,
+        json!([
+            {"tool": "sleep", "args": {"ms": 60_000}},
+            {"tool": "sleep", "args": {"ms": 60_000}},
+            {"tool": "sleep", "args": {"ms": 1}},
+            {"tool": "sleep", "args": {"ms": 1}},
+        ]),
+    )
+    .await;
+    for cut in &results[..2] {
+        assert_eq!(cut["ok"], false, "{results:?}");
+        let error = &cut["error"];
+        assert_eq!(error["error"], "timeout", "{error}");
+        assert_eq!(error["details"]["limit"], "batch_deadline", "{error}");
+        assert_eq!(error["details"]["finished"], 2, "{error}");
+        assert_eq!(error["details"]["calls"], 4, "{error}");
+        let share = error["details"]["timeout_ms"].as_u64().unwrap();
+        assert!(
+            (300..=500).contains(&share),
+            "a share of half the batch's time: {error}"
+        );
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            message.contains("its share of the batch's deadline"),
+            "{message}"
+        );
+        assert!(message.contains("2 of 4 calls finished"), "{message}");
+    }
+    for done in &results[2..] {
+        assert_eq!(done["result"], json!({"slept": 1}), "{results:?}");
+    }
+}
+
 #[tokio::test]
 async fn the_batch_tool_does_not_keep_its_registry_alive() {
     let registry = registry(BatchConfig::default());

@@ -161,11 +161,13 @@ fn slow_calls_time_out_and_the_connections_work_afterwards() {
 /// The deadline is enforced inside SQLite, not only by dropping the call: a read run with a
 /// budget whose deadline passes fails with `SQLITE_INTERRUPT` by itself, for a statement that
 /// loops in SQLite (the progress handler) and for one long GLOB match (the matcher's own
-/// checks).
+/// checks), one long REGEX match over two 1 MB values (the lazy DFA's own checks: the regex
+/// crate's match ran for a minute).
 #[test]
 fn the_deadline_stops_sqlite_itself() {
     let (_dir, spec, db) = seeded();
     add_long_scopes(&db, &spec, &"a".repeat(200_000), 1);
+    add_long_scopes(&db, &spec, &"ab".repeat(500_000), 2);
     let budget = CallBudget::new(
         "test",
         CallLimits::default().timeout(Some(Duration::from_millis(50))),
@@ -178,6 +180,7 @@ fn the_deadline_stops_sqlite_itself() {
             "SELECT count(*) FROM scope WHERE toolforge_glob('*{}b*', source)",
             "a".repeat(40_000)
         ),
+        "SELECT count(*) FROM scope WHERE regexp('(?:a|b){1,5000}c', source)".to_string(),
     ];
     multi_thread_runtime().block_on(async {
         for sql in statements {
@@ -192,6 +195,31 @@ fn the_deadline_stops_sqlite_itself() {
                 .unwrap();
             assert_eq!(n, 2);
         }
+    });
+}
+
+/// A REGEX match that cannot stop (Unicode word boundaries next to non-ASCII text) is refused
+/// when its work is beyond the limit, with the limit and what to write instead; the same
+/// pattern with ASCII boundaries answers.
+#[test]
+fn a_regex_match_that_cannot_stop_is_refused_past_its_budget() {
+    let (_dir, spec, db) = seeded();
+    add_long_scopes(&db, &spec, &"é".repeat(500_000), 1);
+    let registry = registry_with_limits(spec, db, CallLimits::default());
+    let call = |pattern: &str| {
+        let arguments = json!({"entity_type": "Scope", "conditions": [{"field": "source", "operator": "REGEX", "value": pattern}]});
+        let registry = registry.clone();
+        async move { registry.call("query_entities", arguments).await }
+    };
+    multi_thread_runtime().block_on(async {
+        let error = call(r"\b(?:a|b){1,500}\b").await.expect_err("refused");
+        assert_eq!(error.code, ErrorCode::InvalidArguments, "{error}");
+        assert!(error.message.contains("(?-u:\\b)"), "{error}");
+        assert_eq!(error.details.as_ref().unwrap()["limit"], "regex_work");
+        let answer = call(r"(?-u:\b)(?:a|b){1,500}(?-u:\b)")
+            .await
+            .expect("ASCII boundaries answer");
+        assert_eq!(answer["returned"], 0, "{answer}");
     });
 }
 

@@ -84,14 +84,26 @@ fn import(args: &Args, out: &mut Output<'_>) -> Result<(), String> {
         db.import_jsonl_with_max_line(spec, BufReader::new(file), args.max_line_bytes)
     };
     let stats = result.map_err(|error| format!("error: {data_name}: {error}"))?;
+    // A key given again (in this file or an earlier import) updates its record: say how many
+    // records are new, so that two lines of one key do not read as two records.
+    let updates = stats.entities.saturating_sub(stats.new_records);
     let _ = writeln!(
         out.stdout,
-        "imported {} {} and {} {} from {data_name} into {}",
+        "imported {} {}{} and {} {} from {data_name} into {}",
         stats.entities,
         if stats.entities == 1 {
             "record"
         } else {
             "records"
+        },
+        if updates > 0 {
+            format!(
+                " ({} new, {updates} {} of a record already there)",
+                stats.entities - updates,
+                if updates == 1 { "update" } else { "updates" }
+            )
+        } else {
+            String::new()
         },
         stats.relationships,
         if stats.relationships == 1 {

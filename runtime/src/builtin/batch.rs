@@ -7,7 +7,10 @@
 //!
 //! Every call goes through the registry (argument validation, panic isolation, the called
 //! tool's limits, kept within the batch's own: its deadline and answer cap) plus the batch's
-//! own per-call timeout. The whole answer stays within the batch's answer cap: in call order,
+//! own per-call timeout. The calls share the batch's deadline: each gets, when it starts, the
+//! time left divided by the rounds still to run, so a slow call cannot starve the ones after
+//! it; the batch answers just before its deadline with every call that finished, and each cut
+//! call's `timeout` error says how many finished. The whole answer stays within the batch's answer cap: in call order,
 //! a result that does not fit is replaced by a `too_large` error. A call of `batch` itself is refused, and an
 //! unknown name is answered with the unknown-tool payload (see [`crate::InvalidTool`]).
 //!
@@ -16,7 +19,7 @@
 //! The calls are spawned as Tokio tasks, so `batch` needs a Tokio runtime.
 
 use std::sync::{Arc, OnceLock, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 use tokio::sync::Semaphore;
@@ -199,19 +202,26 @@ impl BatchTool {
         })?;
         let calls = parse_calls(&arguments, self.config.max_calls)?;
         let outer = CallBudget::current();
+        let started = Instant::now();
+        // The batch answers a little before its own deadline, so that the calls that finished
+        // reach the caller with the ones that did not.
+        let batch_end = outer
+            .as_ref()
+            .and_then(CallBudget::deadline)
+            .map(|deadline| deadline - answer_margin(deadline.saturating_duration_since(started)));
         // Each call's answer leaves room for the wrappers of every result and the short
         // errors that may replace the others, so that one full answer still fits.
         let room = 96 + calls.len() * SHORT_RESULT_BYTES;
         let inner = outer.clone().map(|budget| budget.less_bytes(room));
-        let semaphore = Arc::new(Semaphore::new(self.config.max_concurrency));
-        let mut results: Vec<Option<Value>> = vec![None; calls.len()];
-        let mut names: Vec<String> = Vec::with_capacity(calls.len());
-        let mut tasks = JoinSet::new();
+        let total = calls.len();
+        let mut results: Vec<Option<Outcome>> = Vec::with_capacity(total);
+        let mut names: Vec<String> = Vec::with_capacity(total);
+        let mut runnable: Vec<(usize, PlannedCall)> = Vec::new();
         for (index, call) in calls.into_iter().enumerate() {
             let call = match call {
                 Ok(call) => call,
                 Err(bad) => {
-                    results[index] = Some(failure(&bad.tool, bad.error.to_json()));
+                    results.push(Some(Outcome::Done(failure(&bad.tool, bad.error.to_json()))));
                     names.push(bad.tool);
                     continue;
                 }
@@ -223,52 +233,90 @@ impl BatchTool {
                     "a batch cannot contain another `batch` call; put those calls directly in \
                      this batch's `calls` list",
                 );
-                results[index] = Some(failure(&call.tool, error.to_json()));
+                results.push(Some(Outcome::Done(failure(&call.tool, error.to_json()))));
                 continue;
             }
             if registry.get(&call.tool).is_none() {
                 let payload = registry.invalid_tool().payload(&call.tool);
-                results[index] = Some(failure(&call.tool, payload));
+                results.push(Some(Outcome::Done(failure(&call.tool, payload))));
+                continue;
+            }
+            results.push(None);
+            runnable.push((index, call));
+        }
+        let plan = SharePlan {
+            batch_end,
+            per_call: self.config.per_call_timeout,
+            concurrency: self.config.max_concurrency,
+        };
+        let semaphore = Arc::new(Semaphore::new(self.config.max_concurrency));
+        let mut tasks = JoinSet::new();
+        let waiting = runnable.len();
+        // Calls start in call order, each when a place frees (and not after the batch's end).
+        for (started_before, (index, call)) in runnable.into_iter().enumerate() {
+            let acquire = Arc::clone(&semaphore).acquire_owned();
+            let permit = match batch_end {
+                Some(end) => tokio::time::timeout_at(end.into(), acquire).await.ok(),
+                None => Some(acquire.await),
+            };
+            // The semaphore is never closed, so acquiring fails only at the batch's end.
+            let Some(Ok(permit)) = permit else {
+                results[index] = Some(Outcome::Cut(Duration::ZERO));
+                continue;
+            };
+            let (limit, cut) = plan.share(&registry, &call.tool, waiting - started_before);
+            if cut && limit < MIN_SHARE {
+                results[index] = Some(Outcome::Cut(Duration::ZERO));
                 continue;
             }
             let registry = Arc::clone(&registry);
-            let semaphore = Arc::clone(&semaphore);
-            let limit = self.config.per_call_timeout;
             let outer = inner.clone();
             tasks.spawn(async move {
-                // The semaphore is never closed, so acquiring cannot fail.
-                let _permit = semaphore.acquire_owned().await;
-                let call_future =
-                    registry.call_within(&call.tool, call.arguments, outer.as_ref(), None);
-                let outcome = tokio::time::timeout(limit, call_future).await;
-                let entry = match outcome {
-                    Ok(Ok(result)) => json!({ "tool": call.tool, "ok": true, "result": result }),
-                    Ok(Err(error)) => failure(&call.tool, error.to_json()),
-                    Err(_) => failure(&call.tool, timed_out(&call.tool, limit).to_json()),
-                };
-                (index, entry)
+                let outcome = SharePlan::run(&registry, call, outer, limit, cut).await;
+                drop(permit);
+                (index, outcome)
             });
         }
         drop(registry);
-        while let Some(joined) = tasks.join_next().await {
-            match joined {
-                Ok((index, entry)) => results[index] = Some(entry),
+        loop {
+            let next = match batch_end {
+                // The calls end by `batch_end`; the wait ends shortly after, whatever a call does.
+                Some(end) => {
+                    let grace = answer_margin(end.saturating_duration_since(Instant::now())) / 2;
+                    tokio::time::timeout_at((end + grace).into(), tasks.join_next())
+                        .await
+                        .unwrap_or(None)
+                }
+                None => tasks.join_next().await,
+            };
+            match next {
+                Some(Ok((index, outcome))) => results[index] = Some(outcome),
                 // Calls run with panic isolation inside the registry, so a task only fails if
                 // the runtime cancels it; the slot is filled below.
-                Err(_) => continue,
+                Some(Err(_)) => continue,
+                None => break,
             }
         }
+        tasks.abort_all();
+        let finished = results
+            .iter()
+            .filter(|outcome| matches!(outcome, Some(Outcome::Done(_))))
+            .count();
+        let shared = Shared {
+            finished,
+            total,
+            concurrency: self.config.max_concurrency,
+            batch_ms: batch_end.map(|end| end.saturating_duration_since(started).as_millis()),
+        };
         let mut results: Vec<Value> = results
             .into_iter()
             .zip(&names)
-            .map(|(entry, tool)| {
-                entry.unwrap_or_else(|| {
-                    failure(
-                        tool,
-                        ToolError::execution_failed("the call was cancelled before it finished")
-                            .to_json(),
-                    )
-                })
+            .map(|(outcome, tool)| match outcome {
+                Some(Outcome::Done(entry)) => entry,
+                Some(Outcome::Cut(limit)) => {
+                    failure(tool, shared.error(tool, Some(limit)).to_json())
+                }
+                None => failure(tool, shared.error(tool, None).to_json()),
             })
             .collect();
         if let Some(max) = outer.and_then(|budget| budget.limits().max_answer_bytes) {
@@ -328,6 +376,128 @@ impl ToolRegistry {
     /// one never has; the `Result` keeps the signature uniform with the other builder steps.
     pub fn standard() -> Result<RegistryBuilder, RegistryError> {
         RegistryBuilder::default().with_builtins()
+    }
+}
+
+/// How a call of a batch ended.
+enum Outcome {
+    /// With its entry of `results` (a success or its own error).
+    Done(Value),
+    /// Stopped at the end of its share of the batch's deadline (the share given).
+    Cut(Duration),
+}
+
+/// How the calls of one batch share its deadline.
+///
+/// A call gets its share when it starts (in call order, when one of the `concurrency` places
+/// frees): the time left before the batch's end divided by the rounds the calls not yet
+/// started still need (`ceil(unstarted / concurrency)`), and at most the per-call deadline. So a slow call cannot
+/// take the time of the calls after it, and the time a fast call leaves goes to the next ones.
+struct SharePlan {
+    batch_end: Option<Instant>,
+    per_call: Duration,
+    concurrency: usize,
+}
+
+impl SharePlan {
+    /// The deadline of a call of `tool` starting now with `waiting` calls (itself included) not
+    /// yet started, and whether the batch's deadline cut it below the call's own.
+    fn share(&self, registry: &ToolRegistry, tool: &str, waiting: usize) -> (Duration, bool) {
+        let mut limit = self.per_call;
+        if let Some(end) = self.batch_end {
+            let rounds = waiting.div_ceil(self.concurrency).max(1) as u32;
+            let share = end.saturating_duration_since(Instant::now()) / rounds;
+            let own = registry.limits_for(tool).timeout;
+            if share < limit && own.is_none_or(|own| share < own) {
+                return (share, true);
+            }
+            limit = limit.min(share);
+        }
+        (limit, false)
+    }
+
+    /// Runs `call` within `limit` (and the batch's `outer` budget).
+    async fn run(
+        registry: &ToolRegistry,
+        call: PlannedCall,
+        outer: Option<CallBudget>,
+        limit: Duration,
+        cut: bool,
+    ) -> Outcome {
+        let deadline = CallBudget::new(
+            BATCH_TOOL_NAME,
+            crate::CallLimits::UNLIMITED.timeout(Some(limit)),
+        );
+        let budget = deadline.within(outer.as_ref());
+        let call_future = registry.call_within(&call.tool, call.arguments, Some(&budget), None);
+        match tokio::time::timeout(limit, call_future).await {
+            Ok(Ok(result)) => {
+                Outcome::Done(json!({ "tool": call.tool, "ok": true, "result": result }))
+            }
+            Ok(Err(error)) if cut && error.code == ErrorCode::Timeout => Outcome::Cut(limit),
+            Ok(Err(error)) => Outcome::Done(failure(&call.tool, error.to_json())),
+            Err(_) if cut => Outcome::Cut(limit),
+            Err(_) => Outcome::Done(failure(&call.tool, timed_out(&call.tool, limit).to_json())),
+        }
+    }
+}
+
+/// A call given less than this is not started: it could not answer anything.
+const MIN_SHARE: Duration = Duration::from_millis(1);
+
+/// The time a batch keeps between the end of its calls and its own deadline to write its
+/// answer: a twentieth of what it has, between 10 and 200 ms.
+fn answer_margin(left: Duration) -> Duration {
+    (left / 20)
+        .clamp(Duration::from_millis(10), Duration::from_millis(200))
+        .min(left / 2)
+}
+
+/// What the errors of the calls cut by the batch's deadline say.
+struct Shared {
+    finished: usize,
+    total: usize,
+    concurrency: usize,
+    batch_ms: Option<u128>,
+}
+
+impl Shared {
+    /// The error of `tool`, cut after `limit` (`None`: not finished when the batch had to answer).
+    fn error(&self, tool: &str, limit: Option<Duration>) -> ToolError {
+        let Shared {
+            finished,
+            total,
+            concurrency,
+            ..
+        } = *self;
+        let batch_ms = self.batch_ms.unwrap_or_default();
+        let what = match limit {
+            Some(limit) if limit < MIN_SHARE => {
+                "was not started: the batch's deadline left it no time".to_owned()
+            }
+            Some(limit) => format!(
+                "did not finish within its share of the batch's deadline ({} ms of {batch_ms} \
+                 ms, {total} calls run {concurrency} at a time) and was cancelled",
+                limit.as_millis()
+            ),
+            None => format!(
+                "did not finish before the batch's deadline ({batch_ms} ms) and was cancelled"
+            ),
+        };
+        ToolError::new(
+            ErrorCode::Timeout,
+            format!(
+                "`{tool}` {what}; {finished} of {total} calls finished (their results are \
+                 here). Call it on its own, or in a batch of fewer calls"
+            ),
+        )
+        .with_details(json!({
+            "tool": tool,
+            "limit": "batch_deadline",
+            "timeout_ms": limit.map(|limit| limit.as_millis() as u64),
+            "finished": finished,
+            "calls": total,
+        }))
     }
 }
 

@@ -54,8 +54,11 @@ impl From<DbError> for ImportError {
 /// How much an import loaded.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ImportStats {
-    /// Entity records inserted or updated.
+    /// Entity lines written: records inserted or updated (a key given twice counts twice).
     pub entities: usize,
+    /// Records that were not there before the import (a key given twice counts once; a record
+    /// imported and deleted by the same import counts).
+    pub new_records: usize,
     /// Relationship edges inserted or updated.
     pub relationships: usize,
     /// What was done to keep the vector indexes up to date (see
@@ -752,6 +755,20 @@ impl<'s, 't> Importer<'s, 't> {
     }
 }
 
+/// How many records the entity tables of `spec` hold.
+fn record_count(conn: &dyn super::backend::Writer, spec: &SchemaSpec) -> Result<u64, ImportError> {
+    let mut total = 0;
+    for entity in &spec.entities {
+        total += conn
+            .count(
+                &format!("SELECT count(*) FROM {}", quote(&entity.table)),
+                &[],
+            )
+            .map_err(|e| exec_error(None, e))?;
+    }
+    Ok(total)
+}
+
 fn relationship_hint(spec: &SchemaSpec, rel_type: &str, from: &str, to: &str) -> String {
     let same_type: Vec<String> = spec
         .relationships
@@ -830,6 +847,7 @@ impl Database {
         F: FnOnce(&mut Importer<'_, '_>) -> Result<(), ImportError>,
     {
         self.with_import_sink(|sink| {
+            let before = record_count(sink.writer(), spec)?;
             let stats = {
                 let mut importer = Importer::new(spec, &mut *sink);
                 if let Err(error) = load(&mut importer) {
@@ -837,8 +855,10 @@ impl Database {
                 }
                 importer.finish()?
             };
+            let after = record_count(sink.writer(), spec)?;
             Ok(ImportStats {
                 embeddings: self.embedding_pass(sink.writer(), spec)?,
+                new_records: (after + stats.deleted as u64).saturating_sub(before) as usize,
                 ..stats
             })
         })

@@ -2,6 +2,7 @@
 
 use crate::ToolError;
 use crate::sql::backend::{BackendError, ExecError};
+use crate::sql::sqlite::stoppable_regex::{FALLBACK_BUDGET, TOO_COSTLY_MARK};
 
 /// Whether `error` is SQLite's `SQLITE_INTERRUPT`: the statement was stopped because its call's
 /// deadline passed or its caller went away (see [`Database::read`](crate::sql::Database::read)).
@@ -26,8 +27,15 @@ impl From<rusqlite::Error> for ExecError {
 }
 
 /// The structured error a model sees when SQLite fails: the SQLite error code only, never SQL
-/// text or file paths.
+/// text or file paths; a `REGEX` match refused for its cost says so (see `stoppable_regex`).
 pub fn execution_error(error: &rusqlite::Error) -> ToolError {
+    if let rusqlite::Error::SqliteFailure(_, Some(message)) = error
+        && let Some(refusal) = message.strip_prefix(TOO_COSTLY_MARK)
+    {
+        return ToolError::invalid_arguments(refusal.to_owned()).with_details(
+            serde_json::json!({ "limit": "regex_work", "maximum": FALLBACK_BUDGET }),
+        );
+    }
     let code = match error {
         rusqlite::Error::SqliteFailure(failure, _) => format!("{:?}", failure.code),
         rusqlite::Error::UserFunctionError(_) => "FunctionError".into(),

@@ -8,35 +8,61 @@ use rusqlite::functions::FunctionFlags;
 
 use crate::sql::backend::{CONTEXT_FUNCTION, GLOB_FUNCTION};
 use crate::sql::glob::GlobPattern;
+use crate::sql::sqlite::stoppable_regex::{StoppableRegex, Unanswered};
 use crate::sql::sqlite::watch::{Watch, lock};
 
-/// Registers `regexp(pattern, text)` on a connection.
+/// Registers `regexp(pattern, text)` on a connection (SQLite's `text REGEXP pattern`): the
+/// regex crate's syntax, the compiled pattern cached per statement, matched by a lazy DFA that
+/// stops when the connection's call does (see `stoppable_regex`). NULL text gives NULL.
+///
+/// ```
+/// let conn = toolforge::sql::rusqlite::Connection::open_in_memory().unwrap();
+/// toolforge::sql::database::register_regexp(&conn).unwrap();
+/// let matched: bool = conn
+///     .query_row("SELECT 'UserService' REGEXP 'Service$'", [], |r| r.get(0))
+///     .unwrap();
+/// assert!(matched);
+/// ```
 pub fn register_regexp(conn: &Connection) -> rusqlite::Result<()> {
+    register_regexp_watched(conn, Arc::new(Watch::default()))
+}
+
+fn register_regexp_watched(conn: &Connection, watch: Arc<Watch>) -> rusqlite::Result<()> {
     conn.create_scalar_function(
         "regexp",
         2,
         FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
-        |ctx| {
-            let pattern = ctx.get_or_create_aux(0, |value| -> Result<regex::Regex, String> {
+        move |ctx| {
+            let pattern = ctx.get_or_create_aux(0, |value| -> Result<StoppableRegex, String> {
                 let text = value
                     .as_str()
                     .map_err(|_| "REGEX pattern must be text".to_string())?;
-                regex::RegexBuilder::new(text)
-                    .size_limit(1 << 20)
-                    .build()
-                    .map_err(|e| format!("invalid REGEX pattern: {e}"))
+                StoppableRegex::new(text)
             })?;
             let text = match ctx.get_raw(1) {
                 rusqlite::types::ValueRef::Text(bytes) => String::from_utf8_lossy(bytes),
                 rusqlite::types::ValueRef::Null => return Ok(None),
-                other => match other {
-                    rusqlite::types::ValueRef::Integer(i) => i.to_string().into(),
-                    rusqlite::types::ValueRef::Real(f) => f.to_string().into(),
-                    _ => return Ok(None),
-                },
+                rusqlite::types::ValueRef::Integer(i) => i.to_string().into(),
+                rusqlite::types::ValueRef::Real(f) => f.to_string().into(),
+                rusqlite::types::ValueRef::Blob(_) => return Ok(None),
             };
-            Ok(Some(pattern.is_match(&text)))
+            match pattern.is_match_until(&text, || watch.should_stop()) {
+                Ok(matched) => Ok(Some(matched)),
+                Err(Unanswered::Stopped) => Err(interrupted()),
+                Err(Unanswered::TooCostly(refusal)) => {
+                    Err(rusqlite::Error::UserFunctionError(Box::new(refusal)))
+                }
+            }
         },
+    )
+}
+
+/// SQLite's `SQLITE_INTERRUPT`, without a message: with one, SQLite would report
+/// `SQLITE_ERROR` instead of the code.
+fn interrupted() -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_INTERRUPT),
+        None,
     )
 }
 
@@ -81,11 +107,7 @@ fn register_glob_watched(conn: &Connection, watch: Arc<Watch>) -> rusqlite::Resu
             };
             match pattern.is_match_until(&text, || watch.should_stop()) {
                 Ok(matched) => Ok(Some(matched)),
-                // No message: with one, SQLite would report SQLITE_ERROR instead of the code.
-                Err(_) => Err(rusqlite::Error::SqliteFailure(
-                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_INTERRUPT),
-                    None,
-                )),
+                Err(_) => Err(interrupted()),
             }
         },
     )
@@ -94,7 +116,7 @@ fn register_glob_watched(conn: &Connection, watch: Arc<Watch>) -> rusqlite::Resu
 pub(crate) fn configure(conn: &Connection, watch: Arc<Watch>) -> rusqlite::Result<()> {
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
     conn.set_prepared_statement_cache_capacity(128);
-    register_regexp(conn)?;
+    register_regexp_watched(conn, watch.clone())?;
     register_glob_watched(conn, watch)
 }
 

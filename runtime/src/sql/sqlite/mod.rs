@@ -1,5 +1,6 @@
 //! The SQLite backend: a file database with one writer and a pool of read-only connections
-//! (`pool`), the functions every connection carries (`functions`), a connection as the
+//! (`pool`), the functions every connection carries (`functions`, its `REGEXP` matcher in
+//! `stoppable_regex`), a connection as the
 //! engine reads and writes through it (`reader`), SQLite's errors (`error`) and the
 //! trusted statements of declared tools run read-only (`trusted`).
 
@@ -8,6 +9,7 @@ pub(crate) mod functions;
 pub(crate) mod import_sink;
 pub(crate) mod pool;
 pub(crate) mod reader;
+pub(crate) mod stoppable_regex;
 pub(crate) mod trusted;
 pub(crate) mod value;
 pub(crate) mod watch;
