@@ -38,6 +38,10 @@ pub struct Args {
     /// it (and say so), a larger answer is a `too_large` error.
     #[arg(long, value_name = "BYTES", default_value_t = toolforge::limits::DEFAULT_MAX_ANSWER_BYTES)]
     pub max_answer_bytes: usize,
+    /// The most memory a call may take for the data it loads (the graph tools' graphs and
+    /// visited records), in bytes; passing it is a `too_large` error.
+    #[arg(long, value_name = "BYTES", default_value_t = toolforge::limits::DEFAULT_MAX_MEMORY_BYTES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_memory_bytes: usize,
     /// The tool families to build, comma-separated, replacing the config's `toolforge.tools`
     /// (schema, query, lookup, relationships, ranges, patterns, aggregates, graph).
     #[arg(long, value_name = "FAMILIES", value_delimiter = ',', value_parser = crate::families::parse_family)]
@@ -95,7 +99,8 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
     };
     let limits = CallLimits::default()
         .timeout(Some(args.timeout))
-        .max_answer_bytes(Some(args.max_answer_bytes));
+        .max_answer_bytes(Some(args.max_answer_bytes))
+        .max_memory_bytes(Some(args.max_memory_bytes));
     let values = args
         .context
         .iter()

@@ -69,6 +69,10 @@ pub struct Args {
     /// The largest answer, in bytes of compact JSON.
     #[arg(long, value_name = "BYTES", default_value_t = toolforge::limits::DEFAULT_MAX_ANSWER_BYTES)]
     pub max_answer_bytes: usize,
+    /// The most memory a call may take for the data it loads (the graph tools' graphs and
+    /// visited records), in bytes; passing it is a `too_large` error.
+    #[arg(long, value_name = "BYTES", default_value_t = toolforge::limits::DEFAULT_MAX_MEMORY_BYTES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_memory_bytes: usize,
     /// Calls running at once; more wait for a free slot within their deadline.
     #[arg(long, value_name = "N", default_value_t = McpOptions::default().max_concurrent_calls)]
     pub max_concurrent_calls: usize,
@@ -354,6 +358,7 @@ fn limits(args: &Args) -> CallLimits {
     CallLimits::default()
         .timeout(Some(args.timeout))
         .max_answer_bytes(Some(args.max_answer_bytes))
+        .max_memory_bytes(Some(args.max_memory_bytes))
 }
 
 fn mcp_options(args: &Args) -> McpOptions {

@@ -46,6 +46,7 @@ const SQL_LAYERS: &[&[&str]] = &[
         "sql::handler_error",
         "sql::full_text::pg_tables",
         "sql::vectors",
+        "sql::graphs",
     ],
     // The backends, one folder each.
     &["sql::sqlite", "sql::postgres"],

@@ -26,6 +26,9 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// The default cap on an answer: 1 MiB of compact JSON.
 pub const DEFAULT_MAX_ANSWER_BYTES: usize = 1 << 20;
 
+/// The default cap on the memory a call may take for its working data: 256 MiB.
+pub const DEFAULT_MAX_MEMORY_BYTES: usize = 256 << 20;
+
 /// The limits of the calls of one tool (or of every tool of a registry).
 ///
 /// ```
@@ -49,6 +52,10 @@ pub struct CallLimits {
     /// The most records a list tool returns in one answer, whatever the call's `limit`
     /// (default `None`: the tool's own limits only).
     pub max_rows: Option<u32>,
+    /// The most memory a call may take for the data it loads (default
+    /// [`DEFAULT_MAX_MEMORY_BYTES`]): what the graph tools load is counted against it, and
+    /// passing it is a `too_large` error naming it. `None`: no cap.
+    pub max_memory_bytes: Option<usize>,
 }
 
 impl Default for CallLimits {
@@ -57,6 +64,7 @@ impl Default for CallLimits {
             timeout: Some(DEFAULT_TIMEOUT),
             max_answer_bytes: Some(DEFAULT_MAX_ANSWER_BYTES),
             max_rows: None,
+            max_memory_bytes: Some(DEFAULT_MAX_MEMORY_BYTES),
         }
     }
 }
@@ -67,6 +75,7 @@ impl CallLimits {
         timeout: None,
         max_answer_bytes: None,
         max_rows: None,
+        max_memory_bytes: None,
     };
 
     /// Sets [`CallLimits::timeout`].
@@ -84,6 +93,12 @@ impl CallLimits {
     /// Sets [`CallLimits::max_rows`].
     pub fn max_rows(mut self, max_rows: Option<u32>) -> Self {
         self.max_rows = max_rows;
+        self
+    }
+
+    /// Sets [`CallLimits::max_memory_bytes`].
+    pub fn max_memory_bytes(mut self, max_memory_bytes: Option<usize>) -> Self {
+        self.max_memory_bytes = max_memory_bytes;
         self
     }
 }
@@ -216,6 +231,8 @@ impl CallBudget {
         self.limits.max_answer_bytes =
             smaller(self.limits.max_answer_bytes, outer.limits.max_answer_bytes);
         self.limits.max_rows = smaller(self.limits.max_rows, outer.limits.max_rows);
+        self.limits.max_memory_bytes =
+            smaller(self.limits.max_memory_bytes, outer.limits.max_memory_bytes);
         self
     }
 

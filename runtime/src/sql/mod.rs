@@ -6,6 +6,7 @@
 //! - SQL text and values, without a connection: [`value`], [`ident`], [`names`], [`dates`],
 //!   [`glob`], [`ddl`], [`schema_diff`], the full-text query language.
 //! - [`backend`]: what the engine asks of any backend, naming none.
+//! - What the backends and the services share: the vectors and the graphs kept in memory.
 //! - The backends, one folder each: [`sqlite`] and `postgres`.
 //! - [`Database`] ([`database`]): the one handle over either backend.
 //! - The services: [`query`] (conditions, ordering and limits checked against the spec,
@@ -38,6 +39,8 @@ pub mod describe;
 pub mod embeddings;
 pub mod full_text;
 pub mod glob;
+#[cfg(feature = "sqlite")]
+mod graphs;
 #[cfg(feature = "sqlite")]
 pub(crate) mod handler_error;
 pub mod ident;

@@ -82,6 +82,8 @@ pub struct Database {
     embedder: Option<Arc<dyn crate::embed::Embedder>>,
     /// Vectors kept in memory for searches, shared by every clone of the handle.
     vectors: Arc<crate::sql::vectors::VectorCache>,
+    /// The graphs `rank_entities` loads, shared by every clone of the handle.
+    graphs: Arc<crate::sql::graphs::GraphCache>,
 }
 
 /// The backend a [`Database`] runs on.
@@ -197,6 +199,7 @@ impl Database {
         Ok(Database {
             embedder: None,
             vectors: Arc::default(),
+            graphs: Arc::default(),
             backend: Backend::Sqlite(Arc::new(SqliteDatabase {
                 path,
                 writer: writer.map(Mutex::new),
@@ -299,6 +302,11 @@ impl Database {
         &self.vectors
     }
 
+    /// The graphs the graph tools load.
+    pub(crate) fn graph_cache(&self) -> &crate::sql::graphs::GraphCache {
+        &self.graphs
+    }
+
     /// The SQL dialect of the database's backend.
     pub fn dialect(&self) -> SqlDialect {
         match &self.backend {
@@ -323,6 +331,7 @@ impl Database {
         Ok(Database {
             embedder: None,
             vectors: Arc::default(),
+            graphs: Arc::default(),
             backend: Backend::Postgres(Arc::new(PgBackend {
                 db: PgDatabase::open(url, read_only)?,
                 views: Mutex::new(Vec::new()),

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::spec::{EntitySpec, SchemaSpec};
-use crate::{ErrorCode, ToolDefinition, ToolError};
+use crate::{CallBudget, ErrorCode, ToolDefinition, ToolError};
 
 use crate::sql::arg_name::ArgName;
 use crate::sql::backend::Reader;
@@ -29,6 +29,10 @@ use crate::sql::value::SqlValue;
 pub const DEFAULT_MAX_DEPTH: i64 = 6;
 /// The largest `max_depth`.
 pub const MAX_DEPTH: i64 = 12;
+
+/// What one visited record takes besides its id's text: its place in the visited map (key,
+/// parent, hash slot) and in the frontier.
+const NODE_BYTES: usize = 160;
 
 /// One end of a path: a record named by its entity and unique id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -242,6 +246,8 @@ fn handle(
     let mut frontier: Vec<Node> = vec![start.clone()];
     let mut found = start == goal;
     let mut depth = 0;
+    let cap = CallBudget::current().and_then(|budget| budget.limits().max_memory_bytes);
+    let mut used = 0usize;
     while !found && depth < max_depth && !frontier.is_empty() {
         depth += 1;
         frontier.sort();
@@ -282,6 +288,24 @@ fn handle(
                              target; lower max_depth or narrow relationship_types"
                         ),
                     )
+                    .into());
+                }
+                // The node is held twice (visited, frontier), its parent once more.
+                used = used.saturating_add(3 * reached.1.len() + NODE_BYTES);
+                if let Some(cap) = cap
+                    && used > cap
+                {
+                    return Err(ToolError::new(
+                        ErrorCode::TooLarge,
+                        format!(
+                            "the search visited {} records without reaching the target and \
+                             holds more memory than one call may use (max_memory_bytes: {cap} \
+                             bytes); lower max_depth, narrow relationship_types, or raise the \
+                             cap (--max-memory-bytes)",
+                            parent.len()
+                        ),
+                    )
+                    .with_details(json!({"limit": "max_memory_bytes", "max_memory_bytes": cap}))
                     .into());
                 }
                 parent.insert(reached.clone(), Some(((near, a), walk_index)));

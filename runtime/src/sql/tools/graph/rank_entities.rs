@@ -2,10 +2,12 @@
 //! limit}`: the most central records along a relationship.
 //!
 //! `degree` counts each record's edges in SQL. `pagerank` loads the record ids and the edges
-//! between records of the entity (at most [`MAX_GRAPH_NODES`] and [`MAX_GRAPH_EDGES`]) and
-//! iterates in memory, checking the call's deadline every round.
+//! between records of the entity (at most [`MAX_GRAPH_NODES`] and [`MAX_GRAPH_EDGES`], within
+//! the call's memory cap, shared by calls wanting the same graph at once: see `sql/graphs.rs`)
+//! and iterates in memory, checking the call's deadline every round.
 
 use std::collections::HashMap;
+use std::time::Instant;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -14,14 +16,17 @@ use serde_json::{Map, Value, json};
 use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{CallBudget, ErrorCode, ToolDefinition, ToolError};
 
+use crate::sql::Database;
 use crate::sql::arg_name::ArgName;
 use crate::sql::backend::Reader;
 use crate::sql::describe::{DescriptionBuilder, bounded_list, relationship_arrow};
+use crate::sql::graphs::{GraphCache, GraphSpec};
 use crate::sql::ident::{qualified, quote};
 use crate::sql::query::ROW_ALIAS;
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::graph::walk::{
-    MAX_GRAPH_EDGES, MAX_GRAPH_NODES, Walk, check_relationship_types, page_rank, touching, walks,
+    ID_BATCH, MAX_GRAPH_EDGES, MAX_GRAPH_NODES, Walk, check_relationship_types, page_rank,
+    touching, walks,
 };
 use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
@@ -139,7 +144,16 @@ impl EngineTool for RankEntitiesArgs {
     }
 
     fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
-        handle(spec, conn, self)
+        handle(spec, conn, self, None)
+    }
+
+    fn execute_in(
+        self,
+        spec: &SchemaSpec,
+        conn: &dyn Reader,
+        db: &Database,
+    ) -> Result<Value, HandlerError> {
+        handle(spec, conn, self, Some(db.graph_cache()))
     }
 }
 
@@ -155,7 +169,9 @@ fn handle(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     arguments: RankEntitiesArgs,
+    graphs: Option<&GraphCache>,
 ) -> Result<Value, HandlerError> {
+    let started = Instant::now();
     let entity = entity(spec, &arguments.entity_type, "entity_type")?;
     check_relationship_types(
         spec,
@@ -264,66 +280,75 @@ fn handle(
                     entity.name
                 )));
             }
-            let nodes = conn.rows(
-                &format!(
-                    "SELECT {unique}{select_display} FROM {} AS {} ORDER BY {unique}",
-                    quote(&entity.table),
-                    quote(ROW_ALIAS)
-                ),
-                &[],
-            )?;
-            let index: HashMap<&str, usize> = nodes
-                .iter()
-                .enumerate()
-                .filter_map(|(i, row)| match row.first() {
-                    Some(SqlValue::Text(id)) => Some((id.as_str(), i)),
-                    _ => None,
-                })
-                .collect();
-            let mut edges: Vec<(usize, usize)> = Vec::new();
             for walk in &within {
                 let count = conn.count(
                     &format!("SELECT count(*) FROM {}", quote(&walk.relationship.table)),
                     &[],
                 )?;
-                if edges.len() as u64 + count > MAX_GRAPH_EDGES as u64 {
+                if count > MAX_GRAPH_EDGES as u64 {
                     return Err(too_large(format!(
                         "{} has more edges than pagerank loads ({MAX_GRAPH_EDGES}); use \
                          algorithm degree",
                         arguments.relationship_type
                     )));
                 }
-                // Walked from the far end (the record ranked) back: rank flows far <- near.
-                let rows = conn.rows(
-                    &format!(
-                        "SELECT {near}, {far} FROM {table} ORDER BY {near}, {far}",
-                        near = quote(walk.near()),
-                        far = quote(walk.far()),
-                        table = quote(&walk.relationship.table)
-                    ),
-                    &[],
-                )?;
-                for row in rows {
-                    if let (Some(SqlValue::Text(a)), Some(SqlValue::Text(b))) =
-                        (row.first(), row.get(1))
-                        && let (Some(&a), Some(&b)) = (index.get(a.as_str()), index.get(b.as_str()))
-                    {
-                        edges.push((a, b));
-                    }
-                }
             }
-            edges.sort_unstable();
-            edges.dedup();
+            let graph_spec = GraphSpec {
+                table: entity.table.clone(),
+                unique: entity.unique_field.clone(),
+                // Walked from the far end (the record ranked) back: rank flows far <- near.
+                edges: within
+                    .iter()
+                    .map(|walk| (walk.relationship.table.clone(), walk.near(), walk.far()))
+                    .collect(),
+            };
+            // With row rules each caller sees its own rows, so nothing is shared.
+            let shareable = spec.access.is_empty();
+            let own;
+            let graphs = match graphs {
+                Some(graphs) => graphs,
+                None => {
+                    own = GraphCache::default();
+                    &own
+                }
+            };
+            let graph = graphs.graph(conn, &graph_spec, shareable, started)?;
+            if graph.edges().len() > MAX_GRAPH_EDGES {
+                return Err(too_large(format!(
+                    "{} has more edges than pagerank loads ({MAX_GRAPH_EDGES}); use algorithm \
+                     degree",
+                    arguments.relationship_type
+                )));
+            }
             let budget = CallBudget::current();
-            let scores = page_rank(nodes.len(), &edges, DAMPING, || {
-                budget.as_ref().is_some_and(|b| b.is_expired())
+            let scores = graph.scores(|graph| {
+                page_rank(graph.len(), graph.edges(), DAMPING, || {
+                    budget.as_ref().is_some_and(|b| b.is_expired())
+                })
             })?;
-            let mut order: Vec<usize> = (0..nodes.len()).collect();
-            order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
-            for &i in order.iter().take(limits.rows as usize) {
+            let mut order: Vec<u32> = (0..graph.len() as u32).collect();
+            let by_score = |a: &u32, b: &u32| {
+                scores[*b as usize]
+                    .total_cmp(&scores[*a as usize])
+                    .then(a.cmp(b))
+            };
+            let take = (limits.rows as usize).min(order.len());
+            if take > 0 && take < order.len() {
+                order.select_nth_unstable_by(take - 1, by_score);
+                order.truncate(take);
+            }
+            order.sort_unstable_by(by_score);
+            order.truncate(take);
+            let top: Vec<&str> = order.iter().map(|&i| graph.id(i as usize)).collect();
+            let names = display_names(conn, entity, display, &top)?;
+            for (&i, id) in order.iter().zip(&top) {
                 // Rounded so that the same graph gives the same digits on every backend.
-                let score = (scores[i] * 1e12).round() / 1e12;
-                results.push(ranked(&nodes[i], display, json!(score)));
+                let score = (scores[i as usize] * 1e12).round() / 1e12;
+                let row = [
+                    SqlValue::Text((*id).to_owned()),
+                    names.get(*id).cloned().unwrap_or(SqlValue::Null),
+                ];
+                results.push(ranked(&row, display, json!(score)));
             }
         }
     }
@@ -339,6 +364,45 @@ fn handle(
     answer.insert("returned".into(), json!(results.len()));
     answer.insert("results".into(), Value::Array(results));
     Ok(Value::Object(answer))
+}
+
+/// The display field of the records `ids` of `entity`, by id (empty without a display field).
+fn display_names(
+    conn: &dyn Reader,
+    entity: &EntitySpec,
+    display: Option<&str>,
+    ids: &[&str],
+) -> Result<HashMap<String, SqlValue>, HandlerError> {
+    let mut names = HashMap::new();
+    let Some(display) = display else {
+        return Ok(names);
+    };
+    for chunk in ids.chunks(ID_BATCH) {
+        let placeholders: Vec<String> = (1..=chunk.len()).map(|i| format!("?{i}")).collect();
+        let params: Vec<SqlValue> = chunk
+            .iter()
+            .map(|id| SqlValue::Text((*id).to_owned()))
+            .collect();
+        let rows = conn.rows(
+            &format!(
+                "SELECT {}, {} FROM {} AS {} WHERE {} IN ({})",
+                qualified(ROW_ALIAS, &entity.unique_field),
+                qualified(ROW_ALIAS, display),
+                quote(&entity.table),
+                quote(ROW_ALIAS),
+                qualified(ROW_ALIAS, &entity.unique_field),
+                placeholders.join(", ")
+            ),
+            &params,
+        )?;
+        for row in rows {
+            let mut values = row.into_iter();
+            if let (Some(SqlValue::Text(id)), Some(name)) = (values.next(), values.next()) {
+                names.insert(id, name);
+            }
+        }
+    }
+    Ok(names)
 }
 
 /// `{id, <display field>, score}` of a row `[id, display?, ...]`.

@@ -190,16 +190,16 @@ pub(crate) fn touching(spec: &SchemaSpec, entity: &EntitySpec) -> Vec<String> {
 /// `Err` when `deadline_passed` says so.
 pub(crate) fn page_rank(
     n: usize,
-    edges: &[(usize, usize)],
+    edges: &[(u32, u32)],
     damping: f64,
     mut deadline_passed: impl FnMut() -> bool,
 ) -> Result<Vec<f64>, ExecError> {
     if n == 0 {
         return Ok(Vec::new());
     }
-    let mut out_degree = vec![0usize; n];
+    let mut out_degree = vec![0u32; n];
     for &(from, _) in edges {
-        out_degree[from] += 1;
+        out_degree[from as usize] += 1;
     }
     let uniform = 1.0 / n as f64;
     let mut rank = vec![uniform; n];
@@ -215,7 +215,8 @@ pub(crate) fn page_rank(
         let base = (1.0 - damping) * uniform + damping * dangling * uniform;
         next.iter_mut().for_each(|x| *x = base);
         for &(from, to) in edges {
-            next[to] += damping * rank[from] / out_degree[from] as f64;
+            let (from, to) = (from as usize, to as usize);
+            next[to] += damping * rank[from] / f64::from(out_degree[from]);
         }
         let change: f64 = rank.iter().zip(&next).map(|(a, b)| (a - b).abs()).sum();
         std::mem::swap(&mut rank, &mut next);
@@ -246,7 +247,7 @@ mod tests {
         // Hub: h = (1-d)/n + d*h/n + d*k*l, leaf: l = (1-d)/n + d*h/n.
         let (k, d) = (4usize, 0.85);
         let n = (k + 1) as f64;
-        let edges: Vec<(usize, usize)> = (1..=k).map(|leaf| (leaf, 0)).collect();
+        let edges: Vec<(u32, u32)> = (1..=k as u32).map(|leaf| (leaf, 0)).collect();
         let ranks = page_rank(k + 1, &edges, d, || false).unwrap();
         // From h + k*l = 1 and the leaf equation: l = ((1-d) + d*h)/n.
         let h = {
