@@ -22,6 +22,12 @@ use crate::{ErrorCode, ToolError};
 /// At most this many problems are reported for one call (the rest are counted).
 const MAX_REPORTED_PROBLEMS: usize = 16;
 
+/// The most problems counted in one error (`total_problems` says "at least" past it).
+const MAX_COUNTED_PROBLEMS: usize = 256;
+
+/// Arguments larger than this (compact JSON) get their first problem only.
+const MAX_LISTED_BYTES: usize = 64 << 10;
+
 /// The compiled input schema of one tool.
 ///
 /// ```
@@ -168,7 +174,8 @@ impl ArgumentValidator {
         }
     }
 
-    /// Checks `arguments`; on failure returns an `invalid_arguments` error listing every problem.
+    /// Checks `arguments`; on failure returns an `invalid_arguments` error listing the problems
+    /// (the first 16, of at most 256 counted; only the first for arguments over 64 KiB).
     pub fn validate(&self, arguments: &Value) -> Result<(), ToolError> {
         let Some(validator) = &self.validator else {
             if arguments.is_object() {
@@ -179,9 +186,21 @@ impl ArgumentValidator {
         if validator.is_valid(arguments) {
             return Ok(());
         }
+        // Large arguments get their first problem only: listing every problem of thousands of
+        // items (each copying its item) would take longer than a call may, and the validation
+        // runs before the call's deadline applies.
+        if crate::limits::json_len(arguments) > MAX_LISTED_BYTES {
+            let problems = validator
+                .validate(arguments)
+                .err()
+                .map(|error| describe(&error, &self.schema))
+                .into_iter()
+                .collect();
+            return Err(problems_error(problems, 1));
+        }
         let mut problems = Vec::new();
         let mut total = 0usize;
-        for error in validator.iter_errors(arguments) {
+        for error in validator.iter_errors(arguments).take(MAX_COUNTED_PROBLEMS) {
             total += 1;
             if problems.len() < MAX_REPORTED_PROBLEMS {
                 problems.push(describe(&error, &self.schema));
@@ -437,9 +456,14 @@ fn problems_error(problems: Vec<Value>, total: usize) -> ToolError {
         .filter_map(|problem| problem["message"].as_str())
         .collect::<Vec<_>>()
         .join("; ");
+    let counted = if total >= MAX_COUNTED_PROBLEMS {
+        format!("at least {total}")
+    } else {
+        total.to_string()
+    };
     let message = if total > problems.len() {
         format!(
-            "the arguments do not match the input schema ({total} problems, first {}): {summary}",
+            "the arguments do not match the input schema ({counted} problems, first {}): {summary}",
             problems.len()
         )
     } else {
@@ -462,6 +486,8 @@ fn describe(error: &ValidationError<'_>, schema: &Value) -> Value {
         format!("`{path}`")
     };
     let instance = error.instance();
+    // A given value is quoted in the message at most this long: an argument may hold a megabyte.
+    let shown = bounded(instance, MAX_QUOTED_CHARS);
     let mut problem = Map::new();
     problem.insert("keyword".into(), json!(error.kind().keyword()));
     let message = match error.kind() {
@@ -483,8 +509,10 @@ fn describe(error: &ValidationError<'_>, schema: &Value) -> Value {
         }
         ValidationErrorKind::Enum { options } => {
             problem.insert("allowed".into(), options.clone());
-            let mut message = format!("{at} must be one of {options}, got {instance}");
-            if let (Some(given), Some(options)) = (instance.as_str(), options.as_array()) {
+            let mut message = format!("{at} must be one of {options}, got {shown}");
+            if let (Some(given), Some(options)) = (instance.as_str(), options.as_array())
+                && given.len() <= MAX_QUOTED_CHARS
+            {
                 let near =
                     toolforge_names::did_you_mean(given, options.iter().filter_map(Value::as_str));
                 if !near.is_empty() {
@@ -497,7 +525,7 @@ fn describe(error: &ValidationError<'_>, schema: &Value) -> Value {
         }
         ValidationErrorKind::Constant { expected_value } => {
             problem.insert("allowed".into(), json!([expected_value]));
-            format!("{at} must be exactly {expected_value}, got {instance}")
+            format!("{at} must be exactly {expected_value}, got {shown}")
         }
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             let known = known_properties(schema, error.schema_path().as_str());
@@ -535,19 +563,19 @@ fn describe(error: &ValidationError<'_>, schema: &Value) -> Value {
         }
         ValidationErrorKind::Maximum { limit } => {
             problem.insert("expected".into(), json!({"maximum": limit}));
-            format!("{at} must be at most {limit}, got {instance}")
+            format!("{at} must be at most {limit}, got {shown}")
         }
         ValidationErrorKind::Minimum { limit } => {
             problem.insert("expected".into(), json!({"minimum": limit}));
-            format!("{at} must be at least {limit}, got {instance}")
+            format!("{at} must be at least {limit}, got {shown}")
         }
         ValidationErrorKind::ExclusiveMaximum { limit } => {
             problem.insert("expected".into(), json!({"exclusiveMaximum": limit}));
-            format!("{at} must be less than {limit}, got {instance}")
+            format!("{at} must be less than {limit}, got {shown}")
         }
         ValidationErrorKind::ExclusiveMinimum { limit } => {
             problem.insert("expected".into(), json!({"exclusiveMinimum": limit}));
-            format!("{at} must be greater than {limit}, got {instance}")
+            format!("{at} must be greater than {limit}, got {shown}")
         }
         ValidationErrorKind::MaxLength { limit } => {
             problem.insert("expected".into(), json!({"maxLength": limit}));
@@ -567,17 +595,53 @@ fn describe(error: &ValidationError<'_>, schema: &Value) -> Value {
         }
         ValidationErrorKind::Format { format } => {
             problem.insert("expected".into(), json!({"format": format}));
-            format!("{at} must be a valid `{format}`, got {instance}")
+            format!("{at} must be a valid `{format}`, got {shown}")
         }
         ValidationErrorKind::Pattern { pattern } => {
             problem.insert("expected".into(), json!({"pattern": pattern}));
-            format!("{at} must match the pattern `{pattern}`, got {instance}")
+            format!("{at} must match the pattern `{pattern}`, got {shown}")
         }
-        _ => format!("{at}: {error}"),
+        _ => format!("{at}: {}", bounded(error, 4 * MAX_QUOTED_CHARS)),
     };
     problem.entry("path").or_insert_with(|| json!(path));
     problem.insert("message".into(), json!(message));
     Value::Object(problem)
+}
+
+/// The most characters of a given value a problem's message quotes.
+const MAX_QUOTED_CHARS: usize = 120;
+
+/// `value` as `Display` writes it, cut after `max` characters (with `…`); writing stops there,
+/// so a megabyte value costs no more than a short one.
+fn bounded(value: impl std::fmt::Display, max: usize) -> String {
+    struct Cut {
+        text: String,
+        left: usize,
+        cut: bool,
+    }
+    impl std::fmt::Write for Cut {
+        fn write_str(&mut self, part: &str) -> std::fmt::Result {
+            for c in part.chars() {
+                if self.left == 0 {
+                    self.cut = true;
+                    return Err(std::fmt::Error);
+                }
+                self.text.push(c);
+                self.left -= 1;
+            }
+            Ok(())
+        }
+    }
+    let mut out = Cut {
+        text: String::new(),
+        left: max,
+        cut: false,
+    };
+    let _ = std::fmt::write(&mut out, format_args!("{value}"));
+    if out.cut {
+        out.text.push('…');
+    }
+    out.text
 }
 
 /// The property names declared next to the `additionalProperties` keyword that failed.

@@ -160,6 +160,36 @@ fn problems(error: &toolforge::ToolError) -> Vec<Value> {
         .clone()
 }
 
+/// A megabyte value is quoted in a few dozen characters (the messages quoted it whole, sixteen
+/// times, and took seconds to write), and arguments over 64 KiB get their first problem only.
+#[tokio::test]
+async fn problems_quote_given_values_briefly_and_large_arguments_get_one_problem() {
+    let registry = ToolRegistry::builder()
+        .register(forecast())
+        .unwrap()
+        .build();
+    let huge = "k".repeat(1 << 20);
+    let error = registry
+        .call("get_forecast", json!({"city": "Lyon", "unit": huge}))
+        .await
+        .unwrap_err();
+    let problem = &problems(&error)[0];
+    assert_eq!(problem["path"], "/unit");
+    let message = problem["message"].as_str().unwrap();
+    assert!(message.len() < 400, "{} bytes", message.len());
+    assert!(message.ends_with('…'), "{message}");
+    assert!(serde_json::to_string(&error.to_json()).unwrap().len() < 4_096);
+
+    let error = registry
+        .call(
+            "get_forecast",
+            json!({"city": "Lyon", "unit": "kelvin", "days": "three", "extra": huge}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(problems(&error).len(), 1, "{error}");
+}
+
 #[tokio::test]
 async fn invalid_arguments_name_the_path_and_what_was_expected() {
     let registry = ToolRegistry::builder()
