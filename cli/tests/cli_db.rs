@@ -42,6 +42,19 @@ fn finish(output: Output) -> Run {
     }
 }
 
+/// `toolforge db import` of `data` into `db` with the code-RAG config.
+fn db_import(db: &Path, data: &Path) -> Run {
+    toolforge(&[
+        "db",
+        "import",
+        "--config",
+        s(&code_rag()),
+        "--db",
+        s(db),
+        s(data),
+    ])
+}
+
 fn toolforge(args: &[&str]) -> Run {
     finish(
         Command::new(env!("CARGO_BIN_EXE_toolforge"))
@@ -256,17 +269,7 @@ fn db_import_counts_a_repeated_key_as_one_new_record() {
         ),
     )
     .unwrap();
-    let import = || {
-        toolforge(&[
-            "db",
-            "import",
-            "--config",
-            s(&code_rag()),
-            "--db",
-            s(&db),
-            s(&data),
-        ])
-    };
+    let import = || db_import(&db, &data);
     let run = import();
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
@@ -797,17 +800,7 @@ fn a_refused_import_changes_nothing_not_even_the_journal_mode() {
     }
     let before = std::fs::read(&theirs).unwrap();
     assert_eq!(journal_mode(&theirs), (vec![1, 1], "delete".to_string()));
-    let import = |db: &Path, data: &Path| {
-        toolforge(&[
-            "db",
-            "import",
-            "--config",
-            s(&code_rag()),
-            "--db",
-            s(db),
-            s(data),
-        ])
-    };
+    let import = db_import;
     let refused = import(&theirs, &fixture());
     assert_eq!(refused.code, 1, "{}", refused.stderr);
     assert!(

@@ -11,39 +11,15 @@
 //!   records the hub points to.
 #![cfg(feature = "sqlite")]
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod alloc_support;
 
+use std::sync::Arc;
+
+use alloc_support::Counting;
 use serde_json::{Value, json};
 use toolforge::spec::SchemaSpec;
 use toolforge::sql::Database;
 use toolforge::{CallLimits, ErrorCode, ToolRegistry};
-
-/// The system allocator, counting the bytes live now and the most live since the last reset.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let pointer = unsafe { System.alloc(layout) };
-        if !pointer.is_null() {
-            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(live, Ordering::Relaxed);
-        }
-        pointer
-    }
-
-    unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(pointer, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
 
 const RECORDS: usize = 60_000;
 
@@ -109,8 +85,7 @@ fn peak_of(
         .enable_all()
         .build()
         .unwrap();
-    let before = LIVE.load(Ordering::SeqCst);
-    PEAK.store(before, Ordering::SeqCst);
+    let before = Counting::start();
     let answers = runtime.block_on(async {
         let mut tasks = tokio::task::JoinSet::new();
         for _ in 0..calls {
@@ -123,7 +98,7 @@ fn peak_of(
         }
         answers
     });
-    let peak = PEAK.load(Ordering::SeqCst) - before;
+    let peak = Counting::peak_above(before);
     drop(runtime);
     (answers, peak)
 }
@@ -147,7 +122,7 @@ fn pagerank_loads_compactly_shares_one_load_and_keeps_within_its_cap() {
     };
     let registry_default = registry(CallLimits::default());
 
-    let live_before = LIVE.load(Ordering::SeqCst);
+    let live_before = Counting::live();
     let (answers, one) = peak_of(&registry_default, 1);
     let answer = answers.into_iter().next().unwrap().expect("ranked");
     let ids: Vec<&str> = answer["results"]
@@ -163,7 +138,7 @@ fn pagerank_loads_compactly_shares_one_load_and_keeps_within_its_cap() {
     assert_eq!(next, [url(1), url(7)], "{answer}");
     assert_eq!(answer["results"][0]["title"], "Page 0", "{answer}");
     assert!(one < 16 << 20, "one call peaked at {one} bytes");
-    let kept = LIVE.load(Ordering::SeqCst).saturating_sub(live_before);
+    let kept = Counting::live().saturating_sub(live_before);
     assert!(kept < 1 << 20, "{kept} bytes still live after the call");
 
     let (answers, eight) = peak_of(&registry_default, 8);

@@ -14,42 +14,17 @@
 //! `TOOLFORGE_HOSTILE_SEED=<seed> cargo test -p toolforge-runtime --test hostile` replays it.
 #![cfg(feature = "sqlite")]
 
+mod alloc_support;
 mod sql_fixtures;
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use alloc_support::Counting;
 use serde_json::{Map, Value, json};
 use toolforge::spec::SchemaSpec;
 use toolforge::sql::Database;
 use toolforge::{CallLimits, ErrorCode, ToolRegistry};
-
-/// The system allocator, counting the bytes live now and the most live since the last reset.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let pointer = unsafe { System.alloc(layout) };
-        if !pointer.is_null() {
-            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(live, Ordering::Relaxed);
-        }
-        pointer
-    }
-
-    unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(pointer, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
 
 const DEADLINE: Duration = Duration::from_millis(400);
 const SLACK: Duration = Duration::from_millis(1_600);
@@ -390,12 +365,11 @@ fn hostile_arguments_are_answered_within_the_deadline_and_a_memory_bound() {
             let text: String = arguments.to_string().chars().take(300).collect();
             format!("seed {seed}, {tool} {text}")
         };
-        let live = LIVE.load(Ordering::SeqCst);
-        PEAK.store(live, Ordering::SeqCst);
+        let live = Counting::start();
         let started = Instant::now();
         let outcome = runtime.block_on(registry.call(&tool, arguments));
         let took = started.elapsed();
-        let peak = PEAK.load(Ordering::SeqCst).saturating_sub(live);
+        let peak = Counting::peak_above(live);
         assert!(took < DEADLINE + SLACK, "{shown}: took {took:?}");
         assert!(
             peak < MEMORY_BOUND,
