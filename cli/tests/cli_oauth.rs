@@ -429,11 +429,22 @@ async fn opaque_tokens_are_checked_at_the_introspection_endpoint() {
     let Some(issuer) = issuer("opaque_tokens_are_checked_at_the_introspection_endpoint") else {
         return;
     };
-    let extra = format!(
-        "    introspection:\n      endpoint: {issuer}/token/introspection\n      \
-         client_id: toolforge-rs\n      client_secret_env: TOOLFORGE_TEST_CLIENT_SECRET\n"
-    );
-    let (_dir, config, db) = seeded_with(config_with(&issuer, &extra));
+    // The endpoint as given, then as the issuer's metadata names it.
+    for endpoint in [
+        format!("      endpoint: {issuer}/token/introspection\n"),
+        String::new(),
+    ] {
+        let extra = format!(
+            "    introspection:\n{endpoint}      client_id: toolforge-rs\n      \
+             client_secret_env: TOOLFORGE_TEST_CLIENT_SECRET\n"
+        );
+        opaque_tokens_are_checked(&issuer, &extra).await;
+    }
+}
+
+async fn opaque_tokens_are_checked(issuer: &str, extra: &str) {
+    let issuer = issuer.to_owned();
+    let (_dir, config, db) = seeded_with(config_with(&issuer, extra));
     let Served {
         child: _server,
         url,
@@ -489,6 +500,60 @@ async fn opaque_tokens_are_checked_at_the_introspection_endpoint() {
             "{what}: {challenge}"
         );
         assert!(challenge.contains(says), "{what}: {challenge}");
+    }
+}
+
+/// The claims of a JWT's header (no check: to read which key signed it).
+fn header(token: &str) -> Value {
+    use base64::Engine as _;
+    let part = token.split('.').next().unwrap();
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(part)
+        .unwrap();
+    serde_json::from_slice(&bytes).unwrap()
+}
+
+/// An issuer that rolls its keys: a token signed by the new key (which the server has not
+/// seen) is accepted once the server fetches the key set again, and tokens signed before stay
+/// valid while the old key is published.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_the_issuer_rotates_are_fetched_again() {
+    if issuer("keys_the_issuer_rotates_are_fetched_again").is_none() {
+        return;
+    }
+    let rotating = std::env::var("TOOLFORGE_TEST_OIDC_ROTATING_ISSUER")
+        .expect("scripts/with-oidc starts a rotating issuer beside the others");
+    let (_dir, config, db) = seeded(&rotating);
+    let Served {
+        child: _server,
+        url,
+        ..
+    } = serve_http(&["--config", &config, "--db", &db], &[]).await;
+    let all = json!({"entity_type": "Loan", "order_by": {"field": "id"}});
+    let before = token(&rotating, "alice", "mcp read", &url).await;
+    let client = connect(&url, &before).await;
+    assert_eq!(
+        ids(&call(&client, "query_entities", all.clone()).await),
+        ["n1", "n2"]
+    );
+    client.cancel().await.ok();
+
+    let (status, _, body) = http("POST", &format!("{rotating}/rotate"), &[], String::new()).await;
+    assert_eq!(status, 200, "{body}");
+    let new_kid = serde_json::from_str::<Value>(&body).unwrap()["kid"].clone();
+    let after = token(&rotating, "alice", "mcp read", &url).await;
+    assert_eq!(header(&after)["kid"], new_kid, "the new key signs");
+    assert_ne!(header(&before)["kid"], new_kid);
+    // The server fetches the key set again for an unknown key at most once per 10 s; the
+    // first fetch was at the first call above.
+    tokio::time::sleep(std::time::Duration::from_secs(10)).await;
+    for token in [&after, &before] {
+        let client = connect(&url, token).await;
+        assert_eq!(
+            ids(&call(&client, "query_entities", all.clone()).await),
+            ["n1", "n2"]
+        );
+        client.cancel().await.ok();
     }
 }
 

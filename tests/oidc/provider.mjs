@@ -1,7 +1,7 @@
 // A real OpenID provider for the tests of `toolforge serve --http` with `toolforge.auth`:
 // panva's certified `oidc-provider`, on loopback, issuing JWT access tokens with the client
 // credentials grant (RFC 8707 resource indicators: the token's `aud` is the `resource` asked
-// for). Two issuers run (the second one's tokens must be refused), each with its own RSA key.
+// for). Issuers run on loopback, each with its own RSA key (the second one's tokens must be refused).
 //
 // Clients (secret: `<id>-secret`):
 //   alice       scopes mcp read reports   claims org.branch=north, email alice@example.com
@@ -12,8 +12,11 @@
 // and `toolforge-rs` (secret `toolforge-rs-secret`), the resource server's own client, which
 // may introspect tokens at /token/introspection (RFC 7662).
 //
-// Prints one JSON line, {"issuer": URL, "other_issuer": URL}, then serves until killed or its
-// standard input closes.
+// A third issuer rotates its keys on `POST /rotate`: a new key signs from then on, the old ones
+// stay in its key set (so tokens signed before stay valid), as an issuer rolling its keys does.
+//
+// Prints one JSON line, {"issuer": URL, "other_issuer": URL, "rotating_issuer": URL}, then
+// serves until killed or its standard input closes.
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 
@@ -32,12 +35,29 @@ function signingKey(kid) {
   return { ...privateKey.export({ format: 'jwk' }), kid, alg: 'RS256', use: 'sig' };
 }
 
-async function start(name) {
+async function start(name, { rotating = false } = {}) {
   const server = createServer();
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${server.address().port}`;
-  const provider = new Provider(issuer, {
-    jwks: { keys: [signingKey(`${name}-key`)] },
+  const keys = [signingKey(`${name}-key`)];
+  let handler = provider(issuer, keys).callback();
+  server.on('request', (req, res) => {
+    if (rotating && req.method === 'POST' && req.url === '/rotate') {
+      keys.unshift(signingKey(`${name}-key-${keys.length + 1}`));
+      handler = provider(issuer, keys).callback();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ kid: keys[0].kid }));
+      return;
+    }
+    handler(req, res);
+  });
+  return { issuer, server };
+}
+
+// A provider for `issuer` signing with the first of `keys` (all of them published).
+function provider(issuer, keys) {
+  return new Provider(issuer, {
+    jwks: { keys: [...keys] },
     scopes: ['openid', 'mcp', 'read', 'reports'],
     clients: [
       ...Object.entries(CLIENTS).map(([id, client]) => ({
@@ -78,16 +98,18 @@ async function start(name) {
     },
     extraTokenClaims: (ctx, token) => CLIENTS[token.clientId]?.claims ?? {},
   });
-  server.on('request', provider.callback());
-  return { issuer, server };
 }
 
 const main = await start('main');
 const other = await start('other');
-process.stdout.write(`${JSON.stringify({ issuer: main.issuer, other_issuer: other.issuer })}\n`);
+const rotating = await start('rotating', { rotating: true });
+process.stdout.write(
+  `${JSON.stringify({ issuer: main.issuer, other_issuer: other.issuer, rotating_issuer: rotating.issuer })}\n`,
+);
 const stop = () => {
   main.server.close();
   other.server.close();
+  rotating.server.close();
   process.exit(0);
 };
 process.stdin.on('end', stop);

@@ -94,7 +94,7 @@ pub struct ToolforgeOptions {
 ///     leeway_seconds: 30                      # clock difference tolerated on exp and nbf
 ///     algorithms: [RS256, ES256]              # default RS256, PS256, ES256, EdDSA
 ///     introspection:                          # opaque tokens (RFC 7662)
-///       endpoint: https://id.example.com/token/introspect
+///       endpoint: https://id.example.com/token/introspect   # default: the issuer's metadata
 ///       client_id: toolforge
 ///       client_secret_env: TOOLFORGE_CLIENT_SECRET
 /// ```
@@ -136,8 +136,9 @@ pub struct AuthOptions {
 /// `toolforge.auth.introspection`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct IntrospectionOptions {
-    /// The issuer's introspection endpoint (its metadata's `introspection_endpoint`).
-    pub endpoint: String,
+    /// The issuer's introspection endpoint; default: its metadata's `introspection_endpoint`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
     /// This server's client id at the issuer.
     pub client_id: String,
     /// The environment variable holding the client's secret (read when serving starts).

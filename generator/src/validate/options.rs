@@ -129,7 +129,7 @@ fn check_auth(auth: &crate::config::options::AuthOptions, r: &mut Reporter<'_>) 
         .hint("give the authorization server's issuer, like `https://id.example.com`")
         .emit();
     }
-    let endpoint = auth.introspection.as_ref().map(|i| i.endpoint.clone());
+    let endpoint = auth.introspection.as_ref().and_then(|i| i.endpoint.clone());
     for (key, value) in [
         ("audience", &auth.audience),
         ("jwks_uri", &auth.jwks_uri),

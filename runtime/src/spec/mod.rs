@@ -390,8 +390,10 @@ pub struct AuthSpec {
 /// `toolforge.auth.introspection`: where opaque tokens are checked, and as which client.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IntrospectionSpec {
-    /// The issuer's introspection endpoint.
-    pub endpoint: String,
+    /// The issuer's introspection endpoint; absent: the `introspection_endpoint` of the
+    /// issuer's metadata.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
     /// This server's client id at the issuer.
     pub client_id: String,
     /// The environment variable holding its client secret.

@@ -1,4 +1,5 @@
-//! Opaque access tokens, asked about at the issuer's introspection endpoint (RFC 7662): the
+//! Opaque access tokens, asked about at the issuer's introspection endpoint (RFC 7662, given, or
+//! found in the issuer's metadata as `introspection_endpoint` when first needed): the
 //! server authenticates as a client of the issuer (HTTP Basic), and accepts a token only when
 //! the answer says it is active, names this issuer (when it names one) and this resource as
 //! its audience. Answers are cached for at most a minute (never past the token's `exp`), keyed
@@ -21,8 +22,9 @@ const MAX_CACHED: usize = 10_000;
 /// Where and as whom tokens are introspected.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Introspection {
-    /// The issuer's introspection endpoint.
-    pub endpoint: String,
+    /// The issuer's introspection endpoint; `None`: the `introspection_endpoint` of the
+    /// issuer's metadata.
+    pub endpoint: Option<String>,
     /// This server's client id at the issuer.
     pub client_id: String,
     /// Its secret.
@@ -36,6 +38,8 @@ type Answers = HashMap<[u8; 32], (Result<Arc<Value>, String>, Instant)>;
 /// Asks the endpoint, with a cache.
 pub(super) struct Introspector {
     settings: Introspection,
+    /// The endpoint asked: given, or discovered once.
+    endpoint: tokio::sync::OnceCell<String>,
     timeout: Duration,
     cache: Mutex<Answers>,
 }
@@ -52,6 +56,7 @@ impl Introspector {
     pub(super) fn new(settings: Introspection, timeout: Duration) -> Introspector {
         Introspector {
             settings,
+            endpoint: tokio::sync::OnceCell::new(),
             timeout,
             cache: Mutex::new(HashMap::new()),
         }
@@ -70,12 +75,14 @@ impl Introspector {
         {
             return answer.clone().map_err(Inactive::Refused);
         }
+        let endpoint = self.endpoint(issuer).await.map_err(Inactive::Unreachable)?;
         let settings = self.settings.clone();
         let (token_owned, timeout) = (token.to_owned(), self.timeout);
-        let answer = tokio::task::spawn_blocking(move || ask(&settings, &token_owned, timeout))
-            .await
-            .map_err(|error| Inactive::Unreachable(error.to_string()))?
-            .map_err(Inactive::Unreachable)?;
+        let answer =
+            tokio::task::spawn_blocking(move || ask(&settings, &endpoint, &token_owned, timeout))
+                .await
+                .map_err(|error| Inactive::Unreachable(error.to_string()))?
+                .map_err(Inactive::Unreachable)?;
         let checked = check(answer, issuer, audience).map(Arc::new);
         let until = Instant::now() + cache_time(checked.as_deref().ok());
         let mut cache = self.lock();
@@ -84,6 +91,29 @@ impl Introspector {
         }
         cache.insert(key, (checked.clone(), until));
         checked.map_err(Inactive::Refused)
+    }
+
+    /// The endpoint: the one given, or the issuer's metadata's (read once; a failed read is
+    /// tried again by the next token).
+    async fn endpoint(&self, issuer: &str) -> Result<String, String> {
+        if let Some(given) = &self.settings.endpoint {
+            return Ok(given.clone());
+        }
+        let (issuer, timeout) = (issuer.to_owned(), self.timeout);
+        self.endpoint
+            .get_or_try_init(|| async move {
+                tokio::task::spawn_blocking(move || {
+                    super::keys::discover(
+                        &super::keys::agent(timeout),
+                        &issuer,
+                        "introspection_endpoint",
+                    )
+                })
+                .await
+                .map_err(|error| error.to_string())?
+            })
+            .await
+            .cloned()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Answers> {
@@ -105,7 +135,12 @@ fn cache_time(claims: Option<&Value>) -> Duration {
 }
 
 /// The endpoint's answer about `token`.
-fn ask(settings: &Introspection, token: &str, timeout: Duration) -> Result<Value, String> {
+fn ask(
+    settings: &Introspection,
+    endpoint: &str,
+    token: &str,
+    timeout: Duration,
+) -> Result<Value, String> {
     let agent = super::keys::agent(timeout);
     let credentials = base64::engine::general_purpose::STANDARD.encode(format!(
         "{}:{}",
@@ -113,16 +148,16 @@ fn ask(settings: &Introspection, token: &str, timeout: Duration) -> Result<Value
         form_encode(&settings.client_secret)
     ));
     agent
-        .post(&settings.endpoint)
+        .post(endpoint)
         .header("Authorization", &format!("Basic {credentials}"))
         .header("Accept", "application/json")
         .send_form([("token", token), ("token_type_hint", "access_token")])
-        .map_err(|error| format!("POST {}: {error}", settings.endpoint))?
+        .map_err(|error| format!("POST {endpoint}: {error}"))?
         .body_mut()
         .with_config()
         .limit(1 << 20)
         .read_json()
-        .map_err(|error| format!("POST {}: not a JSON answer: {error}", settings.endpoint))
+        .map_err(|error| format!("POST {endpoint}: not a JSON answer: {error}"))
 }
 
 /// RFC 6749's form encoding of a client credential (before Basic's base64).

@@ -197,6 +197,31 @@ fn metadata_urls(issuer: &str) -> Vec<String> {
     ]
 }
 
+/// The URL the issuer's metadata (RFC 8414, or OpenID Connect discovery) gives as `field`
+/// (`jwks_uri`, `introspection_endpoint`), checking that the metadata is the issuer's own.
+pub(super) fn discover(agent: &ureq::Agent, issuer: &str, field: &str) -> Result<String, String> {
+    let mut failures = Vec::new();
+    for url in metadata_urls(issuer) {
+        match get_json(agent, &url) {
+            Ok(metadata) => {
+                // RFC 8414 §3.3: the metadata must be the issuer's own.
+                let named = metadata["issuer"].as_str().unwrap_or_default();
+                if named.trim_end_matches('/') != issuer.trim_end_matches('/') {
+                    return Err(format!(
+                        "{url} describes the issuer `{named}`, not `{issuer}`"
+                    ));
+                }
+                match metadata[field].as_str() {
+                    Some(found) => return Ok(found.to_owned()),
+                    None => failures.push(format!("{url} names no `{field}`")),
+                }
+            }
+            Err(error) => failures.push(error),
+        }
+    }
+    Err(failures.join("; "))
+}
+
 fn fetch_keys(
     issuer: &str,
     jwks_uri: Option<String>,
@@ -205,32 +230,7 @@ fn fetch_keys(
     let agent = agent(timeout);
     let jwks_uri = match jwks_uri {
         Some(uri) => uri,
-        None => {
-            let mut failures = Vec::new();
-            let mut found = None;
-            for url in metadata_urls(issuer) {
-                match get_json(&agent, &url) {
-                    Ok(metadata) => {
-                        // RFC 8414 §3.3: the metadata must be the issuer's own.
-                        let named = metadata["issuer"].as_str().unwrap_or_default();
-                        if named.trim_end_matches('/') != issuer.trim_end_matches('/') {
-                            return Err(KeyError::Unreachable(format!(
-                                "{url} describes the issuer `{named}`, not `{issuer}`"
-                            )));
-                        }
-                        match metadata["jwks_uri"].as_str() {
-                            Some(uri) => {
-                                found = Some(uri.to_owned());
-                                break;
-                            }
-                            None => failures.push(format!("{url} names no `jwks_uri`")),
-                        }
-                    }
-                    Err(error) => failures.push(error),
-                }
-            }
-            found.ok_or_else(|| KeyError::Unreachable(failures.join("; ")))?
-        }
+        None => discover(&agent, issuer, "jwks_uri").map_err(KeyError::Unreachable)?,
     };
     let set = get_json(&agent, &jwks_uri).map_err(KeyError::Unreachable)?;
     // Keys of types this server cannot use (symmetric ones, say) are left out, not fatal.
