@@ -1172,3 +1172,61 @@ async fn too_many_conditions_are_refused_with_the_limit() {
     .await
     .unwrap();
 }
+
+/// A list answer counts its matches up to 1,000 (or past its own page, when that is further)
+/// and then says "at least": `total_exact` tells which, and `has_more` / `next_offset` stay
+/// exact either way. (It counted every match: a second full scan for a broad filter.)
+#[tokio::test]
+async fn list_answers_count_up_to_a_cap_and_say_when_they_stopped() {
+    let fixture = fixture();
+    let lines: String = (0..1_500)
+        .map(|i| {
+            format!(
+                "{}\n",
+                json!({"entity": "Scope", "data": {"uuid": format!("bulk-{i:04}"), "name": format!("bulk{i}"), "type": "bulk"}})
+            )
+        })
+        .collect();
+    let spec = Arc::new(sql_fixtures::code_rag_spec());
+    fixture.db.import_jsonl(&spec, lines.as_bytes()).unwrap();
+    let page = |offset: u64, limit: u64| {
+        json!({"entity_type": "Scope", "conditions": [{"field": "type", "operator": "=", "value": "bulk"}],
+               "order_by": {"field": "uuid"}, "offset": offset, "limit": limit})
+    };
+    let cases = [
+        // (offset, limit) -> (total, exact, has_more)
+        ((0, 10), (1_000, false, true)),
+        // Past the cap, the count reaches past this page.
+        ((995, 20), (1_016, false, true)),
+        // The last page knows the total from its own rows.
+        ((1_490, 20), (1_500, true, false)),
+    ];
+    for ((offset, limit), (total, exact, more)) in cases {
+        let answer = fixture
+            .call("query_entities", page(offset, limit))
+            .await
+            .unwrap();
+        assert_eq!(answer["total"], total, "{offset}/{limit}: {answer:.300}");
+        assert_eq!(answer["total_exact"], exact, "{offset}/{limit}");
+        assert_eq!(answer["has_more"], more, "{offset}/{limit}");
+        let returned = answer["returned"].as_u64().unwrap();
+        let next = if more {
+            json!(offset + returned)
+        } else {
+            Value::Null
+        };
+        assert_eq!(answer["next_offset"], next, "{offset}/{limit}");
+    }
+    // A narrow filter is counted exactly.
+    let answer = fixture
+        .call(
+            "query_entities",
+            json!({"entity_type": "Scope", "conditions": [{"field": "uuid", "operator": "STARTS WITH", "value": "bulk-00"}], "limit": 5}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (answer["total"].clone(), answer["total_exact"].clone()),
+        (json!(100), json!(true))
+    );
+}

@@ -45,7 +45,7 @@ pub struct ScopeLines {
 pub struct ScopeLocOutput {
     /// The name asked for.
     pub name: String,
-    /// How many scopes have that name.
+    /// How many scopes have that name (at least this many past 1,000).
     pub total: u64,
     /// The scopes, by uuid (at most 50).
     pub scopes: Vec<ScopeLines>,

@@ -690,11 +690,19 @@ pub struct EntityQuery<'s> {
     pub offset: u64,
 }
 
+/// How far a list answer counts its matches when more follow its page: past this many (or
+/// past the end of the page, when that is further) it says "at least" instead of counting on.
+/// Counting every match was a second full scan for a broad filter, costing as much as the page.
+pub const COUNT_CAP: u64 = 1_000;
+
 /// A page of results.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Page {
-    /// How many records match in total.
+    /// How many records match in total: exactly when [`Page::total_exact`], otherwise at least
+    /// this many (counting stopped at [`COUNT_CAP`]).
     pub total: u64,
+    /// Whether [`Page::total`] is the exact count.
+    pub total_exact: bool,
     /// How many matching records came before this page.
     pub offset: u64,
     /// The records returned (at most the limit).
@@ -862,10 +870,10 @@ impl<'s> EntityQuery<'s> {
         )
     }
 
-    /// The COUNT statement.
-    pub fn count_sql(&self) -> String {
+    /// The COUNT statement, counting at most `cap` matches.
+    pub fn count_sql(&self, cap: u64) -> String {
         format!(
-            "SELECT count(*) FROM {} AS {} WHERE {}",
+            "SELECT count(*) FROM (SELECT 1 FROM {} AS {} WHERE {} LIMIT {cap}) AS \"counted\"",
             quote(&self.entity.table),
             quote(ROW_ALIAS),
             self.where_sql
@@ -901,13 +909,18 @@ impl<'s> EntityQuery<'s> {
             results.push(record);
         }
         drop(rows);
-        let total = if !more && (!results.is_empty() || self.offset == 0) {
-            self.offset + results.len() as u64
+        let (total, total_exact) = if !more && (!results.is_empty() || self.offset == 0) {
+            (self.offset + results.len() as u64, true)
         } else {
-            conn.count(&self.count_sql(), &self.params)?
+            // Counted up to the cap, and always past the end of this page (so that `has_more`
+            // stays exact).
+            let cap = COUNT_CAP.max(self.offset + u64::from(self.limit) + 1);
+            let counted = conn.count(&self.count_sql(cap), &self.params)?;
+            (counted, counted < cap)
         };
         Ok(Page {
             total,
+            total_exact,
             offset: self.offset,
             results,
         })

@@ -292,8 +292,11 @@ impl<R: Record> Default for Query<R> {
 /// A page of typed records.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RecordPage<R> {
-    /// How many records match in total.
+    /// How many records match in total: exactly when `total_exact`, otherwise at least this
+    /// many (counting stops at [`COUNT_CAP`](crate::sql::query::COUNT_CAP)).
     pub total: u64,
+    /// Whether `total` is the exact count.
+    pub total_exact: bool,
     /// The records returned (at most the limit).
     pub records: Vec<R>,
 }
@@ -352,6 +355,7 @@ impl<R: Record> Query<R> {
         let page = run_query::<R>(db, self.conditions, self.order_by, limit).await?;
         Ok(RecordPage {
             total: page.total,
+            total_exact: page.total_exact,
             records: page
                 .results
                 .into_iter()

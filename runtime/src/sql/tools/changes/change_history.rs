@@ -129,6 +129,7 @@ impl EngineTool for GetEntityChangeHistoryArgs {
         }
         let page = Page {
             total,
+            total_exact: true,
             offset,
             results,
         };

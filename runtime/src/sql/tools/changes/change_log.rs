@@ -163,6 +163,8 @@ pub(crate) struct ChangeHistoryPage {
     id: String,
     /// How many changes the record has in all.
     total: u64,
+    /// Always true: every change is counted.
+    total_exact: bool,
     #[serde(flatten)]
     paging: crate::sql::tools::shared::answers::Paging,
     /// The changes of this page.

@@ -35,8 +35,12 @@ pub trait DeclaredArgs: Serialize {
 pub struct DeclaredPage<R> {
     /// The entity the tool returns.
     pub entity_type: String,
-    /// How many records match in all.
+    /// How many records match in all: exactly when `total_exact`, otherwise at least this
+    /// many.
     pub total: u64,
+    /// Whether `total` is the exact count.
+    #[serde(default = "exact")]
+    pub total_exact: bool,
     /// The offset of the first record of this page.
     pub offset: u64,
     /// How many records this page holds.
@@ -50,6 +54,11 @@ pub struct DeclaredPage<R> {
     /// The records of this page, in the tool's order.
     #[serde(rename = "results")]
     pub records: Vec<R>,
+}
+
+/// A total is exact unless the answer says otherwise.
+fn exact() -> bool {
+    true
 }
 
 /// One page of the rows of a declared tool in the trusted `sql:` form.

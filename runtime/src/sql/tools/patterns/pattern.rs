@@ -395,6 +395,7 @@ fn fuzzy(
     }
     let page = Page {
         total,
+        total_exact: true,
         offset,
         results,
     };

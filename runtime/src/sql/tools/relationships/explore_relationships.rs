@@ -391,6 +391,7 @@ fn handle(
     }
     let page = Page {
         total,
+        total_exact: true,
         offset,
         results,
     };

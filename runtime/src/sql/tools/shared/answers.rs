@@ -46,8 +46,11 @@ pub(crate) struct Paging {
 pub(crate) struct EntityPage {
     /// The entity queried.
     entity_type: String,
-    /// How many records match in all.
+    /// How many records match in all; when `total_exact` is false, at least this many
+    /// (counting stops at 1,000 or the end of this page).
     total: u64,
+    /// Whether `total` is the exact count.
+    total_exact: bool,
     #[serde(flatten)]
     paging: Paging,
     /// The records of this page.
@@ -78,6 +81,8 @@ pub(crate) struct SearchPage {
     entity_type: String,
     /// How many records match in all.
     total: u64,
+    /// Always true: a search counts every match.
+    total_exact: bool,
     #[serde(flatten)]
     paging: Paging,
     /// The matches of this page, best first.
@@ -136,6 +141,8 @@ pub(crate) struct RelationshipPage {
     relationship_type: String,
     /// How many hops there are in all.
     total: u64,
+    /// Always true: every hop is counted.
+    total_exact: bool,
     #[serde(flatten)]
     paging: Paging,
     /// The hops of this page.

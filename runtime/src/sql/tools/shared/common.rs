@@ -239,7 +239,7 @@ impl Collector {
     }
 }
 
-/// A list answer: `head` followed by `offset`, `total`, `returned`, then the paging keys
+/// A list answer: `head` followed by `offset`, `total`, `total_exact`, `returned`, then the paging keys
 /// ([`insert_paging`]) and `results`.
 ///
 /// A first record too large for the answer's cap on its own is a `too_large` error.
@@ -254,6 +254,7 @@ pub(crate) fn list_answer(
     }
     head.insert("offset".into(), json!(page.offset));
     head.insert("total".into(), json!(page.total));
+    head.insert("total_exact".into(), json!(page.total_exact));
     head.insert("returned".into(), json!(page.results.len()));
     insert_paging(&mut head, page.next_offset(), page.total, limits, collector);
     head.insert("results".into(), Value::Array(page.results));
