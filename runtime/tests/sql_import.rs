@@ -448,3 +448,37 @@ fn a_byte_order_mark_before_the_first_line_is_not_part_of_it() {
     let error = db.import_jsonl(&spec, later.as_bytes()).unwrap_err();
     assert_eq!(error.line, Some(2), "{error}");
 }
+
+/// The ends of relationships are looked up hundreds at a time (one statement per 500 ids, not
+/// one per id): with more than a batch of them, the first missing end in line order is still
+/// the one named, whichever batch it falls in, and nothing is written.
+#[test]
+fn missing_ends_are_found_among_many_and_named_by_their_first_line() {
+    let mut lines: Vec<serde_json::Value> = (0..1_200)
+        .map(|i| json!({"entity": "Scope", "data": {"uuid": format!("m{i}")}}))
+        .collect();
+    for i in 1..1_200 {
+        lines.push(json!({"relationship": "CONSUMES", "from": {"entity": "Scope", "id": format!("m{}", i - 1)}, "to": {"entity": "Scope", "id": format!("m{i}")}}));
+    }
+    // Line 2,001 names a record that does not exist, after 800 edges (past the first batch of
+    // distinct ids), and line 2,101 another.
+    lines.insert(2_000, json!({"relationship": "CONSUMES", "from": {"entity": "Scope", "id": "m5"}, "to": {"entity": "Scope", "id": "ghost-1"}}));
+    lines.insert(2_100, json!({"relationship": "CONSUMES", "from": {"entity": "Scope", "id": "ghost-0"}, "to": {"entity": "Scope", "id": "m6"}}));
+    let (error, before, after) = import_error(&lines);
+    assert_eq!(error.line, Some(2_001), "{error}");
+    assert_eq!(error.field.as_deref(), Some("to.id"), "{error}");
+    assert!(
+        error.to_string().contains("no Scope has uuid \"ghost-1\""),
+        "{error}"
+    );
+    assert_eq!(before, after, "a refused import writes nothing");
+
+    // Without them, every edge is written.
+    let lines: Vec<_> = lines
+        .into_iter()
+        .filter(|line| !line.to_string().contains("ghost"))
+        .collect();
+    let (_dir, spec, db) = seeded();
+    let stats = db.import_jsonl(&spec, jsonl(&lines).as_bytes()).unwrap();
+    assert_eq!(stats.relationships, 1_199);
+}

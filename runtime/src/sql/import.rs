@@ -15,7 +15,7 @@
 //! changed, in the same transaction (see the `changes` module).
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::io::{BufRead, Read};
 
@@ -251,8 +251,10 @@ struct EntityPlan<'s> {
     spec: &'s EntitySpec,
     columns: Vec<(&'s str, Column<'s>)>,
     names: Vec<&'s str>,
-    exists_sql: String,
 }
+
+/// How many ids one statement of the end checks looks up.
+const CHECK_BATCH: usize = 500;
 
 struct PendingCheck {
     line: usize,
@@ -309,11 +311,6 @@ impl<'s, 't> Importer<'s, 't> {
                     spec: entity,
                     columns,
                     names,
-                    exists_sql: format!(
-                        "SELECT 1 FROM {} WHERE {} = ?1",
-                        quote(&entity.table),
-                        quote(&entity.unique_field)
-                    ),
                 }
             })
             .collect();
@@ -726,14 +723,35 @@ impl<'s, 't> Importer<'s, 't> {
         self.sink.flush(&mut self.tracker)?;
         let entities: Vec<&EntitySpec> = self.entities.iter().map(|plan| plan.spec).collect();
         self.sink.finish_full_text(&entities)?;
-        let mut cache: HashMap<(usize, &str), bool> = HashMap::new();
+        // Every end a relationship named must exist: the distinct ids of each entity are looked
+        // up CHECK_BATCH at a time (one statement each, not one per id: on a server each is a
+        // round trip), then the first missing one in line order is the error.
+        let mut wanted: Vec<Vec<(&str, usize)>> = vec![Vec::new(); self.entities.len()];
+        let mut named: HashSet<(usize, &str)> = HashSet::new();
         for check in &self.pending {
-            if cache.contains_key(&(check.entity, check.id.as_str())) {
-                continue;
+            if named.insert((check.entity, check.id.as_str())) {
+                wanted[check.entity].push((check.id.as_str(), check.line));
             }
-            let plan = &self.entities[check.entity];
-            let exists = self.sink.exists(&plan.exists_sql, &check.id, check.line)?;
-            if !exists {
+        }
+        let mut found: Vec<HashSet<String>> = vec![HashSet::new(); self.entities.len()];
+        for (entity, ids) in wanted.iter().enumerate() {
+            let plan = &self.entities[entity];
+            for chunk in ids.chunks(CHECK_BATCH) {
+                let placeholders: Vec<String> =
+                    (1..=chunk.len()).map(|i| format!("?{i}")).collect();
+                let sql = format!(
+                    "SELECT {unique} FROM {} WHERE {unique} IN ({})",
+                    quote(&plan.spec.table),
+                    placeholders.join(", "),
+                    unique = quote(&plan.spec.unique_field)
+                );
+                let chunk_ids: Vec<&str> = chunk.iter().map(|(id, _)| *id).collect();
+                found[entity].extend(self.sink.existing(&sql, &chunk_ids, chunk[0].1)?);
+            }
+        }
+        for check in &self.pending {
+            if !found[check.entity].contains(check.id.as_str()) {
+                let plan = &self.entities[check.entity];
                 return Err(at(
                     check.line,
                     Some(check.field.into()),
@@ -745,7 +763,6 @@ impl<'s, 't> Importer<'s, 't> {
                     ),
                 ));
             }
-            cache.insert((check.entity, check.id.as_str()), true);
         }
         self.stats.changes = self
             .tracker

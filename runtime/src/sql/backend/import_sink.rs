@@ -97,8 +97,13 @@ pub(crate) trait ImportSink {
     /// The connection inside the import's transaction.
     fn writer(&self) -> &dyn Writer;
 
-    /// Whether `sql` (one `?1` parameter) finds a row for `id`.
-    fn exists(&mut self, sql: &str, id: &str, line: usize) -> Result<bool, ImportError>;
+    /// The ids `sql` (one `?N` parameter per id of `ids`, answering the ids found) finds.
+    fn existing(
+        &mut self,
+        sql: &str,
+        ids: &[&str],
+        line: usize,
+    ) -> Result<Vec<String>, ImportError>;
 
     /// The record `id` of the entity at `entity`, which has a full-text index, was written.
     /// A backend whose index is not kept by the database itself rewrites its postings in

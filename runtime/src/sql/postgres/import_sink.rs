@@ -98,11 +98,27 @@ impl ImportSink for PgSink<'_> {
         self.session
     }
 
-    fn exists(&mut self, sql: &str, id: &str, line: usize) -> Result<bool, ImportError> {
-        self.session
-            .rows(sql, &[SqlValue::Text(id.to_owned())])
-            .map(|rows| !rows.is_empty())
-            .map_err(|e| exec_error(Some(line), e))
+    fn existing(
+        &mut self,
+        sql: &str,
+        ids: &[&str],
+        line: usize,
+    ) -> Result<Vec<String>, ImportError> {
+        let params: Vec<SqlValue> = ids
+            .iter()
+            .map(|id| SqlValue::Text((*id).to_owned()))
+            .collect();
+        let rows = self
+            .session
+            .rows(sql, &params)
+            .map_err(|e| exec_error(Some(line), e))?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|row| match row.into_iter().next() {
+                Some(SqlValue::Text(id)) => Some(id),
+                _ => None,
+            })
+            .collect())
     }
 
     fn full_text_written(&mut self, entity: usize, id: &Bound<'_>) {

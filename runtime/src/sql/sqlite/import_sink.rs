@@ -127,13 +127,28 @@ impl ImportSink for SqliteSink<'_> {
         &**self.tx
     }
 
-    fn exists(&mut self, sql: &str, id: &str, line: usize) -> Result<bool, ImportError> {
+    fn existing(
+        &mut self,
+        sql: &str,
+        ids: &[&str],
+        line: usize,
+    ) -> Result<Vec<String>, ImportError> {
         let mut statement = self
             .tx
             .prepare_cached(sql)
             .map_err(|e| sqlite_error(Some(line), e))?;
-        statement
-            .exists([id])
+        let rows = statement
+            .query_map(rusqlite::params_from_iter(ids), |row| {
+                Ok(match row.get_ref(0)? {
+                    rusqlite::types::ValueRef::Text(text) => {
+                        String::from_utf8_lossy(text).into_owned()
+                    }
+                    rusqlite::types::ValueRef::Integer(n) => n.to_string(),
+                    other => format!("{other:?}"),
+                })
+            })
+            .map_err(|e| sqlite_error(Some(line), e))?;
+        rows.collect::<Result<_, _>>()
             .map_err(|e| sqlite_error(Some(line), e))
     }
 
