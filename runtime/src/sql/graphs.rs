@@ -116,9 +116,15 @@ impl IdList {
         &self.text[start..self.ends[position] as usize]
     }
 
-    fn push(&mut self, id: &str) {
+    /// Adds `id`; `false` (nothing added) once the ids would pass 4 GiB of text, which
+    /// offsets of 32 bits cannot reach.
+    fn push(&mut self, id: &str) -> bool {
+        let Ok(end) = u32::try_from(self.text.len() + id.len()) else {
+            return false;
+        };
         self.text.push_str(id);
-        self.ends.push(self.text.len() as u32);
+        self.ends.push(end);
+        true
     }
 
     fn find(&self, id: &str) -> Option<u32> {
@@ -150,6 +156,7 @@ impl IdList {
             ends: Vec::with_capacity(order.len()),
         };
         for position in order {
+            // The same ids as before, so they fit as they did.
             sorted.push(self.get(position as usize));
         }
         sorted
@@ -316,7 +323,14 @@ fn load(conn: &dyn Reader, spec: &GraphSpec) -> Result<LoadedGraph, HandlerError
         for row in rows {
             if let Some(SqlValue::Text(id)) = row.into_iter().next() {
                 meter.add(id.len() + BYTES_PER_RECORD)?;
-                ids.push(&id);
+                if !ids.push(&id) {
+                    return Err(ToolError::new(
+                        ErrorCode::TooLarge,
+                        "the ids of this entity's records hold more than 4 GiB of text, more \
+                         than a graph loads; use algorithm degree",
+                    )
+                    .into());
+                }
                 after = Some(id);
             }
         }
@@ -393,7 +407,7 @@ mod tests {
     fn ids_are_found_in_byte_order_whatever_order_they_came_in() {
         let mut ids = IdList::default();
         for id in ["b", "a", "ä", "B", "a", ""] {
-            ids.push(id);
+            assert!(ids.push(id));
         }
         let ids = ids.sorted();
         let listed: Vec<&str> = (0..ids.len()).map(|i| ids.get(i)).collect();

@@ -302,7 +302,10 @@ pub(crate) struct RankAnswer {
     results: Vec<Record>,
 }
 
-/// The JSON Schema of answers of type `T`: draft 2020-12, subschemas inlined, no title.
+/// The JSON Schema of answers of type `T`: draft 2020-12, subschemas inlined, no title, and
+/// no prose. The tool's description says what it answers; a client checks the structure, and
+/// every `tools/list` carries the schema (its descriptions were a fifth of the tokens of the
+/// corpus configs' definitions: `scripts/count-tool-tokens.py`).
 pub(crate) fn output_schema<T: JsonSchema>() -> Value {
     let mut settings = SchemaSettings::draft2020_12().for_serialize();
     settings.inline_subschemas = true;
@@ -311,11 +314,41 @@ pub(crate) fn output_schema<T: JsonSchema>() -> Value {
         .into_root_schema_for::<T>()
         .to_value();
     if let Value::Object(root) = &mut schema {
-        for keyword in ["$schema", "title", "description"] {
+        for keyword in ["$schema", "title"] {
             root.remove(keyword);
         }
     }
+    without_prose(&mut schema);
     schema
+}
+
+/// Removes the `description` keyword from `schema` and every schema inside it (a property
+/// named `description` stays: only keywords go).
+fn without_prose(schema: &mut Value) {
+    let Value::Object(map) = schema else {
+        return;
+    };
+    map.remove("description");
+    for (keyword, value) in map.iter_mut() {
+        match (keyword.as_str(), value) {
+            (
+                "properties" | "$defs" | "definitions" | "patternProperties",
+                Value::Object(named),
+            ) => {
+                named.values_mut().for_each(without_prose);
+            }
+            ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(schemas)) => {
+                schemas.iter_mut().for_each(without_prose);
+            }
+            (
+                "items" | "additionalProperties" | "not" | "if" | "then" | "else" | "contains",
+                value,
+            ) => {
+                without_prose(value);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// `semantic_search` (and, later, every ranked search): the best matches, best first.
@@ -350,4 +383,24 @@ pub(crate) struct RankedHit {
     /// The start of the text the match was found in.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snippet: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_schemas_keep_structure_and_a_property_named_description_but_no_prose() {
+        let schema = output_schema::<EntityDescription>();
+        let text = schema.to_string();
+        let properties = &schema["properties"];
+        assert!(properties.get("description").is_some(), "{text}");
+        assert!(
+            properties["description"].get("description").is_none(),
+            "{text}"
+        );
+        assert!(!text.contains("\"description\":\""), "prose left: {text}");
+        assert_eq!(schema["type"], "object");
+        assert!(schema["required"].as_array().is_some_and(|r| !r.is_empty()));
+    }
 }
