@@ -33,6 +33,7 @@ pub mod limits;
 pub mod mcp;
 mod registry;
 pub mod search;
+mod sync;
 pub mod trace;
 
 pub use arguments::ArgumentValidator;

@@ -25,6 +25,7 @@ use std::time::Instant;
 
 use serde_json::json;
 
+use crate::sync::lock;
 use crate::{CallBudget, ErrorCode, ToolError};
 
 use super::backend::{ExecError, Reader};
@@ -387,16 +388,13 @@ fn load(conn: &dyn Reader, spec: &GraphSpec) -> Result<LoadedGraph, HandlerError
     })
 }
 
-fn check_deadline(budget: Option<&CallBudget>) -> Result<(), ExecError> {
+/// [`ExecError::Stopped`] once `budget`'s deadline has passed.
+pub(crate) fn check_deadline(budget: Option<&CallBudget>) -> Result<(), ExecError> {
     if budget.is_some_and(CallBudget::is_expired) {
         Err(ExecError::Stopped)
     } else {
         Ok(())
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 #[cfg(test)]

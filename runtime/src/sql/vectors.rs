@@ -14,7 +14,7 @@
 //! share of the rows, which an exact scan of those rows answers better).
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use serde_json::json;
 
@@ -348,9 +348,7 @@ impl VectorCache {
     }
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
+use crate::sync::lock;
 
 /// The version of `table` (0 before its first write).
 fn table_version(conn: &dyn Reader, table: &str) -> Result<i64, ExecError> {

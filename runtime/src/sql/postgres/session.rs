@@ -94,11 +94,7 @@ impl Drop for Session<'_> {
     }
 }
 
-pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
+pub(crate) use crate::sync::lock;
 
 impl<'d> Session<'d> {
     pub(crate) fn new(driver: &'d Driver, acquire: Acquire, cancel: Arc<CancelSlot>) -> Self {

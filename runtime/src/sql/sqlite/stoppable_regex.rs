@@ -11,7 +11,7 @@
 //! value is small enough for the pattern ([`FALLBACK_BUDGET`]); otherwise the call fails with
 //! [`TooCostly`], which names the limit and how to stay under it.
 
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use regex_automata::Input;
 use regex_automata::hybrid::dfa::{Cache, DFA};
@@ -38,8 +38,11 @@ pub(crate) const TOO_COSTLY_MARK: &str = "toolforge REGEX limit: ";
 pub(crate) struct StoppableRegex {
     dfa: DFA,
     cache: Mutex<Cache>,
-    /// The regex crate's matcher, for what the lazy DFA cannot decide.
-    fallback: regex::Regex,
+    /// The pattern, for the fallback.
+    pattern: String,
+    /// The regex crate's matcher, for what the lazy DFA cannot decide: compiled when first
+    /// needed (`None` when it cannot be), which most patterns never are.
+    fallback: OnceLock<Option<regex::Regex>>,
     /// The compiled pattern's NFA states: a match's work per byte, at most.
     states: usize,
 }
@@ -69,10 +72,6 @@ pub(crate) struct TooCostly {
 impl StoppableRegex {
     /// Compiles `pattern` (the regex crate's syntax), or says what is wrong with it.
     pub(crate) fn new(pattern: &str) -> Result<StoppableRegex, String> {
-        let fallback = regex::RegexBuilder::new(pattern)
-            .size_limit(SIZE_LIMIT)
-            .build()
-            .map_err(|e| format!("invalid REGEX pattern: {e}"))?;
         let dfa = DFA::builder()
             .configure(
                 DFA::config()
@@ -89,7 +88,8 @@ impl StoppableRegex {
         Ok(StoppableRegex {
             dfa,
             cache,
-            fallback,
+            pattern: pattern.to_owned(),
+            fallback: OnceLock::new(),
             states,
         })
     }
@@ -140,13 +140,26 @@ impl StoppableRegex {
     /// The regex crate's answer, when its work is within [`FALLBACK_BUDGET`].
     fn fallback(&self, text: &str) -> Result<bool, Unanswered> {
         let bytes = text.len();
-        if self.states.saturating_mul(bytes) > FALLBACK_BUDGET {
-            return Err(Unanswered::TooCostly(TooCostly {
+        let too_costly = || {
+            Unanswered::TooCostly(TooCostly {
                 states: self.states,
                 bytes,
-            }));
+            })
+        };
+        if self.states.saturating_mul(bytes) > FALLBACK_BUDGET {
+            return Err(too_costly());
         }
-        Ok(self.fallback.is_match(text))
+        let fallback = self.fallback.get_or_init(|| {
+            regex::RegexBuilder::new(&self.pattern)
+                .size_limit(SIZE_LIMIT)
+                .build()
+                .ok()
+        });
+        // The lazy DFA compiled the pattern, so only the regex crate's size limit can refuse it.
+        fallback
+            .as_ref()
+            .map(|regex| regex.is_match(text))
+            .ok_or_else(too_costly)
     }
 }
 

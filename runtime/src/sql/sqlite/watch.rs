@@ -1,8 +1,8 @@
 //! What a SQLite read connection's progress handler and functions watch: the deadline of the
 //! call using it, whether that call's caller went away, and the call's context values.
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 /// What a reader's progress handler and functions watch: the deadline of the call using the
@@ -28,7 +28,4 @@ impl Watch {
     }
 }
 
-/// Locks `mutex`, whatever a panicking holder left.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
+pub(crate) use crate::sync::lock;

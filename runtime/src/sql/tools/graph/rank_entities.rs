@@ -280,12 +280,13 @@ fn handle(
                     entity.name
                 )));
             }
+            let mut edge_count = 0;
             for walk in &within {
-                let count = conn.count(
+                edge_count += conn.count(
                     &format!("SELECT count(*) FROM {}", quote(&walk.relationship.table)),
                     &[],
                 )?;
-                if count > MAX_GRAPH_EDGES as u64 {
+                if edge_count > MAX_GRAPH_EDGES as u64 {
                     return Err(too_large(format!(
                         "{} has more edges than pagerank loads ({MAX_GRAPH_EDGES}); use \
                          algorithm degree",
@@ -313,13 +314,6 @@ fn handle(
                 }
             };
             let graph = graphs.graph(conn, &graph_spec, shareable, started)?;
-            if graph.edges().len() > MAX_GRAPH_EDGES {
-                return Err(too_large(format!(
-                    "{} has more edges than pagerank loads ({MAX_GRAPH_EDGES}); use algorithm \
-                     degree",
-                    arguments.relationship_type
-                )));
-            }
             let budget = CallBudget::current();
             let scores = graph.scores(|graph| {
                 page_rank(graph.len(), graph.edges(), DAMPING, || {

@@ -133,11 +133,7 @@ pub(crate) fn walks<'s>(
 
 /// The error of a call that stopped because its deadline passed.
 pub(crate) fn check_deadline() -> Result<(), ExecError> {
-    if CallBudget::current().is_some_and(|budget| budget.is_expired()) {
-        Err(ExecError::Stopped)
-    } else {
-        Ok(())
-    }
+    crate::sql::graphs::check_deadline(CallBudget::current().as_ref())
 }
 
 /// The edges `(near, far)` of `walk` whose near end is one of `ids`, ordered by near then far.
