@@ -186,6 +186,7 @@ async fn requests_are_traced_and_measured_over_otlp() {
             ("OTEL_BSP_SCHEDULE_DELAY", "100"),
             ("OTEL_METRIC_EXPORT_INTERVAL", "200"),
             ("TOOLFORGE_LOG_FORMAT", "json"),
+            ("TOOLFORGE_LOG", "debug,rmcp=warn"),
         ],
     )
     .await;

@@ -179,7 +179,13 @@ impl ServerHandler for McpHandler {
         let end = start
             .saturating_add(self.shared.settings.options.page_size.max(1))
             .min(total);
-        let mut page = ListToolsResult::with_all_items(visible[start..end].to_vec())
+        let mut tools = visible[start..end].to_vec();
+        if !self.shared.settings.options.output_schemas {
+            for tool in &mut tools {
+                tool.output_schema = None;
+            }
+        }
+        let mut page = ListToolsResult::with_all_items(tools)
             .with_ttl_ms(
                 u64::try_from(self.shared.settings.options.list_ttl.as_millis())
                     .unwrap_or(u64::MAX),
@@ -231,7 +237,9 @@ impl ServerHandler for McpHandler {
         let ms = started.elapsed().as_millis() as u64;
         Ok(match outcome {
             Ok(value) => {
-                tracing::info!(tool = %name, ms, "call answered");
+                // One line per call is an access log: 15 % of a lookup's throughput at
+                // info (docs/BENCHMARKS.md, "side by side"); spans and metrics carry it.
+                tracing::debug!(tool = %name, ms, "call answered");
                 operation.finish(None);
                 success_result(value).into()
             }
