@@ -408,7 +408,9 @@ def toolbox_config(path, backend, db):
         parsed = re.match(r"postgres(?:ql)?://([^@:/]+)(?::[^@]*)?@([^:/]+):(\d+)/(\w+)", db)
         user, host, port, name = parsed.groups()
         lines += ["    kind: postgres", f"    host: {host}", f"    port: {port}",
-                  f"    database: {name}", f"    user: {user}", "    password: ''"]
+                  f"    database: {name}", f"    user: {user}",
+                  # Toolbox requires a password; the test server trusts loopback and ignores it.
+                  "    password: unused"]
         kind = "postgres-sql"
     lines.append("tools:")
     for question, spec in QUESTIONS.items():
@@ -673,9 +675,17 @@ def main():
             else:
                 log("TOOLFORGE_TEST_POSTGRES_URL is not set: PostgreSQL skipped "
                     "(run under scripts/with-postgres)")
-        sections = []
+        cores = os.cpu_count()
+        print(f"## toolforge, MCP Toolbox and DBHub side by side ({args.books:,} books, "
+              f"{cores} cores)\n", flush=True)
         for backend, db in backends:
             log(f"{backend}: toolforge db init + db import")
+            if backend == "postgres":
+                # The test server of scripts/with-postgres: emptied, so that a run starts afresh.
+                subprocess.run(["psql", "-q", db, "-c",
+                                "DROP SCHEMA public CASCADE; CREATE SCHEMA public;"],
+                               check=True, env={**os.environ,
+                                                "PGOPTIONS": "--client-min-messages=warning"})
             subprocess.run([args.toolforge, "db", "init", "--config", os.path.join(work, "config.yaml"),
                             "--db", db], check=True, stdout=subprocess.DEVNULL)
             subprocess.run([args.toolforge, "db", "import", "--config",
@@ -688,11 +698,10 @@ def main():
                                 "(to_tsvector('english', title || ' ' || blurb)); ANALYZE;"],
                                check=True)
             results, startup, memory, listed = run_backend(backend, db, args, samples, work, tokens)
-            sections.append(report(backend, results, startup, memory, listed, args))
-        cores = os.cpu_count()
-        print(f"## toolforge, MCP Toolbox and DBHub side by side ({args.books:,} books, "
-              f"{cores} cores)\n")
-        print("\n".join(sections))
+            print(report(backend, results, startup, memory, listed, args), flush=True)
+    except BaseException:
+        args.keep = True
+        raise
     finally:
         if args.keep:
             log(f"kept {work}")

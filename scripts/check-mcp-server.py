@@ -493,7 +493,8 @@ async def check_stdio(toolforge, config, db, checks, stats, log):
         where = f"stdio/{protocol}"
         parameters = StdioServerParameters(
             command=toolforge,
-            args=["serve", "--config", config, "--db", db, "--page-size", str(STDIO_PAGE_SIZE)],
+            args=["serve", "--config", config, "--db", db, "--page-size", str(STDIO_PAGE_SIZE),
+                  "--output-schemas"],
         )
         try:
             async with stdio_client(parameters, errlog=log) as (read, write):
@@ -506,7 +507,7 @@ async def check_stdio(toolforge, config, db, checks, stats, log):
 
 
 async def check_http(toolforge, config, db, checks, stats):
-    with HttpServer(toolforge, config, db) as server:
+    with HttpServer(toolforge, config, db, "--output-schemas") as server:
         try:
             await check_default_http(server, checks, stats)
         except Exception as error:
@@ -579,6 +580,9 @@ async def check_read_only(server, checks, stats):
             checks.check("read-only", f"{where} {tool.name}",
                          tool.annotations is not None and tool.annotations.read_only_hint is True,
                          "served without readOnlyHint: true")
+            # Without --output-schemas, tools/list carries none (results stay structured).
+            checks.check("read-only", f"{where} {tool.name}", tool.output_schema is None,
+                         "lists an outputSchema without --output-schemas")
         result = await session.call_tool("get_entity_by_id", {"entity_type": "Scope", "id_value": "s-main"})
         checks.check("read-only", where, not result.is_error, f"a read-only call failed: {result.content}")
 

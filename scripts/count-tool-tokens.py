@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """What the tool definitions cost a model: tokens (o200k_base) of `tools/list` for every config.
 
-For each config, `toolforge tools list --format mcp` is encoded as a client sends it (compact
-JSON, `{"tools": [...]}`) and split into its parts: tool descriptions, input schemas, output
-schemas (what an MCP client receives; a model is usually shown the first two).
+For each config, `toolforge tools list --format mcp` (what `toolforge serve` lists) is encoded
+as a client receives it (compact JSON, `{"tools": [...]}`) and split into its parts: tool
+descriptions, input schemas, output schemas (listed only with `--output-schemas`, passed on to
+`tools list`; a model is usually shown the first two).
 
     python3 -m venv /tmp/tokens && /tmp/tokens/bin/pip install -r scripts/count-tool-tokens.requirements.txt
     cargo build -p toolforge-cli
     /tmp/tokens/bin/python scripts/count-tool-tokens.py target/debug/toolforge tests/corpus/*.yaml
+    /tmp/tokens/bin/python scripts/count-tool-tokens.py target/debug/toolforge --output-schemas tests/corpus/*.yaml
 
 Prints a Markdown table, one row per config, and the totals.
 """
@@ -25,10 +27,13 @@ def compact(value):
 
 
 def main():
-    if len(sys.argv) < 3:
+    args = sys.argv[1:]
+    extra = ["--output-schemas"] if "--output-schemas" in args else []
+    args = [a for a in args if a != "--output-schemas"]
+    if len(args) < 2:
         print(__doc__.strip().split("\n\n")[2], file=sys.stderr)
         return 2
-    toolforge, configs = sys.argv[1], sys.argv[2:]
+    toolforge, configs = args[0], args[1:]
     encoding = bpe_openai.get_encoding("o200k_base")
     tokens = lambda text: len(encoding.encode(text))
     print("| config | tools | tools/list | descriptions | input schemas | output schemas |")
@@ -36,7 +41,7 @@ def main():
     sums = [0, 0, 0, 0]
     for config in configs:
         run = subprocess.run(
-            [toolforge, "tools", "list", "--config", config, "--format", "mcp"],
+            [toolforge, "tools", "list", "--config", config, "--format", "mcp", *extra],
             capture_output=True,
             text=True,
         )

@@ -79,6 +79,10 @@ pub struct Args {
     /// Tools per `tools/list` page; clients follow `nextCursor` for the rest.
     #[arg(long, value_name = "N", default_value_t = McpOptions::default().page_size)]
     pub page_size: usize,
+    /// List each tool's `outputSchema` in `tools/list` (results are `structuredContent`
+    /// either way): for clients that validate results or generate types from them.
+    #[arg(long)]
+    pub output_schemas: bool,
     /// HTTP: require `Authorization: Bearer <token>`, the token read from this environment
     /// variable.
     #[arg(long, value_name = "VAR")]
@@ -365,6 +369,7 @@ fn mcp_options(args: &Args) -> McpOptions {
     let mut options = McpOptions::default();
     options.max_concurrent_calls = args.max_concurrent_calls.max(1);
     options.page_size = args.page_size.max(1);
+    options.output_schemas = args.output_schemas;
     if args.reload {
         options.list_ttl = Duration::ZERO;
     }

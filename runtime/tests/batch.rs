@@ -350,8 +350,7 @@ fn batch_is_annotated_like_the_tools_it_can_reach() {
     let batch = read_only.get("batch").unwrap().definition().clone();
     assert_eq!(
         export(&batch, Dialect::Mcp)["annotations"],
-        json!({"title": "Batch", "readOnlyHint": true, "destructiveHint": false,
-               "idempotentHint": true, "openWorldHint": false})
+        json!({"readOnlyHint": true, "openWorldHint": false})
     );
     // One tool without hints may be destructive: so may the batch.
     let mixed = ToolRegistry::standard()
@@ -364,7 +363,7 @@ fn batch_is_annotated_like_the_tools_it_can_reach() {
     let batch = mixed.get("batch").unwrap().definition().clone();
     assert_eq!(
         export(&batch, Dialect::Mcp)["annotations"],
-        json!({"title": "Batch", "readOnlyHint": false, "destructiveHint": true,
+        json!({"readOnlyHint": false, "destructiveHint": true,
                "idempotentHint": false, "openWorldHint": true})
     );
     assert_eq!(

@@ -512,8 +512,8 @@ fn mcp_shape_has_title_schemas_and_annotation_hints() {
     assert_eq!(mcp["outputSchema"]["type"], "object");
     assert_eq!(
         mcp["annotations"],
-        json!({"title": "Look up", "readOnlyHint": true, "destructiveHint": false,
-               "idempotentHint": true})
+        json!({"readOnlyHint": true}),
+        "a read-only tool's other hints mean nothing to MCP, and `title` is said once"
     );
     let keys: Vec<&String> = mcp.as_object().unwrap().keys().collect();
     assert_eq!(
@@ -533,8 +533,17 @@ fn mcp_shape_has_title_schemas_and_annotation_hints() {
     definition.annotations = ToolAnnotations::default();
     let mcp = export(&definition, Dialect::Mcp);
     assert!(mcp.get("outputSchema").is_none());
-    // Without hints, the annotations still carry the title (every MCP tool has one).
-    assert_eq!(mcp["annotations"], json!({"title": "Look up"}));
+    // Without hints, the annotations are empty; the title is the tool's own.
+    assert_eq!(mcp["annotations"], json!({}));
+    assert_eq!(mcp["title"], "Look up");
+    // A tool that writes says whether it destroys and whether a repeat changes anything.
+    definition.annotations.read_only = Some(false);
+    definition.annotations.destructive = Some(false);
+    definition.annotations.idempotent = Some(true);
+    assert_eq!(
+        export(&definition, Dialect::Mcp)["annotations"],
+        json!({"readOnlyHint": false, "destructiveHint": false, "idempotentHint": true})
+    );
     definition.title = None;
     assert_eq!(export(&definition, Dialect::Mcp)["title"], "Lookup");
 }

@@ -132,8 +132,7 @@ fn batch_is_read_only_over_database_tools_and_with_children_needs_a_hierarchy() 
         let batch = definitions.iter().find(|d| d.name == "batch").unwrap();
         assert_eq!(
             export(batch, Dialect::Mcp)["annotations"],
-            serde_json::json!({"title": "Batch", "readOnlyHint": true, "destructiveHint": false,
-                               "idempotentHint": true, "openWorldHint": false}),
+            serde_json::json!({"readOnlyHint": true, "openWorldHint": false}),
             "{file}"
         );
         let compiled =

@@ -167,11 +167,38 @@ fn call(name: &'static str, args: Value) -> CallToolRequestParams {
 }
 
 #[tokio::test]
+async fn tools_list_leaves_output_schemas_out_unless_asked_and_results_stay_structured() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registry(&dir);
+    let client = connect(McpServer::new(registry.clone()), Client::default()).await;
+    let tools = client.list_all_tools().await.unwrap();
+    assert!(tools.len() > 5);
+    for tool in &tools {
+        assert!(
+            tool.output_schema.is_none(),
+            "{} lists an outputSchema",
+            tool.name
+        );
+        let annotations = tool.annotations.as_ref().expect("annotations");
+        if annotations.read_only_hint == Some(true) {
+            assert_eq!(annotations.destructive_hint, None, "{}", tool.name);
+            assert_eq!(annotations.idempotent_hint, None, "{}", tool.name);
+        }
+    }
+    let result = client
+        .call_tool(call("get_schema", json!({})))
+        .await
+        .expect("tools/call");
+    assert!(result.structured_content.is_some(), "{result:?}");
+}
+
+#[tokio::test]
 async fn tools_list_pages_in_registration_order_with_titles_annotations_and_output_schemas() {
     let dir = tempfile::tempdir().unwrap();
     let registry = registry(&dir);
     let mut options = McpOptions::default();
     options.page_size = 3;
+    options.output_schemas = true;
     let server = McpServer::new(registry.clone()).with_options(options);
     let client = connect(server, Client::default()).await;
 
@@ -546,7 +573,10 @@ async fn full_text_search_is_served() {
     let registry = toolforge::sql::registry_builder(Arc::new(compiled.spec), db)
         .expect("registry")
         .build();
-    let client = connect(McpServer::new(registry.clone()), Client::default()).await;
+    let mut options = McpOptions::default();
+    options.output_schemas = true;
+    let server = McpServer::new(registry.clone()).with_options(options);
+    let client = connect(server, Client::default()).await;
     let tools = client.list_all_tools().await.unwrap();
     let search = tools
         .iter()

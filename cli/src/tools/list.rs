@@ -40,12 +40,17 @@ pub struct Args {
     /// `describe_entity`).
     #[arg(long, value_name = "TOOLS", value_delimiter = ',', requires = "defer")]
     pub core: Option<Vec<String>>,
+    /// `mcp`: each tool's `outputSchema` too, as `serve --output-schemas` lists them (for
+    /// clients that validate results or generate types; a model is not shown them).
+    #[arg(long)]
+    pub output_schemas: bool,
 }
 
 /// A provider format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    /// MCP `tools/list` entries (`name`, `title`, `description`, `inputSchema`, `annotations`).
+    /// MCP `tools/list` entries (`name`, `title`, `description`, `inputSchema`, `annotations`;
+    /// `outputSchema` with `--output-schemas`), as `serve` lists them.
     Mcp,
     /// OpenAI Chat Completions `tools` entries (strict where the schema allows).
     Openai,
@@ -106,7 +111,16 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
         Some(dialect) => Value::Array(
             definitions
                 .iter()
-                .map(|definition| export(definition, dialect))
+                .map(|definition| {
+                    let mut tool = export(definition, dialect);
+                    if dialect == Dialect::Mcp
+                        && !args.output_schemas
+                        && let Some(tool) = tool.as_object_mut()
+                    {
+                        tool.remove("outputSchema");
+                    }
+                    tool
+                })
                 .collect(),
         ),
         None if args.defer => {

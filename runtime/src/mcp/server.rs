@@ -24,6 +24,11 @@ pub struct McpOptions {
     /// How long a client may cache `tools/list` (`ttlMs`, default 5 minutes; 0 when the
     /// tools may change, see [`McpServer::replace_registry`]).
     pub list_ttl: Duration,
+    /// Whether `tools/list` carries each tool's `outputSchema` (default false). Results are
+    /// `structuredContent` either way; the schemas are for clients that validate them or
+    /// generate types from them, and a model is not shown them, while they are a third of
+    /// what a list weighs in tokens (docs/BENCHMARKS.md, "Tool definitions in tokens").
+    pub output_schemas: bool,
 }
 
 impl Default for McpOptions {
@@ -32,6 +37,7 @@ impl Default for McpOptions {
             page_size: 100,
             max_concurrent_calls: 64,
             list_ttl: Duration::from_secs(300),
+            output_schemas: false,
         }
     }
 }

@@ -132,7 +132,7 @@ impl Operator {
 /// string (the engine's form) or as a generated field-name enum. An absent `value` reads as
 /// `null`, although the tools' schemas require it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[schemars(description = "One condition on a field or computed field of the entity.")]
+#[schemars(description = "One condition on the record.")]
 #[serde(deny_unknown_fields, bound(deserialize = "F: Deserialize<'de>"))]
 pub struct Condition<F = String> {
     /// A field or computed field of the entity.
@@ -140,8 +140,7 @@ pub struct Condition<F = String> {
     pub field: F,
     /// The comparison (see the tool description).
     pub operator: Operator,
-    /// The value to compare with: a string, number or boolean matching the field's type, an
-    /// array for IN, or null with = / != for a missing value.
+    /// Of the field's type; an array for IN; null with = or != for a missing value.
     #[serde(default)]
     #[schemars(
         schema_with = "condition_value_schema",
@@ -197,7 +196,7 @@ pub struct OrderBy<F = String> {
     /// A field or computed field of the entity to sort by (not an array field).
     #[schemars(extend("x-toolforge-slot" = "sort_field"))]
     pub field: F,
-    /// ASC (default) or DESC.
+    /// The direction.
     #[serde(default)]
     pub direction: Direction,
 }

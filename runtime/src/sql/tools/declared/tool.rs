@@ -101,7 +101,7 @@ fn definition(tool: &DeclaredToolSpec) -> ToolDefinition {
         "offset".into(),
         json!({
             "type": "integer", "minimum": 0,
-            "description": "How many matching records to skip before the first one returned: 0 (the default), then the `next_offset` of the previous answer.",
+            "description": "Records to skip: 0 (the default), then the previous answer's `next_offset`.",
         }),
     );
     let mut schema =

@@ -49,8 +49,7 @@ pub struct GetEntitiesByIdsArgs<E = String, F = String> {
         extend("default" = false, "x-toolforge-slot" = "hierarchy")
     )]
     pub with_children: bool,
-    /// How many of the (distinct) ids to skip before the first one answered: `0` (the
-    /// default), then the `next_offset` of the previous answer.
+    /// Distinct ids to skip: `0` (the default), then the previous answer's `next_offset`.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",

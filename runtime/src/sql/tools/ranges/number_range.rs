@@ -47,8 +47,7 @@ pub struct QueryEntitiesByNumberRangeArgs<E = String, F = String> {
     )]
     #[schemars(extend("x-toolforge-slot" = "limit"))]
     pub limit: Option<i64>,
-    /// How many matching records to skip (in order) before the first one returned: `0` (the
-    /// default), then the `next_offset` of the previous answer.
+    /// Records to skip: `0` (the default), then the previous answer's `next_offset`.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",

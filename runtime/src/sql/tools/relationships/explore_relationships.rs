@@ -66,8 +66,7 @@ pub struct ExploreRelationshipsArgs<E = String, F = String, R = String> {
     )]
     #[schemars(extend("x-toolforge-slot" = "limit"))]
     pub limit: Option<i64>,
-    /// How many related records to skip (in order) before the first one returned: `0` (the
-    /// default), then the `next_offset` of the previous answer.
+    /// Related records to skip: `0` (the default), then the previous answer's `next_offset`.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",

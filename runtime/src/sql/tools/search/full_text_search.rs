@@ -48,8 +48,7 @@ pub struct FullTextSearchArgs<E = String, F = String> {
     /// exact. Default false.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prefix: Option<bool>,
-    /// How many ranked records to skip before the first one returned: `0` (the default),
-    /// then the `next_offset` of the previous answer.
+    /// Ranked records to skip: `0` (the default), then the previous answer's `next_offset`.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
