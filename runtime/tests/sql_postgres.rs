@@ -640,3 +640,57 @@ async fn tool_connections_are_read_only() {
     assert_eq!(error.details.unwrap()["postgres_error"], "25006");
     assert!(!error.message.contains("nextval"), "{}", error.message);
 }
+
+#[test]
+fn pool_size_in_the_url_bounds_the_read_connections() {
+    let Some((seeding, url, spec)) = seeded_postgres("pool_size") else {
+        return;
+    };
+    drop(seeding);
+    std::thread::sleep(Duration::from_millis(300));
+    let db = Database::open(format!("{url}?pool_size=3")).expect("open with pool_size");
+    assert_eq!(db.reader_count(), 3);
+    // Calls at once take at most that many connections, and all of them answer.
+    let registry = toolforge::sql::registry(spec, db).expect("registry");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let answers = runtime.block_on(async {
+        let calls = (0..12).map(|_| {
+            let registry = registry.clone();
+            tokio::spawn(async move {
+                registry
+                    .call(
+                        "query_entities",
+                        json!({"entity_type": "Scope", "limit": 5}),
+                    )
+                    .await
+            })
+        });
+        join_all(calls).await
+    });
+    assert!(answers.iter().all(|answer| answer.is_ok()), "{answers:?}");
+    let (base, _) = url.rsplit_once('/').unwrap();
+    let name = url.rsplit('/').next().unwrap();
+    let open = pg_support::query_text(
+        &format!("{base}/postgres"),
+        &format!("SELECT count(*) FROM pg_stat_activity WHERE datname = '{name}'"),
+    );
+    let open: usize = open.trim().parse().unwrap();
+    // The seeding handle is gone; the calls' handle opened at most its 3 readers.
+    assert!(open <= 3, "{open} connections open with pool_size=3");
+    // A bad value names the parameter and its range.
+    let error = Database::open(format!("{url}?pool_size=0"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("pool_size=0") && error.contains("1 to 1000"),
+        "{error}"
+    );
+}
+
+async fn join_all<T>(handles: impl Iterator<Item = tokio::task::JoinHandle<T>>) -> Vec<T> {
+    let mut out = Vec::new();
+    for handle in handles {
+        out.push(handle.await.expect("the call task"));
+    }
+    out
+}

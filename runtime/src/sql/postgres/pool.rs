@@ -34,6 +34,52 @@ impl std::fmt::Debug for PgDatabase {
     }
 }
 
+/// The read pool's size without `pool_size`: twice the available parallelism (a call waits on
+/// the server about as long as it works in the process).
+pub(crate) fn default_pool_size() -> usize {
+    std::thread::available_parallelism().map_or(4, |n| n.get().max(2)) * 2
+}
+
+/// The most `pool_size` may be.
+const MAX_POOL_SIZE: usize = 1_000;
+
+/// `url` without its `pool_size=N` query parameter, and `N`.
+pub(crate) fn take_pool_size(url: &str) -> Result<(String, Option<usize>), DbError> {
+    let Some((base, query)) = url.split_once('?') else {
+        return Ok((url.to_owned(), None));
+    };
+    let mut size = None;
+    let mut kept = Vec::new();
+    for pair in query.split('&') {
+        match pair.split_once('=') {
+            Some(("pool_size", value)) => {
+                let parsed = value
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| (1..=MAX_POOL_SIZE).contains(n));
+                match parsed {
+                    Some(n) => size = Some(n),
+                    None => {
+                        return Err(DbError::Postgres(format!(
+                            "`pool_size={value}` in the URL: the most read connections open at \
+                             once is a whole number from 1 to {MAX_POOL_SIZE} (default {}, twice \
+                             the cores)",
+                            default_pool_size()
+                        )));
+                    }
+                }
+            }
+            _ => kept.push(pair),
+        }
+    }
+    let url = if kept.is_empty() {
+        base.to_owned()
+    } else {
+        format!("{base}?{}", kept.join("&"))
+    };
+    Ok((url, size))
+}
+
 pub(crate) fn label(config: &tokio_postgres::Config) -> String {
     let host = config
         .get_hosts()
@@ -54,7 +100,13 @@ pub(crate) fn label(config: &tokio_postgres::Config) -> String {
 
 impl PgDatabase {
     /// Connects to the database at `url` and checks that it answers.
+    ///
+    /// `pool_size=N` in the URL's query (toolforge's own parameter, taken out before the rest
+    /// reaches the driver) sets the most read connections open at once; without it, twice the
+    /// available parallelism. Writes (`init`, imports) use two connections of their own.
     pub fn open(url: &str, read_only: bool) -> Result<PgDatabase, DbError> {
+        let (url, pool_size) = take_pool_size(url)?;
+        let url = url.as_str();
         let config: tokio_postgres::Config = url.parse().map_err(|error| {
             DbError::Postgres(format!(
                 "the URL is not a PostgreSQL connection string ({error}); write it as \
@@ -68,7 +120,7 @@ impl PgDatabase {
             None => "-c default_transaction_read_only=on".to_owned(),
         };
         reader_config.options(&options);
-        let size = std::thread::available_parallelism().map_or(4, |n| n.get().max(2)) * 2;
+        let size = pool_size.unwrap_or_else(default_pool_size);
         let pool = |config: tokio_postgres::Config, size: usize| {
             let manager = Manager::from_config(
                 config,
@@ -208,6 +260,34 @@ impl PgDatabase {
                 let _ = session.batch("ROLLBACK");
                 Err(error)
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{default_pool_size, take_pool_size};
+
+    #[test]
+    fn pool_size_is_taken_out_of_the_url() {
+        let (url, size) = take_pool_size("postgres://app@db:5432/books?pool_size=16").unwrap();
+        assert_eq!(
+            (url.as_str(), size),
+            ("postgres://app@db:5432/books", Some(16))
+        );
+        let (url, size) =
+            take_pool_size("postgres://app@db/books?sslmode=disable&pool_size=3&options=x")
+                .unwrap();
+        assert_eq!(url, "postgres://app@db/books?sslmode=disable&options=x");
+        assert_eq!(size, Some(3));
+        let (url, size) = take_pool_size("postgres://app@db/books").unwrap();
+        assert_eq!((url.as_str(), size), ("postgres://app@db/books", None));
+        assert!(default_pool_size() >= 4);
+        for bad in ["0", "-1", "many", "1001", ""] {
+            let error = take_pool_size(&format!("postgres://db/b?pool_size={bad}"))
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains("1 to 1000"), "{bad}: {error}");
         }
     }
 }
