@@ -10,6 +10,10 @@ descriptions, input schemas, output schemas (listed only with `--output-schemas`
     cargo build -p toolforge-cli
     /tmp/tokens/bin/python scripts/count-tool-tokens.py target/debug/toolforge tests/corpus/*.yaml
     /tmp/tokens/bin/python scripts/count-tool-tokens.py target/debug/toolforge --output-schemas tests/corpus/*.yaml
+    /tmp/tokens/bin/python scripts/count-tool-tokens.py target/debug/toolforge --defer-tools tests/corpus/*.yaml
+
+`--defer-tools` counts what `toolforge serve --defer-tools` lists (progressive discovery:
+`tool_search` and the core tools), over stdio on an empty database of each config.
 
 Prints a Markdown table, one row per config, and the totals.
 """
@@ -18,6 +22,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 import bpe_openai
 
@@ -26,10 +31,57 @@ def compact(value):
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+def served_tools(toolforge, config, flags):
+    """`tools/list` of `toolforge serve FLAGS` over stdio, on an empty database of `config`."""
+    with tempfile.TemporaryDirectory() as folder:
+        db = os.path.join(folder, "tokens.db")
+        init = subprocess.run([toolforge, "db", "init", "--config", config, "--db", db],
+                              capture_output=True, text=True)
+        if init.returncode != 0:
+            return None
+        server = subprocess.Popen([toolforge, "serve", "--config", config, "--db", db, *flags],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True)
+        try:
+            def send(message):
+                server.stdin.write(json.dumps(message) + "\n")
+                server.stdin.flush()
+
+            def answer(wanted):
+                for line in server.stdout:
+                    message = json.loads(line)
+                    if message.get("id") == wanted:
+                        return message["result"]
+                raise EOFError("the server closed stdout")
+
+            if server.poll() is not None:
+                return None
+            send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "count-tool-tokens", "version": "1"}}})
+            answer(0)
+            send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            tools, cursor, page = [], None, 1
+            while True:
+                send({"jsonrpc": "2.0", "id": page, "method": "tools/list",
+                      "params": {"cursor": cursor} if cursor else {}})
+                result = answer(page)
+                tools += result["tools"]
+                cursor, page = result.get("nextCursor"), page + 1
+                if not cursor:
+                    return tools
+        except (EOFError, BrokenPipeError):
+            return None  # `serve` refused the config (its error is what `serve` prints)
+        finally:
+            server.kill()
+            server.wait()
+
+
 def main():
     args = sys.argv[1:]
     extra = ["--output-schemas"] if "--output-schemas" in args else []
-    args = [a for a in args if a != "--output-schemas"]
+    served = ["--defer-tools"] if "--defer-tools" in args else []
+    args = [a for a in args if a not in ("--output-schemas", "--defer-tools")]
     if len(args) < 2:
         print(__doc__.strip().split("\n\n")[2], file=sys.stderr)
         return 2
@@ -40,15 +92,19 @@ def main():
     print("|---|---|---|---|---|---|")
     sums = [0, 0, 0, 0]
     for config in configs:
-        run = subprocess.run(
-            [toolforge, "tools", "list", "--config", config, "--format", "mcp", *extra],
-            capture_output=True,
-            text=True,
-        )
-        if run.returncode != 0 or not run.stdout.strip():
-            print(f"| {os.path.basename(config)} | not valid: skipped | | | | |")
+        if served:
+            tools = served_tools(toolforge, config, served + extra)
+        else:
+            run = subprocess.run(
+                [toolforge, "tools", "list", "--config", config, "--format", "mcp", *extra],
+                capture_output=True,
+                text=True,
+            )
+            tools = json.loads(run.stdout) if run.returncode == 0 and run.stdout.strip() else None
+        if tools is None:
+            why = "not served: skipped" if served else "not valid: skipped"
+            print(f"| {os.path.basename(config)} | {why} | | | | |")
             continue
-        tools = json.loads(run.stdout)
         parts = [
             tokens(compact({"tools": tools})),
             sum(tokens(tool.get("description", "")) for tool in tools),
