@@ -220,6 +220,12 @@ fn unknown_types_entities_and_clashing_names_are_located() {
     let ty = find(&errors, "`strng` is not a parameter type");
     at(ty, 20, 19, "toolforge.declared_tools[1].parameters.m.type");
     assert!(hint(ty).contains("did you mean `string`?"));
+    assert!(
+        hint(ty).contains("`type: enum` with `values: [a, b]`")
+            && hint(ty).contains("`type: string` with `enum: [a, b]`"),
+        "every refusal shows both enum spellings: {}",
+        hint(ty)
+    );
     at(
         find(&errors, "`limit` is an argument of every declared tool"),
         21,
@@ -338,4 +344,86 @@ fn a_misspelt_from_context_key_is_reported() {
     ));
     let error = find(&errors, "unknown key `from_contxt`");
     assert!(hint(error).contains("from_context"), "{}", hint(error));
+}
+
+#[test]
+fn a_parameter_takes_an_enum_spelled_as_a_field_spells_it() {
+    let compiled = ok(&config(
+        "\
+    - name: loans_by_status
+      description: Loans in one status
+      entity: Loan
+      where: \"status = :status\"
+      parameters:
+        status: {type: enum, values: [open, closed, late], default: open}
+",
+    ));
+    let parameter = &compiled.spec.declared_tools[0].parameters[0];
+    assert_eq!(parameter.ty, toolforge::spec::ParameterType::String);
+    assert_eq!(
+        parameter.allowed,
+        [
+            serde_json::json!("open"),
+            serde_json::json!("closed"),
+            serde_json::json!("late")
+        ]
+    );
+    // The same as the string spelling.
+    let string = ok(&config(
+        "\
+    - name: loans_by_status
+      description: Loans in one status
+      entity: Loan
+      where: \"status = :status\"
+      parameters:
+        status: {type: string, enum: [open, closed, late], default: open}
+",
+    ));
+    assert_eq!(
+        compiled.spec.declared_tools[0].parameters,
+        string.spec.declared_tools[0].parameters
+    );
+}
+
+#[test]
+fn an_enum_parameter_without_values_or_with_them_twice_is_located() {
+    let errors = fail(&config(
+        "\
+    - name: t
+      description: d
+      entity: Loan
+      where: \"status = :a AND member_id = :b AND id = :c AND fee > :d AND due_at < :e\"
+      parameters:
+        a: {type: enum}
+        b: {type: enum, values: [x], enum: [x]}
+        c: {type: string, values: [x]}
+        d: {type: enum, values: [x, 2]}
+        e: {type: enum, values: [x, y], default: z}
+",
+    ));
+    let missing = find(&errors, "`a` is an enum without `values`");
+    assert_eq!(
+        missing.path,
+        "toolforge.declared_tools[0].parameters.a.type"
+    );
+    assert!(hint(missing).contains("{type: enum, values: [a, b]}"));
+    let twice = find(&errors, "`b` lists its values twice");
+    assert_eq!(twice.path, "toolforge.declared_tools[0].parameters.b.enum");
+    let stray = find(&errors, "`values` lists the values of `type: enum`");
+    assert_eq!(
+        stray.path,
+        "toolforge.declared_tools[0].parameters.c.values"
+    );
+    assert!(hint(stray).contains("write `type: enum`"));
+    let numbers = find(&errors, "`values` value of `d`");
+    assert_eq!(
+        numbers.path,
+        "toolforge.declared_tools[0].parameters.d.values[1]"
+    );
+    let default = find(&errors, "the default of `e`");
+    assert!(
+        hint(default).contains("one of the `values`"),
+        "{}",
+        hint(default)
+    );
 }

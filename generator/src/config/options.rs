@@ -311,9 +311,13 @@ pub struct DeclaredSql {
 /// One parameter of a declared tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DeclaredParameter {
-    /// `string`, `number`, `integer`, `boolean` or `datetime`.
+    /// `string`, `number`, `integer`, `boolean`, `datetime`, or `enum` (with `values`, as a
+    /// field spells it).
     #[serde(rename = "type")]
     pub ty: String,
+    /// The values of `type: enum` (the field spelling of a `string` with `enum`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<serde_json::Value>>,
     /// What the value means, for the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,

@@ -424,18 +424,11 @@ fn lower_parameter(
     path: &str,
     r: &mut Reporter<'_>,
 ) -> Option<ParameterSpec> {
-    let Some(ty) = ParameterType::from_name(param.ty.trim()) else {
-        r.error(
-            &format!("{path}.type"),
-            format!("`{}` is not a parameter type", param.ty),
-        )
-        .hint(suggestion(
-            &param.ty,
-            ParameterType::NAMES.iter().copied(),
-            "parameter types",
-        ))
-        .emit();
-        return None;
+    let (ty, allowed, allowed_key) = parameter_type(name, param, path, r)?;
+    let kind = if allowed_key == "values" {
+        "an enum".to_owned()
+    } else {
+        format!("a {}", param.ty.trim())
     };
     let errors = r.error_count();
     let numeric = matches!(ty, ParameterType::Number | ParameterType::Integer);
@@ -443,7 +436,7 @@ fn lower_parameter(
         if set && !numeric {
             r.error(
                 &format!("{path}.{key}"),
-                format!("`{key}` applies to numbers, but `{name}` is a {}", param.ty),
+                format!("`{key}` applies to numbers, but `{name}` is {kind}"),
             )
             .hint(format!("remove `{key}`, or declare `type: number`"))
             .emit();
@@ -463,10 +456,7 @@ fn lower_parameter(
         Some(_) if ty != ParameterType::String => {
             r.error(
                 &format!("{path}.pattern"),
-                format!(
-                    "`pattern` applies to strings, but `{name}` is a {}",
-                    param.ty
-                ),
+                format!("`pattern` applies to strings, but `{name}` is {kind}"),
             )
             .hint("remove `pattern`")
             .emit();
@@ -489,23 +479,30 @@ fn lower_parameter(
         },
         None => None,
     };
-    let allowed = param.allowed.clone().unwrap_or_default();
+    let listed = allowed.is_some();
+    let allowed = allowed.unwrap_or_default();
     for (i, value) in allowed.iter().enumerate() {
         if let Err(problem) = check_value(ty, value, param, pattern.as_ref(), &[]) {
             r.error(
-                &format!("{path}.enum[{i}]"),
-                format!("`enum` value of `{name}`: {problem}"),
+                &format!("{path}.{allowed_key}[{i}]"),
+                format!("`{allowed_key}` value of `{name}`: {problem}"),
             )
-            .hint(format!("list {} values only", param.ty))
+            .hint(if allowed_key == "values" {
+                "list text values only".to_owned()
+            } else {
+                format!("list {} values only", param.ty.trim())
+            })
             .emit();
         }
     }
-    if param.allowed.as_ref().is_some_and(Vec::is_empty) {
+    if listed && allowed.is_empty() {
         r.error(
-            &format!("{path}.enum"),
-            format!("`enum` of `{name}` lists no value"),
+            &format!("{path}.{allowed_key}"),
+            format!("`{allowed_key}` of `{name}` lists no value"),
         )
-        .hint("list the allowed values, or remove `enum`")
+        .hint(format!(
+            "list the allowed values, or remove `{allowed_key}`"
+        ))
         .emit();
     }
     let has_default = param.default.as_ref().is_some_and(|d| !d.is_null());
@@ -524,10 +521,14 @@ fn lower_parameter(
             &format!("{path}.default"),
             format!("the default of `{name}`: {problem}"),
         )
-        .hint(format!(
-            "give a {} value that passes the parameter's checks",
-            param.ty
-        ))
+        .hint(if allowed_key == "values" {
+            "give one of the `values`".to_owned()
+        } else {
+            format!(
+                "give a {} value that passes the parameter's checks",
+                param.ty.trim()
+            )
+        })
         .emit();
     }
     let from_context = check_from_context(name, param, path, has_default, r);
@@ -546,6 +547,71 @@ fn lower_parameter(
         pattern: param.pattern.clone(),
         from_context,
     })
+}
+
+/// The accepted spellings of a parameter's type, for the help of a refusal.
+const TYPE_SPELLINGS: &str = "`string`, `number`, `integer`, `boolean`, `datetime`, or an \
+    enum: `type: enum` with `values: [a, b]` (as fields write it) or `type: string` with \
+    `enum: [a, b]`";
+
+/// A parameter's type, its allowed values (from `enum`, or `values` of `type: enum`) and the
+/// key they were listed under; `None` when the type is refused (reported).
+fn parameter_type(
+    name: &str,
+    param: &DeclaredParameter,
+    path: &str,
+    r: &mut Reporter<'_>,
+) -> Option<(ParameterType, Option<Vec<Value>>, &'static str)> {
+    let spelled = param.ty.trim();
+    if spelled == "enum" {
+        return match (&param.values, &param.allowed) {
+            (Some(values), None) => Some((ParameterType::String, Some(values.clone()), "values")),
+            (Some(_), Some(_)) => {
+                r.error(
+                    &format!("{path}.enum"),
+                    format!("`{name}` lists its values twice, in `values` and in `enum`"),
+                )
+                .hint("keep `values` (with `type: enum`), or write `type: string` with `enum`")
+                .emit();
+                None
+            }
+            (None, _) => {
+                r.error(
+                    &format!("{path}.type"),
+                    format!("`{name}` is an enum without `values`"),
+                )
+                .hint(format!("write its values beside it, as fields do: `{name}: {{type: enum, values: [a, b]}}`"))
+                .emit();
+                None
+            }
+        };
+    }
+    let Some(ty) = ParameterType::from_name(spelled) else {
+        let close = suggestion(
+            spelled,
+            ParameterType::NAMES.iter().copied().chain(["enum"]),
+            "parameter types",
+        );
+        r.error(
+            &format!("{path}.type"),
+            format!("`{}` is not a parameter type", param.ty),
+        )
+        .hint(format!("{close}; a parameter is {TYPE_SPELLINGS}"))
+        .emit();
+        return None;
+    };
+    if param.values.is_some() {
+        r.error(
+            &format!("{path}.values"),
+            format!("`values` lists the values of `type: enum`, but `{name}` is a {spelled}"),
+        )
+        .hint(format!(
+            "write `type: enum`, or `enum: [...]` to allow only some {spelled} values"
+        ))
+        .emit();
+        return None;
+    }
+    Some((ty, param.allowed.clone(), "enum"))
 }
 
 /// The context value a parameter is bound to, checked: a valid name, and neither a default
