@@ -346,17 +346,24 @@ fn a_misspelt_from_context_key_is_reported() {
     assert!(hint(error).contains("from_context"), "{}", hint(error));
 }
 
-#[test]
-fn a_parameter_takes_an_enum_spelled_as_a_field_spells_it() {
-    let compiled = ok(&config(
+/// A tool whose one parameter, `status`, is declared as `parameter`.
+fn status_tool(parameter: &str) -> String {
+    config(&format!(
         "\
     - name: loans_by_status
       description: Loans in one status
       entity: Loan
       where: \"status = :status\"
       parameters:
-        status: {type: enum, values: [open, closed, late], default: open}
-",
+        status: {parameter}
+"
+    ))
+}
+
+#[test]
+fn a_parameter_takes_an_enum_spelled_as_a_field_spells_it() {
+    let compiled = ok(&status_tool(
+        "{type: enum, values: [open, closed, late], default: open}",
     ));
     let parameter = &compiled.spec.declared_tools[0].parameters[0];
     assert_eq!(parameter.ty, toolforge::spec::ParameterType::String);
@@ -369,15 +376,8 @@ fn a_parameter_takes_an_enum_spelled_as_a_field_spells_it() {
         ]
     );
     // The same as the string spelling.
-    let string = ok(&config(
-        "\
-    - name: loans_by_status
-      description: Loans in one status
-      entity: Loan
-      where: \"status = :status\"
-      parameters:
-        status: {type: string, enum: [open, closed, late], default: open}
-",
+    let string = ok(&status_tool(
+        "{type: string, enum: [open, closed, late], default: open}",
     ));
     assert_eq!(
         compiled.spec.declared_tools[0].parameters,
