@@ -449,7 +449,12 @@ local bodies = {{
 {bodies}
 }}
 local i = 0
-local failed = 0
+-- Global, so that `done` can read each thread's count.
+failed = 0
+local threads = {{}}
+setup = function(thread)
+  table.insert(threads, thread)
+end
 request = function()
   i = i + 1
   return wrk.format(nil, nil, nil, bodies[(i % #bodies) + 1])
@@ -460,6 +465,11 @@ response = function(status, headers, body)
   end
 end
 done = function(summary, latency, requests)
+  local total = 0
+  for _, thread in ipairs(threads) do
+    total = total + thread:get("failed")
+  end
+  io.write(string.format("Failed answers: %d\\n", total))
 end
 """
 
@@ -489,11 +499,12 @@ def parse_wrk(text):
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
     p50 = duration_ms(re.search(r"\s50%\s+(\S+)", text).group(1))
     p99 = duration_ms(re.search(r"\s99%\s+(\S+)", text).group(1))
-    errors = 0
-    for pattern in (r"Non-2xx or 3xx responses:\s+(\d+)", r"Socket errors:.*?timeout (\d+)"):
-        match = re.search(pattern, text)
-        if match:
-            errors += int(match.group(1))
+    # Answers that are not a successful tool result (the script's own count, which includes
+    # non-2xx statuses), and connections that failed.
+    errors = int(re.search(r"Failed answers: (\d+)", text).group(1))
+    sockets = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", text)
+    if sockets:
+        errors += sum(int(n) for n in sockets.groups())
     return {"rate": rate, "p50": p50, "p99": p99, "errors": errors, "raw": text}
 
 
