@@ -126,3 +126,27 @@ fn a_change_log_of_an_earlier_version_opens_and_records() {
     );
     assert!(refused.is_err(), "the earlier check still holds");
 }
+
+#[tokio::test]
+async fn churn_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("docs.db");
+    let db = toolforge::sql::Database::open(&path).unwrap();
+    changes_fixture::check_churn(&db, |sql| {
+        rusqlite::Connection::open(&path)
+            .unwrap()
+            .execute_batch(sql)
+            .unwrap()
+    })
+    .await;
+}
+
+#[cfg(feature = "postgres")]
+#[tokio::test]
+async fn churn_on_postgres() {
+    let Some(base) = pg_support::url("changes::churn_on_postgres") else {
+        return;
+    };
+    let (db, url) = pg_support::fresh(&base, "churn");
+    changes_fixture::check_churn(&db, |sql| pg_support::batch(&url, sql)).await;
+}

@@ -466,6 +466,12 @@ async fn every_family_hides_the_south(spec: &Arc<SchemaSpec>, db: &Database) {
     )
     .await;
     call_clean(&north, "get_most_modified_entities", json!({})).await;
+    let churn = call_clean(&north, "analyze_churn", json!({})).await;
+    assert_eq!(
+        ids(&churn["results"]),
+        ["ln1", "ln2", "ln3", "ln4"],
+        "{churn}"
+    );
     let statistics = call_clean(
         &north,
         "get_change_statistics",

@@ -418,7 +418,8 @@ pub enum ToolFamilyName {
     /// `find_path`, `rank_entities`.
     Graph,
     /// `get_entity_change_history`, `find_recently_modified_entities`,
-    /// `get_most_modified_entities`, `get_change_statistics`, `compare_entity_versions`.
+    /// `get_most_modified_entities`, `get_change_statistics`, `compare_entity_versions`,
+    /// `analyze_churn`.
     Changes,
 }
 

@@ -853,7 +853,8 @@ impl SchemaSpec {
             | "find_recently_modified_entities"
             | "get_most_modified_entities"
             | "get_change_statistics"
-            | "compare_entity_versions" => self.tracked_entities().next().is_some(),
+            | "compare_entity_versions"
+            | "analyze_churn" => self.tracked_entities().next().is_some(),
             "hybrid_search" => self
                 .entities
                 .iter()

@@ -38,6 +38,7 @@ macro_rules! __database_tool_table {
             GetMostModifiedEntities: "get_most_modified_entities", Changes, changes::most_modified, GetMostModifiedEntitiesArgs<E>;
             GetChangeStatistics: "get_change_statistics", Changes, changes::change_statistics, GetChangeStatisticsArgs<E>;
             CompareEntityVersions: "compare_entity_versions", Changes, changes::compare_versions, CompareEntityVersionsArgs<E>;
+            AnalyzeChurn: "analyze_churn", Changes, changes::churn, AnalyzeChurnArgs<E, F>;
         }
     };
 }
@@ -77,8 +78,8 @@ pub enum ToolFamily {
     /// `find_path`, `rank_entities`.
     Graph,
     /// `get_entity_change_history`, `find_recently_modified_entities`,
-    /// `get_most_modified_entities`, `get_change_statistics`, `compare_entity_versions` (for
-    /// specs with tracked entities).
+    /// `get_most_modified_entities`, `get_change_statistics`, `compare_entity_versions`,
+    /// `analyze_churn` (for specs with tracked entities).
     Changes,
 }
 

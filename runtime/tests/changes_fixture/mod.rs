@@ -332,3 +332,273 @@ pub async fn check_scenario(db: &Database) {
         error.message
     );
 }
+
+/// One change row written straight into the change log by [`check_churn`].
+struct LoggedChange {
+    record: String,
+    at: i64,
+    change_type: &'static str,
+    added: i64,
+    removed: i64,
+    /// The JSON text of the `title` member of the metadata, or `None` for no member.
+    title: Option<&'static str>,
+}
+
+/// `analyze_churn` over a change log written by the test itself (instants it chose), checked
+/// against sums, spans and medians computed here from the same rows. `insert` runs SQL on the
+/// database (both backends take the statement as written).
+pub async fn check_churn(db: &Database, insert: impl Fn(&str)) {
+    let spec = Arc::new(spec());
+    db.init(&spec).unwrap();
+    // A deterministic sequence: 12 records, 1 to 6 changes each, at irregular instants of 2026.
+    let base = jiff::Timestamp::from_second(1_767_225_600).unwrap(); // 2026-01-01T00:00:00Z
+    let titles = [
+        Some("\"alpha\""),
+        Some("\"beta\""),
+        None,
+        Some("7"),
+        Some("null"),
+    ];
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move |bound: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % bound
+    };
+    let mut changes = Vec::new();
+    for record in 0..12 {
+        let count = 1 + next(6) as i64;
+        let mut at = next(86_400 * 20) as i64;
+        for i in 0..count {
+            changes.push(LoggedChange {
+                record: format!("d{record}"),
+                at,
+                change_type: if i == 0 { "created" } else { "updated" },
+                added: next(40) as i64,
+                removed: next(25) as i64,
+                title: titles[next(titles.len() as u64) as usize],
+            });
+            // Gaps from a second to four days; sometimes two changes in the same second.
+            at += if next(5) == 0 {
+                0
+            } else {
+                1 + next(86_400 * 4) as i64
+            };
+        }
+    }
+    // Written in time order, so the log's ids follow the instants.
+    changes.sort_by_key(|change| change.at);
+    let instant = |at: i64| {
+        jiff::Timestamp::from_second(base.as_second() + at)
+            .unwrap()
+            .to_string()
+    };
+    let rows: Vec<String> = changes
+        .iter()
+        .map(|change| {
+            let metadata = match change.title {
+                Some(value) => format!("'{{\"title\":{value}}}'"),
+                None => "'{}'".to_owned(),
+            };
+            format!(
+                "('Doc', '{}', '{}', '{}', '', {}, {}, {metadata})",
+                change.record,
+                instant(change.at),
+                change.change_type,
+                change.added,
+                change.removed
+            )
+        })
+        .collect();
+    insert(&format!(
+        "INSERT INTO toolforge_changes (entity, record_id, timestamp, change_type, diff, \
+         lines_added, lines_removed, metadata_after) VALUES {}",
+        rows.join(", ")
+    ));
+
+    // The expected answer, from the rows above: keyed, summed, ranked.
+    let expected = |key_of: &dyn Fn(&LoggedChange) -> String,
+                    window: (i64, i64),
+                    by_lines: bool,
+                    limit: usize|
+     -> (usize, Vec<Value>) {
+        let mut keys: Vec<String> = Vec::new();
+        let mut groups: Vec<Vec<(usize, &LoggedChange)>> = Vec::new();
+        for (index, change) in changes.iter().enumerate() {
+            if change.at < window.0 || change.at >= window.1 {
+                continue;
+            }
+            let key = key_of(change);
+            match keys.iter().position(|k| *k == key) {
+                Some(at) => groups[at].push((index, change)),
+                None => {
+                    keys.push(key);
+                    groups.push(vec![(index, change)]);
+                }
+            }
+        }
+        let hours = |seconds: f64| (seconds / 3600.0 * 1000.0).round() / 1000.0;
+        let mut entries: Vec<(i64, i64, usize, Value)> = keys
+            .iter()
+            .zip(&groups)
+            .map(|(key, group)| {
+                let n = group.len();
+                let added: i64 = group.iter().map(|(_, c)| c.added).sum();
+                let removed: i64 = group.iter().map(|(_, c)| c.removed).sum();
+                let (last_index, last) = group.last().unwrap();
+                let first = group.first().unwrap().1;
+                let mut gaps: Vec<i64> = group.windows(2).map(|w| w[1].1.at - w[0].1.at).collect();
+                gaps.sort_unstable();
+                let median = match gaps.len() {
+                    0 => None,
+                    len if len % 2 == 1 => Some(gaps[len / 2] as f64),
+                    len => Some((gaps[len / 2 - 1] + gaps[len / 2]) as f64 / 2.0),
+                };
+                let mut records: Vec<&str> = group.iter().map(|(_, c)| c.record.as_str()).collect();
+                records.sort_unstable();
+                records.dedup();
+                let entry = json!({
+                    "key": key,
+                    "records": records.len(),
+                    "change_count": n,
+                    "lines_added": added,
+                    "lines_removed": removed,
+                    "first_change": instant(first.at),
+                    "last_change": instant(last.at),
+                    "last_change_type": last.change_type,
+                    "mean_hours_between_changes":
+                        (n > 1).then(|| hours((last.at - first.at) as f64 / (n - 1) as f64)),
+                    "median_hours_between_changes": median.map(hours),
+                });
+                let rank = if by_lines { added + removed } else { n as i64 };
+                (rank, n as i64, *last_index, entry)
+            })
+            .collect();
+        entries.sort_by_key(|e| std::cmp::Reverse((e.0, e.1, e.2)));
+        let total = entries.len();
+        (
+            total,
+            entries.into_iter().take(limit).map(|e| e.3).collect(),
+        )
+    };
+    let check = |answer: &Value, expected: (usize, Vec<Value>), key: &str, what: &str| {
+        assert_eq!(answer["total"], json!(expected.0), "{what}: {answer:#}");
+        let results = answer["results"].as_array().unwrap();
+        assert_eq!(results.len(), expected.1.len(), "{what}: {answer:#}");
+        for (got, want) in results.iter().zip(&expected.1) {
+            let got_key = match key {
+                "id" => got["id"].as_str().unwrap().to_owned(),
+                _ => got["value"].to_string(),
+            };
+            assert_eq!(got_key, want["key"].as_str().unwrap(), "{what}: {got:#}");
+            for name in [
+                "change_count",
+                "lines_added",
+                "lines_removed",
+                "first_change",
+                "last_change",
+                "last_change_type",
+            ] {
+                assert_eq!(got[name], want[name], "{what}: `{name}` of {got:#}");
+            }
+            if key == "value" {
+                assert_eq!(got["records"], want["records"], "{what}: {got:#}");
+            }
+            for name in ["mean_hours_between_changes", "median_hours_between_changes"] {
+                match (got[name].as_f64(), want[name].as_f64()) {
+                    (Some(g), Some(w)) => {
+                        assert!(
+                            (g - w).abs() < 0.0015,
+                            "{what}: `{name}` {g} != {w}: {got:#}"
+                        )
+                    }
+                    (g, w) => assert_eq!(g, w, "{what}: `{name}` of {got:#}"),
+                }
+            }
+        }
+    };
+    let by_record = |c: &LoggedChange| c.record.clone();
+    let by_title = |c: &LoggedChange| c.title.unwrap_or("null").to_owned();
+    let everything = (i64::MIN, i64::MAX);
+
+    let answer = call(&spec, db, DatabaseTool::AnalyzeChurn, json!({"limit": 100})).await;
+    check(
+        &answer,
+        expected(&by_record, everything, false, 100),
+        "id",
+        "per record",
+    );
+    assert!(answer.get("group_by").is_none(), "{answer:#}");
+
+    let answer = call(
+        &spec,
+        db,
+        DatabaseTool::AnalyzeChurn,
+        json!({"entity_type": "Doc", "rank_by": "lines", "limit": 5}),
+    )
+    .await;
+    check(
+        &answer,
+        expected(&by_record, everything, true, 5),
+        "id",
+        "by lines",
+    );
+    assert_eq!(answer["truncated"], json!(true), "{answer:#}");
+
+    // A window: the second week to the end of the third.
+    let window = (86_400 * 7, 86_400 * 21);
+    let answer = call(
+        &spec,
+        db,
+        DatabaseTool::AnalyzeChurn,
+        json!({"entity_type": "Doc", "group_by": "title", "since": instant(window.0),
+               "until": instant(window.1)}),
+    )
+    .await;
+    assert_eq!(answer["group_by"], json!("title"), "{answer:#}");
+    check(
+        &answer,
+        expected(&by_title, window, false, 20),
+        "value",
+        "by title in a window",
+    );
+    let answer = call(
+        &spec,
+        db,
+        DatabaseTool::AnalyzeChurn,
+        json!({"entity_type": "Doc", "group_by": "title", "rank_by": "lines"}),
+    )
+    .await;
+    check(
+        &answer,
+        expected(&by_title, everything, true, 20),
+        "value",
+        "by title, lines",
+    );
+
+    // What `group_by` needs, said.
+    let refused = |args: Value| {
+        let spec = spec.clone();
+        let db = db.clone();
+        async move {
+            DatabaseTool::AnalyzeChurn
+                .call(spec, db, args)
+                .await
+                .unwrap_err()
+                .message
+        }
+    };
+    let message = refused(json!({"group_by": "title"})).await;
+    assert!(message.contains("give `entity_type`"), "{message}");
+    let message = refused(json!({"entity_type": "Doc", "group_by": "views"})).await;
+    assert!(message.contains("`views`"), "{message}");
+    assert!(
+        message.contains("change_tracking.metadata_fields"),
+        "{message}"
+    );
+    let message = refused(json!({"entity_type": "Tag", "group_by": "id"})).await;
+    assert!(message.contains("does not track its changes"), "{message}");
+    let message = refused(json!({"until": "whenever"})).await;
+    assert!(message.contains("`until`"), "{message}");
+}

@@ -312,6 +312,26 @@ fn fill_slot(object: &mut Map<String, Value>, slot: &str, spec: &SchemaSpec) {
             object.insert("type".into(), json!("string"));
             object.insert("enum".into(), json!(names));
         }
+        "tracked_metadata_field" => {
+            let mut names: Vec<&str> = Vec::new();
+            for tracking in spec
+                .entities
+                .iter()
+                .filter_map(|e| e.change_tracking.as_ref())
+            {
+                for field in &tracking.metadata_fields {
+                    if !names.contains(&field.as_str()) {
+                        names.push(field);
+                    }
+                }
+            }
+            if names.is_empty() {
+                object.insert(ABSENT.into(), json!(true));
+            } else {
+                object.insert("type".into(), json!("string"));
+                object.insert("enum".into(), json!(names));
+            }
+        }
         "full_text_entity" => {
             let names: Vec<&str> = spec
                 .entities
