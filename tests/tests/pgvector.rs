@@ -1,6 +1,7 @@
 //! Vector search inside PostgreSQL (pgvector): the same answers as the in-process search, an
-//! HNSW index that finds what the exact search finds, filters that still fill `top_k`, and
-//! databases made before the extension converted in place.
+//! HNSW index that finds what the exact search finds, filters that still fill `top_k`,
+//! `find_similar` by a record's own vector in the server, and databases made before the
+//! extension converted in place.
 //!
 //! Needs two servers: `TOOLFORGE_TEST_PGVECTOR_URL` (with pgvector; `scripts/with-pgvector`)
 //! and `TOOLFORGE_TEST_POSTGRES_URL` (without; `scripts/with-postgres`). Embeddings come from
@@ -11,6 +12,8 @@
 mod pg_support;
 #[path = "../../runtime/tests/row_embedder/mod.rs"]
 mod row_embedder;
+#[path = "../../runtime/tests/similar_fixture/mod.rs"]
+mod similar_fixture;
 #[path = "../../runtime/tests/test_model/mod.rs"]
 mod test_model;
 
@@ -553,4 +556,21 @@ async fn half_precision_keeps_halfvec_columns_searched_through_their_own_index()
         .await;
         assert_eq!(ids[0], format!("p{row:05}"), "{ids:?}");
     }
+}
+
+/// `find_similar` with the vectors in a pgvector column: the server orders by distance to the
+/// record's own stored vector, with the HNSW index and without it, and every kind of similarity
+/// matches the brute force of `similar_fixture`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn find_similar_by_a_stored_vector_in_the_server() {
+    let Some(pgvector) =
+        pg_support::pgvector_url("pgvector::find_similar_by_a_stored_vector_in_the_server")
+    else {
+        return;
+    };
+    let (db, url) = pg_support::fresh(&pgvector, "pgv_similar");
+    similar_fixture::check_similar(&db).await;
+    assert_eq!(column_type(&url, "paper", "embedding"), "vector(6)");
+    pg_support::batch(&url, "DROP INDEX paper__embedding__hnsw");
+    similar_fixture::check_answers(&db).await;
 }

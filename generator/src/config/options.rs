@@ -407,7 +407,7 @@ pub enum ToolFamilyName {
     Lookup,
     /// `explore_relationships`.
     Relationships,
-    /// `full_text_search`, `semantic_search`, `hybrid_search`.
+    /// `full_text_search`, `semantic_search`, `hybrid_search`, `find_similar`.
     Search,
     /// `query_entities_by_date_range`, `query_entities_by_number_range`.
     Ranges,

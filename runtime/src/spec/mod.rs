@@ -855,6 +855,10 @@ impl SchemaSpec {
             | "get_change_statistics"
             | "compare_entity_versions"
             | "analyze_churn" => self.tracked_entities().next().is_some(),
+            "find_similar" => {
+                !self.relationships.is_empty()
+                    || self.entities.iter().any(|e| !e.vector_indexes.is_empty())
+            }
             "hybrid_search" => self
                 .entities
                 .iter()

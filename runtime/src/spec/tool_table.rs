@@ -27,6 +27,7 @@ macro_rules! __database_tool_table {
             FullTextSearch: "full_text_search", Search, search::full_text_search, FullTextSearchArgs<E, F>;
             SemanticSearch: "semantic_search", Search, search::semantic_search, SemanticSearchArgs<E, F>;
             HybridSearch: "hybrid_search", Search, search::hybrid_search, HybridSearchArgs<E>;
+            FindSimilar: "find_similar", Search, search::find_similar, FindSimilarArgs<E, F, R>;
             QueryEntitiesByDateRange: "query_entities_by_date_range", Ranges, ranges::date_range, QueryEntitiesByDateRangeArgs<E, F>;
             QueryEntitiesByNumberRange: "query_entities_by_number_range", Ranges, ranges::number_range, QueryEntitiesByNumberRangeArgs<E, F>;
             QueryEntitiesByPattern: "query_entities_by_pattern", Patterns, patterns::pattern, QueryEntitiesByPatternArgs<E, F>;
@@ -67,7 +68,8 @@ pub enum ToolFamily {
     /// `explore_relationships`.
     Relationships,
     /// `full_text_search` (for specs with a full-text index), `semantic_search` (for specs
-    /// with a vector index), `hybrid_search` (for an entity with both).
+    /// with a vector index), `hybrid_search` (for an entity with both), `find_similar` (for
+    /// specs with a vector index or a relationship).
     Search,
     /// `query_entities_by_date_range`, `query_entities_by_number_range`.
     Ranges,

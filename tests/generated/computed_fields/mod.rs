@@ -565,6 +565,12 @@ pub mod tool_args {
         FieldName,
         RelationshipName,
     >;
+    /// The arguments of `find_similar`, with this config's names.
+    pub type FindSimilarArgs = ::toolforge::sql::tools::FindSimilarArgs<
+        EntityName,
+        FieldName,
+        RelationshipName,
+    >;
     /// The arguments of `query_entities_by_number_range`, with this config's names.
     pub type QueryEntitiesByNumberRangeArgs = ::toolforge::sql::tools::QueryEntitiesByNumberRangeArgs<
         EntityName,

@@ -440,6 +440,12 @@ pub mod tool_args {
         EntityName,
         FieldName,
     >;
+    /// The arguments of `find_similar`, with this config's names.
+    pub type FindSimilarArgs = ::toolforge::sql::tools::FindSimilarArgs<
+        EntityName,
+        FieldName,
+        ::std::string::String,
+    >;
     /// The arguments of `query_entities_by_pattern`, with this config's names.
     pub type QueryEntitiesByPatternArgs = ::toolforge::sql::tools::QueryEntitiesByPatternArgs<
         EntityName,

@@ -1,5 +1,6 @@
 //! The functions every SQLite connection carries: `regexp` (the `REGEXP` operator),
-//! `toolforge_glob` (GLOB without recursion) and `toolforge_context` (what row rules read).
+//! `toolforge_glob` (GLOB without recursion), `toolforge_context` (what row rules read) and
+//! `ln` (the natural logarithm PostgreSQL has, which bundled SQLite leaves out).
 
 use std::sync::Arc;
 
@@ -117,7 +118,26 @@ pub(crate) fn configure(conn: &Connection, watch: Arc<Watch>) -> rusqlite::Resul
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
     conn.set_prepared_statement_cache_capacity(128);
     register_regexp_watched(conn, watch.clone())?;
-    register_glob_watched(conn, watch)
+    register_glob_watched(conn, watch)?;
+    register_ln(conn)
+}
+
+/// `ln(x)`: the natural logarithm, as PostgreSQL's (used by `find_similar`'s Adamic–Adar
+/// weights). NULL for NULL, for text and for `x <= 0` (where PostgreSQL raises an error).
+fn register_ln(conn: &Connection) -> rusqlite::Result<()> {
+    conn.create_scalar_function(
+        "ln",
+        1,
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+        |ctx| {
+            let x = match ctx.get_raw(0) {
+                rusqlite::types::ValueRef::Integer(i) => i as f64,
+                rusqlite::types::ValueRef::Real(f) => f,
+                _ => return Ok(None),
+            };
+            Ok((x > 0.0).then(|| x.ln()))
+        },
+    )
 }
 
 /// A connection of no database set up like a read connection (functions, no context

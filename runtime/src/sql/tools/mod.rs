@@ -43,12 +43,14 @@ pub use registration::{
 pub use shared::common::{Shared, optional_integer};
 
 pub use aggregates::aggregate::{AggregateOrder, Aggregation, Along, Bucket};
+pub use changes::churn::ChurnRank;
 pub use changes::recently_modified::ChangeType;
 pub use declared::{DeclaredArgs, DeclaredPage, DeclaredRows, call_declared, run_declared};
 pub use graph::find_path::PathEnd;
 pub use graph::rank_entities::RankAlgorithm;
 pub use patterns::pattern::PatternType;
 pub use relationships::explore_relationships::TraversalDirection;
+pub use search::find_similar::{NeighbourMeasure, SimilarityKind};
 
 /// Every database tool's argument struct under its public name, from the one table of tools.
 macro_rules! argument_structs {

@@ -359,7 +359,8 @@ pub(crate) struct RankedAnswer {
     /// The vector index used (`semantic_search`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index: Option<String>,
-    /// How scores compare vectors (`cosine`, `dot`, `euclidean`).
+    /// How scores are computed: `cosine`, `dot` or `euclidean` (vectors), `jaccard` or
+    /// `adamic_adar` (shared neighbours), `rrf` (fused ranks).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub similarity: Option<String>,
     /// How many results this answer holds.
