@@ -405,7 +405,7 @@ pub enum ToolFamilyName {
     Query,
     /// `get_entity_by_id`, `get_entities_by_ids`.
     Lookup,
-    /// `explore_relationships`.
+    /// `explore_relationships`, `join_entities`.
     Relationships,
     /// `full_text_search`, `semantic_search`, `hybrid_search`, `find_similar`.
     Search,

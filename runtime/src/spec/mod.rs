@@ -842,7 +842,7 @@ impl SchemaSpec {
             })
         };
         match name {
-            "explore_relationships" | "find_path" | "rank_entities" => {
+            "explore_relationships" | "join_entities" | "find_path" | "rank_entities" => {
                 !self.relationships.is_empty()
             }
             "query_entities_by_date_range" => has_field(FieldType::Datetime, ValueType::Datetime),

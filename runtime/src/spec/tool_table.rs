@@ -24,6 +24,7 @@ macro_rules! __database_tool_table {
             GetEntityById: "get_entity_by_id", Lookup, lookup::get_entity_by_id, GetEntityByIdArgs<E>;
             GetEntitiesByIds: "get_entities_by_ids", Lookup, lookup::get_entities_by_ids, GetEntitiesByIdsArgs<E, F>;
             ExploreRelationships: "explore_relationships", Relationships, relationships::explore_relationships, ExploreRelationshipsArgs<E, F, R>;
+            JoinEntities: "join_entities", Relationships, relationships::join_entities, JoinEntitiesArgs<E, F, R>;
             FullTextSearch: "full_text_search", Search, search::full_text_search, FullTextSearchArgs<E, F>;
             SemanticSearch: "semantic_search", Search, search::semantic_search, SemanticSearchArgs<E, F>;
             HybridSearch: "hybrid_search", Search, search::hybrid_search, HybridSearchArgs<E>;
@@ -65,7 +66,7 @@ pub enum ToolFamily {
     Query,
     /// `get_entity_by_id`, `get_entities_by_ids`.
     Lookup,
-    /// `explore_relationships`.
+    /// `explore_relationships`, `join_entities`.
     Relationships,
     /// `full_text_search` (for specs with a full-text index), `semantic_search` (for specs
     /// with a vector index), `hybrid_search` (for an entity with both), `find_similar` (for

@@ -724,6 +724,12 @@ pub mod tool_args {
         FieldName,
         RelationshipName,
     >;
+    /// The arguments of `join_entities`, with this config's names.
+    pub type JoinEntitiesArgs = ::toolforge::sql::tools::JoinEntitiesArgs<
+        EntityName,
+        FieldName,
+        RelationshipName,
+    >;
     /// The arguments of `full_text_search`, with this config's names.
     pub type FullTextSearchArgs = ::toolforge::sql::tools::FullTextSearchArgs<
         EntityName,

@@ -565,6 +565,12 @@ pub mod tool_args {
         FieldName,
         RelationshipName,
     >;
+    /// The arguments of `join_entities`, with this config's names.
+    pub type JoinEntitiesArgs = ::toolforge::sql::tools::JoinEntitiesArgs<
+        EntityName,
+        FieldName,
+        RelationshipName,
+    >;
     /// The arguments of `find_similar`, with this config's names.
     pub type FindSimilarArgs = ::toolforge::sql::tools::FindSimilarArgs<
         EntityName,

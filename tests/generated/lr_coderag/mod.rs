@@ -1098,6 +1098,12 @@ pub mod tool_args {
         FieldName,
         RelationshipName,
     >;
+    /// The arguments of `join_entities`, with this config's names.
+    pub type JoinEntitiesArgs = ::toolforge::sql::tools::JoinEntitiesArgs<
+        EntityName,
+        FieldName,
+        RelationshipName,
+    >;
     /// The arguments of `semantic_search`, with this config's names.
     pub type SemanticSearchArgs = ::toolforge::sql::tools::SemanticSearchArgs<
         EntityName,

@@ -50,6 +50,7 @@ pub use graph::find_path::PathEnd;
 pub use graph::rank_entities::RankAlgorithm;
 pub use patterns::pattern::PatternType;
 pub use relationships::explore_relationships::TraversalDirection;
+pub use relationships::join_entities::JoinHop;
 pub use search::find_similar::{NeighbourMeasure, SimilarityKind};
 
 /// Every database tool's argument struct under its public name, from the one table of tools.

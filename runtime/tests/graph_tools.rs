@@ -1,0 +1,42 @@
+//! `find_similar` and `join_entities` on SQLite and on PostgreSQL, checked against the brute
+//! forces of `similar_fixture` and `join_fixture`. `find_similar` with pgvector:
+//! `tests/tests/pgvector.rs`.
+
+mod join_fixture;
+#[cfg(feature = "postgres")]
+mod pg_support;
+mod similar_fixture;
+
+#[tokio::test]
+async fn find_similar_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = toolforge::sql::Database::open(dir.path().join("papers.db")).unwrap();
+    similar_fixture::check_similar(&db).await;
+}
+
+#[cfg(feature = "postgres")]
+#[tokio::test]
+async fn find_similar_on_postgres() {
+    let Some(base) = pg_support::url("graph_tools::find_similar_on_postgres") else {
+        return;
+    };
+    let (db, _url) = pg_support::fresh(&base, "similar");
+    similar_fixture::check_similar(&db).await;
+}
+
+#[tokio::test]
+async fn join_entities_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = toolforge::sql::Database::open(dir.path().join("people.db")).unwrap();
+    join_fixture::check_joins(&db).await;
+}
+
+#[cfg(feature = "postgres")]
+#[tokio::test]
+async fn join_entities_on_postgres() {
+    let Some(base) = pg_support::url("graph_tools::join_entities_on_postgres") else {
+        return;
+    };
+    let (db, _url) = pg_support::fresh(&base, "joins");
+    join_fixture::check_joins(&db).await;
+}
