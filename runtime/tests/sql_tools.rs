@@ -80,7 +80,8 @@ async fn tool_set_and_definitions() {
             "glob_search",
             "get_entity_by_id",
             "get_entities_by_ids",
-            "explore_relationships"
+            "explore_relationships",
+            "join_entities"
         ]
     );
     for tool in &f.tools {

@@ -515,6 +515,7 @@ async fn every_tool_of_the_code_rag_config_answers_from_the_seeded_database() {
     batch_and_unknown_names(&s).await;
     query_tools(&s).await;
     e2e_support::semantic_search_says_what_it_needs(&s).await;
+    e2e_support::join_and_similar_answer(&s).await;
     assert_eq!(s.uncalled(), Vec::<String>::new(), "tools no test called");
     assert_eq!(
         s.registry.names().collect::<Vec<_>>(),
@@ -526,7 +527,9 @@ async fn every_tool_of_the_code_rag_config_answers_from_the_seeded_database() {
             "get_entity_by_id",
             "get_entities_by_ids",
             "explore_relationships",
+            "join_entities",
             "semantic_search",
+            "find_similar",
             "query_entities_by_number_range",
             "query_entities_by_pattern",
             "find_path",

@@ -227,5 +227,40 @@ async fn computed_fields_work_in_every_tool() {
         ]
     );
 
+    // A hop's conditions and find_similar's conditions read computed fields too.
+    let joined = s
+        .ok(
+            "join_entities",
+            json!({"start_entity_type": "Scope",
+                   "hops": [{"relationship_type": "CONSUMES", "direction": "both",
+                             "conditions": [{"field": "line_count", "operator": ">", "value": 50}]}],
+                   "limit": 100}),
+        )
+        .await;
+    let rows = joined["results"].as_array().unwrap();
+    assert!(!rows.is_empty(), "{joined:#}");
+    assert!(
+        rows.iter()
+            .all(|row| row["record"]["line_count"].as_f64().unwrap() > 50.0),
+        "{joined:#}"
+    );
+    let similar = s
+        .ok(
+            "find_similar",
+            json!({"entity_type": "Scope", "id": rows[0]["path"][0], "similarity": "structural",
+                   "conditions": [{"field": "is_large", "operator": "=", "value": false}]}),
+        )
+        .await;
+    for hit in similar["results"].as_array().unwrap() {
+        let record = s
+            .ok(
+                "get_entity_by_id",
+                json!({"entity_type": "Scope", "id_value": hit["id"]}),
+            )
+            .await;
+        assert_eq!(record["record"]["is_large"], json!(false), "{similar:#}");
+    }
+    e2e_support::join_and_similar_answer(&s).await;
+
     assert_eq!(s.uncalled(), Vec::<String>::new());
 }

@@ -136,5 +136,6 @@ async fn every_tool_of_the_document_rag_config_answers() {
     assert_eq!(authors["distances"], json!([1]));
 
     e2e_support::semantic_search_says_what_it_needs(&s).await;
+    e2e_support::join_and_similar_answer(&s).await;
     assert_eq!(s.uncalled(), Vec::<String>::new());
 }

@@ -224,5 +224,6 @@ async fn every_tool_of_the_tool_calling_agent_config_answers() {
     assert_eq!(parents["results"][0]["score"], 2);
 
     e2e_support::semantic_search_says_what_it_needs(&s).await;
+    e2e_support::join_and_similar_answer(&s).await;
     assert_eq!(s.uncalled(), Vec::<String>::new());
 }

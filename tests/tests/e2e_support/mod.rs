@@ -172,3 +172,115 @@ pub async fn semantic_search_says_what_it_needs(s: &Seeded) {
         assert!(error.message.contains(&indexed.name), "{}", error.message);
     }
 }
+
+/// `join_entities` and `find_similar` on the seeded records of a config. A one-hop chain along
+/// each relationship reaches the same pairs as `explore_relationships`; `find_similar` by
+/// structure ranks other records of the start entity, best first, never the record itself; by
+/// meaning it says the record has no vector (the corpus configs' providers have no key here).
+pub async fn join_and_similar_answer(s: &Seeded) {
+    use serde_json::json;
+    let ids_of = |answer: &Value, pointer: &str| -> BTreeSet<String> {
+        answer["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|row| row.pointer(pointer).unwrap().to_string())
+            .collect()
+    };
+    let mut similar_from = None;
+    for relationship in &s.spec.relationships {
+        let hop = json!({"relationship_type": relationship.rel_type, "direction": "outgoing",
+                         "entity_type": relationship.target});
+        let joined = s
+            .ok(
+                "join_entities",
+                json!({"start_entity_type": relationship.source, "hops": [hop], "limit": 500}),
+            )
+            .await;
+        let explored = s
+            .ok(
+                "explore_relationships",
+                json!({"start_entity_type": relationship.source,
+                       "relationship_type": relationship.rel_type, "direction": "outgoing",
+                       "target_entity_type": relationship.target, "limit": 500}),
+            )
+            .await;
+        let target = s.spec.entity(&relationship.target).unwrap();
+        let pairs = |answer: &Value, from: &str, to: String| -> BTreeSet<(String, String)> {
+            answer["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|row| {
+                    (
+                        row.pointer(from).unwrap().to_string(),
+                        row.pointer(&to).unwrap().to_string(),
+                    )
+                })
+                .collect()
+        };
+        let joined_pairs = pairs(&joined, "/path/0", "/path/1".to_owned());
+        assert_eq!(
+            joined_pairs,
+            pairs(
+                &explored,
+                "/from",
+                format!("/record/{}", target.unique_field)
+            ),
+            "{} along {}: {joined:#}",
+            relationship.source,
+            relationship.rel_type
+        );
+        if similar_from.is_none()
+            && let Some((from, _)) = joined_pairs.iter().next()
+        {
+            similar_from = Some((relationship.source.clone(), from.clone()));
+        }
+    }
+    if let Some((entity, id)) = similar_from {
+        let id: String = serde_json::from_str(&id).unwrap();
+        let answer = s
+            .ok(
+                "find_similar",
+                json!({"entity_type": entity, "id": id, "similarity": "structural"}),
+            )
+            .await;
+        assert!(
+            !ids_of(&answer, "/id").contains(&Value::String(id.clone()).to_string()),
+            "{answer:#}"
+        );
+        let scores: Vec<f64> = answer["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|hit| hit["score"].as_f64().unwrap())
+            .collect();
+        assert!(
+            scores.windows(2).all(|w| w[0] >= w[1]) && scores.iter().all(|s| *s > 0.0 && *s <= 1.0),
+            "{answer:#}"
+        );
+    }
+    if let Some(indexed) = s
+        .spec
+        .entities
+        .iter()
+        .find(|e| !e.vector_indexes.is_empty())
+    {
+        let first = s
+            .ok(
+                "query_entities",
+                json!({"entity_type": indexed.name, "limit": 1}),
+            )
+            .await;
+        let id = &first["results"][0][&indexed.unique_field];
+        if let Some(id) = id.as_str() {
+            let error = s
+                .err(
+                    "find_similar",
+                    json!({"entity_type": indexed.name, "id": id, "similarity": "semantic"}),
+                )
+                .await;
+            assert!(error.message.contains("has no vector"), "{}", error.message);
+        }
+    }
+}

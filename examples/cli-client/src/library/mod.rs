@@ -668,6 +668,12 @@ pub mod tool_args {
         FieldName,
         RelationshipName,
     >;
+    /// The arguments of `join_entities`, with this config's names.
+    pub type JoinEntitiesArgs = ::toolforge::sql::tools::JoinEntitiesArgs<
+        EntityName,
+        FieldName,
+        RelationshipName,
+    >;
     #[allow(unused_imports)]
     pub use ::toolforge::sql::tools::TraversalDirection;
 }
