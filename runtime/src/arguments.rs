@@ -28,6 +28,11 @@ const MAX_COUNTED_PROBLEMS: usize = 256;
 /// Arguments larger than this (compact JSON) get their first problem only.
 const MAX_LISTED_BYTES: usize = 64 << 10;
 
+/// The largest arguments checked against a schema, as compact JSON: what one request of the
+/// MCP HTTP transport carries. Checking tens of megabytes of nested items against a schema
+/// takes seconds, and the check runs before the call's deadline applies.
+pub(crate) const MAX_ARGUMENT_BYTES: usize = 4 << 20;
+
 /// The compiled input schema of one tool.
 ///
 /// ```
@@ -162,6 +167,8 @@ impl ArgumentValidator {
     pub fn prepare(&self, arguments: Value) -> Result<Value, ToolError> {
         let first = match self.validate(&arguments) {
             Ok(()) => return Ok(arguments),
+            // Too large to read again: no repair makes it smaller.
+            Err(error) if error.code == ErrorCode::TooLarge => return Err(error),
             Err(error) => error,
         };
         let mut pruned = arguments;
@@ -183,6 +190,21 @@ impl ArgumentValidator {
             }
             return Err(not_an_object(arguments));
         };
+        if crate::limits::json_len_over(arguments, MAX_ARGUMENT_BYTES) {
+            return Err(ToolError::new(
+                ErrorCode::TooLarge,
+                format!(
+                    "the arguments take more than {} MiB as JSON, more than a call carries: \
+                     ask for less in one call (fewer items, shorter values) and split the rest \
+                     into further calls",
+                    MAX_ARGUMENT_BYTES >> 20
+                ),
+            )
+            .with_details(json!({
+                "limit": "max_argument_bytes",
+                "max_argument_bytes": MAX_ARGUMENT_BYTES,
+            })));
+        }
         if validator.is_valid(arguments) {
             return Ok(());
         }
@@ -681,4 +703,27 @@ pub(crate) fn json_kind(value: &Value) -> &'static str {
 /// Escapes a property name for use in a JSON pointer (RFC 6901).
 fn escape_pointer(segment: &str) -> String {
     segment.replace('~', "~0").replace('/', "~1")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_past_the_cap_are_too_large_without_a_repair_attempt() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"ids": {"type": "array", "items": {"type": "string"}, "maxItems": 4}}
+        });
+        let validator = ArgumentValidator::compile(&schema).unwrap();
+        let ids: Vec<String> = (0..400_000).map(|i| format!("id-{i:08}")).collect();
+        let error = validator.prepare(json!({ "ids": ids })).unwrap_err();
+        assert_eq!(error.code, ErrorCode::TooLarge, "{}", error.message);
+        assert!(error.message.contains("4 MiB"), "{}", error.message);
+        // Under the cap, the schema's own problem is reported.
+        let error = validator
+            .prepare(json!({"ids": ["a", "b", "c", "d", "e"]}))
+            .unwrap_err();
+        assert_eq!(error.code, ErrorCode::InvalidArguments, "{}", error.message);
+    }
 }

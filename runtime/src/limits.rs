@@ -315,9 +315,37 @@ pub(crate) fn json_len(value: &Value) -> usize {
     count.0
 }
 
+/// Whether `value` as compact JSON takes more than `max` bytes; writing stops past `max`, so
+/// the cost is bounded by `max` however large the value.
+pub(crate) fn json_len_over(value: &Value, max: usize) -> bool {
+    struct Bounded(usize, usize);
+    impl std::io::Write for Bounded {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            if self.0 > self.1 {
+                return Err(std::io::Error::other("over"));
+            }
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Bounded(0, max);
+    serde_json::to_writer(&mut count, value).is_err()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_len_over_stops_at_the_bound() {
+        let value = serde_json::json!({"items": vec!["abc"; 1000]});
+        let len = json_len(&value);
+        assert!(json_len_over(&value, len - 1));
+        assert!(!json_len_over(&value, len));
+    }
 
     #[test]
     fn json_len_is_the_compact_length() {

@@ -85,11 +85,24 @@ enum Mood {
     Mild,
 }
 
-/// Large text one call's arguments hold at most: what an MCP request can carry (the HTTP
-/// server refuses bodies over 4 MiB).
+/// Large text and long arrays one call's arguments hold at most: what an MCP request can carry
+/// (the HTTP server refuses bodies over 4 MiB).
 const LARGE_TEXT_BUDGET: usize = 3 << 20;
 
+/// What a long array's item is charged against the call's budget: nested long arrays would
+/// otherwise multiply into arguments of tens of megabytes, far past what a request carries.
+const LONG_ARRAY_ITEM_BYTES: usize = 256;
+
 impl Rng {
+    /// Whether the call's budget still allows `bytes` more (then charged).
+    fn afford(&mut self, bytes: usize) -> bool {
+        if bytes > self.1 {
+            return false;
+        }
+        self.1 -= bytes;
+        true
+    }
+
     /// `text` if the call's budget of large text allows it, else a short hostile text.
     fn large(&mut self, text: impl FnOnce() -> String, bytes: usize) -> String {
         if bytes > self.1 {
@@ -248,7 +261,14 @@ fn generate(rng: &mut Rng, schema: &Value, root: &Value, names: &[String], depth
         "array" => {
             let items = schema.get("items").cloned().unwrap_or(json!({}));
             let length = match rng.below(if wild { 10 } else { 40 }) {
-                0 => 200 + rng.below(3_000),
+                0 => {
+                    let long = 200 + rng.below(3_000);
+                    if rng.afford(long * LONG_ARRAY_ITEM_BYTES) {
+                        long
+                    } else {
+                        1 + rng.below(4)
+                    }
+                }
                 1 => 0,
                 _ => 1 + rng.below(4),
             };
