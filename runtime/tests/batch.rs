@@ -312,6 +312,50 @@ async fn calls_share_the_batch_deadline_and_the_finished_ones_are_answered() {
     }
 }
 
+/// More calls than the batch's deadline can start: the first ones run (cut at their share),
+/// the last ones are not started — never the other way round.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_calls_a_short_deadline_cannot_start_are_the_last_ones() {
+    let registry = ToolRegistry::builder()
+        .with_batch(BatchConfig::default().max_calls(64).max_concurrency(1))
+        .unwrap()
+        .register(Sleep::named("sleep"))
+        .unwrap()
+        .with_tool_limits(
+            "batch",
+            toolforge::CallLimits::default().timeout(Some(Duration::from_millis(40))),
+        )
+        .unwrap()
+        .build();
+    let calls: Vec<Value> = (0..64)
+        .map(|_| json!({"tool": "sleep", "args": {"ms": 60_000}}))
+        .collect();
+    let results = batch(&registry, Value::Array(calls)).await;
+    let not_started: Vec<bool> = results
+        .iter()
+        .map(|result| {
+            assert_eq!(result["error"]["error"], "timeout", "{result}");
+            result["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("was not started")
+        })
+        .collect();
+    let first_unstarted = not_started.iter().position(|&n| n).unwrap_or(64);
+    assert!(
+        first_unstarted > 0,
+        "the first call was not started: {results:#?}"
+    );
+    assert!(
+        first_unstarted < 64,
+        "every call started within 40 ms: {results:#?}"
+    );
+    assert!(
+        not_started[first_unstarted..].iter().all(|&n| n),
+        "a call after an unstarted one started: {not_started:?}"
+    );
+}
+
 #[tokio::test]
 async fn the_batch_tool_does_not_keep_its_registry_alive() {
     let registry = registry(BatchConfig::default());

@@ -393,6 +393,9 @@ enum Outcome {
 /// frees): the time left before the batch's end divided by the rounds the calls not yet
 /// started still need (`ceil(unstarted / concurrency)`), and at most the per-call deadline. So a slow call cannot
 /// take the time of the calls after it, and the time a fast call leaves goes to the next ones.
+/// When the time left cannot give every remaining round [`MIN_SHARE`], it is divided among the
+/// rounds it can give that much: the calls at the end of the batch are the ones not started,
+/// never the first ones.
 struct SharePlan {
     batch_end: Option<Instant>,
     per_call: Duration,
@@ -405,8 +408,13 @@ impl SharePlan {
     fn share(&self, registry: &ToolRegistry, tool: &str, waiting: usize) -> (Duration, bool) {
         let mut limit = self.per_call;
         if let Some(end) = self.batch_end {
-            let rounds = waiting.div_ceil(self.concurrency).max(1) as u32;
-            let share = end.saturating_duration_since(Instant::now()) / rounds;
+            let left = end.saturating_duration_since(Instant::now());
+            let fitting = (left.as_nanos() / MIN_SHARE.as_nanos()).min(u32::MAX as u128) as u32;
+            if fitting == 0 {
+                return (Duration::ZERO, true);
+            }
+            let rounds = (waiting.div_ceil(self.concurrency).max(1) as u32).min(fitting);
+            let share = left / rounds;
             let own = registry.limits_for(tool).timeout;
             if share < limit && own.is_none_or(|own| share < own) {
                 return (share, true);
