@@ -127,9 +127,12 @@ fn in_server(
          ) AS nearest ORDER BY d, id",
         table = quote(&entity.table),
     );
-    let rows = conn.rows(&sql, &params)?;
-    Ok(rows
-        .into_iter()
+    Ok(scored(conn.rows(&sql, &params)?))
+}
+
+/// Rows of (unique id, score) as ranked hits, in their order.
+pub(crate) fn scored(rows: Vec<Vec<SqlValue>>) -> Vec<(String, f64)> {
+    rows.into_iter()
         .filter_map(|row| {
             let mut row = row.into_iter();
             match (row.next(), row.next()) {
@@ -137,7 +140,7 @@ fn in_server(
                 _ => None,
             }
         })
-        .collect())
+        .collect()
 }
 
 /// The unique ids of the records matching `conditions`, or `None` (every record) without any.

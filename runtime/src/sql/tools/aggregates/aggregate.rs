@@ -18,13 +18,14 @@ use crate::sql::arg_name::ArgName;
 use crate::sql::backend::{Reader, SqlDialect};
 use crate::sql::describe::{DescriptionBuilder, relationship_arrow};
 use crate::sql::ident::{qualified, quote};
-use crate::sql::names::unknown_name_message;
 use crate::sql::query::Condition;
 use crate::sql::query::{FieldRef, ROW_ALIAS, compile_conditions, resolve_field};
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
-use crate::sql::tools::shared::common::{HandlerError, PageLimits, definition, entity};
+use crate::sql::tools::shared::common::{
+    HandlerError, PageLimits, definition, entity, known_relationship,
+};
 use crate::sql::value::{SqlValue, sql_to_json};
 
 /// What `aggregate_entities` computes.
@@ -259,19 +260,7 @@ fn legs<'s>(
     along: &Along,
 ) -> Result<Vec<Leg<'s>>, ToolError> {
     let rel_type = along.relationship_type.as_str();
-    if !spec.relationships.iter().any(|r| r.rel_type == rel_type) {
-        let mut types: Vec<&str> = spec
-            .relationships
-            .iter()
-            .map(|r| r.rel_type.as_str())
-            .collect();
-        types.sort_unstable();
-        types.dedup();
-        return Err(ToolError::invalid_arguments(format!(
-            "`along.relationship_type`: {}",
-            unknown_name_message("relationship", rel_type, "", types)
-        )));
-    }
+    known_relationship(spec, rel_type, "along.relationship_type")?;
     let outgoing = matches!(
         along.direction,
         TraversalDirection::Outgoing | TraversalDirection::Both

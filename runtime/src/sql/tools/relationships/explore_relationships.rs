@@ -13,12 +13,13 @@ use crate::{ToolDefinition, ToolError};
 use crate::sql::arg_name::ArgName;
 use crate::sql::describe::{DescriptionBuilder, bounded_list, relationship_arrow};
 use crate::sql::ident::{qualified, quote};
-use crate::sql::names::{shorten, unknown_name_message};
+use crate::sql::names::shorten;
 use crate::sql::query::{Condition, Page, Projection, ROW_ALIAS, compile_conditions};
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::shared::common::{
-    Collector, HandlerError, PageLimits, definition, entity, list_answer, offset,
+    Collector, HandlerError, PageLimits, definition, entity, known_relationship, list_answer,
+    offset,
 };
 use crate::sql::value::sql_to_json;
 
@@ -177,18 +178,7 @@ fn legs<'s>(
     direction: TraversalDirection,
     target: Option<&EntitySpec>,
 ) -> Result<Vec<Leg<'s>>, ToolError> {
-    if !spec.relationships.iter().any(|r| r.rel_type == rel_type) {
-        let mut types: Vec<&str> = spec
-            .relationships
-            .iter()
-            .map(|r| r.rel_type.as_str())
-            .collect();
-        types.dedup();
-        return Err(ToolError::invalid_arguments(format!(
-            "`relationship_type`: {}",
-            unknown_name_message("relationship", rel_type, "", types)
-        )));
-    }
+    known_relationship(spec, rel_type, "relationship_type")?;
     let mut legs = Vec::new();
     for relationship in spec.relationships.iter().filter(|r| r.rel_type == rel_type) {
         let target_ok = |name: &str| target.is_none_or(|t| t.name == name);

@@ -14,13 +14,13 @@ use crate::sql::arg_name::ArgName;
 use crate::sql::backend::Reader;
 use crate::sql::describe::{DescriptionBuilder, relationship_arrow};
 use crate::sql::ident::{qualified, quote};
-use crate::sql::names::unknown_name_message;
 use crate::sql::query::{COUNT_CAP, Condition, Page, Projection, ROW_ALIAS, compile_conditions};
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
 use crate::sql::tools::shared::common::{
-    Collector, HandlerError, PageLimits, definition, entity, list_answer, offset,
+    Collector, HandlerError, PageLimits, definition, entity, known_relationship, list_answer,
+    offset,
 };
 use crate::sql::value::{SqlValue, sql_to_json};
 
@@ -215,20 +215,7 @@ fn step<'s>(
     path: &str,
 ) -> Result<Step<'s>, ToolError> {
     let rel_type = hop.relationship_type.as_str();
-    if !spec.relationships.iter().any(|r| r.rel_type == rel_type) {
-        let mut types: Vec<&str> = spec
-            .relationships
-            .iter()
-            .map(|r| r.rel_type.as_str())
-            .collect();
-        types.sort_unstable();
-        types.dedup();
-        return Err(ToolError::invalid_arguments(format!(
-            "`{path}.relationship_type`: {}",
-            unknown_name_message("relationship", rel_type, "", types)
-        ))
-        .with_details(json!({"path": format!("{path}.relationship_type")})));
-    }
+    known_relationship(spec, rel_type, &format!("{path}.relationship_type"))?;
     let wanted = match &hop.entity_type {
         Some(name) => Some(entity(spec, name, &format!("{path}.entity_type"))?),
         None => None,

@@ -27,7 +27,7 @@ use crate::sql::tools::shared::common::{
     HandlerError, PageLimits, definition, entity, limit_named, quoted,
 };
 use crate::sql::value::SqlValue;
-use crate::sql::vector_search::{Search, nearest};
+use crate::sql::vector_search::{Search, nearest, scored};
 
 /// The fewest candidates each ranking gives a hybrid answer.
 const MIN_CANDIDATES: u32 = 50;
@@ -550,15 +550,5 @@ fn shared_neighbours(
         table = quote(&entity.table),
         unique = quote(&entity.unique_field),
     );
-    let rows = conn.rows(&sql, &params)?;
-    Ok(rows
-        .into_iter()
-        .filter_map(|row| {
-            let mut row = row.into_iter();
-            match (row.next(), row.next()) {
-                (Some(SqlValue::Text(id)), Some(SqlValue::Real(score))) => Some((id, score)),
-                _ => None,
-            }
-        })
-        .collect())
+    Ok(scored(conn.rows(&sql, &params)?))
 }

@@ -429,3 +429,27 @@ pub fn optional_integer<'de, D: serde::Deserializer<'de>>(
         ))),
     }
 }
+
+/// Checks that `name` is a relationship type of the spec; otherwise the error at `path` names
+/// the nearest types and lists them all.
+pub(crate) fn known_relationship(
+    spec: &SchemaSpec,
+    name: &str,
+    path: &str,
+) -> Result<(), ToolError> {
+    if spec.relationships.iter().any(|r| r.rel_type == name) {
+        return Ok(());
+    }
+    let mut types: Vec<&str> = spec
+        .relationships
+        .iter()
+        .map(|r| r.rel_type.as_str())
+        .collect();
+    types.sort_unstable();
+    types.dedup();
+    Err(ToolError::invalid_arguments(format!(
+        "`{path}`: {}",
+        crate::sql::names::unknown_name_message("relationship", name, "", types.iter().copied())
+    ))
+    .with_details(json!({"path": path, "valid": types})))
+}
