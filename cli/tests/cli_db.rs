@@ -395,6 +395,7 @@ fn tools_list_prints_the_definitions_in_every_format_without_a_database() {
         "query_entities_by_pattern",
         "find_path",
         "rank_entities",
+        "find_clusters",
         "batch",
     ];
     let mcp = toolforge(&["tools", "list", "--config", s(&config)]);

@@ -1,7 +1,8 @@
-//! `find_similar` and `join_entities` on SQLite and on PostgreSQL, checked against the brute
-//! forces of `similar_fixture` and `join_fixture`. `find_similar` with pgvector:
-//! `tests/tests/pgvector.rs`.
+//! `find_similar`, `join_entities` and `find_clusters` on SQLite and on PostgreSQL, checked
+//! against the brute forces of `similar_fixture`, `join_fixture` and `clusters_fixture`.
+//! `find_similar` with pgvector: `tests/tests/pgvector.rs`.
 
+mod clusters_fixture;
 mod join_fixture;
 #[cfg(feature = "postgres")]
 mod pg_support;
@@ -39,4 +40,23 @@ async fn join_entities_on_postgres() {
     };
     let (db, _url) = pg_support::fresh(&base, "joins");
     join_fixture::check_joins(&db).await;
+}
+
+#[tokio::test]
+async fn find_clusters_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    clusters_fixture::check_clusters(|name| {
+        toolforge::sql::Database::open(dir.path().join(format!("{name}.db"))).unwrap()
+    })
+    .await;
+}
+
+#[cfg(feature = "postgres")]
+#[tokio::test]
+async fn find_clusters_on_postgres() {
+    let Some(base) = pg_support::url("graph_tools::find_clusters_on_postgres") else {
+        return;
+    };
+    clusters_fixture::check_clusters(|name| pg_support::fresh(&base, &format!("cl_{name}")).0)
+        .await;
 }

@@ -534,6 +534,7 @@ async fn every_tool_of_the_code_rag_config_answers_from_the_seeded_database() {
             "query_entities_by_pattern",
             "find_path",
             "rank_entities",
+            "find_clusters",
             "batch"
         ]
     );

@@ -27,7 +27,7 @@ fn the_session_runs_every_step_on_the_fixture() {
     let (ok, stdout, stderr) = run(&fixture(), &db);
     assert!(ok, "stdout:\n{stdout}\nstderr:\n{stderr}");
     assert!(stdout.contains("warning: src/broken.rs:1:"), "{stdout}");
-    assert!(stdout.contains("17 tools:"), "{stdout}");
+    assert!(stdout.contains("18 tools:"), "{stdout}");
     for step in [
         "== 2. Find the ten longest functions",
         "-> explore_relationships",

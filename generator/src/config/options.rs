@@ -415,7 +415,7 @@ pub enum ToolFamilyName {
     Patterns,
     /// `aggregate_entities`.
     Aggregates,
-    /// `find_path`, `rank_entities`.
+    /// `find_path`, `rank_entities`, `find_clusters`.
     Graph,
     /// `get_entity_change_history`, `find_recently_modified_entities`,
     /// `get_most_modified_entities`, `get_change_statistics`, `compare_entity_versions`,

@@ -855,6 +855,7 @@ impl SchemaSpec {
             | "get_change_statistics"
             | "compare_entity_versions"
             | "analyze_churn" => self.tracked_entities().next().is_some(),
+            "find_clusters" => self.relationships.iter().any(|r| r.source == r.target),
             "find_similar" => {
                 !self.relationships.is_empty()
                     || self.entities.iter().any(|e| !e.vector_indexes.is_empty())

@@ -35,6 +35,7 @@ macro_rules! __database_tool_table {
             AggregateEntities: "aggregate_entities", Aggregates, aggregates::aggregate, AggregateEntitiesArgs<E, F, R>;
             FindPath: "find_path", Graph, graph::find_path, FindPathArgs<E, R>;
             RankEntities: "rank_entities", Graph, graph::rank_entities, RankEntitiesArgs<E, R>;
+            FindClusters: "find_clusters", Graph, graph::find_clusters, FindClustersArgs<E, R>;
             GetEntityChangeHistory: "get_entity_change_history", Changes, changes::change_history, GetEntityChangeHistoryArgs<E>;
             FindRecentlyModifiedEntities: "find_recently_modified_entities", Changes, changes::recently_modified, FindRecentlyModifiedEntitiesArgs<E>;
             GetMostModifiedEntities: "get_most_modified_entities", Changes, changes::most_modified, GetMostModifiedEntitiesArgs<E>;
@@ -78,7 +79,7 @@ pub enum ToolFamily {
     Patterns,
     /// `aggregate_entities` (off unless listed).
     Aggregates,
-    /// `find_path`, `rank_entities`.
+    /// `find_path`, `rank_entities`, `find_clusters`.
     Graph,
     /// `get_entity_change_history`, `find_recently_modified_entities`,
     /// `get_most_modified_entities`, `get_change_statistics`, `compare_entity_versions`,

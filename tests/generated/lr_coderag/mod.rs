@@ -1130,6 +1130,11 @@ pub mod tool_args {
         EntityName,
         RelationshipName,
     >;
+    /// The arguments of `find_clusters`, with this config's names.
+    pub type FindClustersArgs = ::toolforge::sql::tools::FindClustersArgs<
+        EntityName,
+        RelationshipName,
+    >;
     #[allow(unused_imports)]
     pub use ::toolforge::sql::tools::TraversalDirection;
     #[allow(unused_imports)]

@@ -173,7 +173,7 @@ pub async fn semantic_search_says_what_it_needs(s: &Seeded) {
     }
 }
 
-/// `join_entities` and `find_similar` on the seeded records of a config. A one-hop chain along
+/// `join_entities`, `find_similar` and `find_clusters` on the seeded records of a config. A one-hop chain along
 /// each relationship reaches the same pairs as `explore_relationships`; `find_similar` by
 /// structure ranks other records of the start entity, best first, never the record itself; by
 /// meaning it says the record has no vector (the corpus configs' providers have no key here).
@@ -259,6 +259,37 @@ pub async fn join_and_similar_answer(s: &Seeded) {
             scores.windows(2).all(|w| w[0] >= w[1]) && scores.iter().all(|s| *s > 0.0 && *s <= 1.0),
             "{answer:#}"
         );
+    }
+    // Clusters along a relationship from an entity to itself: every record in one cluster.
+    if let Some(relationship) = s.spec.relationships.iter().find(|r| r.source == r.target) {
+        let answer = s
+            .ok(
+                "find_clusters",
+                json!({"entity_type": relationship.source,
+                       "relationships": [relationship.rel_type],
+                       "min_cluster_size": 1, "members": 50, "limit": 100}),
+            )
+            .await;
+        let mut seen = BTreeSet::new();
+        let mut listed = 0;
+        for cluster in answer["results"].as_array().unwrap() {
+            let members = cluster["members"].as_array().unwrap();
+            if cluster["size"].as_u64() <= Some(50) {
+                assert_eq!(
+                    cluster["size"].as_u64(),
+                    Some(members.len() as u64),
+                    "{answer:#}"
+                );
+            }
+            for member in members {
+                assert!(seen.insert(member["id"].to_string()), "{answer:#}");
+            }
+            listed += cluster["size"].as_u64().unwrap();
+        }
+        if answer["truncated"] == false {
+            assert_eq!(json!(listed), answer["records"], "{answer:#}");
+        }
+        assert_eq!(answer["unclustered"], json!(0), "{answer:#}");
     }
     if let Some(indexed) = s
         .spec

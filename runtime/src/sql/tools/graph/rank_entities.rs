@@ -14,19 +14,18 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::spec::{EntitySpec, SchemaSpec};
-use crate::{CallBudget, ErrorCode, ToolDefinition, ToolError};
+use crate::{CallBudget, ToolDefinition, ToolError};
 
 use crate::sql::Database;
 use crate::sql::arg_name::ArgName;
 use crate::sql::backend::Reader;
 use crate::sql::describe::{DescriptionBuilder, bounded_list, relationship_arrow};
-use crate::sql::graphs::{GraphCache, GraphSpec};
+use crate::sql::graphs::GraphCache;
 use crate::sql::ident::{qualified, quote};
 use crate::sql::query::ROW_ALIAS;
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::graph::walk::{
-    ID_BATCH, MAX_GRAPH_EDGES, MAX_GRAPH_NODES, Walk, check_relationship_types, page_rank,
-    touching, walks,
+    ID_BATCH, Walk, check_relationship_types, load_within, page_rank, touching, walks,
 };
 use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
@@ -158,7 +157,7 @@ impl EngineTool for RankEntitiesArgs {
 }
 
 /// The entity's display field, when it has a stored one besides the unique field.
-fn display_field(entity: &EntitySpec) -> Option<&str> {
+pub(crate) fn display_field(entity: &EntitySpec) -> Option<&str> {
     entity
         .display_name_field
         .as_deref()
@@ -273,47 +272,17 @@ fn handle(
                 .with_details(json!({"path": "algorithm", "valid": ["degree"]}))
                 .into());
             }
-            if total as usize > MAX_GRAPH_NODES {
-                return Err(too_large(format!(
-                    "{} has {total} records, more than pagerank loads ({MAX_GRAPH_NODES}); use \
-                     algorithm degree",
-                    entity.name
-                )));
-            }
-            let mut edge_count = 0;
-            for walk in &within {
-                edge_count += conn.count(
-                    &format!("SELECT count(*) FROM {}", quote(&walk.relationship.table)),
-                    &[],
-                )?;
-                if edge_count > MAX_GRAPH_EDGES as u64 {
-                    return Err(too_large(format!(
-                        "{} has more edges than pagerank loads ({MAX_GRAPH_EDGES}); use \
-                         algorithm degree",
-                        arguments.relationship_type
-                    )));
-                }
-            }
-            let graph_spec = GraphSpec {
-                table: entity.table.clone(),
-                unique: entity.unique_field.clone(),
-                // Walked from the far end (the record ranked) back: rank flows far <- near.
-                edges: within
-                    .iter()
-                    .map(|walk| (walk.relationship.table.clone(), walk.near(), walk.far()))
-                    .collect(),
-            };
-            // With row rules each caller sees its own rows, so nothing is shared.
-            let shareable = spec.access.is_empty();
-            let own;
-            let graphs = match graphs {
-                Some(graphs) => graphs,
-                None => {
-                    own = GraphCache::default();
-                    &own
-                }
-            };
-            let graph = graphs.graph(conn, &graph_spec, shareable, started)?;
+            let graph = load_within(
+                spec,
+                conn,
+                entity,
+                total,
+                &within,
+                graphs,
+                started,
+                "pagerank loads",
+                "use algorithm degree",
+            )?;
             let budget = CallBudget::current();
             let scores = graph.scores(|graph| {
                 page_rank(graph.len(), graph.edges(), DAMPING, || {
@@ -361,7 +330,7 @@ fn handle(
 }
 
 /// The display field of the records `ids` of `entity`, by id (empty without a display field).
-fn display_names(
+pub(crate) fn display_names(
     conn: &dyn Reader,
     entity: &EntitySpec,
     display: Option<&str>,
@@ -412,8 +381,4 @@ fn ranked(row: &[SqlValue], display: Option<&str>, score: Value) -> Value {
     }
     out.insert("score".into(), score);
     Value::Object(out)
-}
-
-fn too_large(message: String) -> HandlerError {
-    ToolError::new(ErrorCode::TooLarge, message).into()
 }

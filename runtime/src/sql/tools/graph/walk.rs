@@ -1,5 +1,9 @@
-//! What the graph tools (`find_path`, `rank_entities`) share: the edge tables a relationship
-//! type and a direction select, read in bounded batches, and PageRank.
+//! What the graph tools (`find_path`, `rank_entities`, `find_clusters`) share: the edge tables
+//! a relationship type and a direction select, read in bounded batches, the loaded graph of an
+//! entity's records, and PageRank.
+
+use std::sync::Arc;
+use std::time::Instant;
 
 use serde_json::json;
 
@@ -8,6 +12,8 @@ use crate::{CallBudget, ToolError};
 
 use crate::sql::backend::{ExecError, Reader};
 use crate::sql::describe::relationship_arrow;
+use crate::sql::graphs::{GraphCache, GraphSpec, LoadedGraph};
+use crate::sql::handler_error::HandlerError;
 use crate::sql::ident::quote;
 use crate::sql::names::unknown_name_message;
 use crate::sql::tools::TraversalDirection;
@@ -221,6 +227,70 @@ pub(crate) fn page_rank(
         }
     }
     Ok(rank)
+}
+
+/// The graph of `entity`'s records (`total` of them) and the edges of `within` (walks from the
+/// entity to itself), loaded (or shared, see `sql/graphs.rs`) within [`MAX_GRAPH_NODES`] and
+/// [`MAX_GRAPH_EDGES`]; past them, a `too_large` error saying what `tool` loads and `instead`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn load_within(
+    spec: &SchemaSpec,
+    conn: &dyn Reader,
+    entity: &EntitySpec,
+    total: u64,
+    within: &[&Walk<'_>],
+    graphs: Option<&GraphCache>,
+    started: Instant,
+    tool: &str,
+    instead: &str,
+) -> Result<Arc<LoadedGraph>, HandlerError> {
+    let too_large = |message: String| -> HandlerError {
+        ToolError::new(crate::ErrorCode::TooLarge, message).into()
+    };
+    if total as usize > MAX_GRAPH_NODES {
+        return Err(too_large(format!(
+            "{} has {total} records, more than {tool} ({MAX_GRAPH_NODES}); {instead}",
+            entity.name
+        )));
+    }
+    let mut edge_count = 0;
+    for walk in within {
+        edge_count += conn.count(
+            &format!("SELECT count(*) FROM {}", quote(&walk.relationship.table)),
+            &[],
+        )?;
+        if edge_count > MAX_GRAPH_EDGES as u64 {
+            let mut names: Vec<&str> = within
+                .iter()
+                .map(|w| w.relationship.rel_type.as_str())
+                .collect();
+            names.dedup();
+            return Err(too_large(format!(
+                "{} has more edges than {tool} ({MAX_GRAPH_EDGES}); {instead}",
+                names.join(", ")
+            )));
+        }
+    }
+    let graph_spec = GraphSpec {
+        table: entity.table.clone(),
+        unique: entity.unique_field.clone(),
+        // Walked from the far end (the record ranked) back: rank flows far <- near.
+        edges: within
+            .iter()
+            .map(|walk| (walk.relationship.table.clone(), walk.near(), walk.far()))
+            .collect(),
+    };
+    // With row rules each caller sees its own rows, so nothing is shared.
+    let shareable = spec.access.is_empty();
+    let own;
+    let graphs = match graphs {
+        Some(graphs) => graphs,
+        None => {
+            own = GraphCache::default();
+            &own
+        }
+    };
+    graphs.graph(conn, &graph_spec, shareable, started)
 }
 
 #[cfg(test)]
