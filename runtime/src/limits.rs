@@ -297,41 +297,40 @@ pub(crate) fn too_large(name: &str, bytes: usize, max: usize) -> ToolError {
     }))
 }
 
+/// Counts the bytes written to it, and fails once they pass `max`.
+struct Counted {
+    written: usize,
+    max: usize,
+}
+
+impl std::io::Write for Counted {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.written += bytes.len();
+        if self.written > self.max {
+            return Err(std::io::Error::other("past the bound"));
+        }
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// The length of `value` as compact JSON, without building the text.
 pub(crate) fn json_len(value: &Value) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0 += bytes.len();
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
+    let mut count = Counted {
+        written: 0,
+        max: usize::MAX,
+    };
     // Writing a `Value` to a writer that never fails cannot fail.
     let _ = serde_json::to_writer(&mut count, value);
-    count.0
+    count.written
 }
 
 /// Whether `value` as compact JSON takes more than `max` bytes; writing stops past `max`, so
 /// the cost is bounded by `max` however large the value.
 pub(crate) fn json_len_over(value: &Value, max: usize) -> bool {
-    struct Bounded(usize, usize);
-    impl std::io::Write for Bounded {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0 += bytes.len();
-            if self.0 > self.1 {
-                return Err(std::io::Error::other("over"));
-            }
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Bounded(0, max);
+    let mut count = Counted { written: 0, max };
     serde_json::to_writer(&mut count, value).is_err()
 }
 

@@ -694,6 +694,24 @@ pub struct EntityQuery<'s> {
 /// Counting every match was a second full scan for a broad filter, costing as much as the page.
 pub const COUNT_CAP: u64 = 1_000;
 
+/// The total of a page of `returned` records from `offset` (`more`: records follow it) and
+/// whether it is exact: known from the page when it is the last, else `count(cap)` counted up
+/// to [`COUNT_CAP`], and always past the end of the page (so that `has_more` stays exact).
+pub(crate) fn page_total<E>(
+    offset: u64,
+    returned: usize,
+    more: bool,
+    limit: u32,
+    count: impl FnOnce(u64) -> Result<u64, E>,
+) -> Result<(u64, bool), E> {
+    if !more && (returned > 0 || offset == 0) {
+        return Ok((offset + returned as u64, true));
+    }
+    let cap = COUNT_CAP.max(offset + u64::from(limit) + 1);
+    let counted = count(cap)?;
+    Ok((counted, counted < cap))
+}
+
 /// A page of results.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Page {
@@ -908,15 +926,10 @@ impl<'s> EntityQuery<'s> {
             results.push(record);
         }
         drop(rows);
-        let (total, total_exact) = if !more && (!results.is_empty() || self.offset == 0) {
-            (self.offset + results.len() as u64, true)
-        } else {
-            // Counted up to the cap, and always past the end of this page (so that `has_more`
-            // stays exact).
-            let cap = COUNT_CAP.max(self.offset + u64::from(self.limit) + 1);
-            let counted = conn.count(&self.count_sql(cap), &self.params)?;
-            (counted, counted < cap)
-        };
+        let (total, total_exact) =
+            page_total(self.offset, results.len(), more, self.limit, |cap| {
+                conn.count(&self.count_sql(cap), &self.params)
+            })?;
         Ok(Page {
             total,
             total_exact,

@@ -392,18 +392,26 @@ fn load(
         else {
             continue;
         };
-        if bytes.len() != dimension * 4 {
-            continue;
+        if read_vector(&bytes, dimension, &mut vector) {
+            matrix.push(id, &vector);
         }
-        vector.clear();
-        vector.extend(
-            bytes
-                .chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-        );
-        matrix.push(id, &vector);
     }
     Ok(matrix)
+}
+
+/// A stored vector (`dimension` little-endian `f32`s, as every backend reads a vector column
+/// back) into `into`; false when the bytes hold another number of values.
+pub(crate) fn read_vector(bytes: &[u8], dimension: usize, into: &mut Vec<f32>) -> bool {
+    into.clear();
+    if bytes.len() != dimension * 4 {
+        return false;
+    }
+    into.extend(
+        bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+    );
+    true
 }
 
 /// `entity`'s table itself, schema-qualified, rather than a row rule's view of it.

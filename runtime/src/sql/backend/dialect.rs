@@ -73,6 +73,27 @@ impl SqlDialect {
         }
     }
 
+    /// The JSON text of member `p` (a bound key) of the JSON object text `object`, or NULL
+    /// when it has none.
+    pub fn json_member(self, object: &str, p: &str) -> String {
+        match self {
+            SqlDialect::Sqlite => format!("({object}) -> ('$.\"' || {p} || '\"')"),
+            SqlDialect::Postgres => {
+                format!("CAST(CAST({object} AS jsonb) -> CAST({p} AS text) AS text)")
+            }
+        }
+    }
+
+    /// Seconds since the epoch of the instant text `column` (`2026-01-02T03:04:05Z`).
+    pub fn epoch_seconds(self, column: &str) -> String {
+        match self {
+            SqlDialect::Sqlite => format!("CAST(strftime('%s', {column}) AS INTEGER)"),
+            SqlDialect::Postgres => {
+                format!("CAST(extract(epoch FROM CAST({column} AS timestamptz)) AS bigint)")
+            }
+        }
+    }
+
     /// The backend's key in a config (`sql: {sqlite: ..., postgres: ...}`).
     pub fn config_key(self) -> &'static str {
         match self {

@@ -24,7 +24,7 @@ use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
 use crate::sql::tools::shared::common::{
-    HandlerError, PageLimits, definition, entity, known_relationship,
+    HandlerError, PageLimits, check_relationship_types, definition, entity,
 };
 use crate::sql::value::{SqlValue, sql_to_json};
 
@@ -260,7 +260,11 @@ fn legs<'s>(
     along: &Along,
 ) -> Result<Vec<Leg<'s>>, ToolError> {
     let rel_type = along.relationship_type.as_str();
-    known_relationship(spec, rel_type, "along.relationship_type")?;
+    check_relationship_types(
+        spec,
+        std::slice::from_ref(&along.relationship_type),
+        "along.relationship_type",
+    )?;
     let outgoing = matches!(
         along.direction,
         TraversalDirection::Outgoing | TraversalDirection::Both

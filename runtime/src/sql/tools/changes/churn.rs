@@ -176,8 +176,7 @@ impl EngineTool for AnalyzeChurnArgs {
         let key = match group {
             Some(field) => {
                 params.push(SqlValue::Text(field.to_owned()));
-                let member = json_member(
-                    conn.dialect(),
+                let member = conn.dialect().json_member(
                     "coalesce(\"metadata_after\", \"metadata_before\")",
                     &format!("?{}", params.len()),
                 );
@@ -280,34 +279,13 @@ fn metadata_fields(entity: &EntitySpec) -> Vec<&str> {
         .unwrap_or_default()
 }
 
-/// The JSON text of member `p` (a bound key) of the JSON object text `object`, or SQL NULL
-/// when it has none.
-fn json_member(dialect: SqlDialect, object: &str, p: &str) -> String {
-    match dialect {
-        SqlDialect::Sqlite => format!("({object}) -> ('$.\"' || {p} || '\"')"),
-        SqlDialect::Postgres => {
-            format!("CAST(CAST({object} AS jsonb) -> CAST({p} AS text) AS text)")
-        }
-    }
-}
-
-/// Seconds since the epoch of the instant text `column` (`2026-01-02T03:04:05Z`).
-fn epoch_seconds(dialect: SqlDialect, column: &str) -> String {
-    match dialect {
-        SqlDialect::Sqlite => format!("CAST(strftime('%s', {column}) AS INTEGER)"),
-        SqlDialect::Postgres => {
-            format!("CAST(extract(epoch FROM CAST({column} AS timestamptz)) AS bigint)")
-        }
-    }
-}
-
 /// One statement: the changes in the window keyed by entity and `key`, the gaps between
 /// consecutive changes of a key, their median (the middle gap, or the mean of the two middle
 /// ones), and per key the counts, sums and span; the top `rows` keys by `rank`, each with the
 /// number of keys in all.
 fn churn_sql(dialect: SqlDialect, key: &str, filter: &str, rank: &str, rows: u32) -> String {
     let t = table();
-    let epoch = epoch_seconds(dialect, "\"timestamp\"");
+    let epoch = dialect.epoch_seconds("\"timestamp\"");
     format!(
         "WITH c AS (SELECT \"entity\" AS e, {key} AS k, \"id\" AS cid, {epoch} AS t, \
          \"timestamp\" AS ts, \"lines_added\" AS a, \"lines_removed\" AS r, \

@@ -22,14 +22,14 @@ use crate::sql::handler_error::stopped_error;
 use crate::sql::ident::quote;
 use crate::sql::query::ROW_ALIAS;
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::graph::louvain::{louvain, modularity};
+use crate::sql::tools::graph::louvain::{louvain, modularity, undirected_links};
 use crate::sql::tools::graph::rank_entities::{display_field, display_names};
-use crate::sql::tools::graph::walk::{
-    Walk, check_relationship_types, load_within, touching, walks,
-};
+use crate::sql::tools::graph::walk::{Walk, load_within, touching, walks};
 use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
-use crate::sql::tools::shared::common::{Collector, HandlerError, PageLimits, definition, entity};
+use crate::sql::tools::shared::common::{
+    Collector, HandlerError, PageLimits, check_relationship_types, definition, entity,
+};
 use crate::sql::value::SqlValue;
 
 /// The most members listed per cluster.
@@ -301,19 +301,11 @@ fn handle(
     let budget = CallBudget::current();
     let stop = || budget.as_ref().is_some_and(|b| b.is_expired());
     let n = graph.len();
-    let membership =
-        louvain(n, graph.edges(), resolution, seed, &stop).ok_or_else(stopped_error)?;
-    let quality = modularity(n, graph.edges(), &membership, resolution);
-
-    // Distinct undirected links, for the degrees and the edge counts.
-    let mut links: Vec<(u32, u32)> = graph
-        .edges()
-        .iter()
-        .filter(|(a, b)| a != b)
-        .map(|&(a, b)| (a.min(b), a.max(b)))
-        .collect();
-    links.sort_unstable();
-    links.dedup();
+    // The distinct undirected links: what the clustering, the modularity, the degrees and the
+    // edge counts read.
+    let links = undirected_links(graph.edges());
+    let membership = louvain(n, &links, resolution, seed, &stop).ok_or_else(stopped_error)?;
+    let quality = modularity(n, &links, &membership, resolution);
     let count = membership.iter().max().map_or(0, |c| *c as usize + 1);
     let mut sizes = vec![0u64; count];
     for &c in &membership {

@@ -17,12 +17,12 @@ use crate::sql::describe::{DescriptionBuilder, bounded_list, relationship_arrow}
 use crate::sql::ident::{qualified, quote};
 use crate::sql::query::ROW_ALIAS;
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::graph::walk::{
-    MAX_GRAPH_NODES, check_relationship_types, edges_from, walks,
-};
+use crate::sql::tools::graph::walk::{MAX_GRAPH_NODES, edges_from, walks};
 use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
-use crate::sql::tools::shared::common::{HandlerError, definition, entity};
+use crate::sql::tools::shared::common::{
+    HandlerError, check_relationship_types, definition, entity,
+};
 use crate::sql::value::SqlValue;
 
 /// The default `max_depth`.

@@ -13,18 +13,10 @@ struct Level {
 }
 
 impl Level {
-    /// The level of `nodes` nodes with the undirected `edges` (repeats and self-loops left out,
-    /// each pair weight 1).
-    fn of_edges(nodes: usize, edges: &[(u32, u32)]) -> Level {
-        let mut pairs: Vec<(u32, u32)> = edges
-            .iter()
-            .filter(|(a, b)| a != b)
-            .map(|&(a, b)| (a.min(b), a.max(b)))
-            .collect();
-        pairs.sort_unstable();
-        pairs.dedup();
+    /// The level of `nodes` nodes with the [`undirected_links`] `links`, each weight 1.
+    fn of_links(nodes: usize, links: &[(u32, u32)]) -> Level {
         let mut adjacency = vec![Vec::new(); nodes];
-        for (a, b) in pairs {
+        for &(a, b) in links {
             adjacency[a as usize].push((b, 1.0));
             adjacency[b as usize].push((a, 1.0));
         }
@@ -51,13 +43,14 @@ impl Level {
     }
 
     /// One local-moving phase: the community of each node (numbered from 0, in order of first
-    /// appearance), and whether any node moved. `None` when `stop` said so.
+    /// appearance), how many communities, and whether any node moved. `None` when `stop` said
+    /// so.
     fn local_moves(
         &self,
         resolution: f64,
         seed: u64,
         stop: &dyn Fn() -> bool,
-    ) -> Option<(Vec<u32>, bool)> {
+    ) -> Option<(Vec<u32>, usize, bool)> {
         let n = self.adjacency.len();
         let two_m = self.two_m();
         let mut community: Vec<u32> = (0..n as u32).collect();
@@ -125,7 +118,8 @@ impl Level {
                 break;
             }
         }
-        Some((renumber(&mut community), moved_any))
+        let count = renumber(&mut community);
+        Some((community, count, moved_any))
     }
 
     /// The level whose nodes are the communities of this one (`count` of them).
@@ -151,14 +145,27 @@ impl Level {
     }
 }
 
+/// The distinct undirected links of directed `edges`, as (low, high) pairs in order: repeats,
+/// the reverse of a link and self-loops left out. What [`louvain`] and [`modularity`] read.
+pub(crate) fn undirected_links(edges: &[(u32, u32)]) -> Vec<(u32, u32)> {
+    let mut links: Vec<(u32, u32)> = edges
+        .iter()
+        .filter(|(a, b)| a != b)
+        .map(|&(a, b)| (a.min(b), a.max(b)))
+        .collect();
+    links.sort_unstable();
+    links.dedup();
+    links
+}
+
 /// Renumbers communities from 0 in order of first appearance; returns how many there are.
-fn renumber(community: &mut [u32]) -> Vec<u32> {
+fn renumber(community: &mut [u32]) -> usize {
     let mut map: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
     for c in community.iter_mut() {
         let next = map.len() as u32;
         *c = *map.entry(*c).or_insert(next);
     }
-    community.to_vec()
+    map.len()
 }
 
 /// A deterministic Fisher–Yates shuffle (splitmix64).
@@ -177,45 +184,44 @@ fn shuffle(items: &mut [u32], seed: u64) {
     }
 }
 
-/// The communities Louvain finds on the undirected graph of `nodes` nodes and `edges` (their
-/// directions ignored, repeats and self-loops left out): each node's community, numbered from
-/// 0. `None` when `stop` said so between passes.
+/// The communities Louvain finds on the graph of `nodes` nodes and [`undirected_links`]
+/// `links`: each node's community, numbered from 0. `None` when `stop` said so between passes.
 pub(crate) fn louvain(
     nodes: usize,
-    edges: &[(u32, u32)],
+    links: &[(u32, u32)],
     resolution: f64,
     seed: u64,
     stop: &dyn Fn() -> bool,
 ) -> Option<Vec<u32>> {
     let mut membership: Vec<u32> = (0..nodes as u32).collect();
-    let mut level = Level::of_edges(nodes, edges);
+    let mut level = Level::of_links(nodes, links);
     if level.two_m() == 0.0 {
         return Some(membership);
     }
     for round in 0u64.. {
-        let (community, moved) = level.local_moves(resolution, seed.wrapping_add(round), stop)?;
+        let (community, count, moved) =
+            level.local_moves(resolution, seed.wrapping_add(round), stop)?;
         if !moved {
             break;
         }
         for c in membership.iter_mut() {
             *c = community[*c as usize];
         }
-        let count = community.iter().max().map_or(0, |c| *c as usize + 1);
         level = level.aggregate(&community, count);
     }
     renumber(&mut membership);
     Some(membership)
 }
 
-/// The modularity of `membership` on the same undirected graph [`louvain`] reads, with
-/// `resolution`: Σ over communities of `in/2m − resolution·(tot/2m)²`.
+/// The modularity of `membership` on the graph [`louvain`] reads, with `resolution`: Σ over
+/// communities of `in/2m − resolution·(tot/2m)²`.
 pub(crate) fn modularity(
     nodes: usize,
-    edges: &[(u32, u32)],
+    links: &[(u32, u32)],
     membership: &[u32],
     resolution: f64,
 ) -> f64 {
-    let level = Level::of_edges(nodes, edges);
+    let level = Level::of_links(nodes, links);
     let two_m = level.two_m();
     if two_m == 0.0 {
         return 0.0;
@@ -245,7 +251,7 @@ mod tests {
 
     #[test]
     fn two_triangles_joined_by_one_edge_are_two_communities() {
-        let edges = [(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3), (2, 3)];
+        let edges = undirected_links(&[(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3), (2, 3)]);
         let membership = louvain(6, &edges, 1.0, 7, &|| false).unwrap();
         assert_eq!(membership, [0, 0, 0, 1, 1, 1]);
         let q = modularity(6, &edges, &membership, 1.0);
@@ -255,7 +261,7 @@ mod tests {
 
     #[test]
     fn a_stop_request_ends_the_run() {
-        let edges = [(0, 1), (1, 2)];
+        let edges = undirected_links(&[(0, 1), (1, 2)]);
         assert_eq!(louvain(3, &edges, 1.0, 1, &|| true), None);
     }
 

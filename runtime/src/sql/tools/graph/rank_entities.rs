@@ -24,12 +24,12 @@ use crate::sql::graphs::GraphCache;
 use crate::sql::ident::{qualified, quote};
 use crate::sql::query::ROW_ALIAS;
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::graph::walk::{
-    ID_BATCH, Walk, check_relationship_types, load_within, page_rank, touching, walks,
-};
+use crate::sql::tools::graph::walk::{ID_BATCH, Walk, load_within, page_rank, touching, walks};
 use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
-use crate::sql::tools::shared::common::{HandlerError, PageLimits, definition, entity};
+use crate::sql::tools::shared::common::{
+    HandlerError, PageLimits, check_relationship_types, definition, entity,
+};
 use crate::sql::value::SqlValue;
 
 /// The damping factor of `pagerank`.

@@ -5,8 +5,6 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use serde_json::json;
-
 use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{CallBudget, ToolError};
 
@@ -15,7 +13,6 @@ use crate::sql::describe::relationship_arrow;
 use crate::sql::graphs::{GraphCache, GraphSpec, LoadedGraph};
 use crate::sql::handler_error::HandlerError;
 use crate::sql::ident::quote;
-use crate::sql::names::unknown_name_message;
 use crate::sql::tools::TraversalDirection;
 use crate::sql::value::SqlValue;
 
@@ -71,36 +68,6 @@ impl Walk<'_> {
             &self.relationship.source
         }
     }
-}
-
-/// Checks relationship type names against the spec (`path` names the argument).
-pub(crate) fn check_relationship_types(
-    spec: &SchemaSpec,
-    names: &[String],
-    path: &str,
-) -> Result<(), ToolError> {
-    let mut types: Vec<&str> = spec
-        .relationships
-        .iter()
-        .map(|r| r.rel_type.as_str())
-        .collect();
-    types.sort_unstable();
-    types.dedup();
-    for (i, name) in names.iter().enumerate() {
-        if !types.contains(&name.as_str()) {
-            let at = if path.ends_with(']') || names.len() == 1 && !path.ends_with('s') {
-                path.to_owned()
-            } else {
-                format!("{path}[{i}]")
-            };
-            return Err(ToolError::invalid_arguments(format!(
-                "`{at}`: {}",
-                unknown_name_message("relationship", name, "", types.clone())
-            ))
-            .with_details(json!({"path": at, "valid": types})));
-        }
-    }
-    Ok(())
 }
 
 /// The walks of the relationships named `types` (every relationship when empty) in

@@ -18,7 +18,7 @@ use crate::sql::query::{Condition, Page, Projection, ROW_ALIAS, compile_conditio
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::shared::common::{
-    Collector, HandlerError, PageLimits, definition, entity, known_relationship, list_answer,
+    Collector, HandlerError, PageLimits, check_relationship_types, definition, entity, list_answer,
     offset,
 };
 use crate::sql::value::sql_to_json;
@@ -178,7 +178,7 @@ fn legs<'s>(
     direction: TraversalDirection,
     target: Option<&EntitySpec>,
 ) -> Result<Vec<Leg<'s>>, ToolError> {
-    known_relationship(spec, rel_type, "relationship_type")?;
+    check_relationship_types(spec, &[rel_type.to_owned()], "relationship_type")?;
     let mut legs = Vec::new();
     for relationship in spec.relationships.iter().filter(|r| r.rel_type == rel_type) {
         let target_ok = |name: &str| target.is_none_or(|t| t.name == name);

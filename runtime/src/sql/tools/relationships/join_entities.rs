@@ -7,19 +7,20 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::spec::{EntitySpec, RelationshipSpec, SchemaSpec};
+use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
 
 use crate::sql::arg_name::ArgName;
 use crate::sql::backend::Reader;
 use crate::sql::describe::{DescriptionBuilder, relationship_arrow};
 use crate::sql::ident::{qualified, quote};
-use crate::sql::query::{COUNT_CAP, Condition, Page, Projection, ROW_ALIAS, compile_conditions};
+use crate::sql::query::{Condition, Page, Projection, ROW_ALIAS, compile_conditions, page_total};
 use crate::sql::tools::engine::EngineTool;
+use crate::sql::tools::graph::walk::{Walk, walks};
 use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
 use crate::sql::tools::shared::common::{
-    Collector, HandlerError, PageLimits, definition, entity, known_relationship, list_answer,
+    Collector, HandlerError, PageLimits, check_relationship_types, definition, entity, list_answer,
     offset,
 };
 use crate::sql::value::{SqlValue, sql_to_json};
@@ -201,11 +202,10 @@ impl EngineTool for JoinEntitiesArgs {
     }
 }
 
-/// The entity a hop from `from` reaches, and the edge tables it reads with the column of
-/// `from`'s end and of the reached end.
+/// The entity a hop from `from` reaches, and the walks of the edge tables that lead there.
 struct Step<'s> {
     reached: &'s EntitySpec,
-    legs: Vec<(&'s RelationshipSpec, &'static str, &'static str)>,
+    legs: Vec<Walk<'s>>,
 }
 
 fn step<'s>(
@@ -215,34 +215,29 @@ fn step<'s>(
     path: &str,
 ) -> Result<Step<'s>, ToolError> {
     let rel_type = hop.relationship_type.as_str();
-    known_relationship(spec, rel_type, &format!("{path}.relationship_type"))?;
+    check_relationship_types(
+        spec,
+        std::slice::from_ref(&hop.relationship_type),
+        &format!("{path}.relationship_type"),
+    )?;
     let wanted = match &hop.entity_type {
         Some(name) => Some(entity(spec, name, &format!("{path}.entity_type"))?),
         None => None,
     };
-    let outgoing = matches!(
+    let found: Vec<Walk<'s>> = walks(
+        spec,
+        std::slice::from_ref(&hop.relationship_type),
         hop.direction,
-        TraversalDirection::Outgoing | TraversalDirection::Both
-    );
-    let incoming = matches!(
-        hop.direction,
-        TraversalDirection::Incoming | TraversalDirection::Both
-    );
-    let mut found: Vec<(&'s RelationshipSpec, &'static str, &'static str, &'s str)> = Vec::new();
-    for relationship in spec.relationships.iter().filter(|r| r.rel_type == rel_type) {
-        if outgoing && relationship.source == from.name {
-            found.push((relationship, "source_id", "target_id", &relationship.target));
-        }
-        if incoming && relationship.target == from.name {
-            found.push((relationship, "target_id", "source_id", &relationship.source));
-        }
-    }
-    let mut reachable: Vec<&str> = found.iter().map(|(.., other)| *other).collect();
+    )
+    .into_iter()
+    .filter(|walk| walk.start_entity() == from.name)
+    .collect();
+    let mut reachable: Vec<String> = found.iter().map(|w| w.to_entity().to_owned()).collect();
     reachable.sort_unstable();
     reachable.dedup();
     let reached_name = match (wanted, reachable.as_slice()) {
-        (Some(wanted), _) if reachable.contains(&wanted.name.as_str()) => wanted.name.as_str(),
-        (None, [only]) => only,
+        (Some(wanted), _) if reachable.contains(&wanted.name) => wanted.name.as_str(),
+        (None, [only]) => only.as_str(),
         (None, []) | (Some(_), _) => {
             let touching: Vec<String> = spec
                 .relationships
@@ -285,8 +280,7 @@ fn step<'s>(
         reached,
         legs: found
             .into_iter()
-            .filter(|(.., other)| *other == reached_name)
-            .map(|(relationship, near, far, _)| (relationship, near, far))
+            .filter(|walk| walk.to_entity() == reached_name)
             .collect(),
     })
 }
@@ -342,12 +336,12 @@ fn handle(
         let edges: Vec<String> = step
             .legs
             .iter()
-            .map(|(relationship, near, far)| {
+            .map(|walk| {
                 format!(
                     "SELECT {} AS \"a\", {} AS \"b\" FROM {}",
-                    quote(near),
-                    quote(far),
-                    quote(&relationship.table)
+                    quote(walk.near()),
+                    quote(walk.far()),
+                    quote(&walk.relationship.table)
                 )
             })
             .collect();
@@ -423,16 +417,12 @@ fn handle(
         results.push(item);
     }
     drop(rows);
-    let (total, total_exact) = if !more && (!results.is_empty() || offset == 0) {
-        (offset + results.len() as u64, true)
-    } else {
-        let cap = COUNT_CAP.max(offset + u64::from(limits.rows) + 1);
-        let counted = conn.count(
+    let (total, total_exact) = page_total(offset, results.len(), more, limits.rows, |cap| {
+        conn.count(
             &format!("SELECT count(*) FROM (SELECT 1 {from_sql} LIMIT {cap}) AS \"counted\""),
             &params,
-        )?;
-        (counted, counted < cap)
-    };
+        )
+    })?;
     let page = Page {
         total,
         total_exact,

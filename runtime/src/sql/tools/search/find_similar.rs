@@ -18,7 +18,9 @@ use crate::sql::describe::{DescriptionBuilder, relationship_arrow};
 use crate::sql::ident::quote;
 use crate::sql::names::unknown_name_message;
 use crate::sql::query::{Condition, ROW_ALIAS, compile_conditions};
+use crate::sql::tools::TraversalDirection;
 use crate::sql::tools::engine::EngineTool;
+use crate::sql::tools::graph::walk::{Walk, walks};
 use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::search::hybrid_search::fuse;
 use crate::sql::tools::search::semantic_search::{ranked_answer, vector_index};
@@ -28,6 +30,7 @@ use crate::sql::tools::shared::common::{
 };
 use crate::sql::value::SqlValue;
 use crate::sql::vector_search::{Search, nearest, scored};
+use crate::sql::vectors::read_vector;
 
 /// The fewest candidates each ranking gives a hybrid answer.
 const MIN_CANDIDATES: u32 = 50;
@@ -385,16 +388,12 @@ fn record_vector(
         .with_details(json!({"path": "id", "entity_type": entity.name}))
         .into());
     };
+    let mut vector = Vec::new();
     Ok(match (row.into_iter().next(), index) {
         (Some(SqlValue::Blob(bytes)), Some(index))
-            if bytes.len() == index.dimension as usize * 4 =>
+            if read_vector(&bytes, index.dimension as usize, &mut vector) =>
         {
-            Some(
-                bytes
-                    .chunks_exact(4)
-                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                    .collect(),
-            )
+            Some(vector)
         }
         _ => None,
     })
@@ -419,30 +418,25 @@ fn no_vector(entity: &EntitySpec, index: &VectorIndexSpec, id: &str) -> ToolErro
     .with_details(json!({"path": "id", "index": index.name}))
 }
 
-/// One edge table seen from `entity`: the column holding its records and the column holding
-/// their neighbours, with the neighbours' entity (by its position in the spec).
-struct Leg<'s> {
-    table: &'s str,
-    near: &'static str,
-    far: &'static str,
-    other: usize,
-}
-
-/// The legs of `relationships` (all of the entity's when empty) touching `entity`, either
-/// direction.
+/// The walks of `relationships` (all of the entity's when empty) leaving `entity`, either
+/// direction; a named relationship that does not touch the entity is an error listing those
+/// that do.
 fn legs<'s>(
     spec: &'s SchemaSpec,
     entity: &EntitySpec,
     relationships: &[String],
-) -> Result<Vec<Leg<'s>>, ToolError> {
-    let position = |name: &str| spec.entities.iter().position(|e| e.name == name);
-    let touching: Vec<_> = spec
-        .relationships
-        .iter()
-        .filter(|r| r.source == entity.name || r.target == entity.name)
+) -> Result<Vec<Walk<'s>>, ToolError> {
+    let legs: Vec<Walk<'s>> = walks(spec, relationships, TraversalDirection::Both)
+        .into_iter()
+        .filter(|walk| walk.start_entity() == entity.name)
         .collect();
     for (i, name) in relationships.iter().enumerate() {
-        if !touching.iter().any(|r| r.rel_type == *name) {
+        if !legs.iter().any(|walk| walk.relationship.rel_type == *name) {
+            let touching: Vec<_> = spec
+                .relationships
+                .iter()
+                .filter(|r| r.source == entity.name || r.target == entity.name)
+                .collect();
             let mut names: Vec<&str> = touching.iter().map(|r| r.rel_type.as_str()).collect();
             names.sort_unstable();
             names.dedup();
@@ -454,32 +448,6 @@ fn legs<'s>(
                 arrows.join(", ")
             ))
             .with_details(json!({"path": format!("relationships[{i}]"), "valid": names})));
-        }
-    }
-    let mut legs = Vec::new();
-    for relationship in touching
-        .into_iter()
-        .filter(|r| relationships.is_empty() || relationships.contains(&r.rel_type))
-    {
-        if relationship.source == entity.name
-            && let Some(other) = position(&relationship.target)
-        {
-            legs.push(Leg {
-                table: &relationship.table,
-                near: "source_id",
-                far: "target_id",
-                other,
-            });
-        }
-        if relationship.target == entity.name
-            && let Some(other) = position(&relationship.source)
-        {
-            legs.push(Leg {
-                table: &relationship.table,
-                near: "target_id",
-                far: "source_id",
-                other,
-            });
         }
     }
     Ok(legs)
@@ -504,13 +472,19 @@ fn shared_neighbours(
     let legs = legs(spec, entity, relationships)?;
     let adjacency: Vec<String> = legs
         .iter()
-        .map(|leg| {
+        .map(|walk| {
+            // The far end keyed by its entity (its position in the spec): ids of two entities
+            // may be equal.
+            let other = spec
+                .entities
+                .iter()
+                .position(|e| e.name == walk.to_entity())
+                .unwrap_or(usize::MAX);
             format!(
-                "SELECT {} AS a, {} AS ze, {} AS z FROM {}",
-                quote(leg.near),
-                leg.other,
-                quote(leg.far),
-                quote(leg.table)
+                "SELECT {} AS a, {other} AS ze, {} AS z FROM {}",
+                quote(walk.near()),
+                quote(walk.far()),
+                quote(&walk.relationship.table)
             )
         })
         .collect();

@@ -430,16 +430,12 @@ pub fn optional_integer<'de, D: serde::Deserializer<'de>>(
     }
 }
 
-/// Checks that `name` is a relationship type of the spec; otherwise the error at `path` names
-/// the nearest types and lists them all.
-pub(crate) fn known_relationship(
+/// Checks relationship type names against the spec (`path` names the argument).
+pub(crate) fn check_relationship_types(
     spec: &SchemaSpec,
-    name: &str,
+    names: &[String],
     path: &str,
 ) -> Result<(), ToolError> {
-    if spec.relationships.iter().any(|r| r.rel_type == name) {
-        return Ok(());
-    }
     let mut types: Vec<&str> = spec
         .relationships
         .iter()
@@ -447,9 +443,19 @@ pub(crate) fn known_relationship(
         .collect();
     types.sort_unstable();
     types.dedup();
-    Err(ToolError::invalid_arguments(format!(
-        "`{path}`: {}",
-        crate::sql::names::unknown_name_message("relationship", name, "", types.iter().copied())
-    ))
-    .with_details(json!({"path": path, "valid": types})))
+    for (i, name) in names.iter().enumerate() {
+        if !types.contains(&name.as_str()) {
+            let at = if path.ends_with(']') || names.len() == 1 && !path.ends_with('s') {
+                path.to_owned()
+            } else {
+                format!("{path}[{i}]")
+            };
+            return Err(ToolError::invalid_arguments(format!(
+                "`{at}`: {}",
+                crate::sql::names::unknown_name_message("relationship", name, "", types.clone())
+            ))
+            .with_details(json!({"path": at, "valid": types})));
+        }
+    }
+    Ok(())
 }
