@@ -1062,7 +1062,8 @@ fn tools_list_summary_counts_what_each_family_generates() {
             "ranges",
             "patterns",
             "graph",
-            "changes"
+            "changes",
+            "places"
         ],
         "every family but aggregates by default"
     );

@@ -971,3 +971,48 @@ fn deep_nesting_is_refused_before_it_is_read() {
     let errors = fail(&fine);
     assert!(!errors.to_string().contains("nests deeper"), "{errors}");
 }
+
+#[test]
+fn points_are_located_where_they_cannot_go() {
+    let source = "\
+entities:
+  - name: Store
+    unique_field: spot
+    searchable_fields:
+      - name: spot
+        type: point
+      - name: where
+        type: geopoint
+      - name: name
+        type: string
+    computed_fields:
+      - name: far
+        type: number
+        expression: spot + 1
+    relationships:
+      - type: NEAR
+        target: Store
+        properties:
+          - name: midpoint
+            type: point
+";
+    let errors = fail(source);
+    at(
+        find(&errors, "unique field `spot` has type `point`"),
+        6,
+        15,
+        "entities[0].searchable_fields[0].type",
+    );
+    let alias = find(&errors, "unknown type `geopoint`");
+    at(alias, 8, 15, "entities[0].searchable_fields[1].type");
+    assert!(hint(alias).contains("did you mean `point`?"), "{alias:?}");
+    let property = find(&errors, "relationship property `midpoint` is a point");
+    at(
+        property,
+        20,
+        19,
+        "entities[0].relationships[0].properties[0].type",
+    );
+    let expression = find(&errors, "`spot` is a point field, which expressions cannot read");
+    assert!(hint(expression).contains("find_near"), "{expression:?}");
+}

@@ -1,11 +1,13 @@
-//! `find_similar`, `join_entities` and `find_clusters` on SQLite and on PostgreSQL, checked
-//! against the brute forces of `similar_fixture`, `join_fixture` and `clusters_fixture`.
+//! `find_similar`, `join_entities`, `find_clusters` and `find_near` on SQLite and on
+//! PostgreSQL, checked against the brute forces of `similar_fixture`, `join_fixture`,
+//! `clusters_fixture` and `places_fixture`.
 //! `find_similar` with pgvector: `tests/tests/pgvector.rs`.
 
 mod clusters_fixture;
 mod join_fixture;
 #[cfg(feature = "postgres")]
 mod pg_support;
+mod places_fixture;
 mod similar_fixture;
 
 #[tokio::test]
@@ -59,4 +61,21 @@ async fn find_clusters_on_postgres() {
     };
     clusters_fixture::check_clusters(|name| pg_support::fresh(&base, &format!("cl_{name}")).0)
         .await;
+}
+
+#[tokio::test]
+async fn find_near_and_within_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = toolforge::sql::Database::open(dir.path().join("stores.db")).unwrap();
+    places_fixture::check_places(&db).await;
+}
+
+#[cfg(feature = "postgres")]
+#[tokio::test]
+async fn find_near_and_within_on_postgres() {
+    let Some(base) = pg_support::url("graph_tools::find_near_and_within_on_postgres") else {
+        return;
+    };
+    let (db, _url) = pg_support::fresh(&base, "places");
+    places_fixture::check_places(&db).await;
 }

@@ -35,6 +35,10 @@ async fn the_build_script_module_serves_the_same_tools_plus_custom_ones() {
         select: Some("all".into()),
         r#where: Some(tools::records::HttpServerWhere::Here),
         tags: Some(vec!["a".into()]),
+        r#loop: Some(toolforge::sql::places::Point {
+            latitude: 48.8566,
+            longitude: 2.3522,
+        }),
         order_plus_one: None,
     };
     tools::records::HttpServer::upsert(&db, &[server]).unwrap();
@@ -57,6 +61,13 @@ async fn the_build_script_module_serves_the_same_tools_plus_custom_ones() {
         .unwrap()
         .unwrap();
     assert_eq!(fetched.order_plus_one, Some(3.0));
+    assert_eq!(
+        fetched.r#loop,
+        Some(toolforge::sql::places::Point {
+            latitude: 48.8566,
+            longitude: 2.3522,
+        })
+    );
     // The statements after the header are those of the checked-in client's `schema.sql`.
     assert_eq!(
         tools::SCHEMA_SQL.split_once("\n\n").unwrap().1,

@@ -202,6 +202,9 @@ fn load(db: &Database, spec: &toolforge::spec::SchemaSpec) {
                         toolforge::spec::FieldType::Enum => json!(field.values[0]),
                         toolforge::spec::FieldType::StringArray => json!(["a", "b"]),
                         toolforge::spec::FieldType::NumberArray => json!([1, 2]),
+                        toolforge::spec::FieldType::Point => {
+                            json!({"latitude": 10.0 * i as f64, "longitude": -20.0})
+                        }
                     };
                     data.insert(field.name.clone(), value);
                 }

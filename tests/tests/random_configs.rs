@@ -164,6 +164,7 @@ const FIELD_TYPES: &[&str] = &[
     "enum",
     "array<string>",
     "array<number>",
+    "point",
 ];
 
 #[derive(Debug, Clone)]
@@ -386,6 +387,8 @@ fn render(
                                 "array<string>" | "array<number>" => {
                                     ("number", format!("{}.length", quoted(&field.name)))
                                 }
+                                // Expressions cannot read places.
+                                "point" => ("number", "1 + 2".to_owned()),
                                 _ => ("number", format!("length({})", quoted(&field.name))),
                             }
                         }

@@ -205,7 +205,7 @@ async fn script(session: &mut Session, prepared: &Prepared, tree: &Tree) {
         .and_then(|r| r["groups"].get(0))
         .map(|group| (text(group, "uuid"), text(group, "name")));
 
-    match callee {
+    match &callee {
         Some((callee_uuid, callee_name)) => {
             session.step(&format!("How does `{top_name}` reach `{callee_name}`?"));
             session
@@ -230,6 +230,32 @@ async fn script(session: &mut Session, prepared: &Prepared, tree: &Tree) {
             json!({"entity_type": "Scope", "relationship_type": "CALLS", "limit": 5}),
         )
         .await;
+
+    session.step("Group the functions into clusters along CALLS");
+    session
+        .call(
+            "find_clusters",
+            json!({"entity_type": "Scope", "relationships": ["CALLS"], "members": 3, "limit": 5}),
+        )
+        .await;
+
+    if let Some((callee_uuid, callee_name)) = &callee {
+        session.step(&format!(
+            "Find the functions most like `{callee_name}` (the same callers and callees)"
+        ));
+        session
+            .call(
+                "find_similar",
+                json!({
+                    "entity_type": "Scope",
+                    "id": callee_uuid,
+                    "similarity": "structural",
+                    "relationships": ["CALLS"],
+                    "top_k": 5
+                }),
+            )
+            .await;
+    }
 
     let question = &tree.question;
     session.step(&format!("Ask in words: {}", question.text));

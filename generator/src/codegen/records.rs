@@ -67,6 +67,7 @@ fn stored_type(ty: FieldType) -> TokenStream {
         FieldType::Boolean => quote!(bool),
         FieldType::StringArray => quote!(::std::vec::Vec<::std::string::String>),
         FieldType::NumberArray => quote!(::std::vec::Vec<f64>),
+        FieldType::Point => quote!(::toolforge::sql::places::Point),
     }
 }
 

@@ -339,7 +339,7 @@ pub struct Field {
 }
 
 /// The field types a config may use.
-pub const FIELD_TYPES: [&str; 7] = [
+pub const FIELD_TYPES: [&str; 8] = [
     "string",
     "number",
     "boolean",
@@ -347,6 +347,7 @@ pub const FIELD_TYPES: [&str; 7] = [
     "enum",
     "array<string>",
     "array<number>",
+    "point",
 ];
 
 /// The result types a computed field may declare.

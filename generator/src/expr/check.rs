@@ -23,6 +23,8 @@ pub(crate) enum Ty {
     Null,
     StringArray,
     NumberArray,
+    /// A place: no operator or function takes one.
+    Point,
 }
 
 impl Ty {
@@ -35,6 +37,7 @@ impl Ty {
             FieldType::Datetime => Ty::Datetime,
             FieldType::StringArray => Ty::StringArray,
             FieldType::NumberArray => Ty::NumberArray,
+            FieldType::Point => Ty::Point,
         }
     }
 
@@ -58,6 +61,7 @@ impl Ty {
             Ty::Null => "null",
             Ty::StringArray => "array<string>",
             Ty::NumberArray => "array<number>",
+            Ty::Point => "point",
         }
     }
 
@@ -413,6 +417,20 @@ impl Env<'_> {
     }
 
     fn name(&self, name: &str, span: &Range<usize>) -> Checked {
+        if let Some(field) = self.entity.field(name)
+            && field.ty == FieldType::Point
+        {
+            return Err(self.error(
+                ExprErrorKind::Type,
+                span,
+                format!("`{name}` is a point field, which expressions cannot read"),
+                Some(
+                    "compute from other fields; distances from a place are what the \
+                     `find_near` tool answers, and boxes are the `WITHIN` condition"
+                        .to_owned(),
+                ),
+            ));
+        }
         if let Some(field) = self.entity.field(name) {
             return Ok(Typed {
                 kind: TKind::Column(field.name.clone()),
@@ -678,7 +696,7 @@ impl Env<'_> {
         let (builtin, ty) = match scalar {
             Scalar::Length => match typed[0].ty {
                 Ty::StringArray | Ty::NumberArray => (Builtin::ArrayLength, Ty::Number),
-                Ty::Null | Ty::String | Ty::Number | Ty::Boolean | Ty::Datetime => {
+                Ty::Null | Ty::String | Ty::Number | Ty::Boolean | Ty::Datetime | Ty::Point => {
                     require(0, &[Ty::String], "a string or an array")?;
                     (Builtin::Length, Ty::Number)
                 }
@@ -721,7 +739,7 @@ impl Env<'_> {
                     require(1, &[Ty::Number], "a number (the element to look for)")?;
                     (Builtin::ArrayContains, Ty::Boolean)
                 }
-                Ty::Null | Ty::String | Ty::Number | Ty::Boolean | Ty::Datetime => {
+                Ty::Null | Ty::String | Ty::Number | Ty::Boolean | Ty::Datetime | Ty::Point => {
                     require(0, &[Ty::String], "a string or an array")?;
                     require(1, &[Ty::String], "a string")?;
                     (Builtin::Contains, Ty::Boolean)
@@ -853,7 +871,7 @@ impl Env<'_> {
                     ));
                 };
                 let ty = Ty::of_field(spec_field.ty);
-                if ty.is_array() && func != AggFunc::Count {
+                if (ty.is_array() || ty == Ty::Point) && func != AggFunc::Count {
                     return Err(self.error(
                         ExprErrorKind::Type,
                         &arg.span,

@@ -335,7 +335,7 @@ fn compile_one(
         start..text.trim_end().len().max(start)
     };
     let ty = match (typed.ty, declared) {
-        (Ty::StringArray | Ty::NumberArray, _) => {
+        (Ty::StringArray | Ty::NumberArray | Ty::Point, _) => {
             return Err(error(
                 ExprErrorKind::Type,
                 format!(

@@ -20,6 +20,7 @@ pub(crate) fn field_type(name: &str) -> Option<FieldType> {
         "enum" => FieldType::Enum,
         "array<string>" => FieldType::StringArray,
         "array<number>" => FieldType::NumberArray,
+        "point" => FieldType::Point,
         _ => return None,
     })
 }

@@ -4,7 +4,7 @@ use crate::config::{COMPUTED_TYPES, Config, FIELD_TYPES, Field};
 use crate::report::{Reporter, did_you_mean};
 
 /// Common spellings of other languages' types, mapped to the config's.
-const ALIASES: [(&str, &str); 14] = [
+const ALIASES: [(&str, &str); 19] = [
     ("int", "number"),
     ("integer", "number"),
     ("float", "number"),
@@ -19,6 +19,11 @@ const ALIASES: [(&str, &str); 14] = [
     ("array", "array<string>"),
     ("string[]", "array<string>"),
     ("number[]", "array<number>"),
+    ("geopoint", "point"),
+    ("geo_point", "point"),
+    ("location", "point"),
+    ("latlng", "point"),
+    ("coordinates", "point"),
 ];
 
 fn type_hint(ty: &str, allowed: &[&str]) -> String {
@@ -95,11 +100,20 @@ pub(super) fn check(config: &Config, r: &mut Reporter<'_>) {
         }
         for (j, rel) in entity.relationships.iter().enumerate() {
             for (k, property) in rel.properties.iter().enumerate() {
-                check_field(
-                    property,
-                    &format!("entities[{i}].relationships[{j}].properties[{k}]"),
-                    r,
-                );
+                let path = format!("entities[{i}].relationships[{j}].properties[{k}]");
+                check_field(property, &path, r);
+                if property.ty == "point" {
+                    r.error(
+                        &format!("{path}.type"),
+                        format!(
+                            "relationship property `{}` is a point; places are fields of \
+                             entities, where `find_near` and `WITHIN` can reach them",
+                            property.name
+                        ),
+                    )
+                    .hint("move the place to a field of one of the entities the relationship joins")
+                    .emit();
+                }
             }
         }
         for (j, field) in entity.computed_fields.iter().enumerate() {

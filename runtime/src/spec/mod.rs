@@ -545,6 +545,9 @@ pub enum FieldType {
     StringArray,
     /// `array<number>` → JSON text.
     NumberArray,
+    /// `point` → a place on Earth, `{"latitude": .., "longitude": ..}` in degrees (WGS 84),
+    /// stored as that JSON (SQLite text, PostgreSQL `jsonb`) with an index on each coordinate.
+    Point,
 }
 
 impl FieldType {
@@ -558,6 +561,7 @@ impl FieldType {
             FieldType::Enum => "enum",
             FieldType::StringArray => "array<string>",
             FieldType::NumberArray => "array<number>",
+            FieldType::Point => "point",
         }
     }
 }
@@ -817,7 +821,7 @@ impl SchemaSpec {
     /// computed) for `query_entities_by_date_range`, a number field for
     /// `query_entities_by_number_range`, a full-text index for `full_text_search`, a vector
     /// index for `semantic_search`, an entity with both for `hybrid_search`, a tracked entity for
-    /// the change tools. Every other tool
+    /// the change tools, a point field for `find_near`. Every other tool
     /// applies to any spec.
     ///
     /// ```
@@ -856,6 +860,7 @@ impl SchemaSpec {
             | "compare_entity_versions"
             | "analyze_churn" => self.tracked_entities().next().is_some(),
             "find_clusters" => self.relationships.iter().any(|r| r.source == r.target),
+            "find_near" => self.has_points(),
             "find_similar" => {
                 !self.relationships.is_empty()
                     || self.entities.iter().any(|e| !e.vector_indexes.is_empty())
@@ -866,6 +871,13 @@ impl SchemaSpec {
                 .any(|e| e.full_text.is_some() && !e.vector_indexes.is_empty()),
             _ => true,
         }
+    }
+
+    /// Whether an entity has a `point` field (what `find_near` and `WITHIN` need).
+    pub fn has_points(&self) -> bool {
+        self.entities
+            .iter()
+            .any(|entity| entity.fields.iter().any(|f| f.ty == FieldType::Point))
     }
 
     /// The entities whose changes are recorded, in config order.

@@ -42,6 +42,7 @@ macro_rules! __database_tool_table {
             GetChangeStatistics: "get_change_statistics", Changes, changes::change_statistics, GetChangeStatisticsArgs<E>;
             CompareEntityVersions: "compare_entity_versions", Changes, changes::compare_versions, CompareEntityVersionsArgs<E>;
             AnalyzeChurn: "analyze_churn", Changes, changes::churn, AnalyzeChurnArgs<E, F>;
+            FindNear: "find_near", Places, places::find_near, FindNearArgs<E, F>;
         }
     };
 }
@@ -85,6 +86,8 @@ pub enum ToolFamily {
     /// `get_most_modified_entities`, `get_change_statistics`, `compare_entity_versions`,
     /// `analyze_churn` (for specs with tracked entities).
     Changes,
+    /// `find_near` (for specs with a `point` field).
+    Places,
 }
 
 impl ToolFamily {
@@ -116,11 +119,12 @@ impl ToolFamily {
             ToolFamily::Aggregates => "aggregates",
             ToolFamily::Graph => "graph",
             ToolFamily::Changes => "changes",
+            ToolFamily::Places => "places",
         }
     }
 
     /// Every family, in the order tools are registered.
-    pub const ALL: [ToolFamily; 10] = [
+    pub const ALL: [ToolFamily; 11] = [
         ToolFamily::Schema,
         ToolFamily::Query,
         ToolFamily::Lookup,
@@ -131,11 +135,12 @@ impl ToolFamily {
         ToolFamily::Aggregates,
         ToolFamily::Graph,
         ToolFamily::Changes,
+        ToolFamily::Places,
     ];
 
     /// The families built when a config does not list them: every family but
     /// [`ToolFamily::Aggregates`].
-    pub const DEFAULT: [ToolFamily; 9] = [
+    pub const DEFAULT: [ToolFamily; 10] = [
         ToolFamily::Schema,
         ToolFamily::Query,
         ToolFamily::Lookup,
@@ -145,6 +150,7 @@ impl ToolFamily {
         ToolFamily::Patterns,
         ToolFamily::Graph,
         ToolFamily::Changes,
+        ToolFamily::Places,
     ];
 }
 

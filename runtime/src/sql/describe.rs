@@ -108,14 +108,19 @@ pub fn operators_text() -> String {
         "  IN              value is an array; matches any of its values",
         "  REGEX           regular expression (Rust syntax, (?i) ignores case)",
         "  GLOB            * any text, ? one character, [abc] one of",
+        "  WITHIN          point fields: in the box [south, west, north, east] (degrees)",
         "Datetimes are UTC ISO-8601 (2024-05-01T12:00:00Z); values with an offset or plain dates are accepted.",
     ]
     .join("\n")
 }
 
-/// Every operator as written in calls.
-pub fn operator_names() -> Vec<&'static str> {
-    Operator::ALL.iter().map(|o| o.as_str()).collect()
+/// Every operator of `spec` as written in calls (`WITHIN` only where there are points).
+pub fn operator_names(spec: &SchemaSpec) -> Vec<&'static str> {
+    Operator::ALL
+        .iter()
+        .filter(|o| **o != Operator::Within || spec.has_points())
+        .map(|o| o.as_str())
+        .collect()
 }
 
 fn example_field(entity: &EntitySpec) -> (&str, FieldType) {
@@ -158,6 +163,7 @@ pub fn example_query(spec: &SchemaSpec, entity: &EntitySpec) -> Value {
         FieldType::StringArray => ("CONTAINS", json!("example")),
         FieldType::NumberArray => ("CONTAINS", json!(1)),
         FieldType::String => ("CONTAINS", json!("example")),
+        FieldType::Point => ("WITHIN", json!([48.8, 2.2, 48.9, 2.5])),
     };
     let order = entity
         .computed_fields
@@ -273,6 +279,13 @@ pub fn query_entities_description(spec: &SchemaSpec) -> String {
          syntax, (?i) ignores case; GLOB * any text, ? one character, [abc] one of. Datetimes \
          are UTC ISO-8601 (2024-05-01T12:00:00Z).";
     out.push("\n", operators);
+    if spec.has_points() {
+        out.push(
+            "\n",
+            "WITHIN (point fields): in the box [south, west, north, east], degrees; west > east \
+             crosses the antimeridian.",
+        );
+    }
     let catalogue = field_catalogue(spec, 400, "Fields");
     let example = spec
         .entities
@@ -338,7 +351,7 @@ pub fn schema_json(spec: &SchemaSpec, include_tips: bool, only: Option<&[&str]>)
         "name": spec.name,
         "entities": entities,
         "relationships": relationships,
-        "operators": operator_names(),
+        "operators": operator_names(spec),
     });
     if let Some(description) = &spec.description {
         schema["description"] = json!(description);

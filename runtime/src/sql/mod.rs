@@ -4,7 +4,7 @@
 //! `docs/DESIGN.md`, "Layers"):
 //!
 //! - SQL text and values, without a connection: [`value`], [`ident`], [`names`], [`dates`],
-//!   [`glob`], [`ddl`], [`schema_diff`], the full-text query language.
+//!   [`glob`], [`places`], [`ddl`], [`schema_diff`], the full-text query language.
 //! - [`backend`]: what the engine asks of any backend, naming none.
 //! - What the backends and the services share: the vectors and the graphs kept in memory.
 //! - The backends, one folder each: [`sqlite`] and `postgres`.
@@ -48,6 +48,7 @@ pub mod ident;
 pub mod import;
 pub mod lex;
 pub mod names;
+pub mod places;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 #[cfg(feature = "sqlite")]

@@ -12,6 +12,7 @@
 //! | `IN` | string, number, boolean, datetime, enum | value is one of an array of values |
 //! | `REGEX` | string, datetime, enum | Rust `regex` syntax, matches anywhere unless anchored |
 //! | `GLOB` | string, datetime, enum | SQLite GLOB: `*`, `?`, `[abc]` |
+//! | `WITHIN` | point | in the box `[south, west, north, east]` (degrees; west > east crosses the antimeridian) |
 //!
 //! A record whose field is null matches no condition except `= null`. Datetime operands of
 //! `=`, `!=`, ordering and `IN` are normalised to UTC like stored values. Results are ordered
@@ -79,11 +80,14 @@ pub enum Operator {
     /// `GLOB` (SQLite glob: `*`, `?`, `[...]`).
     #[serde(rename = "GLOB")]
     Glob,
+    /// `WITHIN` a latitude–longitude box (point fields).
+    #[serde(rename = "WITHIN")]
+    Within,
 }
 
 impl Operator {
     /// Every operator, in documentation order.
-    pub const ALL: [Operator; 12] = [
+    pub const ALL: [Operator; 13] = [
         Operator::Eq,
         Operator::Ne,
         Operator::Gt,
@@ -96,6 +100,7 @@ impl Operator {
         Operator::In,
         Operator::Regex,
         Operator::Glob,
+        Operator::Within,
     ];
 
     /// The operator as written in a call (`STARTS WITH`).
@@ -113,6 +118,7 @@ impl Operator {
             Operator::In => "IN",
             Operator::Regex => "REGEX",
             Operator::Glob => "GLOB",
+            Operator::Within => "WITHIN",
         }
     }
 
@@ -120,10 +126,13 @@ impl Operator {
     pub fn applicable(ty: FieldType) -> &'static [Operator] {
         use Operator::*;
         match ty {
-            FieldType::String | FieldType::Datetime | FieldType::Enum => &Operator::ALL,
+            FieldType::String | FieldType::Datetime | FieldType::Enum => &[
+                Eq, Ne, Gt, Ge, Lt, Le, Contains, StartsWith, EndsWith, In, Regex, Glob,
+            ],
             FieldType::Number => &[Eq, Ne, Gt, Ge, Lt, Le, In],
             FieldType::Boolean => &[Eq, Ne, In],
             FieldType::StringArray | FieldType::NumberArray => &[Eq, Ne, Contains],
+            FieldType::Point => &[Within, Eq, Ne],
         }
     }
 }
@@ -139,6 +148,7 @@ pub struct Condition<F = String> {
     #[schemars(extend("x-toolforge-slot" = "field"))]
     pub field: F,
     /// The comparison (see the tool description).
+    #[schemars(extend("x-toolforge-slot" = "operator"))]
     pub operator: Operator,
     /// Of the field's type; an array for IN; null with = or != for a missing value.
     #[serde(default)]
@@ -284,7 +294,7 @@ pub fn text_field_names(entity: &EntitySpec) -> Vec<&str> {
 }
 
 /// The names of an entity's fields `order_by` accepts: every stored and computed field but the
-/// arrays.
+/// arrays and points.
 pub fn sortable_field_names(entity: &EntitySpec) -> Vec<&str> {
     let mut names: Vec<&str> = Vec::new();
     if entity.field(&entity.unique_field).is_none() {
@@ -292,7 +302,10 @@ pub fn sortable_field_names(entity: &EntitySpec) -> Vec<&str> {
     }
     for field in &entity.fields {
         if field.name == entity.unique_field
-            || !matches!(field.ty, FieldType::StringArray | FieldType::NumberArray)
+            || !matches!(
+                field.ty,
+                FieldType::StringArray | FieldType::NumberArray | FieldType::Point
+            )
         {
             names.push(&field.name);
         }
@@ -394,6 +407,36 @@ fn push(params: &mut Vec<SqlValue>, value: SqlValue) -> String {
     format!("?{}", params.len())
 }
 
+/// The condition that the point stored in `column` lies in `bbox`, read through the indexes on
+/// its coordinates (the longitude test split in two where the box crosses the antimeridian).
+pub(crate) fn within_sql(
+    column: &str,
+    bbox: &crate::sql::places::BoundingBox,
+    params: &mut Vec<SqlValue>,
+    dialect: SqlDialect,
+) -> String {
+    use crate::sql::places::{Coordinate, coordinate_sql};
+    let postgres = dialect == SqlDialect::Postgres;
+    let latitude = coordinate_sql(column, Coordinate::Latitude, postgres);
+    let longitude = coordinate_sql(column, Coordinate::Longitude, postgres);
+    let south = push(params, SqlValue::Real(bbox.south));
+    let north = push(params, SqlValue::Real(bbox.north));
+    let mut sql = format!("{latitude} >= {south} AND {latitude} <= {north}");
+    if !bbox.all_longitudes() {
+        let west = push(params, SqlValue::Real(bbox.west));
+        let east = push(params, SqlValue::Real(bbox.east));
+        let join = if bbox.crosses_antimeridian() {
+            "OR"
+        } else {
+            "AND"
+        };
+        sql.push_str(&format!(
+            " AND ({longitude} >= {west} {join} {longitude} <= {east})"
+        ));
+    }
+    format!("({sql})")
+}
+
 /// Where a condition's parts sit in the tool's arguments, for error messages
 /// (`conditions[0].field`, or `field` / `pattern` for a tool with its own argument names).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -455,6 +498,25 @@ pub fn compile_condition(
         };
     }
     let sql = match operator {
+        Operator::Eq | Operator::Ne if field.ty == FieldType::Point => {
+            return Err(ToolError::invalid_arguments(format!(
+                "`{value_path}`: `{}` is a point field: `=` and `!=` take only null (a missing \
+                 place); find places with `WITHIN` and a box {}",
+                field.name,
+                crate::sql::places::BOX_SHAPE
+            )));
+        }
+        Operator::Within => {
+            let bbox = crate::sql::places::BoundingBox::from_json(&condition.value).map_err(
+                |problem| {
+                    ToolError::invalid_arguments(format!(
+                        "`{value_path}`: WITHIN on `{}` takes a box: {problem}",
+                        field.name
+                    ))
+                },
+            )?;
+            within_sql(column, &bbox, params, dialect)
+        }
         Operator::Eq | Operator::Ne | Operator::Gt | Operator::Ge | Operator::Lt | Operator::Le => {
             let p = push(params, operand(&field, &condition.value, value_path)?);
             format!("{column} {} {p}", operator.as_str())
@@ -792,13 +854,24 @@ pub fn compile_order(
         None => Ok(format!("{unique} ASC")),
         Some(order) => {
             let field = resolve_field(entity, &order.field, "order_by.field")?;
-            if matches!(field.ty, FieldType::StringArray | FieldType::NumberArray) {
+            if matches!(
+                field.ty,
+                FieldType::StringArray | FieldType::NumberArray | FieldType::Point
+            ) {
                 let sortable = sortable_field_names(entity);
+                let why = if field.ty == FieldType::Point {
+                    "a point field, and places have no order to sort by (find_near orders \
+                     them by distance from a place)"
+                        .to_owned()
+                } else {
+                    format!(
+                        "an {} field, and arrays have no order to sort by",
+                        field.ty.config_name()
+                    )
+                };
                 return Err(ToolError::invalid_arguments(format!(
-                    "`order_by.field`: `{}` is an {} field, and arrays have no order to sort \
-                     by; sort by one of: {}",
+                    "`order_by.field`: `{}` is {why}; sort by one of: {}",
                     field.name,
-                    field.ty.config_name(),
                     sortable.join(", ")
                 ))
                 .with_details(serde_json::json!({

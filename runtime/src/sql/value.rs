@@ -67,6 +67,12 @@ pub enum ValueError {
         /// The text given (shortened for messages).
         text: String,
     },
+    /// A value that is not a place.
+    #[error("{problem}")]
+    NotAPoint {
+        /// What is wrong with it, and the form a point takes.
+        problem: String,
+    },
 }
 
 /// Values listed for a message, each as a JSON string (`"a", "b"`): an empty value, a comma
@@ -232,6 +238,9 @@ pub fn json_to_sql(
             }
             _ => Err(wrong("an array of numbers")),
         },
+        FieldType::Point => crate::sql::places::Point::from_json(value)
+            .map(|point| SqlValue::Text(point.to_json_text()))
+            .map_err(|problem| ValueError::NotAPoint { problem }),
     }
 }
 
@@ -292,7 +301,7 @@ pub fn sql_to_json(ty: FieldType, value: &SqlValue) -> Value {
             }
         }
         SqlValue::Text(text) => match ty {
-            FieldType::StringArray | FieldType::NumberArray => {
+            FieldType::StringArray | FieldType::NumberArray | FieldType::Point => {
                 serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.clone()))
             }
             _ => Value::String(text.clone()),

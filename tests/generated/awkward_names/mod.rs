@@ -142,6 +142,13 @@ pub mod records {
             skip_serializing_if = "::core::option::Option::is_none"
         )]
         pub tags: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
+        /// `loop` (point): A place, named with a Rust keyword.
+        #[serde(
+            rename = "loop",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub r#loop: ::core::option::Option<::toolforge::sql::places::Point>,
         /// Computed, read-only: `order + 1`
         #[serde(
             rename = "orderPlusOne",
@@ -230,13 +237,16 @@ pub mod records {
         /// `tags` (array<string>)
         #[serde(rename = "tags")]
         Tags,
+        /// `loop` (point): A place, named with a Rust keyword.
+        #[serde(rename = "loop")]
+        Loop,
         /// `orderPlusOne` (computed, number): `order + 1`
         #[serde(rename = "orderPlusOne")]
         OrderPlusOne,
     }
     impl HttpServerField {
         /// Every field, in config order.
-        pub const ALL: [HttpServerField; 9usize] = [
+        pub const ALL: [HttpServerField; 10usize] = [
             HttpServerField::ApiKey,
             HttpServerField::Type,
             HttpServerField::Self_,
@@ -245,6 +255,7 @@ pub mod records {
             HttpServerField::Select,
             HttpServerField::Where,
             HttpServerField::Tags,
+            HttpServerField::Loop,
             HttpServerField::OrderPlusOne,
         ];
         /// The field's name in the config.
@@ -258,6 +269,7 @@ pub mod records {
                 HttpServerField::Select => "select",
                 HttpServerField::Where => "where",
                 HttpServerField::Tags => "tags",
+                HttpServerField::Loop => "loop",
                 HttpServerField::OrderPlusOne => "orderPlusOne",
             }
         }
@@ -583,6 +595,9 @@ pub mod tool_args {
         /// The field `tags` (of HTTPServer).
         #[serde(rename = "tags")]
         Tags,
+        /// The field `loop` (of HTTPServer).
+        #[serde(rename = "loop")]
+        Loop,
         /// The field `orderPlusOne` (of HTTPServer).
         #[serde(rename = "orderPlusOne")]
         OrderPlusOne,
@@ -601,7 +616,7 @@ pub mod tool_args {
     }
     impl FieldName {
         /// Every value, in config order.
-        pub const ALL: [FieldName; 13usize] = [
+        pub const ALL: [FieldName; 14usize] = [
             FieldName::ApiKey,
             FieldName::Type,
             FieldName::Self_,
@@ -610,6 +625,7 @@ pub mod tool_args {
             FieldName::Select,
             FieldName::Where,
             FieldName::Tags,
+            FieldName::Loop,
             FieldName::OrderPlusOne,
             FieldName::Uuid,
             FieldName::UserAccount,
@@ -627,6 +643,7 @@ pub mod tool_args {
                 FieldName::Select => "select",
                 FieldName::Where => "where",
                 FieldName::Tags => "tags",
+                FieldName::Loop => "loop",
                 FieldName::OrderPlusOne => "orderPlusOne",
                 FieldName::Uuid => "uuid",
                 FieldName::UserAccount => "user_account",
@@ -761,6 +778,8 @@ pub mod tool_args {
         EntityName,
         RelationshipName,
     >;
+    /// The arguments of `find_near`, with this config's names.
+    pub type FindNearArgs = ::toolforge::sql::tools::FindNearArgs<EntityName, FieldName>;
     #[allow(unused_imports)]
     pub use ::toolforge::sql::tools::TraversalDirection;
     #[allow(unused_imports)]

@@ -11,8 +11,13 @@ CREATE TABLE "http_server" (
   "match" INTEGER CHECK ("match" IN (0, 1)),
   "select" TEXT,
   "where" TEXT CHECK ("where" IN ('here', 'there')),
-  "tags" TEXT CHECK (json_valid("tags"))
+  "tags" TEXT CHECK (json_valid("tags")),
+  "loop" TEXT CHECK (json_valid("loop"))
 );
+
+CREATE INDEX "http_server__loop__latitude__idx" ON "http_server" ((json_extract("loop", '$.latitude')));
+
+CREATE INDEX "http_server__loop__longitude__idx" ON "http_server" ((json_extract("loop", '$.longitude')));
 
 CREATE VIRTUAL TABLE "http_server__fts" USING fts5("select", "self", "where", "tags", content='http_server', content_rowid='rowid', tokenize='porter unicode61');
 

@@ -1,8 +1,8 @@
 //! DDL from a [`SchemaSpec`](crate::spec::SchemaSpec): one table per entity, one edge table per relationship, indexes.
 //!
 //! Column types: `string`, `datetime` and `enum` → `TEXT` (enum with a `CHECK` on its values),
-//! `number` → `NUMERIC`, `boolean` → `INTEGER` with `CHECK (x IN (0, 1))`, arrays → `TEXT` with
-//! `CHECK (json_valid(x))`, embeddings → `BLOB`. The unique field is `TEXT NOT NULL UNIQUE`.
+//! `number` → `NUMERIC`, `boolean` → `INTEGER` with `CHECK (x IN (0, 1))`, arrays and points → `TEXT`
+//! with `CHECK (json_valid(x))` (a point with an index on each coordinate), embeddings → `BLOB`. The unique field is `TEXT NOT NULL UNIQUE`.
 //! Materialized computed fields become `STORED` generated columns (computed once on write,
 //! indexable, read like any column). An entity with a `full_text_index` gets an FTS5 table and
 //! the triggers that keep it in sync ([`full_text`](super::full_text)).
@@ -17,6 +17,6 @@ pub use objects::{
 #[cfg(feature = "sqlite")]
 pub(crate) use tables::is_earlier_form;
 pub use tables::{
-    ChangeLogTypes, VERSIONS_TABLE, changes_objects, entity_objects, relationship_objects,
-    schema_objects, schema_sql, versions_table,
+    ChangeLogTypes, VERSIONS_TABLE, changes_objects, entity_objects, point_index_name,
+    point_indexes, relationship_objects, schema_objects, schema_sql, versions_table,
 };

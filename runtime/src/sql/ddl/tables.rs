@@ -7,6 +7,7 @@ use crate::sql::ddl::objects::{
     ColumnDef, ObjectKind, SchemaObject, SpecError, field_index_name, is_reserved_name, literal,
     target_index_name,
 };
+use crate::sql::places::{Coordinate, coordinate_sql};
 
 fn field_column(field: &FieldSpec, unique: bool) -> (String, String) {
     let column = quote(&field.name);
@@ -31,7 +32,7 @@ fn field_column(field: &FieldSpec, unique: bool) -> (String, String) {
                 )
             }
         }
-        FieldType::StringArray | FieldType::NumberArray => (
+        FieldType::StringArray | FieldType::NumberArray | FieldType::Point => (
             format!("{column} TEXT CHECK (json_valid({column}))"),
             "TEXT".into(),
         ),
@@ -130,7 +131,8 @@ pub fn entity_objects(entity: &EntitySpec) -> Result<Vec<SchemaObject>, SpecErro
         columns,
     }];
     for field in &entity.fields {
-        if field.indexed && field.name != entity.unique_field {
+        // A point's coordinates have their own indexes (`point_indexes`).
+        if field.indexed && field.name != entity.unique_field && field.ty != FieldType::Point {
             let name = field_index_name(&entity.table, &field.name);
             objects.push(SchemaObject {
                 kind: ObjectKind::Index,
@@ -146,8 +148,47 @@ pub fn entity_objects(entity: &EntitySpec) -> Result<Vec<SchemaObject>, SpecErro
             });
         }
     }
+    objects.extend(point_indexes(entity, false));
     objects.extend(crate::sql::full_text::full_text_objects(entity)?);
     Ok(objects)
+}
+
+/// The indexes of every `point` field of `entity`, one per coordinate on the expression that
+/// reads it ([`coordinate_sql`](crate::sql::places::coordinate_sql)), in SQLite's SQL or
+/// (`postgres`) PostgreSQL's: a box or a radius is answered from a range of one of them.
+pub fn point_indexes(entity: &EntitySpec, postgres: bool) -> Vec<SchemaObject> {
+    let mut objects = Vec::new();
+    for field in entity.fields.iter().filter(|f| f.ty == FieldType::Point) {
+        for coordinate in Coordinate::BOTH {
+            let name = point_index_name(&entity.table, &field.name, coordinate);
+            let expression = coordinate_sql(&quote(&field.name), coordinate, postgres);
+            objects.push(SchemaObject {
+                kind: ObjectKind::Index,
+                sql: format!(
+                    "CREATE INDEX {} ON {} (({expression}))",
+                    quote(&name),
+                    quote(&entity.table),
+                ),
+                name,
+                table: entity.table.clone(),
+                columns: Vec::new(),
+            });
+        }
+    }
+    objects
+}
+
+/// The name of the index on one coordinate of a point field: `<table>__<field>__latitude__idx`.
+///
+/// ```
+/// use toolforge::sql::places::Coordinate;
+/// assert_eq!(
+///     toolforge::sql::ddl::point_index_name("store", "location", Coordinate::Latitude),
+///     "store__location__latitude__idx"
+/// );
+/// ```
+pub fn point_index_name(table: &str, field: &str, coordinate: Coordinate) -> String {
+    format!("{table}__{field}__{}__idx", coordinate.key())
 }
 
 /// The edge table and its `target_id` index for one relationship.

@@ -2,7 +2,8 @@
 //!
 //! The same tables, columns and indexes as on SQLite ([`ddl`](super::super::ddl)), in
 //! PostgreSQL's types: text fields are `TEXT COLLATE "C"` (so order and comparison are by code
-//! point, as SQLite's `BINARY`), numbers `DOUBLE PRECISION`, booleans `BOOLEAN`, arrays `JSONB`,
+//! point, as SQLite's `BINARY`), numbers `DOUBLE PRECISION`, booleans `BOOLEAN`, arrays and
+//! points `JSONB` (a point's coordinate indexes on `->>` rather than `json_extract`),
 //! embeddings `BYTEA`, or pgvector's `vector(N)` with an HNSW index when the database has the
 //! extension (the [`super::pgvector`] module); materialized computed fields are `STORED`
 //! generated columns of the PostgreSQL form of their expression. Names longer than
@@ -65,7 +66,7 @@ fn field_column(field: &FieldSpec, unique: bool) -> (String, String) {
                 )
             }
         }
-        FieldType::StringArray | FieldType::NumberArray => {
+        FieldType::StringArray | FieldType::NumberArray | FieldType::Point => {
             (format!("{column} JSONB"), "jsonb".into())
         }
     }
@@ -168,6 +169,12 @@ pub fn pg_schema_objects(
         .retain(|object| !matches!(object.kind, ObjectKind::FullTextTable | ObjectKind::Trigger));
     for entity in &spec.entities {
         objects.extend(crate::sql::full_text::pg_full_text_objects(entity));
+        // The coordinates of points are read from `jsonb` here, from JSON text on SQLite.
+        for index in super::super::ddl::point_indexes(entity, true) {
+            if let Some(object) = objects.iter_mut().find(|o| o.name == index.name) {
+                *object = index;
+            }
+        }
     }
     for object in &mut objects {
         if object.kind != ObjectKind::Table {

@@ -1,6 +1,7 @@
 //! The functions every SQLite connection carries: `regexp` (the `REGEXP` operator),
-//! `toolforge_glob` (GLOB without recursion), `toolforge_context` (what row rules read) and
-//! `ln` (the natural logarithm PostgreSQL has, which bundled SQLite leaves out).
+//! `toolforge_glob` (GLOB without recursion), `toolforge_context` (what row rules read),
+//! `ln` (the natural logarithm PostgreSQL has, which bundled SQLite leaves out) and
+//! `toolforge_distance_km` (great-circle distances for `find_near`).
 
 use std::sync::Arc;
 
@@ -119,7 +120,33 @@ pub(crate) fn configure(conn: &Connection, watch: Arc<Watch>) -> rusqlite::Resul
     conn.set_prepared_statement_cache_capacity(128);
     register_regexp_watched(conn, watch.clone())?;
     register_glob_watched(conn, watch)?;
-    register_ln(conn)
+    register_ln(conn)?;
+    register_distance(conn)
+}
+
+/// `toolforge_distance_km(lat1, lon1, lat2, lon2)`: the great-circle distance in kilometres
+/// between two places in degrees ([`great_circle_km`](crate::sql::places::great_circle_km),
+/// what `find_near` orders by). NULL when any argument is NULL or not a number.
+fn register_distance(conn: &Connection) -> rusqlite::Result<()> {
+    conn.create_scalar_function(
+        crate::sql::places::DISTANCE_FUNCTION,
+        4,
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+        |ctx| {
+            let mut degrees = [0.0; 4];
+            for (i, slot) in degrees.iter_mut().enumerate() {
+                *slot = match ctx.get_raw(i) {
+                    rusqlite::types::ValueRef::Integer(n) => n as f64,
+                    rusqlite::types::ValueRef::Real(x) => x,
+                    _ => return Ok(None),
+                };
+            }
+            let [lat1, lon1, lat2, lon2] = degrees;
+            Ok(Some(crate::sql::places::great_circle_km(
+                lat1, lon1, lat2, lon2,
+            )))
+        },
+    )
 }
 
 /// `ln(x)`: the natural logarithm, as PostgreSQL's (used by `find_similar`'s Adamic–Adar

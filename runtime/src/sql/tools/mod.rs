@@ -22,6 +22,7 @@ pub(crate) mod declared;
 pub(crate) mod graph;
 pub(crate) mod lookup;
 pub(crate) mod patterns;
+pub(crate) mod places;
 pub(crate) mod query;
 pub(crate) mod ranges;
 pub(crate) mod relationships;

@@ -294,6 +294,18 @@ fn fill_slot(object: &mut Map<String, Value>, slot: &str, spec: &SchemaSpec) {
                 json!(field_union_without_unique(spec, FieldType::Datetime)),
             );
         }
+        "point_field" => {
+            object.insert("type".into(), json!("string"));
+            object.insert(
+                "enum".into(),
+                json!(field_union_without_unique(spec, FieldType::Point)),
+            );
+        }
+        "operator" if !spec.has_points() => {
+            if let Some(Value::Array(operators)) = object.get_mut("enum") {
+                operators.retain(|operator| operator != "WITHIN");
+            }
+        }
         "number_field" => {
             object.insert("type".into(), json!("string"));
             object.insert(
