@@ -427,3 +427,46 @@ fn an_enum_parameter_without_values_or_with_them_twice_is_located() {
         hint(default)
     );
 }
+
+#[test]
+fn parameters_take_every_field_type_and_refuse_what_lists_and_places_cannot_have() {
+    let source = "\
+entities:
+  - name: Store
+    searchable_fields:
+      - {name: id, type: string}
+      - {name: tags, type: array<string>}
+toolforge:
+  declared_tools:
+    - name: tagged
+      description: Stores with any of the tags
+      entity: Store
+      where: \"contains(:wanted, id)\"
+      parameters:
+        wanted: {type: array<string>, enum: [a, b]}
+    - name: near_sql
+      description: Stores by a place
+      sql:
+        sqlite: \"SELECT id FROM store WHERE json_extract(:here, '$.latitude') > 0\"
+      parameters:
+        here: {type: point}
+    - name: typo
+      description: A misspelled list type
+      entity: Store
+      where: \"contains(:wanted, id)\"
+      parameters:
+        wanted: {type: arrray<string>}
+";
+    let errors = fail(source);
+    let listed = find(
+        &errors,
+        "`enum` lists single values, but `wanted` is an array<string>",
+    );
+    assert!(hint(listed).contains("takes any list"), "{listed:?}");
+    let typo = find(&errors, "`arrray<string>` is not a parameter type");
+    assert!(hint(typo).contains("`array<string>`"), "{typo:?}");
+    assert!(
+        !errors.0.iter().any(|e| e.message.contains("`here`")),
+        "a point parameter in a statement is refused: {errors:?}"
+    );
+}

@@ -1013,6 +1013,9 @@ entities:
         19,
         "entities[0].relationships[0].properties[0].type",
     );
-    let expression = find(&errors, "`spot` is a point field, which expressions cannot read");
+    let expression = find(
+        &errors,
+        "`spot` is a point field, which expressions cannot read",
+    );
     assert!(hint(expression).contains("find_near"), "{expression:?}");
 }

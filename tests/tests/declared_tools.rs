@@ -431,3 +431,64 @@ async fn context_bound_parameters_answer_alike_on_sqlite_and_postgres() {
         .unwrap_err();
     assert_eq!(error.code, ErrorCode::Unavailable);
 }
+
+/// List parameters (`array<string>`, `array<number>`, spelled as fields spell them) bound as
+/// JSON and read by `contains(:list, field)`: the same records as a filter written here, on
+/// SQLite and on PostgreSQL, with the default list when none is given.
+#[tokio::test]
+async fn list_parameters_match_the_hand_written_filter_on_both_backends() {
+    let spec = spec();
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = Database::open(dir.path().join("library.db")).unwrap();
+    seed(&sqlite, &spec);
+    let mut registries = vec![toolforge::sql::registry(spec.clone(), sqlite).unwrap()];
+    if let Some(base) = pg_support::url(
+        "declared_tools::list_parameters_match_the_hand_written_filter_on_both_backends",
+    ) {
+        let (pg, _url) = pg_support::fresh(&base, "declared_lists");
+        seed(&pg, &spec);
+        registries.push(toolforge::sql::registry(spec.clone(), pg).unwrap());
+    }
+    let expected = |members: &[&str], fees: &[f64]| -> Vec<String> {
+        let mut ids: Vec<String> = loans()
+            .iter()
+            .map(|line| &line["data"])
+            .filter(|loan| {
+                members.contains(&loan["member_id"].as_str().unwrap())
+                    && fees.contains(&loan["fee"].as_f64().unwrap())
+            })
+            .map(|loan| loan["id"].as_str().unwrap().to_owned())
+            .collect();
+        ids.sort();
+        ids
+    };
+    for registry in &registries {
+        for (members, fees) in [
+            (vec!["m0"], vec![0.0, 1.5, 3.0]),
+            (vec!["m1", "m2"], vec![4.5, 6.0, 12.0]),
+            (vec!["m0", "m1", "m2"], vec![7.5]),
+            (vec!["nobody"], vec![0.0]),
+        ] {
+            let answer = call(
+                registry,
+                "loans_of_members",
+                json!({"members": members, "fees": fees, "limit": 20}),
+            )
+            .await;
+            assert_eq!(
+                ids(&answer),
+                expected(&members, &fees),
+                "{members:?} {fees:?}"
+            );
+        }
+        let defaults = call(registry, "loans_of_members", json!({"members": ["m2"]})).await;
+        assert_eq!(ids(&defaults), expected(&["m2"], &[0.0, 1.5, 3.0]));
+        assert!(!ids(&defaults).is_empty());
+        let error = registry
+            .call("loans_of_members", json!({"members": ["m0", 3]}))
+            .await
+            .expect_err("a number among member ids was accepted");
+        assert_eq!(error.code, ErrorCode::InvalidArguments, "{error:?}");
+        assert!(error.message.contains("members"), "{error:?}");
+    }
+}

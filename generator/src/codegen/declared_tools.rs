@@ -218,6 +218,9 @@ fn rust_type(ty: ParameterType) -> TokenStream {
         ParameterType::Number => quote!(f64),
         ParameterType::Integer => quote!(i64),
         ParameterType::Boolean => quote!(bool),
+        ParameterType::StringArray => quote!(::std::vec::Vec<::std::string::String>),
+        ParameterType::NumberArray => quote!(::std::vec::Vec<f64>),
+        ParameterType::Point => quote!(::toolforge::sql::places::Point),
     }
 }
 

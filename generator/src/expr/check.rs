@@ -4,7 +4,9 @@
 use std::fmt;
 use std::ops::Range;
 
-use toolforge::spec::{EntitySpec, FieldType, RelationshipSpec, SchemaSpec, ValueType};
+use toolforge::spec::{
+    EntitySpec, FieldType, ParameterType, RelationshipSpec, SchemaSpec, ValueType,
+};
 
 use super::ast::{BinOp, Expr, ExprKind};
 use super::error::{ExprError, ExprErrorKind};
@@ -38,6 +40,19 @@ impl Ty {
             FieldType::StringArray => Ty::StringArray,
             FieldType::NumberArray => Ty::NumberArray,
             FieldType::Point => Ty::Point,
+        }
+    }
+
+    /// The type of a declared tool's parameter.
+    pub fn of_parameter(ty: ParameterType) -> Ty {
+        match ty {
+            ParameterType::String => Ty::String,
+            ParameterType::Number | ParameterType::Integer => Ty::Number,
+            ParameterType::Boolean => Ty::Boolean,
+            ParameterType::Datetime => Ty::Datetime,
+            ParameterType::StringArray => Ty::StringArray,
+            ParameterType::NumberArray => Ty::NumberArray,
+            ParameterType::Point => Ty::Point,
         }
     }
 

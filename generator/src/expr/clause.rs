@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use toolforge::spec::{SchemaSpec, ValueType};
+use toolforge::spec::{ParameterType, SchemaSpec};
 
 use super::ast::{Expr, ExprKind};
 use super::check::{Env, Ty};
@@ -17,8 +17,8 @@ use super::{parser, sql};
 pub struct ParamSource<'a> {
     /// The parameter's name, without the colon.
     pub name: &'a str,
-    /// Its value type.
-    pub ty: ValueType,
+    /// Its declared type.
+    pub ty: ParameterType,
 }
 
 /// One compiled clause: the SQL for each dialect over the row alias `n`, parameters written
@@ -323,7 +323,7 @@ fn compile_expr(
         .collect();
     let typed_params: Vec<(String, Ty)> = params
         .iter()
-        .map(|param| (param.name.to_owned(), Ty::of_value(param.ty)))
+        .map(|param| (param.name.to_owned(), Ty::of_parameter(param.ty)))
         .collect();
     let env = Env {
         schema,

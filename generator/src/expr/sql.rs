@@ -165,6 +165,8 @@ fn emit(typed: &Typed, mode: Mode, dialect: Dialect) -> Option<Frag> {
                 let ty = match typed.ty {
                     Ty::Number => "DOUBLE PRECISION",
                     Ty::Boolean => "BOOLEAN",
+                    // Lists and places travel as JSON, as their columns are stored.
+                    Ty::StringArray | Ty::NumberArray | Ty::Point => "JSONB",
                     _ => "TEXT",
                 };
                 format!("CAST(?{} AS {ty})", index + 1)

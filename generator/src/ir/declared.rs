@@ -136,7 +136,7 @@ pub(super) fn lower_declared_tools(config: &Config, spec: &mut SchemaSpec, r: &m
             .iter()
             .map(|param| ParamSource {
                 name: &param.name,
-                ty: param.ty.value_type(),
+                ty: param.ty,
             })
             .collect();
         let mut used = vec![false; parameters.len()];
@@ -428,7 +428,13 @@ fn lower_parameter(
     let kind = if allowed_key == "values" {
         "an enum".to_owned()
     } else {
-        format!("a {}", param.ty.trim())
+        let spelled = param.ty.trim();
+        let article = if spelled.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        format!("{article} {spelled}")
     };
     let errors = r.error_count();
     let numeric = matches!(ty, ParameterType::Number | ParameterType::Integer);
@@ -479,6 +485,23 @@ fn lower_parameter(
         },
         None => None,
     };
+    if allowed.is_some() && !ty.is_scalar() {
+        r.error(
+            &format!("{path}.{allowed_key}"),
+            format!("`{allowed_key}` lists single values, but `{name}` is {kind}"),
+        )
+        .hint(format!(
+            "remove `{allowed_key}`; a {} parameter takes any {}",
+            ty.config_name(),
+            if ty == ParameterType::Point {
+                "place"
+            } else {
+                "list"
+            }
+        ))
+        .emit();
+        return None;
+    }
     let listed = allowed.is_some();
     let allowed = allowed.unwrap_or_default();
     for (i, value) in allowed.iter().enumerate() {
@@ -550,9 +573,9 @@ fn lower_parameter(
 }
 
 /// The accepted spellings of a parameter's type, for the help of a refusal.
-const TYPE_SPELLINGS: &str = "`string`, `number`, `integer`, `boolean`, `datetime`, or an \
-    enum: `type: enum` with `values: [a, b]` (as fields write it) or `type: string` with \
-    `enum: [a, b]`";
+const TYPE_SPELLINGS: &str = "`string`, `number`, `integer`, `boolean`, `datetime`, \
+    `array<string>`, `array<number>`, `point`, or an enum: `type: enum` with `values: [a, b]` \
+    (as fields write it) or `type: string` with `enum: [a, b]`";
 
 /// A parameter's type, its allowed values (from `enum`, or `values` of `type: enum`) and the
 /// key they were listed under; `None` when the type is refused (reported).
@@ -697,22 +720,19 @@ fn check_value(
                 return Err(format!("{value} is outside `min`..`max`"));
             }
         }
-        _ => return Err(format!("{value} is not a {}", ty_name(ty))),
+        (ParameterType::StringArray, Value::Array(items)) if items.iter().all(Value::is_string) => {
+        }
+        (ParameterType::NumberArray, Value::Array(items)) if items.iter().all(Value::is_number) => {
+        }
+        (ParameterType::Point, value) => {
+            toolforge::sql::places::Point::from_json(value)?;
+        }
+        _ => return Err(format!("{value} is not a {}", ty.config_name())),
     }
     if !allowed.is_empty() && !allowed.contains(value) {
         return Err(format!("{value} is not one of the `enum` values"));
     }
     Ok(())
-}
-
-fn ty_name(ty: ParameterType) -> &'static str {
-    match ty {
-        ParameterType::String => "string",
-        ParameterType::Number => "number",
-        ParameterType::Integer => "integer",
-        ParameterType::Boolean => "boolean",
-        ParameterType::Datetime => "datetime",
-    }
 }
 
 /// The forms the runtime's date resolver reads: ISO 8601 dates and datetimes, and relative

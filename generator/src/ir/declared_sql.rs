@@ -232,6 +232,9 @@ fn placeholder(position: usize, ty: ParameterType, backend: Backend) -> String {
                 ParameterType::Integer => "BIGINT",
                 ParameterType::Boolean => "BOOLEAN",
                 ParameterType::String | ParameterType::Datetime => "TEXT",
+                ParameterType::StringArray | ParameterType::NumberArray | ParameterType::Point => {
+                    "JSONB"
+                }
             };
             format!("CAST(?{n} AS {ty})")
         }

@@ -185,11 +185,26 @@ pub enum ParameterType {
     Boolean,
     /// An ISO 8601 date or datetime, or a relative date (`now`, `7 days ago`), in UTC.
     Datetime,
+    /// `array<string>`: a list of strings, bound as JSON text (`jsonb` on PostgreSQL).
+    StringArray,
+    /// `array<number>`: a list of numbers, bound as JSON text (`jsonb` on PostgreSQL).
+    NumberArray,
+    /// `point`: a place `{"latitude", "longitude"}`, bound as JSON text (`jsonb` on PostgreSQL).
+    Point,
 }
 
 impl ParameterType {
-    /// Every type, as a config writes it.
-    pub const NAMES: [&'static str; 5] = ["string", "number", "integer", "boolean", "datetime"];
+    /// Every type, as a config writes it (fields' spelling; `integer` is parameters' own).
+    pub const NAMES: [&'static str; 8] = [
+        "string",
+        "number",
+        "integer",
+        "boolean",
+        "datetime",
+        "array<string>",
+        "array<number>",
+        "point",
+    ];
 
     /// The type a config names.
     pub fn from_name(name: &str) -> Option<ParameterType> {
@@ -199,18 +214,34 @@ impl ParameterType {
             "integer" => ParameterType::Integer,
             "boolean" => ParameterType::Boolean,
             "datetime" => ParameterType::Datetime,
+            "array<string>" => ParameterType::StringArray,
+            "array<number>" => ParameterType::NumberArray,
+            "point" => ParameterType::Point,
             _ => return None,
         })
     }
 
-    /// The type of its values in expressions.
-    pub fn value_type(self) -> ValueType {
+    /// The type as a config writes it.
+    pub fn config_name(self) -> &'static str {
         match self {
-            ParameterType::String => ValueType::String,
-            ParameterType::Number | ParameterType::Integer => ValueType::Number,
-            ParameterType::Boolean => ValueType::Boolean,
-            ParameterType::Datetime => ValueType::Datetime,
+            ParameterType::String => "string",
+            ParameterType::Number => "number",
+            ParameterType::Integer => "integer",
+            ParameterType::Boolean => "boolean",
+            ParameterType::Datetime => "datetime",
+            ParameterType::StringArray => "array<string>",
+            ParameterType::NumberArray => "array<number>",
+            ParameterType::Point => "point",
         }
+    }
+
+    /// Whether a value is one JSON scalar (not a list or a place): what `enum`, `min`, `max`
+    /// and `pattern` restrict.
+    pub fn is_scalar(self) -> bool {
+        !matches!(
+            self,
+            ParameterType::StringArray | ParameterType::NumberArray | ParameterType::Point
+        )
     }
 }
 

@@ -792,6 +792,74 @@ pub mod declared_tools {
             super::spec()
         }
     }
+    /// The arguments of `loans_of_members`: Loans of any of the given members whose fee is one of the given amounts. Answers pages of `Loan` records, at most 20 each.
+    #[derive(
+        Debug,
+        Clone,
+        PartialEq,
+        ::toolforge::serde::Serialize,
+        ::toolforge::serde::Deserialize
+    )]
+    #[serde(crate = "::toolforge::serde", deny_unknown_fields)]
+    pub struct LoansOfMembersArgs {
+        /// `fees` (default [0,1.5,3]).
+        #[serde(
+            rename = "fees",
+            default,
+            skip_serializing_if = "::core::option::Option::is_none"
+        )]
+        pub fees: ::core::option::Option<::std::vec::Vec<f64>>,
+        /// `members`: Member ids.
+        #[serde(rename = "members")]
+        pub members: ::std::vec::Vec<::std::string::String>,
+        /// The most records to return (default and at most 20).
+        #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+        pub limit: ::core::option::Option<u32>,
+        /// How many matching records to skip: 0 (the default), then the `next_offset` of
+        /// the previous page.
+        #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+        pub offset: ::core::option::Option<u64>,
+    }
+    impl LoansOfMembersArgs {
+        /// The call with the required parameters; the others left to their defaults.
+        pub fn new(members: ::std::vec::Vec<::std::string::String>) -> Self {
+            LoansOfMembersArgs {
+                members,
+                fees: ::core::option::Option::None,
+                limit: ::core::option::Option::None,
+                offset: ::core::option::Option::None,
+            }
+        }
+        /// Runs the tool through `registry`, exactly as a model's call would (argument
+        /// checks, deadline and answer cap included).
+        pub async fn call(
+            &self,
+            registry: &::toolforge::ToolRegistry,
+        ) -> ::core::result::Result<
+            ::toolforge::sql::tools::DeclaredPage<super::records::Loan>,
+            ::toolforge::ToolError,
+        > {
+            ::toolforge::sql::tools::call_declared(self, registry).await
+        }
+        /// Runs the tool on the `Database` of `context`, without a registry (the context's
+        /// values bind `from_context` parameters and row rules).
+        pub async fn run(
+            &self,
+            context: &::toolforge::ToolContext,
+        ) -> ::core::result::Result<
+            ::toolforge::sql::tools::DeclaredPage<super::records::Loan>,
+            ::toolforge::ToolError,
+        > {
+            ::toolforge::sql::tools::run_declared(self, context).await
+        }
+    }
+    impl ::toolforge::sql::tools::DeclaredArgs for LoansOfMembersArgs {
+        const TOOL_NAME: &'static str = "loans_of_members";
+        type Answer = ::toolforge::sql::tools::DeclaredPage<super::records::Loan>;
+        fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
+            super::spec()
+        }
+    }
     /// The values of `loans_by_status`'s parameter `status`.
     #[derive(
         Debug,

@@ -164,8 +164,28 @@ fn parameter_schema(param: &ParameterSpec) -> Value {
         ParameterType::Number => "number",
         ParameterType::Integer => "integer",
         ParameterType::Boolean => "boolean",
+        ParameterType::StringArray | ParameterType::NumberArray => "array",
+        ParameterType::Point => "object",
     };
     schema.insert("type".into(), json!(ty));
+    match param.ty {
+        ParameterType::StringArray => {
+            schema.insert("items".into(), json!({"type": "string"}));
+        }
+        ParameterType::NumberArray => {
+            schema.insert("items".into(), json!({"type": "number"}));
+        }
+        ParameterType::Point => {
+            schema.insert(
+                "properties".into(),
+                json!({"latitude": {"type": "number", "minimum": -90, "maximum": 90},
+                       "longitude": {"type": "number", "minimum": -180, "maximum": 180}}),
+            );
+            schema.insert("required".into(), json!(["latitude", "longitude"]));
+            schema.insert("additionalProperties".into(), json!(false));
+        }
+        _ => {}
+    }
     let mut description = param.description.clone().unwrap_or_default();
     if param.ty == ParameterType::Datetime {
         if !description.is_empty() && !description.ends_with('.') {
@@ -434,6 +454,11 @@ fn context_value(ty: ParameterType, text: &str) -> Value {
             serde_json::from_str::<Value>(text.trim()).ok()
         }
         ParameterType::String | ParameterType::Datetime => None,
+        // A list or a place from the context is its JSON text.
+        ParameterType::StringArray | ParameterType::NumberArray | ParameterType::Point => {
+            return serde_json::from_str::<Value>(text.trim())
+                .unwrap_or_else(|_| Value::String(text.to_owned()));
+        }
     };
     parsed
         .filter(|value| value.is_number() || value.is_boolean())
@@ -496,6 +521,25 @@ fn bind(
                 Ok(number_to_sql(number))
             }
         }
+        (ParameterType::StringArray | ParameterType::NumberArray, Value::Array(items)) => {
+            let (element, fits): (&str, fn(&Value) -> bool) =
+                if param.ty == ParameterType::StringArray {
+                    ("strings", Value::is_string)
+                } else {
+                    ("numbers", Value::is_number)
+                };
+            match items.iter().position(|item| !fits(item)) {
+                Some(i) => Err(format!(
+                    "expected an array of {element}, but element {i} is {}",
+                    describe_json(&items[i])
+                )),
+                None => Ok(SqlValue::Text(value.to_string())),
+            }
+        }
+        (ParameterType::Point, value) => crate::sql::places::Point::from_json(value)
+            .map(|point| SqlValue::Text(point.to_json_text())),
+        (ParameterType::StringArray, _) => Err(wrong("an array of strings")),
+        (ParameterType::NumberArray, _) => Err(wrong("an array of numbers")),
         (ParameterType::String, _) => Err(wrong("a string")),
         (ParameterType::Datetime, _) => Err(wrong("a date string")),
         (ParameterType::Boolean, _) => Err(wrong("true or false")),
