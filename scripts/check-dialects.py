@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks `toolforge tools list --format X` with each provider's own Python library.
 
-For every config of tests/corpus, tests/fixtures and examples that validates, the definitions
+For every config of tests/corpus, tests/fixtures (with its declared tools) and examples that validates, the definitions
 of every dialect are read by the library the provider publishes:
 
 - mcp: `mcp.types.Tool` and `mcp.types.ListToolsResult`;
@@ -222,7 +222,12 @@ CHECKS = {
 
 
 def configs(root):
-    patterns = ["tests/corpus/*.yaml", "tests/fixtures/*.yaml", "examples/*/ragforge.config.yaml"]
+    patterns = [
+        "tests/corpus/*.yaml",
+        "tests/fixtures/*.yaml",
+        "tests/fixtures/declared/*.yaml",
+        "examples/*/ragforge.config.yaml",
+    ]
     found = []
     for pattern in patterns:
         found += sorted(glob.glob(os.path.join(root, pattern)))
