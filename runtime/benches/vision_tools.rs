@@ -11,8 +11,6 @@
 //!
 //! Run: `cargo bench -p toolforge-runtime --bench vision_tools`.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use divan::Bencher;
@@ -22,53 +20,17 @@ use toolforge::sql::tools::database_tools;
 use toolforge::sql::{Database, EndPoint};
 use toolforge::{Tool, ToolContext};
 
-/// The system allocator, counting the bytes held now and the most held since the last reset,
-/// over every thread (the tools run on the runtime's threads, not the benchmark's).
-struct Counting;
-
-static HELD: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let pointer = unsafe { System.alloc(layout) };
-        if !pointer.is_null() {
-            let held = HELD.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(held, Ordering::Relaxed);
-        }
-        pointer
-    }
-
-    unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(pointer, layout) };
-        HELD.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-
-    unsafe fn realloc(&self, pointer: *mut u8, layout: Layout, size: usize) -> *mut u8 {
-        let moved = unsafe { System.realloc(pointer, layout, size) };
-        if !moved.is_null() {
-            if size >= layout.size() {
-                let held = HELD.fetch_add(size - layout.size(), Ordering::Relaxed)
-                    + (size - layout.size());
-                PEAK.fetch_max(held, Ordering::Relaxed);
-            } else {
-                HELD.fetch_sub(layout.size() - size, Ordering::Relaxed);
-            }
-        }
-        moved
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
+/// The tests' counting allocator (the bytes live over every thread, and the peak).
+#[path = "../tests/alloc_support/mod.rs"]
+mod alloc_support;
+use alloc_support::Counting;
 
 /// Runs `f` and reports the most memory held above what was held before it.
 fn peak_of<T>(what: &str, f: impl FnOnce() -> T) -> T {
-    let before = HELD.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
+    let before = Counting::start();
     let out = f();
-    let peak = PEAK.load(Ordering::Relaxed) - before;
-    let kept = HELD.load(Ordering::Relaxed).saturating_sub(before);
+    let peak = Counting::peak_above(before);
+    let kept = Counting::live().saturating_sub(before);
     eprintln!(
         "{what}: peak {:.1} MB above the start, {:.1} MB still held after",
         peak as f64 / 1e6,

@@ -1,8 +1,9 @@
 //! Louvain modularity maximisation (Blondel, Guillaume, Lambiotte, Lefebvre 2008) over an
 //! undirected graph: nodes move, one at a time, to the neighbouring community that raises the
 //! modularity most, until none does; then each community becomes one node and the same is done
-//! on that smaller graph, until a level changes nothing. Deterministic for a given seed (the
-//! order nodes are visited in), and stopped between passes when `stop` says so.
+//! on that smaller graph, until a level changes nothing. A node is visited again only when a
+//! neighbour moved (see `local_moves`). Deterministic for a given seed (the order nodes are
+//! first visited in), and stopped within a few thousand moves when `stop` says so.
 
 /// An undirected weighted graph as adjacency lists: `(neighbour, weight)` per node, both
 /// directions stored, a self-loop once with its weight counted twice in the degree.
@@ -45,77 +46,104 @@ impl Level {
     /// One local-moving phase: the community of each node (numbered from 0, in order of first
     /// appearance), how many communities, and whether any node moved. `None` when `stop` said
     /// so.
+    ///
+    /// Nodes wait in a queue, first in the seeded order; a node that moves puts back in the
+    /// queue its neighbours outside its new community, the only nodes whose best move it can
+    /// have changed much (Traag's "faster unfolding", the local moves Leiden uses). When the
+    /// queue runs dry, every node is queued again in the seeded order; the phase ends when such
+    /// a round moves no node, so no node can raise the modularity by moving (as with whole
+    /// sweeps), in far fewer sweeps over the graph.
     fn local_moves(
         &self,
         resolution: f64,
         seed: u64,
         stop: &dyn Fn() -> bool,
     ) -> Option<(Vec<u32>, usize, bool)> {
+        /// How many nodes are moved between two looks at `stop`.
+        const STOP_EVERY: usize = 4096;
         let n = self.adjacency.len();
         let two_m = self.two_m();
         let mut community: Vec<u32> = (0..n as u32).collect();
         let mut total: Vec<f64> = self.degree.clone();
         let mut order: Vec<u32> = (0..n as u32).collect();
         shuffle(&mut order, seed);
+        let mut queue: std::collections::VecDeque<u32> = order.iter().copied().collect();
+        let mut queued = vec![true; n];
+        let mut moved_in_round = false;
         let mut moved_any = false;
         // The weight from the node to each neighbouring community, reset after each node.
         let mut weight_to: Vec<f64> = vec![0.0; n];
         let mut touched: Vec<u32> = Vec::new();
+        let mut visits = 0usize;
         loop {
-            if stop() {
+            let Some(node) = queue.pop_front() else {
+                // The queue is empty: a whole sweep in the seeded order confirms that no node
+                // can move any more, or starts another round from where it could.
+                if !moved_in_round {
+                    break;
+                }
+                moved_in_round = false;
+                queue.extend(order.iter().copied());
+                queued.fill(true);
+                continue;
+            };
+            if visits.is_multiple_of(STOP_EVERY) && stop() {
                 return None;
             }
-            let mut moved = false;
-            for &node in &order {
-                let node = node as usize;
-                let own = community[node];
-                let k = self.degree[node];
-                for &(other, w) in &self.adjacency[node] {
-                    if other as usize == node {
-                        continue;
-                    }
-                    let c = community[other as usize];
-                    if weight_to[c as usize] == 0.0 {
-                        touched.push(c);
-                    }
-                    weight_to[c as usize] += w;
+            visits += 1;
+            let node = node as usize;
+            queued[node] = false;
+            let own = community[node];
+            let k = self.degree[node];
+            for &(other, w) in &self.adjacency[node] {
+                if other as usize == node {
+                    continue;
                 }
-                total[own as usize] -= k;
-                // The gain of joining `c`, up to terms that do not depend on `c`.
-                let gain = |c: u32, to: f64| to - resolution * total[c as usize] * k / two_m;
-                // A node leaves its community only for a strictly better one; among equally
-                // good ones, the lowest numbered.
-                let stay = gain(own, weight_to[own as usize]);
-                let mut best = own;
-                let mut best_gain = stay;
-                for &c in &touched {
-                    if c == own {
-                        continue;
-                    }
-                    let candidate = gain(c, weight_to[c as usize]);
-                    let better = candidate > stay + 1e-12
-                        && (best == own
-                            || candidate > best_gain + 1e-12
-                            || (candidate >= best_gain - 1e-12 && c < best));
-                    if better {
-                        best = c;
-                        best_gain = candidate;
-                    }
+                let c = community[other as usize];
+                if weight_to[c as usize] == 0.0 {
+                    touched.push(c);
                 }
-                total[best as usize] += k;
-                if best != own {
-                    community[node] = best;
-                    moved = true;
-                    moved_any = true;
-                }
-                for &c in &touched {
-                    weight_to[c as usize] = 0.0;
-                }
-                weight_to[own as usize] = 0.0;
-                touched.clear();
+                weight_to[c as usize] += w;
             }
-            if !moved {
-                break;
+            total[own as usize] -= k;
+            // The gain of joining `c`, up to terms that do not depend on `c`.
+            let gain = |c: u32, to: f64| to - resolution * total[c as usize] * k / two_m;
+            // A node leaves its community only for a strictly better one; among equally
+            // good ones, the lowest numbered.
+            let stay = gain(own, weight_to[own as usize]);
+            let mut best = own;
+            let mut best_gain = stay;
+            for &c in &touched {
+                if c == own {
+                    continue;
+                }
+                let candidate = gain(c, weight_to[c as usize]);
+                let better = candidate > stay + 1e-12
+                    && (best == own
+                        || candidate > best_gain + 1e-12
+                        || (candidate >= best_gain - 1e-12 && c < best));
+                if better {
+                    best = c;
+                    best_gain = candidate;
+                }
+            }
+            total[best as usize] += k;
+            for &c in &touched {
+                weight_to[c as usize] = 0.0;
+            }
+            weight_to[own as usize] = 0.0;
+            touched.clear();
+            if best != own {
+                community[node] = best;
+                moved_any = true;
+                moved_in_round = true;
+                for &(other, _) in &self.adjacency[node] {
+                    let other = other as usize;
+                    if !queued[other] && community[other] != best {
+                        queued[other] = true;
+                        queue.push_back(other as u32);
+                    }
+                }
             }
         }
         let count = renumber(&mut community);
@@ -185,7 +213,7 @@ fn shuffle(items: &mut [u32], seed: u64) {
 }
 
 /// The communities Louvain finds on the graph of `nodes` nodes and [`undirected_links`]
-/// `links`: each node's community, numbered from 0. `None` when `stop` said so between passes.
+/// `links`: each node's community, numbered from 0. `None` when `stop` said so.
 pub(crate) fn louvain(
     nodes: usize,
     links: &[(u32, u32)],
