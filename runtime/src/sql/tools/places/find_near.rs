@@ -19,7 +19,9 @@ use crate::sql::backend::{Reader, SqlDialect};
 use crate::sql::describe::DescriptionBuilder;
 use crate::sql::ident::qualified;
 use crate::sql::places::{BoundingBox, MAX_DISTANCE_KM, Point, distance_sql};
-use crate::sql::query::{Condition, EntityQuery, ROW_ALIAS, compile_conditions, within_sql};
+use crate::sql::query::{
+    Condition, EntityQuery, ROW_ALIAS, compile_conditions, fields_of_type, within_sql,
+};
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::ranges::bounds::{fields_by_entity, typed_field};
@@ -138,13 +140,12 @@ impl EngineTool for FindNearArgs {
                 fields_by_entity(spec, FieldType::Point)
             ),
         );
-        if let Some(entity) = spec
-            .entities
-            .iter()
-            .find(|e| e.fields.iter().any(|f| f.ty == FieldType::Point))
-            && let Some(field) = entity.fields.iter().find(|f| f.ty == FieldType::Point)
-        {
-            let call = json!({"entity_type": entity.name, "field": field.name,
+        if let Some((entity, field)) = spec.entities.iter().find_map(|entity| {
+            fields_of_type(entity, FieldType::Point)
+                .first()
+                .map(|field| (entity, *field))
+        }) {
+            let call = json!({"entity_type": entity.name, "field": field,
                 "latitude": 48.8566, "longitude": 2.3522, "radius_km": 5, "limit": 10});
             text.push("\n", &format!("Example call: {call}"));
         }
