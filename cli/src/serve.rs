@@ -83,6 +83,11 @@ pub struct Args {
     /// either way): for clients that validate results or generate types from them.
     #[arg(long)]
     pub output_schemas: bool,
+    /// The log records a client asks for (`logging/setLevel`) also carry each failed call's
+    /// error text, which may quote argument values (by default: the tool, the error code and
+    /// the time only).
+    #[arg(long)]
+    pub client_log_details: bool,
     /// HTTP: require `Authorization: Bearer <token>`, the token read from this environment
     /// variable.
     #[arg(long, value_name = "VAR")]
@@ -370,6 +375,7 @@ fn mcp_options(args: &Args) -> McpOptions {
     options.max_concurrent_calls = args.max_concurrent_calls.max(1);
     options.page_size = args.page_size.max(1);
     options.output_schemas = args.output_schemas;
+    options.client_log_details = args.client_log_details;
     if args.reload {
         options.list_ttl = Duration::ZERO;
     }
@@ -411,7 +417,8 @@ fn build_servers(args: &ReloadArgs) -> Result<Served, Box<dyn std::error::Error>
     )?
     .with_options(args.options)
     .with_context_headers(args.context_headers.iter().cloned())
-    .with_readiness(readiness(&live));
+    .with_readiness(readiness(&live))
+    .with_data(live.spec.clone());
     if args.read_only {
         root = root.read_only();
     }
@@ -499,14 +506,10 @@ async fn watch_config(args: ReloadArgs, servers: Vec<(String, McpServer)>) {
         seen = now;
         let rebuild = {
             let args = args.clone();
-            tokio::task::spawn_blocking(move || {
-                build_servers(&args)
-                    .map(|(servers, _)| servers)
-                    .map_err(|e| e.to_string())
-            })
-            .await
+            tokio::task::spawn_blocking(move || build_servers(&args).map_err(|e| e.to_string()))
+                .await
         };
-        let fresh = match rebuild {
+        let (fresh, spec) = match rebuild {
             Ok(Ok(fresh)) => fresh,
             Ok(Err(message)) => {
                 tracing::error!(config = %args.config.display(), "the changed config is refused; the old tools stay served:\n{message}");
@@ -519,7 +522,11 @@ async fn watch_config(args: ReloadArgs, servers: Vec<(String, McpServer)>) {
         };
         for (path, server) in &servers {
             match fresh.iter().find(|(fresh_path, _)| fresh_path == path) {
-                Some((_, replacement)) => server.replace_registry(replacement.registry()).await,
+                Some((_, replacement)) => {
+                    server
+                        .replace_data(replacement.registry(), spec.clone())
+                        .await;
+                }
                 None => {
                     tracing::warn!(%path, "the changed config no longer declares this toolset; it keeps its old tools until restart")
                 }

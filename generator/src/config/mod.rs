@@ -2,6 +2,7 @@
 //! options section, parsing with positions, and the JSON Schema of the format.
 
 mod model;
+mod offers;
 pub mod options;
 pub(crate) mod parse;
 mod schema;

@@ -11,6 +11,10 @@
 //!     lookup: [get_schema, get_entity_by_id, get_entities_by_ids]
 //! ```
 
+pub use super::offers::{
+    DocumentOptions, EntityResourceOptions, PromptArgumentOptions, PromptMessageOptions,
+    PromptOptions, ResourcesOptions,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolforge::spec::{IterativeScan, ToolFamily, ToolOptions, VectorSearchSettings};
@@ -73,6 +77,13 @@ pub struct ToolforgeOptions {
     /// claims that become context values.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auth: Option<AuthOptions>,
+    /// Prompts offered to MCP clients: conversation starts with arguments, rendered from
+    /// templates (see [`PromptOptions`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<Vec<PromptOptions>>,
+    /// How records and documents are served as MCP resources (see [`ResourcesOptions`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourcesOptions>,
 }
 
 /// `toolforge.auth`: `toolforge serve --http` as an OAuth 2.1 resource server. Every request

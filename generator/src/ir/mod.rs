@@ -12,6 +12,7 @@ pub(crate) use declared::check_sqlite_statements;
 pub(crate) mod declared_sql;
 mod embeddings;
 mod entities;
+pub(crate) mod offers;
 mod relationships;
 
 use toolforge::spec::SchemaSpec;
@@ -43,6 +44,8 @@ fn mcp_spec(config: &Config) -> toolforge::spec::McpSpec {
     if let Some(auth) = config.toolforge.as_ref().and_then(|t| t.auth.as_ref()) {
         mcp.auth = Some(auth.to_spec());
     }
+    mcp.prompts = offers::prompts(config);
+    mcp.resources = offers::resources(config);
     mcp
 }
 

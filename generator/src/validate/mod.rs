@@ -10,6 +10,7 @@
 //! | `full_text.rs` | full-text index fields, weights, analyzer |
 //! | `computed.rs` | computed field bodies, `materialized` / `cache_property` |
 //! | `options.rs` | the `toolforge:` section |
+//! | `offers.rs` | `toolforge.prompts` and `toolforge.resources`: names, arguments, templates, URIs |
 //! | `storage.rs` | on the lowered spec: table and index names, merged edge properties, Rust type names |
 //! | `serving.rs` | on the lowered spec: the tools named by `mcp.tools` and `toolforge.toolsets` |
 
@@ -17,6 +18,7 @@ mod computed;
 mod embeddings;
 mod full_text;
 mod names;
+mod offers;
 mod options;
 mod references;
 mod serving;
@@ -47,6 +49,7 @@ pub(crate) fn validate(config: &Config, reporter: &mut Reporter<'_>) {
     full_text::check(config, reporter);
     computed::check(config, reporter);
     options::check(config, reporter);
+    offers::check(config, reporter);
 }
 
 /// Checks the spec lowered from a config without errors: what SQLite and the generated Rust

@@ -4,15 +4,23 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rmcp::ServerHandler;
+#[allow(deprecated)] // logging is deprecated by 2026-07-28, not by 2025-11-25
+use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
-    ErrorCode as RpcCode, ErrorData, InitializeResult, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, SubscriptionFilter,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
+    CompleteResult, ContentBlock, ErrorCode as RpcCode, ErrorData, GetPromptRequestParams,
+    GetPromptResponse, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, PromptsCapability,
+    ReadResourceRequestParams, ReadResourceResponse, ResourcesCapability, ServerCapabilities,
+    SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use serde_json::Value;
 
+use super::client_log;
+use super::offers::{self, Caller};
 use super::server::{McpServer, Served, Shared};
+use super::subscriptions::{self, Subscriber, Watch};
 use super::telemetry::Operation;
 use crate::limits::DEFAULT_TIMEOUT;
 use crate::{ContextValues, ErrorCode, ToolError, ToolResult};
@@ -127,12 +135,64 @@ fn caller_gate(context: &RequestContext<RoleServer>) -> Option<crate::ToolGate> 
     None
 }
 
+impl McpHandler {
+    /// What the server offers over its data, or the error of a method that needs it.
+    fn offers<'s>(served: &'s Served, method: &str) -> Result<&'s offers::Offers, ErrorData> {
+        served.offers.as_ref().ok_or_else(|| {
+            ErrorData::new(
+                RpcCode::METHOD_NOT_FOUND,
+                format!("{method}: this server serves tools only (it was not given its data)"),
+                None,
+            )
+        })
+    }
+
+    /// Reads `uri` once for a new subscriber and starts watching it.
+    async fn watch(
+        &self,
+        uri: String,
+        subscriber: Subscriber,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let values = self.header_values(context);
+        let gate = caller_gate(context);
+        let seen = subscriptions::fingerprint(&self.shared, &uri, &values, gate.as_ref()).await;
+        subscriptions::watch(
+            &self.shared,
+            Watch {
+                uri,
+                subscriber,
+                values,
+                gate,
+                seen,
+            },
+        )
+        .map_err(|message| ErrorData::invalid_request(message, None))
+    }
+}
+
+/// The session key of a 2025-11-25 subscriber ("" on stdio).
+fn subscriber_key(context: &RequestContext<RoleServer>) -> String {
+    client_log::session_key(context).unwrap_or_default()
+}
+
 impl ServerHandler for McpHandler {
     fn get_info(&self) -> InitializeResult {
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_tool_list_changed()
             .build();
+        // `logging/setLevel` (2025-11-25; deprecated by 2026-07-28).
+        capabilities.logging = Some(serde_json::Map::new());
+        if let Some(offers) = &self.shared.current().offers {
+            if offers.has_resources() {
+                let mut resources = ResourcesCapability::default();
+                resources.subscribe = Some(true);
+                capabilities.resources = Some(resources);
+            }
+            capabilities.prompts = Some(PromptsCapability::default());
+            capabilities.completions = Some(serde_json::Map::new());
+        }
         let info = InitializeResult::new(capabilities)
             .with_server_info(self.shared.settings.identity.clone());
         match &self.shared.settings.instructions {
@@ -226,7 +286,16 @@ impl ServerHandler for McpHandler {
             .run(self.run(&served, name, arguments, &context))
             .await;
         let Some(outcome) = outcome else {
-            tracing::info!(tool = %name, ms = started.elapsed().as_millis() as u64, "call cancelled by the client");
+            let ms = started.elapsed().as_millis() as u64;
+            tracing::info!(tool = %name, ms, "call cancelled by the client");
+            #[allow(deprecated)]
+            client_log::to_caller(
+                &self.shared,
+                &context,
+                rmcp::model::LoggingLevel::Info,
+                serde_json::json!({"message": "call cancelled by the client", "tool": name, "ms": ms}),
+            )
+            .await;
             operation.finish(Some("cancelled"));
             return Ok(error_result(&ToolError::new(
                 ErrorCode::Unavailable,
@@ -246,6 +315,20 @@ impl ServerHandler for McpHandler {
             Err(error) => {
                 tracing::info!(tool = %name, ms, error = %error.code, "call failed");
                 operation.finish(Some(error.code.as_str()));
+                let mut record = serde_json::json!({
+                    "message": "call failed", "tool": name, "error": error.code.as_str(), "ms": ms,
+                });
+                if self.shared.settings.options.client_log_details {
+                    record["detail"] = Value::String(error.message.clone());
+                }
+                #[allow(deprecated)]
+                client_log::to_caller(
+                    &self.shared,
+                    &context,
+                    rmcp::model::LoggingLevel::Warning,
+                    record,
+                )
+                .await;
                 error_result(&error).into()
             }
         })
@@ -257,6 +340,20 @@ impl ServerHandler for McpHandler {
     ) -> Option<SubscriptionFilter> {
         let mut accepted = SubscriptionFilter::new();
         accepted.tools_list_changed = requested.tools_list_changed;
+        // The resources of this server; a URI that names none is left out of the
+        // acknowledgment, which tells the client so.
+        let served = self.shared.current();
+        if let (Some(offers), Some(uris)) = (&served.offers, &requested.resource_subscriptions) {
+            let known: Vec<String> = uris
+                .iter()
+                .filter(|uri| offers.target(uri).is_some())
+                .take(subscriptions::MAX_WATCHES)
+                .cloned()
+                .collect();
+            if !known.is_empty() {
+                accepted.resource_subscriptions = Some(known);
+            }
+        }
         Some(accepted)
     }
 
@@ -265,10 +362,190 @@ impl ServerHandler for McpHandler {
         self.shared
             .lock_listeners()
             .push((id.clone(), context.sink().clone()));
+        let key = format!("listen:{id}");
+        for uri in context.accepted().resource_subscriptions.iter().flatten() {
+            let subscriber = Subscriber::Listener(key.clone(), context.sink().clone());
+            if let Err(error) = self
+                .watch(uri.clone(), subscriber, context.request_context())
+                .await
+            {
+                tracing::info!(uri = %uri, error = %error.message, "a resource was not watched");
+            }
+        }
         context.cancelled().await;
+        subscriptions::unwatch(&self.shared, &key, None);
         self.shared
             .lock_listeners()
             .retain(|(listener, _)| *listener != id);
+        Ok(())
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let operation = Operation::start("resources/list", None, &context);
+        let served = self.shared.current();
+        let offers = Self::offers(&served, "resources/list")?;
+        let start = match request.and_then(|params| params.cursor) {
+            None => 0,
+            Some(cursor) => cursor.parse::<usize>().map_err(|_| {
+                ErrorData::invalid_params(
+                    format!("invalid cursor `{cursor}`: use the `nextCursor` of the previous page"),
+                    None,
+                )
+            })?,
+        };
+        let values = self.header_values(&context);
+        let gate = caller_gate(&context);
+        let caller = Caller {
+            registry: &served.registry,
+            values: &values,
+            gate: gate.as_ref(),
+        };
+        let page = offers::list_resources(
+            offers,
+            &caller,
+            start,
+            self.shared.settings.options.page_size,
+        )
+        .await;
+        operation.finish(page.as_ref().err().map(|_| "error"));
+        page
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let served = self.shared.current();
+        Ok(offers::list_templates(Self::offers(
+            &served,
+            "resources/templates/list",
+        )?))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let operation = Operation::start("resources/read", None, &context);
+        let served = self.shared.current();
+        let offers = Self::offers(&served, "resources/read")?;
+        let values = self.header_values(&context);
+        let gate = caller_gate(&context);
+        let caller = Caller {
+            registry: &served.registry,
+            values: &values,
+            gate: gate.as_ref(),
+        };
+        let read = offers::read_resource(offers, &caller, &request.uri).await;
+        operation.finish(read.as_ref().err().map(|_| "error"));
+        read.map(Into::into)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let served = self.shared.current();
+        Ok(offers::list_prompts(Self::offers(&served, "prompts/list")?))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let operation = Operation::start("prompts/get", None, &context);
+        let served = self.shared.current();
+        let offers = Self::offers(&served, "prompts/get")?;
+        let mut arguments = std::collections::BTreeMap::new();
+        for (name, value) in request.arguments.into_iter().flatten() {
+            let text = match value {
+                Value::String(text) => text,
+                other => other.to_string(),
+            };
+            arguments.insert(name, text);
+        }
+        let values = self.header_values(&context);
+        let gate = caller_gate(&context);
+        let caller = Caller {
+            registry: &served.registry,
+            values: &values,
+            gate: gate.as_ref(),
+        };
+        let prompt = offers::get_prompt(offers, &caller, &request.name, &arguments).await;
+        operation.finish(prompt.as_ref().err().map(|_| "error"));
+        prompt.map(Into::into)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let served = self.shared.current();
+        let offers = Self::offers(&served, "completion/complete")?;
+        let values = self.header_values(&context);
+        let gate = caller_gate(&context);
+        let caller = Caller {
+            registry: &served.registry,
+            values: &values,
+            gate: gate.as_ref(),
+        };
+        offers::complete(
+            offers,
+            &caller,
+            &request.r#ref,
+            &request.argument.name,
+            &request.argument.value,
+        )
+        .await
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        client_log::set_level(&self.shared, &context, request.level);
+        Ok(())
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let served = self.shared.current();
+        let offers = Self::offers(&served, "resources/subscribe")?;
+        if offers.target(&request.uri).is_none() {
+            return Err(ErrorData::resource_not_found(
+                format!(
+                    "`{}` is not a resource of this server; resources/list and                      resources/templates/list say which are",
+                    request.uri
+                ),
+                None,
+            ));
+        }
+        let subscriber = Subscriber::Session(subscriber_key(&context), context.peer.clone());
+        self.watch(request.uri, subscriber, &context).await
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        subscriptions::unwatch(&self.shared, &subscriber_key(&context), Some(&request.uri));
         Ok(())
     }
 

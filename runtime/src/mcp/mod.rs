@@ -28,15 +28,18 @@
 
 #[cfg(feature = "mcp-oauth")]
 mod auth;
+mod client_log;
 mod convert;
 mod handler;
 #[cfg(feature = "mcp-http")]
 mod http;
+mod offers;
 #[cfg(feature = "mcp-http")]
 mod request_check;
 mod server;
 mod shutdown;
 mod stdio;
+mod subscriptions;
 mod telemetry;
 
 #[cfg(feature = "mcp-oauth")]

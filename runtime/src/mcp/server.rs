@@ -9,8 +9,9 @@ use rmcp::service::{Peer, RoleServer};
 use tokio::sync::Semaphore;
 
 use super::convert;
+use super::offers::Offers;
 use crate::ToolRegistry;
-use crate::spec::McpSpec;
+use crate::spec::{McpSpec, SchemaSpec};
 
 /// How a server pages, caches and bounds its work.
 #[non_exhaustive]
@@ -29,6 +30,13 @@ pub struct McpOptions {
     /// generate types from them, and a model is not shown them, while they are a third of
     /// what a list weighs in tokens (docs/BENCHMARKS.md, "Tool definitions in tokens").
     pub output_schemas: bool,
+    /// How often watched resources are re-read to tell their subscribers of a change (default
+    /// 1 s).
+    pub watch_interval: Duration,
+    /// Whether the log records a client receives (`logging/setLevel`) carry the error's text,
+    /// which may quote argument values (default false: the tool, the error code and the time
+    /// only).
+    pub client_log_details: bool,
 }
 
 impl Default for McpOptions {
@@ -38,6 +46,8 @@ impl Default for McpOptions {
             max_concurrent_calls: 64,
             list_ttl: Duration::from_secs(300),
             output_schemas: false,
+            watch_interval: Duration::from_secs(1),
+            client_log_details: false,
         }
     }
 }
@@ -84,7 +94,16 @@ pub(super) struct Shared {
     peers: Mutex<Vec<Peer<RoleServer>>>,
     /// Open `subscriptions/listen` streams of 2026-07-28 clients, by request id.
     listeners: Mutex<Vec<(String, rmcp::service::SubscriptionSink)>>,
+    /// The resources watched for their subscribers, and whether the watcher runs.
+    watches: Mutex<Vec<super::subscriptions::Watch>>,
+    pub(super) watcher_running: AtomicBool,
+    /// The log level each session asked for (`logging/setLevel`), by session key.
+    log_levels: Mutex<Vec<LogLevel>>,
 }
+
+/// A session's key, the level it asked for, and where to send its records.
+#[allow(deprecated)]
+pub(super) type LogLevel = (String, rmcp::model::LoggingLevel, Peer<RoleServer>);
 
 /// What a server says about itself and how it bounds its work; fixed once it serves.
 #[derive(Clone)]
@@ -107,19 +126,36 @@ pub type Readiness = Arc<
     dyn Fn() -> std::pin::Pin<Box<dyn Future<Output = Result<(), String>> + Send>> + Send + Sync,
 >;
 
-/// The tools served now: the registry and its MCP definitions, converted once.
+/// What is served now: the registry and its MCP definitions, converted once, and what the
+/// server offers over the data it knows.
 pub(super) struct Served {
     pub(super) registry: Arc<ToolRegistry>,
     pub(super) tools: Vec<rmcp::model::Tool>,
+    /// Resources, prompts and completions ([`McpServer::with_data`]).
+    pub(super) offers: Option<Offers>,
 }
 
 impl Served {
-    fn new(registry: Arc<ToolRegistry>, listed: Option<&[String]>) -> Arc<Served> {
+    fn new(
+        registry: Arc<ToolRegistry>,
+        listed: Option<&[String]>,
+        data: Option<Arc<SchemaSpec>>,
+    ) -> Arc<Served> {
         let mut tools = convert::tools(&registry);
         if let Some(listed) = listed {
             tools.retain(|tool| listed.iter().any(|name| *name == tool.name));
         }
-        Arc::new(Served { registry, tools })
+        let offers = data.map(|spec| Offers::new(spec, &registry));
+        Arc::new(Served {
+            registry,
+            tools,
+            offers,
+        })
+    }
+
+    /// The spec of the data served, when the server knows it.
+    fn data(&self) -> Option<Arc<SchemaSpec>> {
+        self.offers.as_ref().map(|offers| offers.spec_arc())
     }
 }
 
@@ -137,7 +173,7 @@ impl McpServer {
     /// A server of every tool of `registry`, named `toolforge` with the crate's version.
     pub fn new(registry: Arc<ToolRegistry>) -> McpServer {
         McpServer::build(
-            Served::new(registry, None),
+            Served::new(registry, None, None),
             Settings {
                 identity: rmcp::model::Implementation::new("toolforge", env!("CARGO_PKG_VERSION")),
                 instructions: None,
@@ -158,6 +194,9 @@ impl McpServer {
                 draining: AtomicBool::new(false),
                 peers: Mutex::new(Vec::new()),
                 listeners: Mutex::new(Vec::new()),
+                watches: Mutex::new(Vec::new()),
+                watcher_running: AtomicBool::new(false),
+                log_levels: Mutex::new(Vec::new()),
             }),
         }
     }
@@ -204,6 +243,21 @@ impl McpServer {
             .map(|(name, header)| (name.into(), header.into()))
             .collect();
         self.derive(self.shared.current(), |s| s.context_headers = pairs)
+    }
+
+    /// Tells the server the spec of the data its registry serves (what `toolforge serve` does
+    /// for a config), so that it also offers MCP resources (`toolforge://schema`, each record
+    /// through a URI template per entity, the config's documents), prompts (the config's and
+    /// generated ones) and completions of their arguments. They read through the registry's
+    /// own tools, under each caller's rules and scopes.
+    pub fn with_data(self, spec: Arc<SchemaSpec>) -> Self {
+        let current = self.shared.current();
+        let served = Served::new(
+            current.registry.clone(),
+            self.shared.settings.listed.as_deref(),
+            Some(spec),
+        );
+        self.derive(served, |_| {})
     }
 
     /// The check `GET /readyz` runs over HTTP (without one, a serving process is ready).
@@ -277,7 +331,11 @@ impl McpServer {
     /// This server's identity and settings over another registry.
     pub fn with_registry(&self, registry: Arc<ToolRegistry>) -> McpServer {
         self.derive(
-            Served::new(registry, self.shared.settings.listed.as_deref()),
+            Served::new(
+                registry,
+                self.shared.settings.listed.as_deref(),
+                self.shared.current().data(),
+            ),
             |_| {},
         )
     }
@@ -294,8 +352,9 @@ impl McpServer {
         let registry = self.registry();
         check_names(&registry, what, listed)?;
         let listed: Arc<[String]> = listed.into();
+        let data = self.shared.current().data();
         Ok(
-            self.derive(Served::new(registry, Some(&listed)), |settings| {
+            self.derive(Served::new(registry, Some(&listed), data), |settings| {
                 settings.listed = Some(listed.clone());
             }),
         )
@@ -315,12 +374,30 @@ impl McpServer {
     /// `notifications/tools/list_changed` to every connected client that keeps a session
     /// (2025-11-25) or listens for it (`subscriptions/listen`, 2026-07-28).
     pub async fn replace_registry(&self, registry: Arc<ToolRegistry>) {
+        let data = self.shared.current().data();
+        self.replace(registry, data).await;
+    }
+
+    /// Like [`McpServer::replace_registry`], with the spec of the data the new registry serves
+    /// ([`McpServer::with_data`]): a changed config's prompts, documents and entities.
+    pub async fn replace_data(&self, registry: Arc<ToolRegistry>, spec: Arc<SchemaSpec>) {
+        self.replace(registry, Some(spec)).await;
+    }
+
+    async fn replace(&self, registry: Arc<ToolRegistry>, data: Option<Arc<SchemaSpec>>) {
         *self
             .shared
             .served
             .write()
             .unwrap_or_else(|poisoned| poisoned.into_inner()) =
-            Served::new(registry, self.shared.settings.listed.as_deref());
+            Served::new(registry, self.shared.settings.listed.as_deref(), data);
+        #[allow(deprecated)]
+        super::client_log::to_all(
+            &self.shared,
+            rmcp::model::LoggingLevel::Notice,
+            serde_json::json!({"message": "the tools changed; list them again"}),
+        )
+        .await;
         let peers: Vec<Peer<RoleServer>> = {
             let mut peers = self.shared.lock_peers();
             peers.retain(|peer| !peer.is_transport_closed());
@@ -375,6 +452,20 @@ impl Shared {
         &self,
     ) -> std::sync::MutexGuard<'_, Vec<(String, rmcp::service::SubscriptionSink)>> {
         self.listeners
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    pub(super) fn lock_watches(
+        &self,
+    ) -> std::sync::MutexGuard<'_, Vec<super::subscriptions::Watch>> {
+        self.watches
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    pub(super) fn lock_log_levels(&self) -> std::sync::MutexGuard<'_, Vec<LogLevel>> {
+        self.log_levels
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }

@@ -10,8 +10,13 @@
 
 use serde::{Deserialize, Serialize};
 
+mod offers;
 mod tool_table;
 
+pub use offers::{
+    DocumentSpec, EntityResourceSpec, PromptArgumentSpec, PromptContent, PromptMessageSpec,
+    PromptRole, PromptSpec, ResourcesSpec,
+};
 pub use tool_table::ToolFamily;
 
 /// The whole storage model of one config.
@@ -378,6 +383,12 @@ pub struct McpSpec {
     /// server, their scopes and the claims that become context values.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auth: Option<AuthSpec>,
+    /// The prompts offered (`toolforge.prompts`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prompts: Vec<PromptSpec>,
+    /// How records and documents are served as resources (`toolforge.resources`).
+    #[serde(default, skip_serializing_if = "ResourcesSpec::is_default")]
+    pub resources: ResourcesSpec,
 }
 
 /// `toolforge.auth`: the server is an OAuth 2.1 resource server (as MCP's authorization spec
