@@ -237,7 +237,9 @@ fn check_resources(config: &Config, resources: &ResourcesOptions, r: &mut Report
                         .hint("name one stored field, for example `joined_at DESC`")
                         .emit();
                 }
-                Some((field, _)) if entity.field(&field).is_none() => {
+                Some((field, _))
+                    if field != entity.unique_field() && entity.field(&field).is_none() =>
+                {
                     let fields: Vec<&str> = entity
                         .searchable_fields
                         .iter()

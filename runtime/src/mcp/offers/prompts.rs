@@ -2,7 +2,8 @@
 //! (`explore_entity`, `find_records_about`) written with the tools it serves. Templates are
 //! rendered with minijinja in a sandbox: no loader, no functions beyond its builtins, a
 //! bounded amount of work (fuel) and output; argument values are text that is never parsed as
-//! template, and a `resource:` message percent-encodes them into its URI.
+//! template, and a `resource:` message percent-encodes them into its URI (`{{ uri | safe }}`
+//! takes a whole URI as it is; it must still name a resource of this server).
 
 use std::collections::BTreeMap;
 
@@ -309,7 +310,11 @@ fn render(
     env.set_recursion_limit(32);
     if message.kind == PromptContent::Resource {
         env.set_formatter(|out, _state, value| {
-            if !value.is_undefined() && !value.is_none() {
+            if value.is_safe() {
+                // `{{ uri | safe }}`: a whole URI given as the argument, taken as it is (it
+                // must still name a resource of this server).
+                std::fmt::Write::write_str(out, &value.to_string())?;
+            } else if !value.is_undefined() && !value.is_none() {
                 std::fmt::Write::write_str(out, &encode(&value.to_string()))?;
             }
             Ok(())
@@ -351,6 +356,15 @@ mod tests {
         assert_eq!(
             render(&uri, &args(&[("id", "../schema?x")])).unwrap(),
             "toolforge://Member/..%2Fschema%3Fx"
+        );
+        let whole = PromptMessageSpec::new(
+            PromptRole::User,
+            PromptContent::Resource,
+            "{{ uri | safe }}",
+        );
+        assert_eq!(
+            render(&whole, &args(&[("uri", "test://static-text")])).unwrap(),
+            "test://static-text"
         );
     }
 
