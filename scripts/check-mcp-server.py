@@ -22,6 +22,13 @@ Over HTTP only: `/mcp/{toolset}` serves only its tools; `--read-only` only read-
 with `--token-env` a request without the bearer token gets 401 and one with it works; a
 foreign `Origin` or `Host` gets 403 while a loopback `Origin` works; a body over
 `--max-body-bytes` gets 413 while one just under it is served.
+Over stdio and HTTP, 2025-11-25 sessions, each on its own copy of the database: resources
+(listed, a record read as Markdown with links to its related records and as JSON, the schema,
+unknown URIs refused), prompts (generated ones rendered with their arguments, missing and
+disallowed arguments refused), completions (record ids by prefix, entity names), logging (a
+failed call's record at `warning`, without the argument's value) and subscriptions (a
+`toolforge db import` that changes a subscribed record sends `notifications/resources/updated`
+for it and not for the record unsubscribed from).
 
 Prints what was checked and exits 1 on any failure (or when a group of checks ran none).
 
@@ -43,6 +50,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from collections import Counter
 
 import anyio
@@ -53,7 +61,7 @@ import mcp.types
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS_CONFIG = os.path.join(ROOT, "tests", "corpus", "ragforge__examples__code-rag__ragforge.config.yaml")
@@ -86,7 +94,8 @@ BODY_LIMIT = 64 * 1024
 REQUIRED = [
     "identity", "listing", "tool metadata", "tool calls", "structured = text",
     "invalid arguments", "unknown tool", "batch", "toolset", "read-only", "bearer token",
-    "origin and host", "body limit",
+    "origin and host", "body limit", "resources", "prompts", "completions", "logging",
+    "subscriptions",
 ]
 
 
@@ -485,6 +494,166 @@ async def http_session(url, protocol, headers=None):
 
 
 # ---------------------------------------------------------------------------------------------
+# Resources, prompts, completions, logging and subscriptions
+
+
+def notification_collector():
+    """A message handler for ClientSession that keeps the server's notifications."""
+    seen = []
+
+    async def handler(message):
+        if isinstance(message, mcp.types.ServerNotification):
+            seen.append(message.root if hasattr(message, "root") else message)
+        elif not isinstance(message, Exception):
+            seen.append(message)
+
+    return seen, handler
+
+
+async def wait_for(seen, predicate, seconds=15):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = [n for n in seen if predicate(n)]
+        if found:
+            return found[0]
+        await anyio.sleep(0.1)
+    return None
+
+
+async def offer_checks(session, seen, where, checks, toolforge, config, db):
+    """What a server offers besides tools, through the official client; `db` is a copy the
+    check may change. Logging and resources/subscribe are of 2025-11-25 sessions (2026-07-28
+    deprecates them), which the SDK warns of."""
+    warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
+    capabilities = session.server_capabilities
+    checks.check(
+        "resources", where,
+        capabilities.resources is not None and capabilities.resources.subscribe
+        and capabilities.prompts is not None and capabilities.completions is not None
+        and capabilities.logging is not None,
+        f"capabilities without resources, prompts, completions or logging: {capabilities!r}",
+    )
+    listed = await session.list_resources()
+    uris = [str(r.uri) for r in listed.resources]
+    checks.check("resources", where,
+                 "toolforge://schema" in uris and "toolforge://Scope/s-login" in uris
+                 and "toolforge://Project/p-core" in uris,
+                 f"resources/list gave {uris}")
+    templates = await session.list_resource_templates()
+    checks.check("resources", where,
+                 [t.uri_template for t in templates.resource_templates]
+                 == ["toolforge://Scope/{id}", "toolforge://File/{id}", "toolforge://Project/{id}"],
+                 f"templates {[t.uri_template for t in templates.resource_templates]}")
+    read = await session.read_resource("toolforge://Scope/s-login")
+    text = read.contents[0].text
+    checks.check("resources", where,
+                 read.contents[0].mime_type == "text/markdown" and "handleLogin" in text
+                 and "(toolforge://File/f-auth)" in text and "(toolforge://Project/p-core)" in text,
+                 f"the record's Markdown lacks its fields or related records:\n{text[:800]}")
+    read = await session.read_resource("toolforge://Scope/s-login?format=json")
+    record = json.loads(read.contents[0].text)
+    checks.check("resources", where,
+                 read.contents[0].mime_type == "application/json" and record.get("name") == "handleLogin",
+                 f"the record as JSON: {read.contents[0].text[:300]}")
+    schema = json.loads((await session.read_resource("toolforge://schema")).contents[0].text)
+    checks.check("resources", where, "Scope" in json.dumps(schema.get("entities", schema))[:100000],
+                 "the schema resource does not describe Scope")
+    for missing in ("toolforge://Scope/no-such-scope", "toolforge://Nothing/1"):
+        try:
+            await session.read_resource(missing)
+            checks.fail(where, f"reading {missing} did not fail")
+        except MCPError as error:
+            checks.check("resources", where, error.error.code in (-32002, -32602),
+                         f"reading {missing}: code {error.error.code}")
+
+    prompts = [p.name for p in (await session.list_prompts()).prompts]
+    checks.check("prompts", where, {"explore_entity", "find_records_about"} <= set(prompts),
+                 f"prompts/list gave {prompts}")
+    got = await session.get_prompt("find_records_about", {"topic": "session handling", "entity": "Scope"})
+    said = got.messages[0].content.text
+    checks.check("prompts", where,
+                 "session handling" in said and "Scope" in said and "`get_entity_by_id`" in said,
+                 f"find_records_about rendered as: {said}")
+    for arguments, expected in (({}, "needs the argument `topic`"),
+                                ({"topic": "x", "entity": "Nothing"}, "is not a value of the argument `entity`")):
+        try:
+            await session.get_prompt("find_records_about", arguments)
+            checks.fail(where, f"prompts/get with {arguments} did not fail")
+        except MCPError as error:
+            checks.check("prompts", where, expected in error.error.message,
+                         f"prompts/get with {arguments}: {error.error.message}")
+
+    ref = mcp.types.ResourceTemplateReference(type="ref/resource", uri="toolforge://Scope/{id}")
+    done = await session.complete(ref, {"name": "id", "value": "s-p"})
+    values = done.completion.values
+    checks.check("completions", where, values and all(v.startswith("s-p") for v in values) and "s-pool" in values,
+                 f"ids completed from `s-p`: {values}")
+    prompt = mcp.types.PromptReference(type="ref/prompt", name="explore_entity")
+    done = await session.complete(prompt, {"name": "entity", "value": "f"})
+    checks.check("completions", where, done.completion.values == ["File"],
+                 f"entity names completed from `f`: {done.completion.values}")
+
+    await session.set_logging_level("warning")
+    secret = "no-such-scope-" + os.urandom(4).hex()
+    result = await session.call_tool("get_entity_by_id", {"entity_type": "Scope", "id_value": secret})
+    record = await wait_for(seen, lambda n: isinstance(n, mcp.types.LoggingMessageNotification)
+                            and isinstance(n.params.data, dict) and n.params.data.get("tool") == "get_entity_by_id")
+    checks.check("logging", where,
+                 result.is_error and record is not None and record.params.level == "warning"
+                 and record.params.data.get("error") == "not_found" and secret not in json.dumps(record.params.data),
+                 f"the failed call's log record: {record!r}")
+
+    await session.subscribe_resource("toolforge://Scope/s-login")
+    await session.subscribe_resource("toolforge://Scope/s-main")
+    await session.unsubscribe_resource("toolforge://Scope/s-main")
+    change = os.path.join(os.path.dirname(db), "change.jsonl")
+    with open(change, "w", encoding="utf-8") as file:
+        file.write(json.dumps({"entity": "Scope", "data": {
+            "uuid": "s-login", "name": "handleLoginRenamed", "type": "function",
+            "file": "src/auth/login.ts", "language": "typescript"}}) + "\n")
+        file.write(json.dumps({"entity": "Scope", "data": {
+            "uuid": "s-main", "name": "mainRenamed", "type": "function",
+            "file": "src/main.js", "language": "javascript"}}) + "\n")
+    subprocess.run([toolforge, "db", "import", "--config", config, "--db", db, change],
+                   check=True, capture_output=True)
+    updated = await wait_for(seen, lambda n: isinstance(n, mcp.types.ResourceUpdatedNotification))
+    await anyio.sleep(2.5)  # two more watch intervals: no notification for the unsubscribed record
+    updates = [str(n.params.uri) for n in seen if isinstance(n, mcp.types.ResourceUpdatedNotification)]
+    checks.check("subscriptions", where, updated is not None and updates == ["toolforge://Scope/s-login"],
+                 f"notifications after the import: {updates}")
+    text = (await session.read_resource("toolforge://Scope/s-login")).contents[0].text
+    checks.check("subscriptions", where, "handleLoginRenamed" in text, "the record read after the import is the old one")
+
+
+async def check_offers(toolforge, config, db, checks, folder, log):
+    """offer_checks over stdio and over HTTP (2025-11-25 sessions), each on its own copy of
+    the database, which it changes."""
+    for where in ("stdio", "http"):
+        copy = os.path.join(folder, f"offers-{where}.db")
+        with open(db, "rb") as source, open(copy, "wb") as target:
+            target.write(source.read())
+        seen, handler = notification_collector()
+        try:
+            if where == "stdio":
+                parameters = StdioServerParameters(
+                    command=toolforge, args=["serve", "--config", config, "--db", copy])
+                async with stdio_client(parameters, errlog=log) as (read, write):
+                    async with ClientSession(read, write, message_handler=handler) as session:
+                        await session.initialize()
+                        await offer_checks(session, seen, "offers/stdio", checks, toolforge, config, copy)
+            else:
+                with HttpServer(toolforge, config, copy) as server:
+                    async with httpx2.AsyncClient(timeout=httpx2.Timeout(30, read=120)) as client:
+                        async with streamable_http_client(server.url + "/mcp", http_client=client) as (read, write):
+                            async with ClientSession(read, write, message_handler=handler) as session:
+                                await session.initialize()
+                                await offer_checks(session, seen, "offers/http", checks, toolforge, config, copy)
+        except Exception as error:
+            details = "; ".join(f"{type(e).__name__}: {e}" for e in leaves(error))
+            checks.fail(f"offers/{where}", details)
+
+
+# ---------------------------------------------------------------------------------------------
 # The runs
 
 
@@ -636,6 +805,8 @@ async def run(toolforge, require_output_schemas):
                 log.seek(0)
                 print("stdio server log (last lines):\n" + "".join(log.readlines()[-20:]), file=sys.stderr)
         await check_http(toolforge, config, db, checks, stats)
+        with open(os.path.join(folder, "offers-server.log"), "w+", encoding="utf-8") as log:
+            await check_offers(toolforge, config, db, checks, folder, log)
 
     with_schema = sorted(stats["tools with outputSchema"])
     without = sorted(stats["tools without outputSchema"] - {"batch"})
