@@ -1019,3 +1019,61 @@ entities:
     );
     assert!(hint(expression).contains("find_near"), "{expression:?}");
 }
+
+#[test]
+fn prompts_and_resources_are_checked_where_they_are_written() {
+    let source = "\
+entities:
+  - name: Member
+    unique_field: memberId
+    searchable_fields:
+      - name: name
+        type: string
+toolforge:
+  prompts:
+    - name: review
+      description: Review a member
+      arguments:
+        - {name: who, entity: Membr}
+      template: \"Review {{ whom }}\"
+    - name: review
+      template: \"{% if %}\"
+  resources:
+    listed: 500
+    entities:
+      Member: {uri: \"library://members\", order_by: nam DESC}
+    documents:
+      - {uri: guide, name: guide, text: x}
+";
+    let errors = fail(source);
+    let entity = find(&errors, "there is no entity `Membr`");
+    at(entity, 12, 31, "toolforge.prompts[0].arguments[0].entity");
+    assert!(
+        hint(entity).contains("did you mean `Member`?"),
+        "{entity:?}"
+    );
+    let variable = find(
+        &errors,
+        "the template reads `whom`, which is not an argument of the prompt",
+    );
+    assert!(
+        hint(variable).contains("did you mean `who`?"),
+        "{variable:?}"
+    );
+    at(
+        find(&errors, "two prompts are named `review`"),
+        14,
+        13,
+        "toolforge.prompts[1].name",
+    );
+    find(&errors, "prompt `review` has no `description`");
+    find(&errors, "the template does not parse");
+    find(&errors, "`listed` is 500");
+    find(
+        &errors,
+        "`library://members` is not a URI template with one `{id}`",
+    );
+    assert!(hint(find(&errors, "`Member` has no field `nam`")).contains("did you mean `name`?"));
+    find(&errors, "`guide` is not a URI");
+    assert_eq!(errors.0.len(), 9, "{errors:#?}");
+}
