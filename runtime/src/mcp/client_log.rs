@@ -11,7 +11,7 @@ use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde_json::Value;
 
-use super::server::Shared;
+use std::sync::Mutex;
 
 /// The name records are sent under.
 const LOGGER: &str = "toolforge";
@@ -45,53 +45,64 @@ pub(super) fn session_key(context: &RequestContext<RoleServer>) -> Option<String
     Some(String::new())
 }
 
-/// Sets the level of the requesting client's session.
-pub(super) fn set_level(
-    shared: &Shared,
-    context: &RequestContext<RoleServer>,
-    level: LoggingLevel,
-) {
-    let Some(key) = session_key(context) else {
-        return;
-    };
-    let mut levels = shared.lock_log_levels();
-    levels.retain(|(other, _, peer)| *other != key && !peer.is_transport_closed());
-    levels.push((key, level, context.peer.clone()));
+/// The level each session asked for, and where to send its records.
+#[derive(Default)]
+pub(super) struct ClientLogs {
+    levels: Mutex<Vec<(String, LoggingLevel, Peer<RoleServer>)>>,
 }
 
-/// Sends a record about a request to the client that made it, when its level lets it through.
-pub(super) async fn to_caller(
-    shared: &Shared,
-    context: &RequestContext<RoleServer>,
-    level: LoggingLevel,
-    data: Value,
-) {
-    let Some(key) = session_key(context) else {
-        return;
-    };
-    let wanted = shared
-        .lock_log_levels()
-        .iter()
-        .find(|(other, _, _)| *other == key)
-        .is_some_and(|(_, at, _)| severity(level) >= severity(*at));
-    if wanted {
-        send(&context.peer, level, data).await;
+impl ClientLogs {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(String, LoggingLevel, Peer<RoleServer>)>> {
+        self.levels
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
-}
 
-/// Sends a server-wide record to every client whose level lets it through.
-pub(super) async fn to_all(shared: &Shared, level: LoggingLevel, data: Value) {
-    let peers: Vec<Peer<RoleServer>> = {
-        let mut levels = shared.lock_log_levels();
-        levels.retain(|(_, _, peer)| !peer.is_transport_closed());
-        levels
+    /// Sets the level of the requesting client's session.
+    pub(super) fn set_level(&self, context: &RequestContext<RoleServer>, level: LoggingLevel) {
+        let Some(key) = session_key(context) else {
+            return;
+        };
+        let mut levels = self.lock();
+        levels.retain(|(other, _, peer)| *other != key && !peer.is_transport_closed());
+        levels.push((key, level, context.peer.clone()));
+    }
+
+    /// Sends a record about a request to the client that made it, when its level lets it
+    /// through.
+    pub(super) async fn to_caller(
+        &self,
+        context: &RequestContext<RoleServer>,
+        level: LoggingLevel,
+        data: Value,
+    ) {
+        let Some(key) = session_key(context) else {
+            return;
+        };
+        let wanted = self
+            .lock()
             .iter()
-            .filter(|(_, at, _)| severity(level) >= severity(*at))
-            .map(|(_, _, peer)| peer.clone())
-            .collect()
-    };
-    for peer in peers {
-        send(&peer, level, data.clone()).await;
+            .find(|(other, _, _)| *other == key)
+            .is_some_and(|(_, at, _)| severity(level) >= severity(*at));
+        if wanted {
+            send(&context.peer, level, data).await;
+        }
+    }
+
+    /// Sends a server-wide record to every client whose level lets it through.
+    pub(super) async fn to_all(&self, level: LoggingLevel, data: Value) {
+        let peers: Vec<Peer<RoleServer>> = {
+            let mut levels = self.lock();
+            levels.retain(|(_, _, peer)| !peer.is_transport_closed());
+            levels
+                .iter()
+                .filter(|(_, at, _)| severity(level) >= severity(*at))
+                .map(|(_, _, peer)| peer.clone())
+                .collect()
+        };
+        for peer in peers {
+            send(&peer, level, data.clone()).await;
+        }
     }
 }
 

@@ -156,18 +156,25 @@ impl McpHandler {
     ) -> Result<(), ErrorData> {
         let values = self.header_values(context);
         let gate = caller_gate(context);
-        let seen = subscriptions::fingerprint(&self.shared, &uri, &values, gate.as_ref()).await;
-        subscriptions::watch(
-            &self.shared,
-            Watch {
-                uri,
-                subscriber,
-                values,
-                gate,
-                seen,
-            },
-        )
-        .map_err(|message| ErrorData::invalid_request(message, None))
+        let seen =
+            subscriptions::fingerprint(&self.shared.current(), &uri, &values, gate.as_ref()).await;
+        let shared = Arc::downgrade(&self.shared);
+        let current: subscriptions::Current =
+            Arc::new(move || shared.upgrade().map(|shared| shared.current()));
+        self.shared
+            .watches
+            .watch(
+                Watch {
+                    uri,
+                    subscriber,
+                    values,
+                    gate,
+                    seen,
+                },
+                current,
+                self.shared.settings.options.watch_interval,
+            )
+            .map_err(|message| ErrorData::invalid_request(message, None))
     }
 }
 
@@ -289,8 +296,7 @@ impl ServerHandler for McpHandler {
             let ms = started.elapsed().as_millis() as u64;
             tracing::info!(tool = %name, ms, "call cancelled by the client");
             #[allow(deprecated)]
-            client_log::to_caller(
-                &self.shared,
+            self.shared.logs.to_caller(
                 &context,
                 rmcp::model::LoggingLevel::Info,
                 serde_json::json!({"message": "call cancelled by the client", "tool": name, "ms": ms}),
@@ -322,13 +328,10 @@ impl ServerHandler for McpHandler {
                     record["detail"] = Value::String(error.message.clone());
                 }
                 #[allow(deprecated)]
-                client_log::to_caller(
-                    &self.shared,
-                    &context,
-                    rmcp::model::LoggingLevel::Warning,
-                    record,
-                )
-                .await;
+                self.shared
+                    .logs
+                    .to_caller(&context, rmcp::model::LoggingLevel::Warning, record)
+                    .await;
                 error_result(&error).into()
             }
         })
@@ -373,7 +376,7 @@ impl ServerHandler for McpHandler {
             }
         }
         context.cancelled().await;
-        subscriptions::unwatch(&self.shared, &key, None);
+        self.shared.watches.unwatch(&key, None);
         self.shared
             .lock_listeners()
             .retain(|(listener, _)| *listener != id);
@@ -514,7 +517,7 @@ impl ServerHandler for McpHandler {
         request: SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        client_log::set_level(&self.shared, &context, request.level);
+        self.shared.logs.set_level(&context, request.level);
         Ok(())
     }
 
@@ -545,7 +548,9 @@ impl ServerHandler for McpHandler {
         request: UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        subscriptions::unwatch(&self.shared, &subscriber_key(&context), Some(&request.uri));
+        self.shared
+            .watches
+            .unwatch(&subscriber_key(&context), Some(&request.uri));
         Ok(())
     }
 

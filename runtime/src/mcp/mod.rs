@@ -36,6 +36,7 @@ mod http;
 mod offers;
 #[cfg(feature = "mcp-http")]
 mod request_check;
+mod served;
 mod server;
 mod shutdown;
 mod stdio;

@@ -8,8 +8,9 @@ use std::time::Duration;
 use rmcp::service::{Peer, RoleServer};
 use tokio::sync::Semaphore;
 
-use super::convert;
-use super::offers::Offers;
+use super::client_log::ClientLogs;
+pub(super) use super::served::Served;
+use super::subscriptions::Watches;
 use crate::ToolRegistry;
 use crate::spec::{McpSpec, SchemaSpec};
 
@@ -94,16 +95,11 @@ pub(super) struct Shared {
     peers: Mutex<Vec<Peer<RoleServer>>>,
     /// Open `subscriptions/listen` streams of 2026-07-28 clients, by request id.
     listeners: Mutex<Vec<(String, rmcp::service::SubscriptionSink)>>,
-    /// The resources watched for their subscribers, and whether the watcher runs.
-    watches: Mutex<Vec<super::subscriptions::Watch>>,
-    pub(super) watcher_running: AtomicBool,
-    /// The log level each session asked for (`logging/setLevel`), by session key.
-    log_levels: Mutex<Vec<LogLevel>>,
+    /// The resources watched for their subscribers.
+    pub(super) watches: Arc<Watches>,
+    /// The log level each session asked for (`logging/setLevel`).
+    pub(super) logs: ClientLogs,
 }
-
-/// A session's key, the level it asked for, and where to send its records.
-#[allow(deprecated)]
-pub(super) type LogLevel = (String, rmcp::model::LoggingLevel, Peer<RoleServer>);
 
 /// What a server says about itself and how it bounds its work; fixed once it serves.
 #[derive(Clone)]
@@ -125,39 +121,6 @@ pub(super) struct Settings {
 pub type Readiness = Arc<
     dyn Fn() -> std::pin::Pin<Box<dyn Future<Output = Result<(), String>> + Send>> + Send + Sync,
 >;
-
-/// What is served now: the registry and its MCP definitions, converted once, and what the
-/// server offers over the data it knows.
-pub(super) struct Served {
-    pub(super) registry: Arc<ToolRegistry>,
-    pub(super) tools: Vec<rmcp::model::Tool>,
-    /// Resources, prompts and completions ([`McpServer::with_data`]).
-    pub(super) offers: Option<Offers>,
-}
-
-impl Served {
-    fn new(
-        registry: Arc<ToolRegistry>,
-        listed: Option<&[String]>,
-        data: Option<Arc<SchemaSpec>>,
-    ) -> Arc<Served> {
-        let mut tools = convert::tools(&registry);
-        if let Some(listed) = listed {
-            tools.retain(|tool| listed.iter().any(|name| *name == tool.name));
-        }
-        let offers = data.map(|spec| Offers::new(spec, &registry));
-        Arc::new(Served {
-            registry,
-            tools,
-            offers,
-        })
-    }
-
-    /// The spec of the data served, when the server knows it.
-    fn data(&self) -> Option<Arc<SchemaSpec>> {
-        self.offers.as_ref().map(|offers| offers.spec_arc())
-    }
-}
 
 impl std::fmt::Debug for McpServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -194,9 +157,8 @@ impl McpServer {
                 draining: AtomicBool::new(false),
                 peers: Mutex::new(Vec::new()),
                 listeners: Mutex::new(Vec::new()),
-                watches: Mutex::new(Vec::new()),
-                watcher_running: AtomicBool::new(false),
-                log_levels: Mutex::new(Vec::new()),
+                watches: Arc::new(Watches::default()),
+                logs: ClientLogs::default(),
             }),
         }
     }
@@ -392,12 +354,13 @@ impl McpServer {
             .unwrap_or_else(|poisoned| poisoned.into_inner()) =
             Served::new(registry, self.shared.settings.listed.as_deref(), data);
         #[allow(deprecated)]
-        super::client_log::to_all(
-            &self.shared,
-            rmcp::model::LoggingLevel::Notice,
-            serde_json::json!({"message": "the tools changed; list them again"}),
-        )
-        .await;
+        self.shared
+            .logs
+            .to_all(
+                rmcp::model::LoggingLevel::Notice,
+                serde_json::json!({"message": "the tools changed; list them again"}),
+            )
+            .await;
         let peers: Vec<Peer<RoleServer>> = {
             let mut peers = self.shared.lock_peers();
             peers.retain(|peer| !peer.is_transport_closed());
@@ -452,20 +415,6 @@ impl Shared {
         &self,
     ) -> std::sync::MutexGuard<'_, Vec<(String, rmcp::service::SubscriptionSink)>> {
         self.listeners
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    pub(super) fn lock_watches(
-        &self,
-    ) -> std::sync::MutexGuard<'_, Vec<super::subscriptions::Watch>> {
-        self.watches
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    pub(super) fn lock_log_levels(&self) -> std::sync::MutexGuard<'_, Vec<LogLevel>> {
-        self.log_levels
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }

@@ -6,14 +6,19 @@
 //! while something is watched, and at most [`MAX_WATCHES`] resources are watched per server.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::sync::{Arc, Weak};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
 
 use rmcp::model::ResourceUpdatedNotificationParam;
 use rmcp::service::{Peer, RoleServer, SubscriptionSink};
 
 use super::offers::{self, Caller};
-use super::server::Shared;
+use super::served::Served;
 use crate::{ContextValues, ToolGate};
+
+/// What the watcher reads through: what the server serves now (`None` once it is gone).
+pub(super) type Current = Arc<dyn Fn() -> Option<Arc<Served>> + Send + Sync>;
 
 /// The most resources one server watches at once.
 pub(super) const MAX_WATCHES: usize = 1000;
@@ -64,14 +69,13 @@ pub(super) struct Watch {
     pub(super) seen: Option<u64>,
 }
 
-/// The hash of what `uri` reads as for the watch's subscriber now.
+/// The hash of what `uri` reads as for a subscriber with `values` and `gate` now.
 pub(super) async fn fingerprint(
-    shared: &Shared,
+    served: &Served,
     uri: &str,
     values: &ContextValues,
     gate: Option<&ToolGate>,
 ) -> Option<u64> {
-    let served = shared.current();
     let offers = served.offers.as_ref()?;
     let caller = Caller {
         registry: &served.registry,
@@ -86,64 +90,82 @@ pub(super) async fn fingerprint(
     Some(hasher.finish())
 }
 
-/// Adds a watch, starting the watcher when it is not running; `Err` when the server watches
-/// as many resources as it may.
-pub(super) fn watch(shared: &Arc<Shared>, watch: Watch) -> Result<(), String> {
-    {
-        let mut watches = shared.lock_watches();
-        watches.retain(|w| !(w.uri == watch.uri && w.subscriber.key() == watch.subscriber.key()));
-        if watches.len() >= MAX_WATCHES {
-            return Err(format!(
-                "the server watches {MAX_WATCHES} resources, as many as it may; unsubscribe from \
-                 one first"
-            ));
-        }
-        watches.push(watch);
-    }
-    if !shared
-        .watcher_running
-        .swap(true, std::sync::atomic::Ordering::SeqCst)
-    {
-        tokio::spawn(run(Arc::downgrade(shared)));
-    }
-    Ok(())
+/// The watched resources of one server, and whether its watcher runs.
+#[derive(Default)]
+pub(super) struct Watches {
+    list: Mutex<Vec<Watch>>,
+    running: AtomicBool,
 }
 
-/// Removes the watches of `key` (on `uri`, or all of them).
-pub(super) fn unwatch(shared: &Shared, key: &str, uri: Option<&str>) {
-    shared
-        .lock_watches()
-        .retain(|w| !(w.subscriber.key() == key && uri.is_none_or(|uri| w.uri == uri)));
+impl Watches {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Watch>> {
+        self.list
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Adds a watch, starting the watcher (reading through `current` every `interval`) when
+    /// it is not running; `Err` when the server watches as many resources as it may.
+    pub(super) fn watch(
+        self: &Arc<Self>,
+        watch: Watch,
+        current: Current,
+        interval: Duration,
+    ) -> Result<(), String> {
+        {
+            let mut watches = self.lock();
+            watches
+                .retain(|w| !(w.uri == watch.uri && w.subscriber.key() == watch.subscriber.key()));
+            if watches.len() >= MAX_WATCHES {
+                return Err(format!(
+                    "the server watches {MAX_WATCHES} resources, as many as it may; unsubscribe \
+                     from one first"
+                ));
+            }
+            watches.push(watch);
+        }
+        if !self.running.swap(true, Ordering::SeqCst) {
+            tokio::spawn(run(Arc::downgrade(self), current, interval));
+        }
+        Ok(())
+    }
+
+    /// Removes the watches of `key` (on `uri`, or all of them).
+    pub(super) fn unwatch(&self, key: &str, uri: Option<&str>) {
+        self.lock()
+            .retain(|w| !(w.subscriber.key() == key && uri.is_none_or(|uri| w.uri == uri)));
+    }
 }
 
 /// The watcher: every interval, each watch re-read and compared; it ends when nothing is
 /// watched or the server is gone.
-async fn run(shared: Weak<Shared>) {
+async fn run(watches: Weak<Watches>, current: Current, interval: Duration) {
     loop {
-        let Some(strong) = shared.upgrade() else {
+        let Some(strong) = watches.upgrade() else {
             return;
         };
-        let interval = strong.settings.options.watch_interval;
+        let Some(served) = current() else {
+            strong.running.store(false, Ordering::SeqCst);
+            return;
+        };
         let pending: Vec<Watch> = {
-            let mut watches = strong.lock_watches();
-            watches.retain(|w| !w.subscriber.closed());
-            if watches.is_empty() {
-                strong
-                    .watcher_running
-                    .store(false, std::sync::atomic::Ordering::SeqCst);
+            let mut list = strong.lock();
+            list.retain(|w| !w.subscriber.closed());
+            if list.is_empty() {
+                strong.running.store(false, Ordering::SeqCst);
                 return;
             }
-            watches.clone()
+            list.clone()
         };
         for watch in pending {
             let (uri, key) = (&watch.uri, watch.subscriber.key());
-            let now = fingerprint(&strong, uri, &watch.values, watch.gate.as_ref()).await;
+            let now = fingerprint(&served, uri, &watch.values, watch.gate.as_ref()).await;
             if now == watch.seen {
                 continue;
             }
             let subscriber = {
-                let mut watches = strong.lock_watches();
-                let Some(watch) = watches
+                let mut list = strong.lock();
+                let Some(watch) = list
                     .iter_mut()
                     .find(|w| w.uri == *uri && w.subscriber.key() == key)
                 else {
@@ -153,10 +175,10 @@ async fn run(shared: Weak<Shared>) {
                 watch.subscriber.clone()
             };
             if !subscriber.notify(uri).await {
-                unwatch(&strong, key, None);
+                strong.unwatch(key, None);
             }
         }
-        drop(strong);
+        drop((strong, served));
         tokio::time::sleep(interval).await;
     }
 }

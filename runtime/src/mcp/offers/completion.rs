@@ -4,7 +4,7 @@
 use rmcp::model::{CompleteResult, CompletionInfo, ErrorData, Reference};
 use serde_json::json;
 
-use super::{Caller, Offers};
+use super::data::{Caller, Offers};
 use crate::spec::EntitySpec;
 
 /// The most values one answer carries (MCP's cap).

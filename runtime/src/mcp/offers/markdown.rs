@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
-use super::Offers;
+use super::data::Offers;
 use crate::spec::EntitySpec;
 
 /// The longest value shown in a table cell, in characters.

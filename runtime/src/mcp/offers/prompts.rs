@@ -13,8 +13,9 @@ use rmcp::model::{
 };
 use serde_json::json;
 
+use super::data::{Caller, Offers};
+use super::resources;
 use super::uris::encode;
-use super::{Caller, Offers, resources};
 use crate::ToolRegistry;
 use crate::spec::{
     PromptArgumentSpec, PromptContent, PromptMessageSpec, PromptRole, PromptSpec, SchemaSpec,
@@ -28,8 +29,7 @@ const MAX_MESSAGE_BYTES: usize = 64 * 1024;
 const FUEL: u64 = 100_000;
 
 /// The config's prompts, then the generated ones whose names it does not take.
-pub(super) fn all(offers: &Offers, registry: &ToolRegistry) -> Vec<PromptSpec> {
-    let spec = &offers.spec;
+pub(super) fn all(spec: &SchemaSpec, registry: &ToolRegistry) -> Vec<PromptSpec> {
     let mut prompts = spec.mcp.prompts.clone();
     for generated in generated(spec, registry) {
         if !prompts.iter().any(|prompt| prompt.name == generated.name) {

@@ -6,8 +6,9 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 
+use super::data::{Caller, Offers, SCHEMA_URI};
+use super::markdown;
 use super::uris::{JSON_QUERY, Target};
-use super::{Caller, Offers, SCHEMA_URI, markdown};
 use crate::{ErrorCode, ToolError};
 
 /// Related records shown per relationship in a record's Markdown.

@@ -3,7 +3,6 @@
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 
-use super::{Offers, SCHEMA_URI};
 use crate::spec::SchemaSpec;
 
 /// What is left unencoded in a URI's variable part: RFC 3986's unreserved characters.
@@ -68,8 +67,13 @@ impl EntityUri {
         format!("{}{}{}", self.prefix, encode(id), self.suffix)
     }
 
+    /// The length of what comes before the id.
+    pub(super) fn prefix_len(&self) -> usize {
+        self.prefix.len()
+    }
+
     /// The unique value `uri` names, if it is one of this entity's.
-    fn id_in(&self, uri: &str) -> Option<String> {
+    pub(super) fn id_in(&self, uri: &str) -> Option<String> {
         let id = uri.strip_prefix(&self.prefix)?.strip_suffix(&self.suffix)?;
         if id.is_empty() || id.contains('/') {
             return None;
@@ -97,30 +101,6 @@ pub(in crate::mcp) enum Target {
     },
 }
 
-/// What `uri` names, if anything of `offers`.
-pub(super) fn target(offers: &Offers, uri: &str) -> Option<Target> {
-    let documents = &offers.spec.mcp.resources.documents;
-    if let Some(position) = documents.iter().position(|document| document.uri == uri) {
-        return Some(Target::Document(position));
-    }
-    if uri == SCHEMA_URI && offers.get_schema.is_some() {
-        return Some(Target::Schema);
-    }
-    offers.get_entity_by_id.as_ref()?;
-    let (base, json) = match uri.strip_suffix(JSON_QUERY) {
-        Some(base) => (base, true),
-        None => (uri, false),
-    };
-    // The longest prefix first, so that `lib://a/{id}` does not take `lib://a/b/1`.
-    let mut candidates: Vec<(usize, &EntityUri)> = offers.uris.iter().enumerate().collect();
-    candidates.sort_by_key(|(_, entity)| std::cmp::Reverse(entity.prefix.len()));
-    candidates.into_iter().find_map(|(entity, template)| {
-        template
-            .id_in(base)
-            .map(|id| Target::Record { entity, id, json })
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,10 +120,7 @@ mod tests {
         let entity = template("test://template/{id}/data");
         for id in ["123", "a/b", "ünï côde", "50%", "x?format=json", "#frag"] {
             let uri = entity.uri(id);
-            assert!(
-                !uri["test://template/".len()..].contains(['/', '?', '#', ' ']),
-                "{uri}"
-            );
+            assert!(!encode(id).contains(['/', '?', '#', ' ']), "{uri}");
             assert_eq!(entity.id_in(&uri).as_deref(), Some(id), "{uri}");
         }
         assert_eq!(entity.uri("123"), "test://template/123/data");
