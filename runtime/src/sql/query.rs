@@ -558,11 +558,21 @@ pub fn compile_condition(
             dialect.contains(column, &p)
         }
         Operator::StartsWith => {
-            let p = push(
-                params,
-                SqlValue::Text(text_operand(&field, &condition.value, value_path)?),
-            );
-            dialect.starts_with(column, &p)
+            let prefix = text_operand(&field, &condition.value, value_path)?;
+            // On a stored column the prefix is also a range, which its index serves (text is
+            // compared by code point on both backends: SQLite's BINARY, PostgreSQL's "C").
+            let mut sql = String::new();
+            if !field.computed && !prefix.is_empty() {
+                let low = push(params, SqlValue::Text(prefix.clone()));
+                sql.push_str(&format!("{column} >= {low} AND "));
+                if let Some(high) = prefix_successor(&prefix) {
+                    let high = push(params, SqlValue::Text(high));
+                    sql.push_str(&format!("{column} < {high} AND "));
+                }
+            }
+            let p = push(params, SqlValue::Text(prefix));
+            sql.push_str(&dialect.starts_with(column, &p));
+            sql
         }
         Operator::EndsWith => {
             let p = push(
