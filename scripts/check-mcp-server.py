@@ -28,7 +28,8 @@ unknown URIs refused), prompts (generated ones rendered with their arguments, mi
 disallowed arguments refused), completions (record ids by prefix, entity names), logging (a
 failed call's record at `warning`, without the argument's value) and subscriptions (a
 `toolforge db import` that changes a subscribed record sends `notifications/resources/updated`
-for it and not for the record unsubscribed from).
+for it and not for the record unsubscribed from; over HTTP with 2026-07-28's
+`subscriptions/listen` too, the unknown URI left out of the acknowledgment).
 
 Prints what was checked and exits 1 on any failure (or when a group of checks ran none).
 
@@ -61,6 +62,7 @@ import mcp.types
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.client.subscriptions import ResourceUpdated, listen
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -608,12 +610,10 @@ async def offer_checks(session, seen, where, checks, toolforge, config, db):
     await session.unsubscribe_resource("toolforge://Scope/s-main")
     change = os.path.join(os.path.dirname(db), "change.jsonl")
     with open(change, "w", encoding="utf-8") as file:
-        file.write(json.dumps({"entity": "Scope", "data": {
-            "uuid": "s-login", "name": "handleLoginRenamed", "type": "function",
-            "file": "src/auth/login.ts", "language": "typescript"}}) + "\n")
-        file.write(json.dumps({"entity": "Scope", "data": {
-            "uuid": "s-main", "name": "mainRenamed", "type": "function",
-            "file": "src/main.js", "language": "javascript"}}) + "\n")
+        for uuid, name, path, language in (("s-login", "handleLoginRenamed", "src/auth/login.ts", "typescript"),
+                                           ("s-main", "mainRenamed", "src/main.js", "javascript")):
+            file.write(json.dumps({"entity": "Scope", "data": {
+                "uuid": uuid, "name": name, "type": "function", "file": path, "language": language}}) + "\n")
     subprocess.run([toolforge, "db", "import", "--config", config, "--db", db, change],
                    check=True, capture_output=True)
     updated = await wait_for(seen, lambda n: isinstance(n, mcp.types.ResourceUpdatedNotification))
@@ -623,6 +623,32 @@ async def offer_checks(session, seen, where, checks, toolforge, config, db):
                  f"notifications after the import: {updates}")
     text = (await session.read_resource("toolforge://Scope/s-login")).contents[0].text
     checks.check("subscriptions", where, "handleLoginRenamed" in text, "the record read after the import is the old one")
+
+
+def write_change(db, name):
+    """A JSON-lines file renaming s-login to `name`, beside `db`."""
+    change = os.path.join(os.path.dirname(db), f"change-{name}.jsonl")
+    with open(change, "w", encoding="utf-8") as file:
+        file.write(json.dumps({"entity": "Scope", "data": {
+            "uuid": "s-login", "name": name, "type": "function",
+            "file": "src/auth/login.ts", "language": "typescript"}}) + "\n")
+    return change
+
+
+async def listen_checks(session, checks, toolforge, config, db):
+    """2026-07-28: `subscriptions/listen` with resource subscriptions; the server honours the
+    URIs it serves and sends the change an import makes on the stream."""
+    where = "offers/http/listen"
+    async with listen(session, resource_subscriptions=["toolforge://Scope/s-login", "toolforge://Nothing/1"]) as sub:
+        checks.check("subscriptions", where, sub.honored.resource_subscriptions == ["toolforge://Scope/s-login"],
+                     f"honoured {sub.honored!r}")
+        subprocess.run([toolforge, "db", "import", "--config", config, "--db", db,
+                        write_change(db, "handleLoginListened")], check=True, capture_output=True)
+        with anyio.fail_after(15):
+            event = await sub.__anext__()
+        checks.check("subscriptions", where,
+                     isinstance(event, ResourceUpdated) and event.uri == "toolforge://Scope/s-login",
+                     f"the event after the import: {event!r}")
 
 
 async def check_offers(toolforge, config, db, checks, folder, log):
@@ -648,6 +674,11 @@ async def check_offers(toolforge, config, db, checks, folder, log):
                             async with ClientSession(read, write, message_handler=handler) as session:
                                 await session.initialize()
                                 await offer_checks(session, seen, "offers/http", checks, toolforge, config, copy)
+                    async with httpx2.AsyncClient(timeout=httpx2.Timeout(30, read=120)) as client:
+                        async with streamable_http_client(server.url + "/mcp", http_client=client) as (read, write):
+                            async with ClientSession(read, write) as session:
+                                await session.discover()
+                                await listen_checks(session, checks, toolforge, config, copy)
         except Exception as error:
             details = "; ".join(f"{type(e).__name__}: {e}" for e in leaves(error))
             checks.fail(f"offers/{where}", details)
