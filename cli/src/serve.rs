@@ -117,6 +117,11 @@ pub struct Args {
     /// the server's URL, `http://ADDR/mcp`).
     #[arg(long, value_name = "URL")]
     pub oauth_audience: Option<String>,
+    /// HTTP: also serve the workbench at `http://ADDR/ui`, a page to try the tools in a
+    /// browser (the config's diagram, a form per tool, answers as tables); its data and calls
+    /// need the same token as `/mcp`.
+    #[arg(long, requires = "http")]
+    pub ui: bool,
 }
 
 /// `NAME=Header-Name`: a context value name and an HTTP header name.
@@ -151,6 +156,10 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
             return EXIT_INVALID;
         }
     };
+    let http = http.map(|options| {
+        let workbench = args.ui.then(|| workbench(&spec));
+        options.with_workbench(workbench)
+    });
     let flags = crate::oauth::OAuthFlags {
         issuer: args.oauth_issuer.clone(),
         audience: args.oauth_audience.clone(),
@@ -222,7 +231,18 @@ async fn serve_http(
     let options = options.with_oauth(oauth);
     // The one line a script waits for (the port, when 0 was asked for).
     eprintln!("toolforge: serving MCP at http://{bound}/mcp");
+    if options.workbench.is_some() {
+        eprintln!("toolforge: workbench at http://{bound}/ui");
+    }
     McpServer::serve_http(listener, servers, &options, shutdown_signal()).await
+}
+
+/// The workbench of `--ui`: the config's diagram, drawn once at start, and its tool families.
+fn workbench(spec: &toolforge::spec::SchemaSpec) -> toolforge::mcp::Workbench {
+    use toolforge_generator::__private::diagram::{Diagram, to_svg};
+    toolforge::mcp::Workbench::new()
+        .with_diagram_svg(to_svg(&Diagram::from_spec(spec)))
+        .with_spec(spec)
 }
 
 /// The names of the tools the root server serves.

@@ -2,7 +2,8 @@
 //! search markers) and computed fields, and its relationships as edges from source to target
 //! labelled with their type. One model ([`Diagram::from_spec`]), three renderings: Mermaid
 //! ([`to_mermaid`], for Markdown), Graphviz DOT ([`to_dot`]) and, with the `svg` feature, SVG
-//! laid out in-process ([`to_svg`], what `toolforge schema --format svg` prints). Every rendering is deterministic: config order,
+//! laid out in-process ([`to_svg`], what `toolforge schema --format svg` prints and the
+//! workbench of `toolforge serve --ui` shows). Every rendering is deterministic: config order,
 //! no timestamps, fixed number formatting.
 //!
 //! ```

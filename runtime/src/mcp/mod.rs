@@ -38,6 +38,8 @@ mod server;
 mod shutdown;
 mod stdio;
 mod telemetry;
+#[cfg(feature = "mcp-workbench")]
+mod workbench;
 
 #[cfg(feature = "mcp-oauth")]
 pub use auth::{Introspection, OAuthOptions};
@@ -46,3 +48,5 @@ pub use handler::McpHandler;
 pub use http::HttpOptions;
 pub use server::{McpOptions, McpServer, Readiness, ServeError};
 pub use shutdown::shutdown_signal;
+#[cfg(feature = "mcp-workbench")]
+pub use workbench::Workbench;
