@@ -177,3 +177,30 @@ fn awkward_graphs_draw() {
     roxmltree::Document::parse(&svg).unwrap();
     assert!(svg.contains("empty has no entities"));
 }
+
+/// A config past the size the layout optimises (60 entities, 180 relationships) is drawn too,
+/// without crossing reduction, which would take seconds.
+#[cfg(feature = "svg")]
+#[test]
+fn a_large_config_draws() {
+    use std::fmt::Write;
+    let mut config = String::from("name: large\nentities:\n");
+    for i in 0..60 {
+        let _ = write!(
+            config,
+            "  - name: E{i}\n    searchable_fields: [{{name: title, type: string}}]\n    relationships:\n"
+        );
+        for r in 0..3 {
+            let target = (i * 7 + r * 13 + 1) % 60;
+            let _ = writeln!(
+                config,
+                "      - {{type: R{i}_{r}, target: E{target}, direction: outgoing}}"
+            );
+        }
+    }
+    let compiled = toolforge_generator::compile_str(&config, "large.yaml", &Default::default())
+        .unwrap_or_else(|d| panic!("{}", d.render()));
+    let diagram = Diagram::from_spec(&compiled.spec);
+    assert_eq!(diagram.edges.len(), 180);
+    svg_is_well_formed(&diagram, "large");
+}
