@@ -296,8 +296,9 @@ impl Canvas {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {height}\" \
-             width=\"{width}\" height=\"{height}\" role=\"img\" aria-label=\"{}\">",
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"toolforge-er\" \
+             viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\" role=\"img\" \
+             aria-label=\"{}\">",
             html(&format!("Entities of {}", diagram.name))
         );
         let _ = writeln!(out, "<title>{}</title>", html(&diagram.name));
@@ -308,12 +309,14 @@ impl Canvas {
         ));
         let _ = writeln!(
             out,
-            "<style>text {{ font-family: ui-monospace, Menlo, Consolas, \"DejaVu Sans Mono\", \
-             monospace; font-size: {FONT}px; fill: #1a1a1a; }} .entity-name {{ font-weight: \
-             bold; }} .type {{ fill: #555555; }} .marker {{ fill: #8a5a00; }} .computed {{ \
-             fill: {COMPUTED_COLOUR}; font-style: italic; }} .label {{ font-size: \
-             {LABEL_FONT}px; fill: #333333; }} .edge {{ fill: none; stroke: #444444; \
-             stroke-width: 1.2; }}</style>"
+            // Every rule scoped to the diagram, which a page may inline among its own elements.
+            "<style>.toolforge-er text {{ font-family: ui-monospace, Menlo, Consolas, \"DejaVu \
+             Sans Mono\", monospace; font-size: {FONT}px; fill: #1a1a1a; }} .toolforge-er \
+             .entity-name {{ font-weight: bold; }} .toolforge-er .type {{ fill: #555555; }} \
+             .toolforge-er .marker {{ fill: #8a5a00; }} .toolforge-er .computed {{ fill: \
+             {COMPUTED_COLOUR}; font-style: italic; }} .toolforge-er .label {{ font-size: \
+             {LABEL_FONT}px; fill: #333333; }} .toolforge-er .edge {{ fill: none; stroke: \
+             #444444; stroke-width: 1.2; }}</style>"
         );
         if self.boxes.is_empty() {
             let _ = writeln!(
