@@ -182,14 +182,25 @@ async fn schema_svg(State(served): State<Arc<Served>>) -> Response {
 }
 
 /// `GET /ui/tools.json`: `{"server", "endpoints", "families": [{"family", "tools"}]}`, the
-/// families in registration order and the tools in the order the first endpoint serves them.
-async fn tools_json(State(served): State<Arc<Served>>) -> Response {
+/// families in registration order and the tools in the order the first endpoint serves them;
+/// with access tokens, only the tools the caller's scopes reach (as `tools/list` shows them).
+#[cfg_attr(not(feature = "mcp-oauth"), allow(unused_variables))]
+async fn tools_json(State(served): State<Arc<Served>>, request: Request) -> Response {
     let Some((_, root)) = served.mounts.first() else {
         return (StatusCode::NOT_FOUND, "no MCP endpoint is served").into_response();
     };
+    #[cfg(feature = "mcp-oauth")]
+    let gate = request
+        .extensions()
+        .get::<super::auth::Caller>()
+        .map(|caller| caller.gate.clone());
+    #[cfg(feature = "mcp-oauth")]
+    let reaches = |name: &str| gate.as_ref().is_none_or(|gate| gate.allows(name));
+    #[cfg(not(feature = "mcp-oauth"))]
+    let reaches = |_: &str| true;
     let registry = root.registry();
     let mut families: Vec<(&'static str, Vec<String>)> = Vec::new();
-    for name in registry.names() {
+    for name in registry.names().filter(|name| reaches(name)) {
         let family = served.workbench.family_of(name);
         match families.iter_mut().find(|(seen, _)| *seen == family) {
             Some((_, tools)) => tools.push(name.to_owned()),
