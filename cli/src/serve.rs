@@ -156,10 +156,8 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
             return EXIT_INVALID;
         }
     };
-    let http = http.map(|options| {
-        let workbench = args.ui.then(|| workbench(&spec));
-        options.with_workbench(workbench)
-    });
+    let workbench = args.ui.then(|| workbench(&spec));
+    let http = http.map(|options| options.with_workbench(workbench.clone()));
     let flags = crate::oauth::OAuthFlags {
         issuer: args.oauth_issuer.clone(),
         audience: args.oauth_audience.clone(),
@@ -180,7 +178,11 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
     };
     let outcome = runtime.block_on(async {
         if args.reload {
-            tokio::spawn(watch_config(args_for_reload(args), servers.clone()));
+            tokio::spawn(watch_config(
+                args_for_reload(args),
+                servers.clone(),
+                workbench,
+            ));
         }
         match (args.http, http) {
             (Some(address), Some(options)) => {
@@ -237,12 +239,18 @@ async fn serve_http(
     McpServer::serve_http(listener, servers, &options, shutdown_signal()).await
 }
 
-/// The workbench of `--ui`: the config's diagram, drawn once at start, and its tool families.
+/// The workbench of `--ui`: the config's diagram and its tool families (drawn again when
+/// `--reload` reloads the config).
 fn workbench(spec: &toolforge::spec::SchemaSpec) -> toolforge::mcp::Workbench {
-    use toolforge_generator::__private::diagram::{Diagram, to_svg};
     toolforge::mcp::Workbench::new()
-        .with_diagram_svg(to_svg(&Diagram::from_spec(spec)))
+        .with_diagram_svg(diagram_svg(spec))
         .with_spec(spec)
+}
+
+/// The config's entity–relationship diagram, as SVG.
+fn diagram_svg(spec: &toolforge::spec::SchemaSpec) -> String {
+    use toolforge_generator::__private::diagram::{Diagram, to_svg};
+    to_svg(&Diagram::from_spec(spec))
 }
 
 /// The names of the tools the root server serves.
@@ -507,8 +515,13 @@ fn deferred(
 }
 
 /// Polls the config file once a second; when its content changes, rebuilds the tools and swaps them into
-/// the running servers (same paths), or logs why the new config is refused.
-async fn watch_config(args: ReloadArgs, servers: Vec<(String, McpServer)>) {
+/// the running servers (same paths), and the workbench's diagram, or logs why the new config is
+/// refused.
+async fn watch_config(
+    args: ReloadArgs,
+    servers: Vec<(String, McpServer)>,
+    workbench: Option<toolforge::mcp::Workbench>,
+) {
     let mut seen = read_config(&args.config);
     loop {
         tokio::time::sleep(Duration::from_secs(1)).await;
@@ -519,14 +532,18 @@ async fn watch_config(args: ReloadArgs, servers: Vec<(String, McpServer)>) {
         seen = now;
         let rebuild = {
             let args = args.clone();
+            let drawn = workbench.is_some();
             tokio::task::spawn_blocking(move || {
                 build_servers(&args)
-                    .map(|(servers, _)| servers)
+                    .map(|(servers, spec)| {
+                        let svg = drawn.then(|| diagram_svg(&spec));
+                        (servers, spec, svg)
+                    })
                     .map_err(|e| e.to_string())
             })
             .await
         };
-        let fresh = match rebuild {
+        let (fresh, spec, svg) = match rebuild {
             Ok(Ok(fresh)) => fresh,
             Ok(Err(message)) => {
                 tracing::error!(config = %args.config.display(), "the changed config is refused; the old tools stay served:\n{message}");
@@ -550,6 +567,9 @@ async fn watch_config(args: ReloadArgs, servers: Vec<(String, McpServer)>) {
             .filter(|(p, _)| !servers.iter().any(|(q, _)| q == p))
         {
             tracing::warn!(%path, "a new toolset is served only after a restart");
+        }
+        if let (Some(workbench), Some(svg)) = (&workbench, svg) {
+            workbench.update(svg, &spec);
         }
         tracing::info!(config = %args.config.display(), "config reloaded");
     }

@@ -304,3 +304,31 @@ fn ui_needs_http() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("--http"), "{stderr}");
 }
+
+/// With `--reload`, a changed config changes the workbench's diagram too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reloaded_config_redraws_the_diagram() {
+    let (_dir, config, db) = library();
+    let (_served, address) = serve(&config, &db, &["--ui", "--reload"], &[]).await;
+    let before = get(&address, "/ui/schema.svg", &[]).await.body;
+    assert!(!before.contains("thin"), "{before}");
+    // A computed field: the same tables, another diagram.
+    let changed = CONFIG.replace(
+        "        expression: pages > 300\n",
+        "        expression: pages > 300\n      - name: thin\n        type: boolean\n        expression: pages < 100\n",
+    );
+    assert_ne!(changed, CONFIG);
+    std::fs::write(&config, changed).unwrap();
+    let mut after = String::new();
+    for _ in 0..100 {
+        after = get(&address, "/ui/schema.svg", &[]).await.body;
+        if after.contains("thin") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        after.contains(">thin<") || after.contains("thin: boolean"),
+        "{after}"
+    );
+}

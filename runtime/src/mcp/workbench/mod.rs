@@ -19,7 +19,7 @@
 //! against [`HttpOptions::allowed_hosts`](super::HttpOptions::allowed_hosts) as the MCP
 //! endpoint does (DNS rebinding).
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 
 use axum::Router;
 use axum::extract::{Request, State};
@@ -48,19 +48,34 @@ const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; st
     form-action 'none'; frame-ancestors 'none'";
 
 /// What the workbench shows besides the tools: the config's diagram and how tools group into
-/// families.
+/// families. Clones share what they show, so a host that reloads its config
+/// ([`Workbench::update`]) changes the page of every server it handed a clone to.
 ///
 /// ```
 /// use toolforge::mcp::{HttpOptions, Workbench};
-/// let options = HttpOptions::default()
-///     .with_workbench(Some(Workbench::new().with_diagram_svg("<svg xmlns=\"http://www.w3.org/2000/svg\"/>")));
-/// assert!(options.workbench.is_some());
+/// let workbench = Workbench::new().with_diagram_svg("<svg xmlns=\"http://www.w3.org/2000/svg\"/>");
+/// let options = HttpOptions::default().with_workbench(Some(workbench.clone()));
+/// assert_eq!(options.workbench.as_ref(), Some(&workbench));
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct Workbench {
+    shown: Arc<RwLock<Shown>>,
+}
+
+/// The diagram and the families a workbench shows now.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Shown {
     diagram_svg: Option<Arc<str>>,
     families: families::Families,
 }
+
+impl PartialEq for Workbench {
+    fn eq(&self, other: &Workbench) -> bool {
+        Arc::ptr_eq(&self.shown, &other.shown) || *self.shown() == *other.shown()
+    }
+}
+
+impl Eq for Workbench {}
 
 impl Workbench {
     /// A workbench without a diagram, grouping the database tools by their names alone.
@@ -69,22 +84,39 @@ impl Workbench {
     }
 
     /// The SVG served at `/ui/schema.svg` (the CLI draws it with the generator's diagram).
-    pub fn with_diagram_svg(mut self, svg: impl Into<String>) -> Workbench {
-        self.diagram_svg = Some(Arc::from(svg.into()));
+    pub fn with_diagram_svg(self, svg: impl Into<String>) -> Workbench {
+        self.shown_mut().diagram_svg = Some(Arc::from(svg.into()));
         self
     }
 
     /// Groups tools as `spec` names them: its tool-name prefix, and its declared tools as the
     /// family `declared`.
-    pub fn with_spec(mut self, spec: &SchemaSpec) -> Workbench {
-        self.families = families::Families::of(spec);
+    pub fn with_spec(self, spec: &SchemaSpec) -> Workbench {
+        self.shown_mut().families = families::Families::of(spec);
         self
     }
 
-    /// The family of a served tool: a [`ToolFamily`](crate::spec::ToolFamily) name, `declared`, `batch`, `catalog`
-    /// (`tool_search`) or `custom`.
+    /// Shows `svg` and groups tools as `spec` names them from now on, in this workbench and
+    /// its clones (a config reloaded while serving).
+    pub fn update(&self, svg: impl Into<String>, spec: &SchemaSpec) {
+        let mut shown = self.shown_mut();
+        shown.diagram_svg = Some(Arc::from(svg.into()));
+        shown.families = families::Families::of(spec);
+    }
+
+    /// The family of a served tool: a [`ToolFamily`](crate::spec::ToolFamily) name,
+    /// `declared`, `batch`, `catalog` (`tool_search`) or `custom`.
     pub fn family_of(&self, tool: &str) -> &'static str {
-        self.families.family_of(tool)
+        self.shown().families.family_of(tool)
+    }
+
+    /// What is shown now (a writer that panicked left whole values: they are read as they are).
+    fn shown(&self) -> std::sync::RwLockReadGuard<'_, Shown> {
+        self.shown.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn shown_mut(&self) -> std::sync::RwLockWriteGuard<'_, Shown> {
+        self.shown.write().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The `/ui` routes for the servers mounted at `mounts` (the first is the page's default
@@ -157,7 +189,8 @@ fn asset(body: &'static str, content_type: &'static str) -> Response {
 
 /// `GET /ui/schema.svg`.
 async fn schema_svg(State(served): State<Arc<Served>>) -> Response {
-    match &served.workbench.diagram_svg {
+    let svg = served.workbench.shown().diagram_svg.clone();
+    match svg {
         Some(svg) => {
             let mut response = svg.to_string().into_response();
             let headers = response.headers_mut();
@@ -199,9 +232,10 @@ async fn tools_json(State(served): State<Arc<Served>>, request: Request) -> Resp
     #[cfg(not(feature = "mcp-oauth"))]
     let reaches = |_: &str| true;
     let registry = root.registry();
+    let grouping = served.workbench.shown().families.clone();
     let mut families: Vec<(&'static str, Vec<String>)> = Vec::new();
     for name in registry.names().filter(|name| reaches(name)) {
-        let family = served.workbench.family_of(name);
+        let family = grouping.family_of(name);
         match families.iter_mut().find(|(seen, _)| *seen == family) {
             Some((_, tools)) => tools.push(name.to_owned()),
             None => families.push((family, vec![name.to_owned()])),
