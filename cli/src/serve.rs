@@ -122,6 +122,11 @@ pub struct Args {
     /// the server's URL, `http://ADDR/mcp`).
     #[arg(long, value_name = "URL")]
     pub oauth_audience: Option<String>,
+    /// HTTP: also serve the workbench at `http://ADDR/ui`, a page to try the tools in a
+    /// browser (the config's diagram, a form per tool, answers as tables); its data and calls
+    /// need the same token as `/mcp`.
+    #[arg(long, requires = "http")]
+    pub ui: bool,
 }
 
 /// `NAME=Header-Name`: a context value name and an HTTP header name.
@@ -156,6 +161,8 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
             return EXIT_INVALID;
         }
     };
+    let workbench = args.ui.then(|| workbench(&spec));
+    let http = http.map(|options| options.with_workbench(workbench.clone()));
     let flags = crate::oauth::OAuthFlags {
         issuer: args.oauth_issuer.clone(),
         audience: args.oauth_audience.clone(),
@@ -176,7 +183,11 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
     };
     let outcome = runtime.block_on(async {
         if args.reload {
-            tokio::spawn(watch_config(args_for_reload(args), servers.clone()));
+            tokio::spawn(watch_config(
+                args_for_reload(args),
+                servers.clone(),
+                workbench,
+            ));
         }
         match (args.http, http) {
             (Some(address), Some(options)) => {
@@ -227,7 +238,24 @@ async fn serve_http(
     let options = options.with_oauth(oauth);
     // The one line a script waits for (the port, when 0 was asked for).
     eprintln!("toolforge: serving MCP at http://{bound}/mcp");
+    if options.workbench.is_some() {
+        eprintln!("toolforge: workbench at http://{bound}/ui");
+    }
     McpServer::serve_http(listener, servers, &options, shutdown_signal()).await
+}
+
+/// The workbench of `--ui`: the config's diagram and its tool families (drawn again when
+/// `--reload` reloads the config).
+fn workbench(spec: &toolforge::spec::SchemaSpec) -> toolforge::mcp::Workbench {
+    toolforge::mcp::Workbench::new()
+        .with_diagram_svg(diagram_svg(spec))
+        .with_spec(spec)
+}
+
+/// The config's entity–relationship diagram, as SVG.
+fn diagram_svg(spec: &toolforge::spec::SchemaSpec) -> String {
+    use toolforge_generator::__private::diagram::{Diagram, to_svg};
+    to_svg(&Diagram::from_spec(spec))
 }
 
 /// The names of the tools the root server serves.
@@ -494,8 +522,13 @@ fn deferred(
 }
 
 /// Polls the config file once a second; when its content changes, rebuilds the tools and swaps them into
-/// the running servers (same paths), or logs why the new config is refused.
-async fn watch_config(args: ReloadArgs, servers: Vec<(String, McpServer)>) {
+/// the running servers (same paths), and the workbench's diagram, or logs why the new config is
+/// refused.
+async fn watch_config(
+    args: ReloadArgs,
+    servers: Vec<(String, McpServer)>,
+    workbench: Option<toolforge::mcp::Workbench>,
+) {
     let mut seen = read_config(&args.config);
     loop {
         tokio::time::sleep(Duration::from_secs(1)).await;
@@ -506,10 +539,18 @@ async fn watch_config(args: ReloadArgs, servers: Vec<(String, McpServer)>) {
         seen = now;
         let rebuild = {
             let args = args.clone();
-            tokio::task::spawn_blocking(move || build_servers(&args).map_err(|e| e.to_string()))
-                .await
+            let drawn = workbench.is_some();
+            tokio::task::spawn_blocking(move || {
+                build_servers(&args)
+                    .map(|(servers, spec)| {
+                        let svg = drawn.then(|| diagram_svg(&spec));
+                        (servers, spec, svg)
+                    })
+                    .map_err(|e| e.to_string())
+            })
+            .await
         };
-        let (fresh, spec) = match rebuild {
+        let (fresh, spec, svg) = match rebuild {
             Ok(Ok(fresh)) => fresh,
             Ok(Err(message)) => {
                 tracing::error!(config = %args.config.display(), "the changed config is refused; the old tools stay served:\n{message}");
@@ -537,6 +578,9 @@ async fn watch_config(args: ReloadArgs, servers: Vec<(String, McpServer)>) {
             .filter(|(p, _)| !servers.iter().any(|(q, _)| q == p))
         {
             tracing::warn!(%path, "a new toolset is served only after a restart");
+        }
+        if let (Some(workbench), Some(svg)) = (&workbench, svg) {
+            workbench.update(svg, &spec);
         }
         tracing::info!(config = %args.config.display(), "config reloaded");
     }

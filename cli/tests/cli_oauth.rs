@@ -323,6 +323,86 @@ async fn each_caller_sees_its_rows_and_the_tools_its_scopes_allow() {
     south.cancel().await.ok();
 }
 
+/// `serve --ui` under `toolforge.auth`: the page loads without a token, its data (the diagram
+/// and the tools by family) answers only a valid access token with the required scope, with
+/// the same challenges as `/mcp`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_workbench_data_needs_an_access_token() {
+    let Some(issuer) = issuer("the_workbench_data_needs_an_access_token") else {
+        return;
+    };
+    let (_dir, config, db) = seeded(&issuer);
+    let Served {
+        child: _server,
+        url,
+        ..
+    } = serve_http(&["--config", &config, "--db", &db, "--ui"], &[]).await;
+    let origin = url.trim_end_matches("/mcp");
+    let (status, _, page) = http("GET", &format!("{origin}/ui"), &[], String::new()).await;
+    assert_eq!(status, 200, "the page is static: {page}");
+    let reader = token(&issuer, "bob", "mcp read", &url).await;
+    let unscoped = token(&issuer, "bob", "read", &url).await;
+    for path in ["/ui/schema.svg", "/ui/tools.json"] {
+        let address = format!("{origin}{path}");
+        let (status, challenge, _) = http("GET", &address, &[], String::new()).await;
+        assert_eq!(status, 401, "{path} without a token");
+        assert!(challenge.contains("resource_metadata="), "{challenge}");
+        let bearer = |token: &str| format!("Bearer {token}");
+        let (status, _, _) = http(
+            "GET",
+            &address,
+            &[("authorization", &bearer("not.a.jwt"))],
+            String::new(),
+        )
+        .await;
+        assert_eq!(status, 401, "{path} with a bad token");
+        let (status, challenge, _) = http(
+            "GET",
+            &address,
+            &[("authorization", &bearer(&unscoped))],
+            String::new(),
+        )
+        .await;
+        assert_eq!(status, 403, "{path} without the required scope");
+        assert!(challenge.contains("insufficient_scope"), "{challenge}");
+        let (status, _, body) = http(
+            "GET",
+            &address,
+            &[("authorization", &bearer(&reader))],
+            String::new(),
+        )
+        .await;
+        assert_eq!(status, 200, "{path} with a token: {body}");
+        if path == "/ui/schema.svg" {
+            assert!(body.contains("data-entity=\"Loan\""), "{body}");
+        } else {
+            // the tools the token's scopes reach, as tools/list shows them
+            let listed: Value = serde_json::from_str(&body).unwrap();
+            let families: Vec<&str> = listed["families"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f["family"].as_str().unwrap())
+                .collect();
+            assert!(families.contains(&"query"), "{body}");
+            assert!(
+                !families.contains(&"aggregates"),
+                "bob may not run them: {body}"
+            );
+        }
+    }
+    // A token with the scope `reports` sees the aggregates too.
+    let alice = token(&issuer, "alice", "mcp read reports", &url).await;
+    let (_, _, body) = http(
+        "GET",
+        &format!("{origin}/ui/tools.json"),
+        &[("authorization", &format!("Bearer {alice}"))],
+        String::new(),
+    )
+    .await;
+    assert!(body.contains("\"aggregate_entities\""), "{body}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_tokens_are_refused_with_the_specs_status_and_header() {
     let Some(issuer) = issuer("bad_tokens_are_refused_with_the_specs_status_and_header") else {

@@ -36,6 +36,7 @@ mod codegen;
 mod compile;
 mod config;
 mod diagnostics;
+mod diagram;
 mod expr;
 mod facts;
 mod ir;
@@ -77,6 +78,10 @@ pub mod __private {
     /// Writing and checking generated folders.
     pub mod output {
         pub use crate::output::*;
+    }
+    /// Entity–relationship diagrams of a config: Mermaid, DOT and (feature `svg`) SVG.
+    pub mod diagram {
+        pub use crate::diagram::*;
     }
     /// Config validation.
     pub mod validate {

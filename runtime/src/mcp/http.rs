@@ -42,6 +42,9 @@ pub struct HttpOptions {
     /// of the issuer, whose scopes gate the tools and whose claims become context values.
     #[cfg(feature = "mcp-oauth")]
     pub oauth: Option<super::auth::OAuthOptions>,
+    /// When set, [`McpServer::serve_http`] also serves the workbench page at `/ui`.
+    #[cfg(feature = "mcp-workbench")]
+    pub workbench: Option<super::workbench::Workbench>,
 }
 
 impl Default for HttpOptions {
@@ -57,6 +60,8 @@ impl Default for HttpOptions {
             max_body_bytes: 4 * 1024 * 1024,
             #[cfg(feature = "mcp-oauth")]
             oauth: None,
+            #[cfg(feature = "mcp-workbench")]
+            workbench: None,
         }
     }
 }
@@ -84,6 +89,13 @@ impl HttpOptions {
     #[cfg(feature = "mcp-oauth")]
     pub fn with_oauth(mut self, oauth: Option<super::auth::OAuthOptions>) -> Self {
         self.oauth = oauth;
+        self
+    }
+
+    /// Sets [`HttpOptions::workbench`].
+    #[cfg(feature = "mcp-workbench")]
+    pub fn with_workbench(mut self, workbench: Option<super::workbench::Workbench>) -> Self {
+        self.workbench = workbench;
         self
     }
 
@@ -130,17 +142,7 @@ impl McpServer {
             .layer(middleware::from_fn(move |request, next| {
                 super::request_check::check_request(max_body_bytes, request, next)
             }));
-        #[cfg(feature = "mcp-oauth")]
-        if let Some(oauth) = &options.oauth {
-            return super::auth::auth_layer(router, oauth, options.max_body_bytes);
-        }
-        match &options.bearer_token {
-            None => router,
-            Some(token) => router.layer(middleware::from_fn_with_state(
-                Arc::<str>::from(token.as_str()),
-                require_bearer,
-            )),
-        }
+        guard(router, options)
     }
 
     /// Serves `mounts` (path and server) on `listener` until `shutdown` resolves; then every
@@ -162,6 +164,12 @@ impl McpServer {
             oauth.check().map_err(ServeError::Transport)?;
             let paths: Vec<&str> = mounts.iter().map(|(path, _)| path.as_str()).collect();
             app = app.merge(super::auth::metadata_routes(oauth, &paths));
+        }
+        #[cfg(feature = "mcp-workbench")]
+        if let Some(workbench) = &options.workbench {
+            app = app.merge(workbench.routes(&mounts, &options.allowed_hosts, |router| {
+                guard(router, options)
+            }));
         }
         app = app.merge(health_routes(
             mounts.iter().map(|(_, s)| s.clone()).collect(),
@@ -312,6 +320,23 @@ impl axum::body::HttpBody for GuardedBody {
 
     fn size_hint(&self) -> http_body::SizeHint {
         self.inner.size_hint()
+    }
+}
+
+/// `router` behind the authorization `options` ask for: OAuth access tokens, a bearer token, or
+/// none. Every route that answers with the server's data goes through it (the MCP endpoints,
+/// and the workbench's data routes).
+fn guard(router: Router, options: &HttpOptions) -> Router {
+    #[cfg(feature = "mcp-oauth")]
+    if let Some(oauth) = &options.oauth {
+        return super::auth::auth_layer(router, oauth, options.max_body_bytes);
+    }
+    match &options.bearer_token {
+        None => router,
+        Some(token) => router.layer(middleware::from_fn_with_state(
+            Arc::<str>::from(token.as_str()),
+            require_bearer,
+        )),
     }
 }
 

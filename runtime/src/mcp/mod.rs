@@ -42,6 +42,8 @@ mod shutdown;
 mod stdio;
 mod subscriptions;
 mod telemetry;
+#[cfg(feature = "mcp-workbench")]
+mod workbench;
 
 #[cfg(feature = "mcp-oauth")]
 pub use auth::{Introspection, OAuthOptions};
@@ -50,3 +52,5 @@ pub use handler::McpHandler;
 pub use http::HttpOptions;
 pub use server::{McpOptions, McpServer, Readiness, ServeError};
 pub use shutdown::shutdown_signal;
+#[cfg(feature = "mcp-workbench")]
+pub use workbench::Workbench;
