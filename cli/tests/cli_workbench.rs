@@ -13,32 +13,8 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-const CONFIG: &str = "\
-name: library
-entities:
-  - name: Book
-    unique_field: isbn
-    searchable_fields:
-      - name: isbn
-        type: string
-      - name: title
-        type: string
-        indexed: true
-      - name: pages
-        type: number
-    computed_fields:
-      - name: long
-        type: boolean
-        expression: pages > 300
-    relationships:
-      - type: WRITTEN_BY
-        target: Author
-        direction: outgoing
-  - name: Author
-    searchable_fields:
-      - name: name
-        type: string
-";
+/// Books and their authors: a computed field and one relationship.
+const CONFIG: &str = include_str!("fixtures/library-books.yaml");
 
 fn toolforge() -> Command {
     Command::new(env!("CARGO_BIN_EXE_toolforge"))

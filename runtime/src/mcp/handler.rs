@@ -178,6 +178,33 @@ impl McpHandler {
     }
 }
 
+/// Who asks, for the length of one request: the context values and scopes of its calls.
+struct Asking {
+    values: ContextValues,
+    gate: Option<crate::ToolGate>,
+}
+
+impl Asking {
+    /// The caller the offers read for, over `registry`.
+    fn caller<'a>(&'a self, registry: &'a crate::ToolRegistry) -> Caller<'a> {
+        Caller {
+            registry,
+            values: &self.values,
+            gate: self.gate.as_ref(),
+        }
+    }
+}
+
+impl McpHandler {
+    /// Who asks in `context`: its header and token values, and its scopes.
+    fn asking(&self, context: &RequestContext<RoleServer>) -> Asking {
+        Asking {
+            values: self.header_values(context),
+            gate: caller_gate(context),
+        }
+    }
+}
+
 /// The session key of a 2025-11-25 subscriber ("" on stdio).
 fn subscriber_key(context: &RequestContext<RoleServer>) -> String {
     client_log::session_key(context).unwrap_or_default()
@@ -400,13 +427,8 @@ impl ServerHandler for McpHandler {
                 )
             })?,
         };
-        let values = self.header_values(&context);
-        let gate = caller_gate(&context);
-        let caller = Caller {
-            registry: &served.registry,
-            values: &values,
-            gate: gate.as_ref(),
-        };
+        let asking = self.asking(&context);
+        let caller = asking.caller(&served.registry);
         let page = offers::list_resources(
             offers,
             &caller,
@@ -438,13 +460,8 @@ impl ServerHandler for McpHandler {
         let operation = Operation::start("resources/read", None, &context);
         let served = self.shared.current();
         let offers = Self::offers(&served, "resources/read")?;
-        let values = self.header_values(&context);
-        let gate = caller_gate(&context);
-        let caller = Caller {
-            registry: &served.registry,
-            values: &values,
-            gate: gate.as_ref(),
-        };
+        let asking = self.asking(&context);
+        let caller = asking.caller(&served.registry);
         let read = offers::read_resource(offers, &caller, &request.uri).await;
         operation.finish(read.as_ref().err().map(|_| "error"));
         read.map(Into::into)
@@ -475,13 +492,8 @@ impl ServerHandler for McpHandler {
             };
             arguments.insert(name, text);
         }
-        let values = self.header_values(&context);
-        let gate = caller_gate(&context);
-        let caller = Caller {
-            registry: &served.registry,
-            values: &values,
-            gate: gate.as_ref(),
-        };
+        let asking = self.asking(&context);
+        let caller = asking.caller(&served.registry);
         let prompt = offers::get_prompt(offers, &caller, &request.name, &arguments).await;
         operation.finish(prompt.as_ref().err().map(|_| "error"));
         prompt.map(Into::into)
@@ -494,13 +506,8 @@ impl ServerHandler for McpHandler {
     ) -> Result<CompleteResult, ErrorData> {
         let served = self.shared.current();
         let offers = Self::offers(&served, "completion/complete")?;
-        let values = self.header_values(&context);
-        let gate = caller_gate(&context);
-        let caller = Caller {
-            registry: &served.registry,
-            values: &values,
-            gate: gate.as_ref(),
-        };
+        let asking = self.asking(&context);
+        let caller = asking.caller(&served.registry);
         offers::complete(
             offers,
             &caller,
