@@ -13,7 +13,12 @@
 //!   with `isError: true` whose text is the structured error the model can act on;
 //! - an unknown tool is the JSON-RPC error `-32602` whose `data` carries the nearest names;
 //! - at most [`McpOptions::max_concurrent_calls`] calls run at once; a call whose client
-//!   cancels it (or disconnects) is dropped, which stops its database statement.
+//!   cancels it (or disconnects) is dropped, which stops its database statement;
+//! - with [`McpServer::with_data`] (what `toolforge serve` does), resources (the schema, each
+//!   record through a URI template per entity, the config's documents, with subscriptions),
+//!   prompts (the config's and generated ones) and completions of their arguments, all read
+//!   through the registry's own tools under each caller's rules and scopes;
+//! - `logging/setLevel`: a session then receives records about its own failed calls.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
