@@ -20,6 +20,7 @@ entities:
     searchable_fields:
       - {name: memberId, type: string}
       - {name: name, type: string}
+      - {name: status, type: enum, values: [active, suspended, archived]}
   - name: Loan
     unique_field: loanId
     searchable_fields:
@@ -37,6 +38,12 @@ toolforge:
       messages:
         - resource: "library://members/{{ member }}"
         - text: "Review member {{ member }}."
+    - name: list_members
+      description: List members in an order
+      arguments:
+        - {name: order, field_of: Member}
+        - {name: status, values_of: Member.status, required: false}
+      template: "List the {{ status or 'all' }} members by {{ order }}."
   resources:
     entities:
       Member: {uri: "library://members/{id}", order_by: name DESC, listed: 2}
@@ -44,7 +51,7 @@ toolforge:
       - {uri: "library://guide", name: guide, mime_type: text/markdown, text: "# How loans work"}
 "##;
 
-const DATA: &str = r#"{"entity": "Member", "data": {"memberId": "m1", "name": "Ann"}}
+const DATA: &str = r#"{"entity": "Member", "data": {"memberId": "m1", "name": "Ann", "status": "active"}}
 {"entity": "Member", "data": {"memberId": "m2", "name": "Bob"}}
 {"entity": "Member", "data": {"memberId": "m3", "name": "Cy"}}
 {"entity": "Loan", "data": {"loanId": "l1", "title": "Dune", "branch": "north"}}
@@ -213,5 +220,27 @@ async fn prompts_embed_records_and_completions_respect_the_rules() {
         .await
         .unwrap();
     assert_eq!(entities.values, ["Loan"]);
+    let fields = client
+        .complete_prompt_argument("list_members", "order", "", None)
+        .await
+        .unwrap();
+    assert_eq!(fields.values, ["memberId", "name", "status"]);
+    let statuses = client
+        .complete_prompt_argument("list_members", "status", "A", None)
+        .await
+        .unwrap();
+    assert_eq!(statuses.values, ["active", "archived"]);
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("order".into(), "title".into());
+    let refused = client
+        .get_prompt(GetPromptRequestParams::new("list_members").with_arguments(arguments))
+        .await
+        .unwrap_err();
+    assert!(
+        refused.to_string().contains(
+            "`title` is not a value of the argument `order`; use one of: memberId, name, status"
+        ),
+        "{refused}"
+    );
     client.cancel().await.unwrap();
 }

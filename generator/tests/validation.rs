@@ -1077,3 +1077,41 @@ toolforge:
     find(&errors, "`guide` is not a URI");
     assert_eq!(errors.0.len(), 9, "{errors:#?}");
 }
+
+#[test]
+fn prompt_arguments_name_what_they_take_once() {
+    let source = "\
+entities:
+  - name: Member
+    searchable_fields:
+      - name: name
+        type: string
+      - name: status
+        type: enum
+        values: [active, archived]
+toolforge:
+  prompts:
+    - name: list
+      description: List members
+      arguments:
+        - {name: a, field_of: Membr}
+        - {name: b, values_of: Member.name}
+        - {name: c, values_of: Member.state}
+        - {name: d, values_of: Member.status, values: [x]}
+      template: \"{{ a }}{{ b }}{{ c }}{{ d }}\"
+";
+    let errors = fail(source);
+    let entity = find(&errors, "there is no entity `Membr`");
+    at(entity, 14, 31, "toolforge.prompts[0].arguments[0].field_of");
+    assert!(
+        hint(entity).contains("did you mean `Member`?"),
+        "{entity:?}"
+    );
+    find(&errors, "`Member.name` is not an enum field");
+    find(&errors, "`Member` has no field `state`");
+    find(
+        &errors,
+        "the argument `d` says in more than one way what it takes",
+    );
+    assert_eq!(errors.0.len(), 4, "{errors:#?}");
+}

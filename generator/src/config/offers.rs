@@ -9,6 +9,8 @@
 //!       arguments:
 //!         - {name: member, description: "The member's id", entity: Member}
 //!         - {name: tone, values: [brief, detailed], required: false}
+//!         - {name: sort, field_of: Member, required: false}     # a field name of Member
+//!         - {name: status, values_of: Member.status, required: false}   # an enum's values
 //!       messages:
 //!         - resource: "toolforge://Member/{{ member }}"
 //!         - text: "Review the open loans of member {{ member }}{% if tone %}, {{ tone }}{% endif %}."
@@ -67,6 +69,14 @@ pub struct PromptArgumentOptions {
     /// An entity whose unique values the argument takes, completed by prefix.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entity: Option<String>,
+    /// An entity whose field names (fields and computed fields) the argument takes, completed
+    /// and checked like `values`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field_of: Option<String>,
+    /// `Entity.field`: an enum field whose values the argument takes, completed and checked
+    /// like `values`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values_of: Option<String>,
 }
 
 /// One message of a prompt: `text` or `resource`, said by `role`.

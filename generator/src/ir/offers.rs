@@ -5,7 +5,7 @@ use toolforge::spec::{
     PromptRole, PromptSpec, ResourcesSpec,
 };
 
-use crate::config::Config;
+use crate::config::{Config, Entity};
 
 /// What stands for the unique value in an entity's URI template.
 pub(crate) const ID_PLACEHOLDER: &str = "{id}";
@@ -23,6 +23,47 @@ pub(crate) fn parse_order(text: &str) -> Option<(String, bool)> {
         .next()
         .is_none()
         .then(|| (field.to_owned(), descending))
+}
+
+/// The names a `field_of:` argument takes: the entity's unique field, its fields and its
+/// computed fields, in that order.
+pub(crate) fn field_names(entity: &Entity) -> Vec<String> {
+    let mut names = vec![entity.unique_field().to_owned()];
+    for name in entity
+        .searchable_fields
+        .iter()
+        .map(|field| &field.name)
+        .chain(entity.computed_fields.iter().map(|computed| &computed.name))
+    {
+        if !names.contains(name) {
+            names.push(name.clone());
+        }
+    }
+    names
+}
+
+/// The values a `values_of: Entity.field` argument takes: the enum's values; `Err` says what
+/// is wrong with the reference.
+pub(crate) fn enum_values(config: &Config, reference: &str) -> Result<Vec<String>, String> {
+    let Some((entity_name, field_name)) = reference.split_once('.') else {
+        return Err(format!("`{reference}` is not `Entity.field`"));
+    };
+    let Some(entity) = config.entities.iter().find(|e| e.name == entity_name) else {
+        return Err(format!("there is no entity `{entity_name}`"));
+    };
+    let Some(field) = entity
+        .searchable_fields
+        .iter()
+        .find(|f| f.name == field_name)
+    else {
+        return Err(format!("`{entity_name}` has no field `{field_name}`"));
+    };
+    match &field.values {
+        Some(values) if !values.is_empty() => Ok(values.clone()),
+        _ => Err(format!(
+            "`{entity_name}.{field_name}` is not an enum field (it lists no `values`)"
+        )),
+    }
 }
 
 /// The prompts the config declares.
@@ -64,6 +105,18 @@ pub(super) fn prompts(config: &Config) -> Vec<PromptSpec> {
                     PromptArgumentSpec::new(&argument.name, argument.required.unwrap_or(true));
                 lowered.description = argument.description.clone();
                 lowered.values = argument.values.clone().unwrap_or_default();
+                if let Some(entity) = &argument.field_of
+                    && let Some(entity) = config.entities.iter().find(|e| e.name == *entity)
+                {
+                    lowered.values = field_names(entity);
+                }
+                if let Some(Ok(values)) = argument
+                    .values_of
+                    .as_deref()
+                    .map(|reference| enum_values(config, reference))
+                {
+                    lowered.values = values;
+                }
                 lowered.entity = argument.entity.clone();
                 spec.arguments.push(lowered);
             }

@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use crate::config::Config;
 use crate::config::options::{PromptOptions, ResourcesOptions};
-use crate::ir::offers::{ID_PLACEHOLDER, parse_order};
+use crate::ir::offers::{ID_PLACEHOLDER, enum_values, parse_order};
 use crate::report::{Reporter, suggestion};
 use toolforge::spec::ResourcesSpec;
 
@@ -80,17 +80,38 @@ fn check_prompts(config: &Config, prompts: &[PromptOptions], r: &mut Reporter<'_
                 .hint(suggestion(entity, entity_names(config), "entities"))
                 .emit();
             }
-            if argument.entity.is_some() && argument.values.is_some() {
+            if let Some(entity) = &argument.field_of
+                && !entity_names(config).any(|name| name == entity)
+            {
+                r.error(
+                    &format!("{path}.field_of"),
+                    format!("there is no entity `{entity}`"),
+                )
+                .hint(suggestion(entity, entity_names(config), "entities"))
+                .emit();
+            }
+            if let Some(reference) = &argument.values_of
+                && let Err(problem) = enum_values(config, reference)
+            {
+                r.error(&format!("{path}.values_of"), problem)
+                    .hint("name an enum field as `Entity.field`, for example `Member.status`")
+                    .emit();
+            }
+            let kinds = [
+                argument.values.is_some(),
+                argument.entity.is_some(),
+                argument.field_of.is_some(),
+                argument.values_of.is_some(),
+            ];
+            if kinds.into_iter().filter(|&set| set).count() > 1 {
                 r.error(
                     &path,
                     format!(
-                        "the argument `{}` has both `values` and `entity`",
+                        "the argument `{}` says in more than one way what it takes",
                         argument.name
                     ),
                 )
-                .hint(
-                    "keep one: `values` lists the allowed values, `entity` takes its unique values",
-                )
+                .hint("keep one of `values` (the allowed values), `entity` (its unique values), `field_of` (its field names) and `values_of` (an enum's values)")
                 .emit();
             }
             if argument.values.as_ref().is_some_and(Vec::is_empty) {
