@@ -59,12 +59,23 @@ const DATA: &str = r#"{"entity": "Member", "data": {"memberId": "m1", "name": "A
 {"entity": "Loan", "data": {"loanId": "l3", "title": "Faust", "branch": "north"}}
 "#;
 
+/// A 2025-11-25 client that keeps the URIs of `notifications/resources/updated`.
 #[derive(Clone, Default)]
-struct Client;
+struct Client {
+    updated: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
 
 impl rmcp::ClientHandler for Client {
     fn get_info(&self) -> ClientConfig {
         ClientConfig::default().with_protocol_version(ProtocolVersion::V_2025_11_25)
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.updated.lock().unwrap().push(params.uri);
     }
 }
 
@@ -89,6 +100,10 @@ fn run(args: &[&str], config: &Path, db: &Path, extra: Option<&Path>) {
 
 /// `toolforge serve` on a seeded library, the caller's branch `north`.
 async fn serve(dir: &Path) -> RunningService<RoleClient, Client> {
+    serve_with(dir, Client::default()).await
+}
+
+async fn serve_with(dir: &Path, client: Client) -> RunningService<RoleClient, Client> {
     let config = dir.join("library.yaml");
     let db = dir.join("library.db");
     let data = dir.join("library.jsonl");
@@ -109,7 +124,7 @@ async fn serve(dir: &Path) -> RunningService<RoleClient, Client> {
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn toolforge serve");
-    Client.serve(transport).await.expect("handshake")
+    client.serve(transport).await.expect("handshake")
 }
 
 async fn read(client: &RunningService<RoleClient, Client>, uri: &str) -> Result<String, String> {
@@ -243,4 +258,48 @@ async fn prompts_embed_records_and_completions_respect_the_rules() {
         "{refused}"
     );
     client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+#[allow(deprecated)] // resources/subscribe: the 2025-11-25 way, which this client speaks
+async fn an_import_that_changes_a_subscribed_record_is_notified() {
+    let dir = tempfile::tempdir().unwrap();
+    let client = Client::default();
+    let updated = client.updated.clone();
+    let running = serve_with(dir.path(), client).await;
+    for uri in ["library://members/m1", "library://members/m2"] {
+        running
+            .subscribe(rmcp::model::SubscribeRequestParams::new(uri))
+            .await
+            .unwrap();
+    }
+    running
+        .unsubscribe(rmcp::model::UnsubscribeRequestParams::new(
+            "library://members/m2",
+        ))
+        .await
+        .unwrap();
+    let change = dir.path().join("change.jsonl");
+    std::fs::write(
+        &change,
+        "{\"entity\": \"Member\", \"data\": {\"memberId\": \"m1\", \"name\": \"Anne\"}}\n\
+         {\"entity\": \"Member\", \"data\": {\"memberId\": \"m2\", \"name\": \"Bobby\"}}\n",
+    )
+    .unwrap();
+    run(
+        &["db", "import"],
+        &dir.path().join("library.yaml"),
+        &dir.path().join("library.db"),
+        Some(&change),
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while updated.lock().unwrap().is_empty() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    // Two more watch intervals: no notification for the record unsubscribed from.
+    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+    assert_eq!(*updated.lock().unwrap(), ["library://members/m1"]);
+    let member = read(&running, "library://members/m1").await.unwrap();
+    assert!(member.starts_with("# Member Anne (m1)"), "{member}");
+    running.cancel().await.unwrap();
 }

@@ -19,6 +19,7 @@ use serde_json::Value;
 
 use super::client_log;
 use super::offers::{self, Caller};
+use super::paging;
 use super::server::{McpServer, Served, Shared};
 use super::subscriptions::{self, Subscriber, Watch};
 use super::telemetry::Operation;
@@ -255,25 +256,19 @@ impl ServerHandler for McpHandler {
                 .collect(),
         };
         let total = visible.len();
-        let start = match request.and_then(|params| params.cursor) {
-            None => 0,
-            Some(cursor) => match cursor.parse::<usize>() {
-                Ok(start) if start <= total => start,
-                _ => {
-                    operation.finish(Some("invalid_params"));
-                    return Err(ErrorData::invalid_params(
-                        format!(
-                            "invalid cursor `{cursor}`: use the `nextCursor` of the previous page"
-                        ),
-                        None,
-                    ));
-                }
-            },
+        let cursor = request.and_then(|params| params.cursor);
+        let (range, next) = match paging::page(
+            cursor.as_deref(),
+            total,
+            self.shared.settings.options.page_size,
+        ) {
+            Ok(page) => page,
+            Err(error) => {
+                operation.finish(Some("invalid_params"));
+                return Err(error);
+            }
         };
-        let end = start
-            .saturating_add(self.shared.settings.options.page_size.max(1))
-            .min(total);
-        let mut tools = visible[start..end].to_vec();
+        let mut tools = visible[range].to_vec();
         if !self.shared.settings.options.output_schemas {
             for tool in &mut tools {
                 tool.output_schema = None;
@@ -289,9 +284,7 @@ impl ServerHandler for McpHandler {
             } else {
                 CacheScope::Public
             });
-        if end < total {
-            page.next_cursor = Some(end.to_string());
-        }
+        page.next_cursor = next;
         operation.finish(None);
         Ok(page)
     }
@@ -418,21 +411,13 @@ impl ServerHandler for McpHandler {
         let operation = Operation::start("resources/list", None, &context);
         let served = self.shared.current();
         let offers = Self::offers(&served, "resources/list")?;
-        let start = match request.and_then(|params| params.cursor) {
-            None => 0,
-            Some(cursor) => cursor.parse::<usize>().map_err(|_| {
-                ErrorData::invalid_params(
-                    format!("invalid cursor `{cursor}`: use the `nextCursor` of the previous page"),
-                    None,
-                )
-            })?,
-        };
+        let cursor = request.and_then(|params| params.cursor);
         let asking = self.asking(&context);
         let caller = asking.caller(&served.registry);
         let page = offers::list_resources(
             offers,
             &caller,
-            start,
+            cursor.as_deref(),
             self.shared.settings.options.page_size,
         )
         .await;
@@ -537,13 +522,7 @@ impl ServerHandler for McpHandler {
         let served = self.shared.current();
         let offers = Self::offers(&served, "resources/subscribe")?;
         if offers.target(&request.uri).is_none() {
-            return Err(ErrorData::resource_not_found(
-                format!(
-                    "`{}` is not a resource of this server; resources/list and                      resources/templates/list say which are",
-                    request.uri
-                ),
-                None,
-            ));
+            return Err(offers::not_a_resource(&request.uri));
         }
         let subscriber = Subscriber::Session(subscriber_key(&context), context.peer.clone());
         self.watch(request.uri, subscriber, &context).await

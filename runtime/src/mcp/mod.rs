@@ -39,6 +39,7 @@ mod handler;
 #[cfg(feature = "mcp-http")]
 mod http;
 mod offers;
+mod paging;
 #[cfg(feature = "mcp-http")]
 mod request_check;
 mod served;

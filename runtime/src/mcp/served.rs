@@ -12,7 +12,8 @@ use crate::spec::SchemaSpec;
 pub(super) struct Served {
     pub(super) registry: Arc<ToolRegistry>,
     pub(super) tools: Vec<rmcp::model::Tool>,
-    /// Resources, prompts and completions ([`McpServer::with_data`]).
+    /// Resources, prompts and completions
+    /// ([`McpServer::with_data`](super::McpServer::with_data)).
     pub(super) offers: Option<Offers>,
 }
 
@@ -31,6 +32,15 @@ impl Served {
             registry,
             tools,
             offers,
+        })
+    }
+
+    /// The same tools, with the offers over `spec` (the definitions are not converted again).
+    pub(super) fn with_data(&self, spec: Arc<SchemaSpec>) -> Arc<Served> {
+        Arc::new(Served {
+            registry: self.registry.clone(),
+            tools: self.tools.clone(),
+            offers: Some(offers::offers(spec, &self.registry)),
         })
     }
 

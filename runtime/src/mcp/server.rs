@@ -213,12 +213,7 @@ impl McpServer {
     /// generated ones) and completions of their arguments. They read through the registry's
     /// own tools, under each caller's rules and scopes.
     pub fn with_data(self, spec: Arc<SchemaSpec>) -> Self {
-        let current = self.shared.current();
-        let served = Served::new(
-            current.registry.clone(),
-            self.shared.settings.listed.as_deref(),
-            Some(spec),
-        );
+        let served = self.shared.current().with_data(spec);
         self.derive(served, |_| {})
     }
 

@@ -4,7 +4,7 @@
 use rmcp::model::{CompleteResult, CompletionInfo, ErrorData, Reference};
 use serde_json::json;
 
-use super::data::{Caller, Offers};
+use super::data::{Caller, Offers, text_of};
 use crate::spec::EntitySpec;
 
 /// The most values one answer carries (MCP's cap).
@@ -123,10 +123,6 @@ async fn ids(
         .as_array()
         .into_iter()
         .flatten()
-        .filter_map(|record| match &record[field] {
-            serde_json::Value::String(text) => Some(text.clone()),
-            serde_json::Value::Number(number) => Some(number.to_string()),
-            _ => None,
-        })
+        .filter_map(|record| text_of(&record[field]))
         .collect())
 }

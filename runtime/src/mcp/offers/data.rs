@@ -106,3 +106,12 @@ impl Caller<'_> {
             .await
     }
 }
+
+/// A value as text, for a URI or a name (strings as they are, numbers written).
+pub(super) fn text_of(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    }
+}

@@ -23,7 +23,7 @@ use crate::spec::SchemaSpec;
 pub(super) use completion::complete;
 pub(super) use data::{Caller, Offers};
 pub(super) use prompts::{get_prompt, list_prompts};
-pub(super) use resources::{list_resources, list_templates, read_resource};
+pub(super) use resources::{list_resources, list_templates, not_a_resource, read_resource};
 
 /// What `registry` offers over the data `spec` describes: its resources, and the config's
 /// prompts with the generated ones.

@@ -6,9 +6,10 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 
-use super::data::{Caller, Offers, SCHEMA_URI};
+use super::data::{Caller, Offers, SCHEMA_URI, text_of};
 use super::markdown;
 use super::uris::{JSON_QUERY, Target};
+use crate::mcp::paging::page;
 use crate::{ErrorCode, ToolError};
 
 /// Related records shown per relationship in a record's Markdown.
@@ -21,7 +22,7 @@ const RELATIONSHIPS_SHOWN: usize = 16;
 pub(in crate::mcp) async fn list_resources(
     offers: &Offers,
     caller: &Caller<'_>,
-    start: usize,
+    cursor: Option<&str>,
     page_size: usize,
 ) -> Result<ListResourcesResult, ErrorData> {
     let mut items: Vec<Resource> = Vec::new();
@@ -80,19 +81,10 @@ pub(in crate::mcp) async fn list_resources(
             }
         }
     }
-    let total = items.len();
-    if start > total {
-        return Err(ErrorData::invalid_params(
-            "invalid cursor: use the `nextCursor` of the previous page",
-            None,
-        ));
-    }
-    let end = start.saturating_add(page_size.max(1)).min(total);
-    let mut page = ListResourcesResult::with_all_items(items.drain(start..end).collect());
-    if end < total {
-        page.next_cursor = Some(end.to_string());
-    }
-    Ok(page)
+    let (range, next) = page(cursor, items.len(), page_size)?;
+    let mut listed = ListResourcesResult::with_all_items(items.drain(range).collect());
+    listed.next_cursor = next;
+    Ok(listed)
 }
 
 /// One template per entity, when records can be read.
@@ -125,13 +117,7 @@ pub(in crate::mcp) async fn read_resource(
     uri: &str,
 ) -> Result<ReadResourceResult, ErrorData> {
     let Some(target) = offers.target(uri) else {
-        return Err(ErrorData::resource_not_found(
-            format!(
-                "`{uri}` is not a resource of this server; resources/list and \
-                 resources/templates/list say which are"
-            ),
-            Some(json!({"uri": uri})),
-        ));
+        return Err(not_a_resource(uri));
     };
     let (mime_type, text) = match target {
         Target::Document(position) => {
@@ -205,6 +191,17 @@ async fn related(
     related
 }
 
+/// The error of a URI that names nothing of this server.
+pub(in crate::mcp) fn not_a_resource(uri: &str) -> ErrorData {
+    ErrorData::resource_not_found(
+        format!(
+            "`{uri}` is not a resource of this server; resources/list and \
+             resources/templates/list say which are"
+        ),
+        Some(json!({"uri": uri})),
+    )
+}
+
 /// A tool's error as the JSON-RPC error of a resource read.
 fn tool_error(error: ToolError, uri: &str) -> ErrorData {
     let data = Some(error.to_json());
@@ -216,15 +213,6 @@ fn tool_error(error: ToolError, uri: &str) -> ErrorData {
         ErrorCode::InvalidArguments => ErrorData::invalid_params(error.message, data),
         ErrorCode::Forbidden => ErrorData::invalid_request(error.message, data),
         _ => ErrorData::internal_error(error.message, data),
-    }
-}
-
-/// A value as text, for a URI or a name (strings as they are, numbers written).
-fn text_of(value: &Value) -> Option<String> {
-    match value {
-        Value::String(text) => Some(text.clone()),
-        Value::Number(number) => Some(number.to_string()),
-        _ => None,
     }
 }
 
