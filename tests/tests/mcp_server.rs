@@ -603,3 +603,191 @@ async fn full_text_search_is_served() {
         .unwrap();
     assert_eq!(result.is_error, Some(true));
 }
+
+/// Serves `server` over HTTP on a free loopback port; its MCP URL.
+async fn serve_http(server: McpServer) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let options = toolforge::mcp::HttpOptions::default();
+    tokio::spawn(async move {
+        McpServer::serve_http(
+            listener,
+            vec![("/mcp".into(), server)],
+            &options,
+            std::future::pending(),
+        )
+        .await
+    });
+    url
+}
+
+/// POSTs a stateless (2026-07-28) `tools/call` of `name` to `url`, with `headers` added;
+/// returns the status and the body.
+async fn post_stateless(
+    url: &str,
+    id: u64,
+    name: &str,
+    arguments: Value,
+    meta: Value,
+    headers: &[(&str, &str)],
+) -> (u16, String) {
+    use http_body_util::{BodyExt, Full};
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http::<Full<hyper::body::Bytes>>();
+    let message = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                         "params": {"name": name, "arguments": arguments, "_meta": meta}});
+    let mut request = hyper::Request::post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", name);
+    for (header, value) in headers {
+        request = request.header(*header, *value);
+    }
+    let request = request
+        .body(Full::new(hyper::body::Bytes::from(message.to_string())))
+        .unwrap();
+    let response = client.request(request).await.unwrap();
+    let status = response.status().as_u16();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    (status, String::from_utf8_lossy(&body).into_owned())
+}
+
+/// What a 2026-07-28 client puts in every request's `_meta`.
+fn stateless_meta() -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+           "io.modelcontextprotocol/clientCapabilities": {}})
+}
+
+/// A plain stateless `tools/call` is answered without rmcp's per-request service; the same
+/// request with an `Origin` header (which only rmcp checks) goes through rmcp. Both answers
+/// are the same bytes with the same status: results, failed calls, unknown tools, and the
+/// refusal of a `_meta` without the client's capabilities.
+#[tokio::test]
+async fn a_stateless_call_answered_directly_is_what_rmcp_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = serve_http(McpServer::new(registry(&dir))).await;
+    let without_capabilities = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+    let cases = [
+        (
+            "get_entity_by_id",
+            json!({"entity_type": "Scope", "id_value": "s-login"}),
+            stateless_meta(),
+            200,
+        ),
+        (
+            "get_entity_by_id",
+            json!({"entity_type": "Nope", "id_value": "x"}),
+            stateless_meta(),
+            200,
+        ),
+        (
+            "query_entities",
+            json!({"entity_type": "Scope", "limit": 2}),
+            stateless_meta(),
+            200,
+        ),
+        ("sleep", json!({"seconds": 0}), stateless_meta(), 200),
+        ("get_entity_by_idd", json!({}), stateless_meta(), 200),
+        ("get_schema", json!({}), without_capabilities, 400),
+    ];
+    for (id, (name, arguments, meta, status)) in cases.into_iter().enumerate() {
+        let direct =
+            post_stateless(&url, id as u64, name, arguments.clone(), meta.clone(), &[]).await;
+        let through_rmcp = post_stateless(
+            &url,
+            id as u64,
+            name,
+            arguments,
+            meta,
+            &[("origin", "http://localhost:1")],
+        )
+        .await;
+        assert_eq!(direct, through_rmcp, "{name}");
+        assert_eq!(direct.0, status, "{name}: {}", direct.1);
+        let answer: Value = serde_json::from_str(&direct.1).unwrap();
+        assert_eq!(answer["id"], json!(id), "{name}");
+    }
+    let (_, body) = post_stateless(
+        &url,
+        9,
+        "get_entity_by_id",
+        json!({"entity_type": "Scope", "id_value": "s-login"}),
+        stateless_meta(),
+        &[],
+    )
+    .await;
+    let answer: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        answer["result"]["structuredContent"]["record"]["uuid"],
+        "s-login"
+    );
+    assert_eq!(answer["result"]["isError"], false);
+}
+
+/// What rmcp refuses stays refused: a host outside the allowed ones, an `Mcp-Name` that is not
+/// the body's, an `Mcp-Method` given twice.
+#[tokio::test]
+async fn stateless_calls_rmcp_refuses_stay_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = serve_http(McpServer::new(registry(&dir))).await;
+    let call = |headers: &'static [(&'static str, &'static str)], name: &'static str| {
+        let url = url.clone();
+        async move {
+            post_stateless(&url, 1, name, json!({}), stateless_meta(), headers)
+                .await
+                .0
+        }
+    };
+    assert_eq!(call(&[("host", "evil.test")], "get_schema").await, 403);
+    assert_eq!(
+        call(&[("mcp-method", "tools/call")], "get_schema").await,
+        400
+    );
+    let (status, body) = {
+        use http_body_util::{BodyExt, Full};
+        let client =
+            hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+                .build_http::<Full<hyper::body::Bytes>>();
+        let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                             "params": {"name": "get_schema", "arguments": {}, "_meta": stateless_meta()}});
+        let request = hyper::Request::post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "describe_entity")
+            .body(Full::new(hyper::body::Bytes::from(message.to_string())))
+            .unwrap();
+        let response = client.request(request).await.unwrap();
+        let status = response.status().as_u16();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        (status, String::from_utf8_lossy(&body).into_owned())
+    };
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("Mcp-Name"), "{body}");
+}
+
+#[tokio::test]
+async fn a_stateless_http_client_that_hangs_up_mid_call_cancels_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = serve_http(McpServer::new(registry(&dir))).await;
+    let hung_up = tokio::time::timeout(
+        Duration::from_millis(300),
+        post_stateless(
+            &url,
+            1,
+            "sleep",
+            json!({"seconds": 30, "tag": "stateless"}),
+            stateless_meta(),
+            &[],
+        ),
+    )
+    .await;
+    assert!(hung_up.is_err(), "the client hung up before the answer");
+    assert!(
+        dropped("stateless").await,
+        "the call was dropped when its client left"
+    );
+}

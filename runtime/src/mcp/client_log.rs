@@ -13,6 +13,8 @@ use serde_json::Value;
 
 use std::sync::Mutex;
 
+use super::origin::Origin;
+
 /// The name records are sent under.
 const LOGGER: &str = "toolforge";
 
@@ -69,13 +71,11 @@ impl ClientLogs {
     }
 
     /// Sends a record about a request to the client that made it, when its level lets it
-    /// through.
-    pub(super) async fn to_caller(
-        &self,
-        context: &RequestContext<RoleServer>,
-        level: LoggingLevel,
-        data: Value,
-    ) {
+    /// through (a request without a session, such as a stateless one, has nowhere to log to).
+    pub(super) async fn to_caller(&self, origin: &Origin<'_>, level: LoggingLevel, data: Value) {
+        let Some(context) = origin.context() else {
+            return;
+        };
         let Some(key) = session_key(context) else {
             return;
         };

@@ -19,6 +19,7 @@ use serde_json::Value;
 
 use super::client_log;
 use super::offers::{self, Caller};
+use super::origin::Origin;
 use super::paging;
 use super::server::{McpServer, Served, Shared};
 use super::subscriptions::{self, Subscriber, Watch};
@@ -59,7 +60,7 @@ impl McpHandler {
         served: &Served,
         name: &str,
         arguments: Value,
-        context: &RequestContext<RoleServer>,
+        origin: &Origin<'_>,
     ) -> Option<ToolResult> {
         if self.shared.is_draining() {
             return Some(Err(ToolError::new(
@@ -73,7 +74,7 @@ impl McpHandler {
             .timeout
             .unwrap_or(DEFAULT_TIMEOUT);
         let calls = self.shared.calls.clone();
-        let gone = client_gone(context);
+        let gone = origin.gone();
         tokio::pin!(gone);
         let permit = tokio::select! {
             permit = tokio::time::timeout(wait, calls.acquire_owned()) => match permit {
@@ -82,8 +83,8 @@ impl McpHandler {
             },
             () = &mut gone => return None,
         };
-        let values = self.header_values(context);
-        let gate = caller_gate(context);
+        let values = self.header_values(origin);
+        let gate = caller_gate(origin);
         let outcome = tokio::select! {
             outcome = served.registry.call_for(name, arguments, &values, gate.as_ref()) => Some(outcome),
             () = &mut gone => None,
@@ -97,10 +98,10 @@ impl McpHandler {
     /// The context values the server reads from the call's HTTP request headers (none over
     /// stdio, or for a header the request lacks or whose value is not text).
     #[cfg_attr(not(feature = "mcp-http"), allow(unused_variables, unused_mut))]
-    fn header_values(&self, context: &RequestContext<RoleServer>) -> ContextValues {
+    fn header_values(&self, origin: &Origin<'_>) -> ContextValues {
         let mut values = ContextValues::new();
         #[cfg(feature = "mcp-http")]
-        if let Some(parts) = context.extensions.get::<axum::http::request::Parts>() {
+        if let Some(parts) = origin.parts() {
             for (name, header) in self.shared.settings.context_headers.iter() {
                 if let Some(value) = parts
                     .headers
@@ -124,11 +125,10 @@ impl McpHandler {
 
 /// What the caller may run, when the server checks access tokens.
 #[cfg_attr(not(feature = "mcp-oauth"), allow(unused_variables))]
-fn caller_gate(context: &RequestContext<RoleServer>) -> Option<crate::ToolGate> {
+fn caller_gate(origin: &Origin<'_>) -> Option<crate::ToolGate> {
     #[cfg(feature = "mcp-oauth")]
-    if let Some(caller) = context
-        .extensions
-        .get::<axum::http::request::Parts>()
+    if let Some(caller) = origin
+        .parts()
         .and_then(|parts| parts.extensions.get::<super::auth::Caller>())
     {
         return Some(caller.gate.clone());
@@ -155,8 +155,9 @@ impl McpHandler {
         subscriber: Subscriber,
         context: &RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let values = self.header_values(context);
-        let gate = caller_gate(context);
+        let origin = Origin::Service(context);
+        let values = self.header_values(&origin);
+        let gate = caller_gate(&origin);
         let seen =
             subscriptions::fingerprint(&self.shared.current(), &uri, &values, gate.as_ref()).await;
         let shared = Arc::downgrade(&self.shared);
@@ -199,9 +200,10 @@ impl Asking {
 impl McpHandler {
     /// Who asks in `context`: its header and token values, and its scopes.
     fn asking(&self, context: &RequestContext<RoleServer>) -> Asking {
+        let origin = Origin::Service(context);
         Asking {
-            values: self.header_values(context),
-            gate: caller_gate(context),
+            values: self.header_values(&origin),
+            gate: caller_gate(&origin),
         }
     }
 }
@@ -209,6 +211,77 @@ impl McpHandler {
 /// The session key of a 2025-11-25 subscriber ("" on stdio).
 fn subscriber_key(context: &RequestContext<RoleServer>) -> String {
     client_log::session_key(context).unwrap_or_default()
+}
+
+impl McpHandler {
+    /// Answers one `tools/call`, whichever way it came (`origin`): an unknown tool is the
+    /// JSON-RPC error `-32602`; anything else is a result, `isError` when the call failed.
+    pub(super) async fn call(
+        &self,
+        request: CallToolRequestParams,
+        origin: &Origin<'_>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let name = request.name.as_ref();
+        let operation = Operation::start("tools/call", Some(name), origin);
+        let served = self.shared.current();
+        if !served.registry.contains(name) {
+            tracing::info!(tool = %name, "unknown tool");
+            operation.finish(Some(ErrorCode::UnknownTool.as_str()));
+            let error = served.registry.invalid_tool().error(name);
+            return Err(ErrorData::new(
+                RpcCode::INVALID_PARAMS,
+                error.message.clone(),
+                Some(error.to_json()),
+            ));
+        }
+        let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        let started = Instant::now();
+        let outcome = operation
+            .run(self.run(&served, name, arguments, origin))
+            .await;
+        let Some(outcome) = outcome else {
+            let ms = started.elapsed().as_millis() as u64;
+            tracing::info!(tool = %name, ms, "call cancelled by the client");
+            #[allow(deprecated)]
+            self.shared.logs.to_caller(
+                origin,
+                rmcp::model::LoggingLevel::Info,
+                serde_json::json!({"message": "call cancelled by the client", "tool": name, "ms": ms}),
+            )
+            .await;
+            operation.finish(Some("cancelled"));
+            return Ok(error_result(&ToolError::new(
+                ErrorCode::Unavailable,
+                "the call was cancelled by the client",
+            )));
+        };
+        let ms = started.elapsed().as_millis() as u64;
+        Ok(match outcome {
+            Ok(value) => {
+                // One line per call is an access log: 15 % of a lookup's throughput at
+                // info (docs/BENCHMARKS.md, "side by side"); spans and metrics carry it.
+                tracing::debug!(tool = %name, ms, "call answered");
+                operation.finish(None);
+                success_result(value)
+            }
+            Err(error) => {
+                tracing::info!(tool = %name, ms, error = %error.code, "call failed");
+                operation.finish(Some(error.code.as_str()));
+                let mut record = serde_json::json!({
+                    "message": "call failed", "tool": name, "error": error.code.as_str(), "ms": ms,
+                });
+                if self.shared.settings.options.client_log_details {
+                    record["detail"] = Value::String(error.message.clone());
+                }
+                #[allow(deprecated)]
+                self.shared
+                    .logs
+                    .to_caller(origin, rmcp::model::LoggingLevel::Warning, record)
+                    .await;
+                error_result(&error)
+            }
+        })
+    }
 }
 
 impl ServerHandler for McpHandler {
@@ -241,11 +314,11 @@ impl ServerHandler for McpHandler {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let operation = Operation::start("tools/list", None, &context);
+        let operation = Operation::start("tools/list", None, &Origin::Service(&context));
         let served = self.shared.current();
         // A caller whose token's scopes do not reach a tool does not see it; without a gate
         // the list is served as it is (no copy of every definition per request).
-        let gate = caller_gate(&context);
+        let gate = caller_gate(&Origin::Service(&context));
         let visible: std::borrow::Cow<'_, [rmcp::model::Tool]> = match &gate {
             None => std::borrow::Cow::Borrowed(&served.tools),
             Some(gate) => served
@@ -294,67 +367,9 @@ impl ServerHandler for McpHandler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let name = request.name.as_ref();
-        let operation = Operation::start("tools/call", Some(name), &context);
-        let served = self.shared.current();
-        if !served.registry.contains(name) {
-            tracing::info!(tool = %name, "unknown tool");
-            operation.finish(Some(ErrorCode::UnknownTool.as_str()));
-            let error = served.registry.invalid_tool().error(name);
-            return Err(ErrorData::new(
-                RpcCode::INVALID_PARAMS,
-                error.message.clone(),
-                Some(error.to_json()),
-            ));
-        }
-        let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let started = Instant::now();
-        let outcome = operation
-            .run(self.run(&served, name, arguments, &context))
-            .await;
-        let Some(outcome) = outcome else {
-            let ms = started.elapsed().as_millis() as u64;
-            tracing::info!(tool = %name, ms, "call cancelled by the client");
-            #[allow(deprecated)]
-            self.shared.logs.to_caller(
-                &context,
-                rmcp::model::LoggingLevel::Info,
-                serde_json::json!({"message": "call cancelled by the client", "tool": name, "ms": ms}),
-            )
-            .await;
-            operation.finish(Some("cancelled"));
-            return Ok(error_result(&ToolError::new(
-                ErrorCode::Unavailable,
-                "the call was cancelled by the client",
-            ))
-            .into());
-        };
-        let ms = started.elapsed().as_millis() as u64;
-        Ok(match outcome {
-            Ok(value) => {
-                // One line per call is an access log: 15 % of a lookup's throughput at
-                // info (docs/BENCHMARKS.md, "side by side"); spans and metrics carry it.
-                tracing::debug!(tool = %name, ms, "call answered");
-                operation.finish(None);
-                success_result(value).into()
-            }
-            Err(error) => {
-                tracing::info!(tool = %name, ms, error = %error.code, "call failed");
-                operation.finish(Some(error.code.as_str()));
-                let mut record = serde_json::json!({
-                    "message": "call failed", "tool": name, "error": error.code.as_str(), "ms": ms,
-                });
-                if self.shared.settings.options.client_log_details {
-                    record["detail"] = Value::String(error.message.clone());
-                }
-                #[allow(deprecated)]
-                self.shared
-                    .logs
-                    .to_caller(&context, rmcp::model::LoggingLevel::Warning, record)
-                    .await;
-                error_result(&error).into()
-            }
-        })
+        self.call(request, &Origin::Service(&context))
+            .await
+            .map(Into::into)
     }
 
     fn accepted_subscription_filter(
@@ -408,7 +423,7 @@ impl ServerHandler for McpHandler {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let operation = Operation::start("resources/list", None, &context);
+        let operation = Operation::start("resources/list", None, &Origin::Service(&context));
         let served = self.shared.current();
         let offers = Self::offers(&served, "resources/list")?;
         let cursor = request.and_then(|params| params.cursor);
@@ -442,7 +457,7 @@ impl ServerHandler for McpHandler {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let operation = Operation::start("resources/read", None, &context);
+        let operation = Operation::start("resources/read", None, &Origin::Service(&context));
         let served = self.shared.current();
         let offers = Self::offers(&served, "resources/read")?;
         let asking = self.asking(&context);
@@ -466,7 +481,7 @@ impl ServerHandler for McpHandler {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let operation = Operation::start("prompts/get", None, &context);
+        let operation = Operation::start("prompts/get", None, &Origin::Service(&context));
         let served = self.shared.current();
         let offers = Self::offers(&served, "prompts/get")?;
         let mut arguments = std::collections::BTreeMap::new();
@@ -545,20 +560,6 @@ impl ServerHandler for McpHandler {
         peers.retain(|peer| !peer.is_transport_closed());
         peers.push(context.peer);
     }
-}
-
-/// Resolves when the client no longer waits for the answer: it cancelled the request, or (over
-/// HTTP) hung up.
-async fn client_gone(context: &RequestContext<RoleServer>) {
-    #[cfg(feature = "mcp-http")]
-    if let Some(hang_up) = super::http::hang_up_token(context) {
-        tokio::select! {
-            () = context.ct.cancelled() => {}
-            () = hang_up.cancelled() => {}
-        }
-        return;
-    }
-    context.ct.cancelled().await;
 }
 
 /// A tool's answer: `structuredContent` when it is an object, always mirrored as JSON text.

@@ -1,7 +1,9 @@
 //! Serving over Streamable HTTP: one or more servers mounted at paths of an axum router.
 //!
 //! The transport is rmcp's: `POST` for requests (JSON or an SSE stream), sessions for clients
-//! of the 2025-11-25 handshake era, stateless requests for the 2026-07-28 protocol. Around it:
+//! of the 2025-11-25 handshake era, stateless requests for the 2026-07-28 protocol (a plain
+//! stateless `tools/call` is answered without rmcp's per-request service, `direct_call.rs`).
+//! Around it:
 //! - `Host` must be one of [`HttpOptions::allowed_hosts`] (loopback names by default) and a
 //!   present `Origin` one of [`HttpOptions::allowed_origins`] (loopback origins by default),
 //!   which stops DNS-rebinding pages from reaching a local server;
@@ -130,15 +132,25 @@ impl McpServer {
             config = config.enforce_origin_validation();
         }
         let handler = self.handler();
+        let direct = super::direct_call::Direct {
+            handler: handler.clone(),
+            allowed_hosts: options.allowed_hosts.clone().into(),
+            max_body_bytes: options.max_body_bytes,
+        };
         let service = StreamableHttpService::new(
             move || Ok(handler.clone()),
             Arc::new(LocalSessionManager::default()),
             config,
         );
         let max_body_bytes = options.max_body_bytes;
+        // Outermost first: the body check, plain stateless calls answered directly, the
+        // hang-up watch, rmcp.
         let router = Router::new()
             .route_service(path, service)
-            .layer(middleware::from_fn(watch_hang_up))
+            .layer(middleware::from_fn(super::hang_up::watch))
+            .layer(middleware::from_fn(move |request, next| {
+                super::direct_call::answer(direct.clone(), request, next)
+            }))
             .layer(middleware::from_fn(move |request, next| {
                 super::request_check::check_request(max_body_bytes, request, next)
             }));
@@ -256,71 +268,6 @@ fn health_routes(servers: Vec<McpServer>) -> Router {
                 }
             }),
         )
-}
-
-/// Cancelled when the client of one HTTP request goes away before its answer is complete: the
-/// handler drops the call, which stops its database statement.
-#[derive(Debug, Clone)]
-struct HangUp(CancellationToken);
-
-/// The hang-up token of the HTTP request behind an MCP request, if it came over HTTP.
-pub(super) fn hang_up_token(
-    context: &rmcp::service::RequestContext<rmcp::service::RoleServer>,
-) -> Option<CancellationToken> {
-    context
-        .extensions
-        .get::<axum::http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<HangUp>())
-        .map(|hang_up| hang_up.0.clone())
-}
-
-/// Gives each request a [`HangUp`] token, cancelled if the request's future or its response
-/// body is dropped before the body has ended.
-async fn watch_hang_up(mut request: Request, next: Next) -> Response {
-    let token = CancellationToken::new();
-    request.extensions_mut().insert(HangUp(token.clone()));
-    let guard = token.drop_guard();
-    let response = next.run(request).await;
-    let (parts, body) = response.into_parts();
-    Response::from_parts(
-        parts,
-        axum::body::Body::new(GuardedBody {
-            inner: body,
-            guard: Some(guard),
-        }),
-    )
-}
-
-/// A response body that cancels its request's [`HangUp`] token unless it is read to the end.
-struct GuardedBody {
-    inner: axum::body::Body,
-    guard: Option<tokio_util::sync::DropGuard>,
-}
-
-impl axum::body::HttpBody for GuardedBody {
-    type Data = axum::body::Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
-        let polled = std::pin::Pin::new(&mut self.inner).poll_frame(cx);
-        if let std::task::Poll::Ready(None) = polled
-            && let Some(guard) = self.guard.take()
-        {
-            guard.disarm();
-        }
-        polled
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        self.inner.size_hint()
-    }
 }
 
 /// `router` behind the authorization `options` ask for: OAuth access tokens, a bearer token, or

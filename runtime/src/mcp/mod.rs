@@ -35,10 +35,15 @@
 mod auth;
 mod client_log;
 mod convert;
+#[cfg(feature = "mcp-http")]
+mod direct_call;
 mod handler;
+#[cfg(feature = "mcp-http")]
+mod hang_up;
 #[cfg(feature = "mcp-http")]
 mod http;
 mod offers;
+mod origin;
 mod paging;
 #[cfg(feature = "mcp-http")]
 mod request_check;

@@ -222,12 +222,14 @@ impl McpServer {
         self.derive(self.shared.current(), |s| s.readiness = Some(readiness))
     }
 
-    /// Whether the server is shutting down.
+    /// Whether the server is shutting down (what `/readyz` reports over HTTP).
+    #[cfg_attr(not(feature = "mcp-http"), allow(dead_code))]
     pub(super) fn draining(&self) -> bool {
         self.shared.is_draining()
     }
 
     /// The check `/readyz` runs for this server, if it has one.
+    #[cfg_attr(not(feature = "mcp-http"), allow(dead_code))]
     pub(super) fn readiness(&self) -> Option<Readiness> {
         self.shared.settings.readiness.clone()
     }

@@ -9,7 +9,7 @@
 //! With the `otel` feature, once the host has called [`crate::trace::enable`]; otherwise an
 //! [`Operation`] is empty and costs nothing.
 
-use rmcp::service::{RequestContext, RoleServer};
+use super::origin::Origin;
 
 /// A request being served.
 pub(super) struct Operation {
@@ -33,13 +33,13 @@ impl Operation {
     pub(super) fn start(
         method: &'static str,
         tool: Option<&str>,
-        context: &RequestContext<RoleServer>,
+        origin: &Origin<'_>,
     ) -> Operation {
         #[cfg(feature = "otel")]
         if crate::trace::is_on() {
             use opentelemetry::KeyValue;
             use opentelemetry::trace::{SpanKind, TraceContextExt, Tracer};
-            let protocol = context.protocol_version().map(|v| v.to_string());
+            let protocol = origin.protocol();
             let mut attributes = vec![KeyValue::new("mcp.method.name", method)];
             if let Some(tool) = tool {
                 attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
@@ -48,12 +48,12 @@ impl Operation {
             if let Some(protocol) = &protocol {
                 attributes.push(KeyValue::new("mcp.protocol.version", protocol.clone()));
             }
-            attributes.push(KeyValue::new("jsonrpc.request.id", context.id.to_string()));
+            attributes.push(KeyValue::new("jsonrpc.request.id", origin.id().to_string()));
             let name = match tool {
                 Some(tool) => format!("{method} {tool}"),
                 None => method.to_owned(),
             };
-            let parent = parent_context(context);
+            let parent = parent_context(origin);
             let tracer = crate::trace::tracer();
             let span = tracer
                 .span_builder(name)
@@ -107,17 +107,18 @@ impl Operation {
 /// The caller's trace context: `traceparent` / `tracestate` of the request's `_meta`, else of
 /// its HTTP request's headers.
 #[cfg(feature = "otel")]
-fn parent_context(context: &RequestContext<RoleServer>) -> opentelemetry::Context {
+fn parent_context(origin: &Origin<'_>) -> opentelemetry::Context {
     use std::collections::HashMap;
     let mut carrier: HashMap<String, String> = HashMap::new();
-    if let Some(traceparent) = context.meta.get_traceparent() {
+    let meta = origin.meta();
+    if let Some(traceparent) = meta.get_traceparent() {
         carrier.insert("traceparent".into(), traceparent.to_owned());
-        if let Some(tracestate) = context.meta.get_tracestate() {
+        if let Some(tracestate) = meta.get_tracestate() {
             carrier.insert("tracestate".into(), tracestate.to_owned());
         }
     } else {
         #[cfg(feature = "mcp-http")]
-        if let Some(parts) = context.extensions.get::<axum::http::request::Parts>() {
+        if let Some(parts) = origin.parts() {
             for key in ["traceparent", "tracestate"] {
                 if let Some(value) = parts.headers.get(key).and_then(|v| v.to_str().ok()) {
                     carrier.insert(key.into(), value.to_owned());
