@@ -472,17 +472,21 @@ async fn shutdown_lets_running_calls_finish_and_refuses_new_ones() {
     );
 }
 
-/// POSTs one JSON-RPC message to `url`; returns the status, the session header and the body.
-async fn post(url: &str, session: Option<&str>, message: Value) -> (u16, Option<String>, String) {
+/// POSTs `message` to `url` as JSON, with `headers` added; returns the status, the session
+/// header and the body.
+async fn send(
+    url: &str,
+    headers: &[(&str, &str)],
+    message: &Value,
+) -> (u16, Option<String>, String) {
     use http_body_util::{BodyExt, Full};
     let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
         .build_http::<Full<hyper::body::Bytes>>();
     let mut request = hyper::Request::post(url)
         .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25");
-    if let Some(session) = session {
-        request = request.header("mcp-session-id", session);
+        .header("accept", "application/json, text/event-stream");
+    for (header, value) in headers {
+        request = request.header(*header, *value);
     }
     let request = request
         .body(Full::new(hyper::body::Bytes::from(message.to_string())))
@@ -495,6 +499,16 @@ async fn post(url: &str, session: Option<&str>, message: Value) -> (u16, Option<
         .map(|v| v.to_str().unwrap().to_owned());
     let body = response.into_body().collect().await.unwrap().to_bytes();
     (status, session, String::from_utf8_lossy(&body).into_owned())
+}
+
+/// POSTs one JSON-RPC message of a 2025-11-25 client to `url`; returns the status, the session
+/// header and the body.
+async fn post(url: &str, session: Option<&str>, message: Value) -> (u16, Option<String>, String) {
+    let mut headers = vec![("mcp-protocol-version", "2025-11-25")];
+    if let Some(session) = session {
+        headers.push(("mcp-session-id", session));
+    }
+    send(url, &headers, &message).await
 }
 
 #[tokio::test]
@@ -631,27 +645,16 @@ async fn post_stateless(
     meta: Value,
     headers: &[(&str, &str)],
 ) -> (u16, String) {
-    use http_body_util::{BodyExt, Full};
-    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
-        .build_http::<Full<hyper::body::Bytes>>();
     let message = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                          "params": {"name": name, "arguments": arguments, "_meta": meta}});
-    let mut request = hyper::Request::post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", name);
-    for (header, value) in headers {
-        request = request.header(*header, *value);
-    }
-    let request = request
-        .body(Full::new(hyper::body::Bytes::from(message.to_string())))
-        .unwrap();
-    let response = client.request(request).await.unwrap();
-    let status = response.status().as_u16();
-    let body = response.into_body().collect().await.unwrap().to_bytes();
-    (status, String::from_utf8_lossy(&body).into_owned())
+    let mut all = vec![
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", name),
+    ];
+    all.extend_from_slice(headers);
+    let (status, _, body) = send(url, &all, &message).await;
+    (status, body)
 }
 
 /// What a 2026-07-28 client puts in every request's `_meta`.
@@ -745,26 +748,14 @@ async fn stateless_calls_rmcp_refuses_stay_refused() {
         call(&[("mcp-method", "tools/call")], "get_schema").await,
         400
     );
-    let (status, body) = {
-        use http_body_util::{BodyExt, Full};
-        let client =
-            hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
-                .build_http::<Full<hyper::body::Bytes>>();
-        let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                             "params": {"name": "get_schema", "arguments": {}, "_meta": stateless_meta()}});
-        let request = hyper::Request::post(&url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", "describe_entity")
-            .body(Full::new(hyper::body::Bytes::from(message.to_string())))
-            .unwrap();
-        let response = client.request(request).await.unwrap();
-        let status = response.status().as_u16();
-        let body = response.into_body().collect().await.unwrap().to_bytes();
-        (status, String::from_utf8_lossy(&body).into_owned())
-    };
+    let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                         "params": {"name": "get_schema", "arguments": {}, "_meta": stateless_meta()}});
+    let headers = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "describe_entity"),
+    ];
+    let (status, _, body) = send(&url, &headers, &message).await;
     assert_eq!(status, 400, "{body}");
     assert!(body.contains("Mcp-Name"), "{body}");
 }

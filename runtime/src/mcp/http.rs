@@ -1,9 +1,7 @@
 //! Serving over Streamable HTTP: one or more servers mounted at paths of an axum router.
 //!
 //! The transport is rmcp's: `POST` for requests (JSON or an SSE stream), sessions for clients
-//! of the 2025-11-25 handshake era, stateless requests for the 2026-07-28 protocol (a plain
-//! stateless `tools/call` is answered without rmcp's per-request service, `direct_call.rs`).
-//! Around it:
+//! of the 2025-11-25 handshake era, stateless requests for the 2026-07-28 protocol. Around it:
 //! - `Host` must be one of [`HttpOptions::allowed_hosts`] (loopback names by default) and a
 //!   present `Origin` one of [`HttpOptions::allowed_origins`] (loopback origins by default),
 //!   which stops DNS-rebinding pages from reaching a local server;
