@@ -514,19 +514,7 @@ async fn post(url: &str, session: Option<&str>, message: Value) -> (u16, Option<
 #[tokio::test]
 async fn an_http_client_that_hangs_up_mid_call_cancels_it() {
     let dir = tempfile::tempdir().unwrap();
-    let server = McpServer::new(registry(&dir));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let options = toolforge::mcp::HttpOptions::default();
-    tokio::spawn(async move {
-        McpServer::serve_http(
-            listener,
-            vec![("/mcp".into(), server)],
-            &options,
-            std::future::pending(),
-        )
-        .await
-    });
+    let url = serve_http(McpServer::new(registry(&dir))).await;
     let (status, session, _) = post(
         &url,
         None,
