@@ -9,9 +9,12 @@
 //! same scopes, context values, deadlines, caps, telemetry), and writes rmcp's own response
 //! type.
 //!
-//! It answers only requests that rmcp would accept and answer in the same way; everything else
-//! goes on to rmcp untouched, so every check and every error stays rmcp's:
-//! - another method, a batch, a response, a notification;
+//! It stands outermost, before the request check (`request_check.rs`), so a plain call's body
+//! is read once (under the same cap, with the same refusals) and parsed once. It answers only
+//! requests that the check would pass and rmcp would accept and answer in the same way;
+//! everything else goes on to them untouched, so every check and every error stays theirs:
+//! - another method, a batch, a response, a notification, an id that is neither a string nor
+//!   an integer;
 //! - a session (`Mcp-Session-Id`), another protocol version than 2026-07-28 in the
 //!   `MCP-Protocol-Version` header or in `_meta`, a `_meta` without what 2026-07-28 requires,
 //!   a progress token (its notifications need a stream);
@@ -33,20 +36,20 @@ use rmcp::model::{
 
 use super::handler::McpHandler;
 use super::origin::Origin;
+use super::request_check::read_body;
 
 /// What the layer needs of the server it stands in front of.
-#[derive(Clone)]
 pub(super) struct Direct {
     /// The server's handler.
     pub(super) handler: McpHandler,
     /// The `Host` values rmcp accepts (empty: any).
-    pub(super) allowed_hosts: Arc<[String]>,
-    /// The body cap (the request check has applied it already).
+    pub(super) allowed_hosts: Vec<String>,
+    /// The body cap.
     pub(super) max_body_bytes: usize,
 }
 
 /// The middleware: answers a plain stateless `tools/call`, passes anything else on.
-pub(super) async fn answer(direct: Direct, request: Request, next: Next) -> Response {
+pub(super) async fn answer(direct: Arc<Direct>, request: Request, next: Next) -> Response {
     if !plain_headers(
         request.method(),
         request.uri(),
@@ -56,15 +59,9 @@ pub(super) async fn answer(direct: Direct, request: Request, next: Next) -> Resp
         return next.run(request).await;
     }
     let (parts, body) = request.into_parts();
-    let bytes = match axum::body::to_bytes(body, direct.max_body_bytes).await {
+    let bytes = match read_body(direct.max_body_bytes, body).await {
         Ok(bytes) => bytes,
-        Err(error) => {
-            return (
-                StatusCode::BAD_REQUEST,
-                format!("the request body could not be read: {error}"),
-            )
-                .into_response();
-        }
+        Err(refused) => return refused,
     };
     let Some((id, params, meta)) = plain_call(&bytes, &parts.headers) else {
         return next
@@ -94,9 +91,6 @@ pub(super) async fn answer(direct: Direct, request: Request, next: Next) -> Resp
     }
 }
 
-/// The one protocol version whose requests carry no session.
-const STATELESS: &str = "2026-07-28";
-
 /// Whether the headers are those of a plain stateless request that rmcp would let through.
 fn plain_headers(
     method: &Method,
@@ -105,7 +99,7 @@ fn plain_headers(
     allowed_hosts: &[String],
 ) -> bool {
     method == Method::POST
-        && single(headers, "mcp-protocol-version") == Some(STATELESS)
+        && single(headers, "mcp-protocol-version") == Some(ProtocolVersion::V_2026_07_28.as_str())
         && !headers.contains_key("mcp-session-id")
         && !headers.contains_key(header::ORIGIN)
         && single(headers, "mcp-method") == Some("tools/call")
@@ -200,7 +194,9 @@ fn normalize(host: &str) -> String {
 struct Envelope<'a> {
     #[serde(borrow)]
     jsonrpc: std::borrow::Cow<'a, str>,
-    id: RequestId,
+    /// Read as JSON: the request check takes a string or an integer of at most 64 bits, where
+    /// rmcp's id type also takes `1.0`.
+    id: serde_json::Value,
     #[serde(borrow)]
     method: std::borrow::Cow<'a, str>,
     params: Params,
@@ -241,9 +237,14 @@ fn plain_call(
     if !plain {
         return None;
     }
+    let id = match envelope.id {
+        serde_json::Value::String(id) => RequestId::String(id.into()),
+        serde_json::Value::Number(id) => RequestId::Number(id.as_i64()?),
+        _ => return None,
+    };
     let mut params = CallToolRequestParams::new(name);
     params.arguments = arguments;
-    Some((envelope.id, params, meta))
+    Some((id, params, meta))
 }
 
 #[cfg(test)]
@@ -324,6 +325,8 @@ mod tests {
             ),
             CALL.replace("tools/call", "tools/list"),
             CALL.replace(r#""2.0""#, r#""1.0""#),
+            CALL.replace(r#""id":1,"#, r#""id":1.0,"#),
+            CALL.replace(r#""id":1,"#, r#""id":null,"#),
             CALL.replace(r#""name":"#, r#""requestState":"again","name":"#),
             CALL.replace(r#","_meta":{"#, r#","extra":1,"_meta":{"#),
             format!("[{CALL}]"),

@@ -130,27 +130,27 @@ impl McpServer {
             config = config.enforce_origin_validation();
         }
         let handler = self.handler();
-        let direct = super::direct_call::Direct {
+        let direct = Arc::new(super::direct_call::Direct {
             handler: handler.clone(),
-            allowed_hosts: options.allowed_hosts.clone().into(),
+            allowed_hosts: options.allowed_hosts.clone(),
             max_body_bytes: options.max_body_bytes,
-        };
+        });
         let service = StreamableHttpService::new(
             move || Ok(handler.clone()),
             Arc::new(LocalSessionManager::default()),
             config,
         );
         let max_body_bytes = options.max_body_bytes;
-        // Outermost first: the body check, plain stateless calls answered directly, the
+        // Outermost first: plain stateless calls answered directly, the body check, the
         // hang-up watch, rmcp.
         let router = Router::new()
             .route_service(path, service)
             .layer(middleware::from_fn(super::hang_up::watch))
             .layer(middleware::from_fn(move |request, next| {
-                super::direct_call::answer(direct.clone(), request, next)
+                super::request_check::check_request(max_body_bytes, request, next)
             }))
             .layer(middleware::from_fn(move |request, next| {
-                super::request_check::check_request(max_body_bytes, request, next)
+                super::direct_call::answer(direct.clone(), request, next)
             }));
         guard(router, options)
     }

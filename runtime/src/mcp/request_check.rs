@@ -22,10 +22,27 @@ pub(super) async fn check_request(max_body_bytes: usize, request: Request, next:
         return next.run(request).await;
     }
     let (parts, body) = request.into_parts();
-    let bytes = match axum::body::to_bytes(body, max_body_bytes).await {
+    let bytes = match read_body(max_body_bytes, body).await {
         Ok(bytes) => bytes,
-        Err(error) => {
-            return if is_length_limit(&error) {
+        Err(refused) => return refused,
+    };
+    if let Err((code, message)) = check(&bytes) {
+        return rpc_error(code, &message);
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
+}
+
+/// A request's body of at most `max_body_bytes`; otherwise the answer: `413` over the cap,
+/// `400` for a body that cannot be read (a broken chunked encoding).
+pub(super) async fn read_body(
+    max_body_bytes: usize,
+    body: Body,
+) -> Result<axum::body::Bytes, Response> {
+    axum::body::to_bytes(body, max_body_bytes)
+        .await
+        .map_err(|error| {
+            if is_length_limit(&error) {
                 (
                     StatusCode::PAYLOAD_TOO_LARGE,
                     format!("the request body is larger than {max_body_bytes} bytes"),
@@ -37,14 +54,8 @@ pub(super) async fn check_request(max_body_bytes: usize, request: Request, next:
                     format!("the request body could not be read: {error}"),
                 )
                     .into_response()
-            };
-        }
-    };
-    if let Err((code, message)) = check(&bytes) {
-        return rpc_error(code, &message);
-    }
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
+            }
+        })
 }
 
 /// Whether reading a body failed on the size cap (rather than on a broken body).
