@@ -449,36 +449,80 @@ fn a_byte_order_mark_before_the_first_line_is_not_part_of_it() {
     assert_eq!(error.line, Some(2), "{error}");
 }
 
-/// The ends of relationships are looked up hundreds at a time (one statement per 500 ids, not
-/// one per id): with more than a batch of them, the first missing end in line order is still
-/// the one named, whichever batch it falls in, and nothing is written.
+/// The ends of relationships an import did not write are looked up hundreds at a time (one
+/// statement per 500 ids, not one per id): with more than a batch of them, the first missing
+/// end in line order is still the one named, whichever batch it falls in, and nothing is
+/// written.
 #[test]
 fn missing_ends_are_found_among_many_and_named_by_their_first_line() {
-    let mut lines: Vec<serde_json::Value> = (0..1_200)
+    let (_dir, spec, db) = seeded();
+    let records: Vec<serde_json::Value> = (0..1_200)
         .map(|i| json!({"entity": "Scope", "data": {"uuid": format!("m{i}")}}))
         .collect();
-    for i in 1..1_200 {
-        lines.push(json!({"relationship": "CONSUMES", "from": {"entity": "Scope", "id": format!("m{}", i - 1)}, "to": {"entity": "Scope", "id": format!("m{i}")}}));
-    }
-    // Line 2,001 names a record that does not exist, after 800 edges (past the first batch of
-    // distinct ids), and line 2,101 another.
-    lines.insert(2_000, json!({"relationship": "CONSUMES", "from": {"entity": "Scope", "id": "m5"}, "to": {"entity": "Scope", "id": "ghost-1"}}));
-    lines.insert(2_100, json!({"relationship": "CONSUMES", "from": {"entity": "Scope", "id": "ghost-0"}, "to": {"entity": "Scope", "id": "m6"}}));
-    let (error, before, after) = import_error(&lines);
-    assert_eq!(error.line, Some(2_001), "{error}");
+    db.import_jsonl(&spec, jsonl(&records).as_bytes()).unwrap();
+    let mut lines: Vec<serde_json::Value> = (1..1_200)
+        .map(|i| json!({"relationship": "CONSUMES", "from": {"entity": "Scope", "id": format!("m{}", i - 1)}, "to": {"entity": "Scope", "id": format!("m{i}")}}))
+        .collect();
+    // Line 801 names a record that does not exist, after 800 edges (past the first batch of
+    // distinct ids), and line 901 another.
+    lines.insert(800, json!({"relationship": "CONSUMES", "from": {"entity": "Scope", "id": "m5"}, "to": {"entity": "Scope", "id": "ghost-1"}}));
+    lines.insert(900, json!({"relationship": "CONSUMES", "from": {"entity": "Scope", "id": "ghost-0"}, "to": {"entity": "Scope", "id": "m6"}}));
+    let before = dump(&db);
+    let error = db
+        .import_jsonl(&spec, jsonl(&lines).as_bytes())
+        .unwrap_err();
+    assert_eq!(error.line, Some(801), "{error}");
     assert_eq!(error.field.as_deref(), Some("to.id"), "{error}");
     assert!(
         error.to_string().contains("no Scope has uuid \"ghost-1\""),
         "{error}"
     );
-    assert_eq!(before, after, "a refused import writes nothing");
+    assert_eq!(dump(&db), before, "a refused import writes nothing");
 
     // Without them, every edge is written.
     let lines: Vec<_> = lines
         .into_iter()
         .filter(|line| !line.to_string().contains("ghost"))
         .collect();
-    let (_dir, spec, db) = seeded();
     let stats = db.import_jsonl(&spec, jsonl(&lines).as_bytes()).unwrap();
     assert_eq!(stats.relationships, 1_199);
+}
+
+/// The records an import writes are the ends its relationships may name, before or after the
+/// edge's line; a record it deletes is not, from the delete on, and takes its edges with it.
+#[test]
+fn ends_written_by_the_same_import_need_no_lookup_and_deletes_count() {
+    let (_dir, spec, db) = seeded();
+    let edge = |from: &str, to: &str| json!({"relationship": "CONSUMES", "from": {"entity": "Scope", "id": from}, "to": {"entity": "Scope", "id": to}});
+    let scope = |id: &str| json!({"entity": "Scope", "data": {"uuid": id}});
+    let delete = |id: &str| json!({"delete": {"entity": "Scope", "id": id}});
+    // The edge comes before one of its ends, after the other.
+    let lines = [scope("w1"), edge("w1", "w2"), scope("w2")];
+    let stats = db.import_jsonl(&spec, jsonl(&lines).as_bytes()).unwrap();
+    assert_eq!(stats.relationships, 1);
+    // Written, named, deleted: the edge goes with its end, and nothing dangles.
+    let lines = [scope("w3"), scope("w4"), edge("w3", "w4"), delete("w4")];
+    db.import_jsonl(&spec, jsonl(&lines).as_bytes()).unwrap();
+    let edges: Vec<(String, String)> = db
+        .read_blocking(|c| {
+            let mut statement = c
+                .prepare("SELECT source_id, target_id FROM scope__consumes__scope WHERE source_id LIKE 'w%' ORDER BY 1")
+                .unwrap();
+            let rows = statement.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+            rows.map(Result::unwrap).collect()
+        })
+        .expect("a SQLite read");
+    assert_eq!(edges, [("w1".to_owned(), "w2".to_owned())]);
+    // Deleted, then named: the end is missing.
+    let lines = [scope("w5"), delete("w5"), edge("w1", "w5")];
+    let before = dump(&db);
+    let error = db
+        .import_jsonl(&spec, jsonl(&lines).as_bytes())
+        .unwrap_err();
+    assert_eq!(error.line, Some(3), "{error}");
+    assert!(
+        error.to_string().contains("no Scope has uuid \"w5\""),
+        "{error}"
+    );
+    assert_eq!(dump(&db), before, "a refused import writes nothing");
 }

@@ -408,6 +408,76 @@ fn the_deadline_stops_the_statement_in_the_server() {
     });
 }
 
+/// A read connection keeps the `statement_timeout` a call gave it, and the next call sends
+/// its own only when it differs: whatever the calls before it had, each statement runs under
+/// its own call's limit, neither cut short by a shorter one nor freed of its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_call_runs_under_its_own_statement_timeout() {
+    let Some((db, url, plain)) = seeded_postgres("own_timeout") else {
+        return;
+    };
+    // Each call reads every computed field of its spec: one spec for each speed.
+    let slow_spec = with_slow_field(&plain);
+    let mut spec = (*plain).clone();
+    spec.entities[0].computed_fields.push(
+        serde_json::from_value(json!({
+            "name": "a_while", "type": "number", "source": "a count of about half a second",
+            "sql": "(SELECT 1)",
+            "postgres_sql": "(SELECT count(*) FROM generate_series(1, 6000000))"
+        }))
+        .unwrap(),
+    );
+    let spec = Arc::new(spec);
+    let limited = |spec: &Arc<toolforge::spec::SchemaSpec>, tool: &str, millis: Option<u64>| {
+        toolforge::sql::tools::register_database_tools(
+            ToolRegistry::standard().unwrap(),
+            spec.clone(),
+            db.clone(),
+        )
+        .unwrap()
+        .with_tool_limits(
+            tool,
+            CallLimits::default().timeout(millis.map(Duration::from_millis)),
+        )
+        .unwrap()
+        .build()
+    };
+    // Calls one after another share one connection: opened by a first call, then given
+    // 150 ms by quick lookups.
+    let lookup = json!({"entity_type": "Scope", "id_value": "s1"});
+    limited(&plain, "get_entity_by_id", None)
+        .call("get_entity_by_id", lookup.clone())
+        .await
+        .expect("a first lookup");
+    let short = limited(&plain, "get_entity_by_id", Some(150));
+    for _ in 0..4 {
+        short
+            .call("get_entity_by_id", lookup.clone())
+            .await
+            .expect("a quick lookup");
+    }
+    // A call without a limit runs a statement longer than that to its end.
+    let unlimited = limited(&spec, "query_entities", None);
+    let a_while = json!({"entity_type": "Scope", "order_by": {"field": "a_while"}, "limit": 1});
+    unlimited
+        .call("query_entities", a_while)
+        .await
+        .expect("a call without a limit is not stopped by an earlier call's");
+    // And a limited call after it is stopped at its own limit, in the server too.
+    let limited_call = limited(&slow_spec, "query_entities", Some(50));
+    let slow = json!({"entity_type": "Scope", "order_by": {"field": "slow"}});
+    let error = limited_call
+        .call("query_entities", slow)
+        .await
+        .expect_err("the slow call cannot finish within 50 ms");
+    assert_eq!(error.code, ErrorCode::Timeout, "{error}");
+    assert_eq!(
+        statements_left(&url).await,
+        0,
+        "the slow statement still runs"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dropped_call_cancels_its_statement_in_the_server() {
     let Some((db, url, spec)) = seeded_postgres("dropped_call") else {

@@ -256,6 +256,44 @@ struct EntityPlan<'s> {
 /// How many ids one statement of the end checks looks up.
 const CHECK_BATCH: usize = 500;
 
+/// A fast hasher for the import's sets of ids (the input is the importer's own file).
+type FastHash = foldhash::fast::RandomState;
+
+/// The most ids [`WrittenIds`] remembers; past it, further ends are looked up.
+const WRITTEN_CAP: usize = 1_000_000;
+
+/// The unique ids of the records an import wrote and has not deleted since, per entity, up to
+/// [`WRITTEN_CAP`] in all: a relationship's end among them exists, with no statement to check.
+struct WrittenIds {
+    ids: Vec<HashSet<Box<str>, FastHash>>,
+    count: usize,
+}
+
+impl WrittenIds {
+    fn new(entities: usize) -> Self {
+        WrittenIds {
+            ids: (0..entities).map(|_| HashSet::default()).collect(),
+            count: 0,
+        }
+    }
+
+    fn insert(&mut self, entity: usize, id: &str) {
+        if self.count < WRITTEN_CAP && self.ids[entity].insert(id.into()) {
+            self.count += 1;
+        }
+    }
+
+    fn remove(&mut self, entity: usize, id: &str) {
+        if self.ids[entity].remove(id) {
+            self.count -= 1;
+        }
+    }
+
+    fn holds(&self, entity: usize, id: &str) -> bool {
+        self.ids[entity].contains(id)
+    }
+}
+
 struct PendingCheck {
     line: usize,
     field: &'static str,
@@ -272,6 +310,8 @@ pub struct Importer<'s, 't> {
     entities: Vec<EntityPlan<'s>>,
     entity_index: HashMap<&'s str, usize>,
     pending: Vec<PendingCheck>,
+    /// The records this import wrote (and has not deleted since): ends that need no lookup.
+    written: WrittenIds,
     line: usize,
     stats: ImportStats,
     /// What tracked records held before this import touched them.
@@ -326,6 +366,7 @@ impl<'s, 't> Importer<'s, 't> {
             entities,
             entity_index,
             pending: Vec::new(),
+            written: WrittenIds::new(spec.entities.len()),
             line: 0,
             stats: ImportStats::default(),
             tracker: Tracker::new(spec),
@@ -497,8 +538,14 @@ impl<'s, 't> Importer<'s, 't> {
                 columns.iter().find(|c| c.1 == column).map(|c| &c.2)
             });
         }
+        let id = columns.iter().find(|c| c.1 == unique).map(|c| &c.2);
+        if let Some(Bound::Text(id)) = id {
+            self.written.insert(index, id);
+        } else if let Some(Bound::Value(SqlValue::Text(id))) = id {
+            self.written.insert(index, id);
+        }
         if plan.spec.full_text.is_some()
-            && let Some(id) = columns.iter().find(|c| c.1 == unique).map(|c| &c.2)
+            && let Some(id) = id
         {
             self.sink.full_text_written(index, id);
         }
@@ -591,18 +638,21 @@ impl<'s, 't> Importer<'s, 't> {
             &params,
             line,
         )?;
-        self.pending.push(PendingCheck {
-            line,
-            field: "from.id",
-            entity: from_index,
-            id: from.id.clone(),
-        });
-        self.pending.push(PendingCheck {
-            line,
-            field: "to.id",
-            entity: to_index,
-            id: to.id.clone(),
-        });
+        // An end this import wrote exists (deleting it later takes this edge with it); the
+        // others are checked when the import finishes.
+        for (field, entity, id) in [
+            ("from.id", from_index, &from.id),
+            ("to.id", to_index, &to.id),
+        ] {
+            if !self.written.holds(entity, id) {
+                self.pending.push(PendingCheck {
+                    line,
+                    field,
+                    entity,
+                    id: id.clone(),
+                });
+            }
+        }
         self.stats.relationships += 1;
         Ok(())
     }
@@ -625,6 +675,7 @@ impl<'s, 't> Importer<'s, 't> {
             .capture(self.sink.writer(), index, id)
             .map_err(|e| exec_error(Some(line), e))?;
         self.tracker.deleted(index, id);
+        self.written.remove(index, id);
         let conn = self.sink.writer();
         let params = || vec![SqlValue::Text(id.to_owned())];
         for relationship in &self.spec.relationships {
@@ -723,17 +774,22 @@ impl<'s, 't> Importer<'s, 't> {
         self.sink.flush(&mut self.tracker)?;
         let entities: Vec<&EntitySpec> = self.entities.iter().map(|plan| plan.spec).collect();
         self.sink.finish_full_text(&entities)?;
-        // Every end a relationship named must exist: the distinct ids of each entity are looked
-        // up CHECK_BATCH at a time (one statement each, not one per id: on a server each is a
-        // round trip), then the first missing one in line order is the error.
+        // Every end a relationship named must exist. Ends this import wrote (and did not delete
+        // since) do; the other distinct ids of each entity are looked up CHECK_BATCH at a time
+        // (one statement each, not one per id: on a server each is a round trip), then the
+        // first missing one in line order is the error.
+        let written = &self.written;
         let mut wanted: Vec<Vec<(&str, usize)>> = vec![Vec::new(); self.entities.len()];
-        let mut named: HashSet<(usize, &str)> = HashSet::new();
+        let mut named: HashSet<(usize, &str), FastHash> = HashSet::default();
         for check in &self.pending {
-            if named.insert((check.entity, check.id.as_str())) {
+            if !written.holds(check.entity, &check.id)
+                && named.insert((check.entity, check.id.as_str()))
+            {
                 wanted[check.entity].push((check.id.as_str(), check.line));
             }
         }
-        let mut found: Vec<HashSet<String>> = vec![HashSet::new(); self.entities.len()];
+        let mut found: Vec<HashSet<String, FastHash>> =
+            vec![HashSet::default(); self.entities.len()];
         for (entity, ids) in wanted.iter().enumerate() {
             let plan = &self.entities[entity];
             for chunk in ids.chunks(CHECK_BATCH) {
@@ -750,7 +806,9 @@ impl<'s, 't> Importer<'s, 't> {
             }
         }
         for check in &self.pending {
-            if !found[check.entity].contains(check.id.as_str()) {
+            if !written.holds(check.entity, &check.id)
+                && !found[check.entity].contains(check.id.as_str())
+            {
                 let plan = &self.entities[check.entity];
                 return Err(at(
                     check.line,

@@ -3,13 +3,14 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use deadpool_postgres::{Hook, Manager, ManagerConfig, Pool, RecyclingMethod};
 use tokio_postgres::NoTls;
 
 use crate::sql::backend::{ExecError, Reader};
 use crate::sql::database::DbError;
 use crate::sql::postgres::driver::Driver;
 use crate::sql::postgres::session::{Acquire, CANCEL_ATTEMPTS, CancelSlot, Session, lock};
+use crate::sql::postgres::statement_timeout::{StatementTimeout, Timeouts};
 
 /// A PostgreSQL database: the pools and the runtime driving them.
 pub(crate) struct PgDatabase {
@@ -18,6 +19,8 @@ pub(crate) struct PgDatabase {
     pub(crate) readers: Pool,
     /// Connections for `init` and imports.
     pub(crate) writers: Pool,
+    /// The `statement_timeout` each read connection has.
+    pub(crate) timeouts: Arc<Timeouts>,
     /// Writes (`init`, imports) are refused.
     pub read_only: bool,
     /// `user@host:port/name`, without a password, for messages.
@@ -121,28 +124,38 @@ impl PgDatabase {
         };
         reader_config.options(&options);
         let size = pool_size.unwrap_or_else(default_pool_size);
-        let pool = |config: tokio_postgres::Config, size: usize| {
-            let manager = Manager::from_config(
-                config,
-                NoTls,
-                ManagerConfig {
-                    recycling_method: RecyclingMethod::Fast,
-                },
-            );
-            Pool::builder(manager)
-                .max_size(size)
-                .runtime(deadpool_postgres::Runtime::Tokio1)
-                .build()
-                .map_err(|error| DbError::Postgres(format!("cannot build the pool: {error}")))
-        };
-        let readers = pool(reader_config, size)?;
-        let writers = pool(config, 2)?;
+        let timeouts = Arc::new(Timeouts::default());
+        let pool =
+            |config: tokio_postgres::Config, size: usize, timeouts: Option<Arc<Timeouts>>| {
+                let manager = Manager::from_config(
+                    config,
+                    NoTls,
+                    ManagerConfig {
+                        recycling_method: RecyclingMethod::Fast,
+                    },
+                );
+                let mut builder = Pool::builder(manager)
+                    .max_size(size)
+                    .runtime(deadpool_postgres::Runtime::Tokio1);
+                if let Some(timeouts) = timeouts {
+                    builder = builder.post_create(Hook::sync_fn(move |client, _| {
+                        timeouts.forget(client);
+                        Ok(())
+                    }));
+                }
+                builder
+                    .build()
+                    .map_err(|error| DbError::Postgres(format!("cannot build the pool: {error}")))
+            };
+        let readers = pool(reader_config, size, Some(timeouts.clone()))?;
+        let writers = pool(config, 2, None)?;
         let driver = Driver::new()
             .map_err(|error| DbError::Postgres(format!("cannot start the driver: {error}")))?;
         let db = PgDatabase {
             driver,
             readers,
             writers,
+            timeouts,
             read_only,
             label,
         };
@@ -184,9 +197,9 @@ impl PgDatabase {
         Ok(session)
     }
 
-    /// Runs `f` on a read-only connection with `statement_timeout` set from `deadline`. The
-    /// connection is taken from the pool with `f`'s first statement, in the same hand-off to
-    /// the driver. `cancel` stops the call from another thread ([`PgDatabase::cancel`]).
+    /// Runs `f` on a read-only connection with `statement_timeout` set from `deadline` (sent
+    /// only when the connection's differs, see `StatementTimeout`). The connection is taken
+    /// from the pool with `f`'s first statement, in the same hand-off to the driver. `cancel` stops the call from another thread ([`PgDatabase::cancel`]).
     pub fn read<T>(
         &self,
         deadline: Option<Instant>,
@@ -212,7 +225,10 @@ impl PgDatabase {
             }
             None => 0,
         };
-        *lock(&session.prefix) = Some(format!("SET statement_timeout = {millis}"));
+        *lock(&session.timeout) = Some(StatementTimeout {
+            millis: millis as u64,
+            known: self.timeouts.clone(),
+        });
         Ok(f(&session))
     }
 

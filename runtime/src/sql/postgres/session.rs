@@ -13,6 +13,7 @@ use crate::sql::backend::{
 use crate::sql::ddl::literal;
 use crate::sql::postgres::driver::Driver;
 use crate::sql::postgres::error::describe;
+use crate::sql::postgres::statement_timeout::StatementTimeout;
 use crate::sql::postgres::types::{PgCell, PgParam};
 use crate::sql::value::SqlValue;
 
@@ -46,9 +47,10 @@ pub(crate) struct Session<'d> {
     pub(crate) driver: &'d Driver,
     pub(crate) acquire: Acquire,
     pub(crate) client: std::sync::OnceLock<Arc<Object>>,
-    /// A statement to send before the next one, in the same round trip (`SET
-    /// statement_timeout`).
+    /// Statements to send before the next one, in the same round trip (session settings).
     pub(crate) prefix: std::sync::Mutex<Option<String>>,
+    /// The call's `statement_timeout`, given to the connection with the first statement.
+    pub(crate) timeout: std::sync::Mutex<Option<StatementTimeout>>,
     pub(crate) cancel: Arc<CancelSlot>,
 }
 
@@ -103,6 +105,7 @@ impl<'d> Session<'d> {
             acquire,
             client: std::sync::OnceLock::new(),
             prefix: std::sync::Mutex::new(None),
+            timeout: std::sync::Mutex::new(None),
             cancel,
         }
     }
@@ -183,6 +186,15 @@ impl<'d> Session<'d> {
         result.map_err(ExecError::from)
     }
 
+    /// What goes before the next statement: the call's `statement_timeout` (sent only if the
+    /// connection's differs, see [`StatementTimeout`]) and the session settings.
+    fn prelude(&self) -> Prelude {
+        Prelude {
+            timeout: lock(&self.timeout).take(),
+            settings: lock(&self.prefix).take(),
+        }
+    }
+
     /// Runs statements without parameters (`BEGIN`, DDL).
     pub(crate) fn batch(&self, sql: &str) -> Result<(), ExecError> {
         let sql = sql.to_owned();
@@ -212,6 +224,31 @@ impl<'d> Session<'d> {
                 .collect();
             client.execute(&statement, &refs).await
         })
+    }
+}
+
+/// What a session sends before its next statement.
+struct Prelude {
+    timeout: Option<StatementTimeout>,
+    settings: Option<String>,
+}
+
+impl Prelude {
+    /// The statements to send on `client`, joined, if any.
+    fn statements(&self, client: &Object) -> Option<String> {
+        let timeout = self.timeout.as_ref().and_then(|t| t.statement(client));
+        match (timeout, &self.settings) {
+            (Some(timeout), Some(settings)) => Some(format!("{timeout}; {settings}")),
+            (Some(timeout), None) => Some(timeout),
+            (None, settings) => settings.clone(),
+        }
+    }
+
+    /// Notes that the statements ran on `client`.
+    fn ran(&self, client: &Object) {
+        if let Some(timeout) = &self.timeout {
+            timeout.given(client);
+        }
     }
 }
 
@@ -249,10 +286,11 @@ impl Reader for Session<'_> {
             "SELECT * FROM (\n{sql}\n) AS toolforge_sql LIMIT {take} OFFSET {offset}"
         ));
         let params: Vec<PgParam> = params.iter().cloned().map(PgParam).collect();
-        let prefix = lock(&self.prefix).take();
+        let prelude = self.prelude();
         self.run(move |client| async move {
-            if let Some(prefix) = &prefix {
-                client.batch_execute(prefix).await?;
+            if let Some(statements) = prelude.statements(&client) {
+                client.batch_execute(&statements).await?;
+                prelude.ran(&client);
             }
             client.batch_execute("BEGIN TRANSACTION READ ONLY").await?;
             let query = async {
@@ -289,8 +327,9 @@ impl Reader for Session<'_> {
         let _span = crate::trace::statement("postgresql", sql);
         let sql = numbered_placeholders(sql);
         let params: Vec<PgParam> = params.iter().cloned().map(PgParam).collect();
-        let prefix = lock(&self.prefix).take();
+        let prelude = self.prelude();
         self.run(move |client| async move {
+            let prefix = prelude.statements(&client);
             let query = async {
                 let statement = client.prepare_cached(&sql).await?;
                 let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
@@ -304,6 +343,7 @@ impl Reader for Session<'_> {
                 Some(prefix) => {
                     let (set, rows) = tokio::join!(client.batch_execute(prefix), query);
                     set?;
+                    prelude.ran(&client);
                     rows?
                 }
                 None => query.await?,
