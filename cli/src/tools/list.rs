@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use toolforge::ToolDefinition;
 use toolforge::spec::SchemaSpec;
 
-use toolforge::dialect::{Dialect, export, export_deferred};
+use toolforge::dialect::{Dialect, export_all, export_deferred};
 
 use crate::dynamic;
 use crate::{EXIT_INVALID, EXIT_OK, Output};
@@ -109,10 +109,9 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
             }
         }
         Some(dialect) => Value::Array(
-            definitions
-                .iter()
-                .map(|definition| {
-                    let mut tool = export(definition, dialect);
+            export_all(&definitions, dialect)
+                .into_iter()
+                .map(|mut tool| {
                     if dialect == Dialect::Mcp
                         && !args.output_schemas
                         && let Some(tool) = tool.as_object_mut()

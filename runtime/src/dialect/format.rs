@@ -65,3 +65,20 @@ pub fn export(definition: &ToolDefinition, dialect: Dialect) -> Value {
         Dialect::Gemini => gemini::export(definition),
     }
 }
+
+/// A whole list of definitions in the given dialect, each as [`export`] gives it; in the MCP
+/// dialect, a list that has `query_entities` also says its conditions once (see
+/// `mcp::refer_conditions`).
+pub fn export_all<'a>(
+    definitions: impl IntoIterator<Item = &'a ToolDefinition>,
+    dialect: Dialect,
+) -> Vec<Value> {
+    let mut tools: Vec<Value> = definitions
+        .into_iter()
+        .map(|definition| export(definition, dialect))
+        .collect();
+    if dialect == Dialect::Mcp {
+        mcp::refer_conditions(&mut tools);
+    }
+    tools
+}

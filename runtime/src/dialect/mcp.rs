@@ -61,6 +61,10 @@ fn compact(schema: &mut Value) {
     match schema {
         Value::Object(node) => {
             drop_restated_bounds(node);
+            drop_paging_prose(node);
+            if is_condition(node) {
+                drop_condition_prose(node);
+            }
             if node.get("type").and_then(Value::as_str) == Some("integer") {
                 node.remove("format");
             }
@@ -68,6 +72,109 @@ fn compact(schema: &mut Value) {
             node.values_mut().for_each(compact);
         }
         Value::Array(items) => items.iter_mut().for_each(compact),
+        _ => {}
+    }
+}
+
+/// The engine's paging slots (`limit` and `top_k`: "The most records to return.", `offset`:
+/// "Records to skip: ..., then the previous answer's `next_offset`.") say what they are by
+/// their names and bounds, and every paged answer carries its `next_offset`.
+fn drop_paging_prose(node: &mut Map<String, Value>) {
+    let Some(Value::Object(properties)) = node.get_mut("properties") else {
+        return;
+    };
+    for (name, slot) in properties.iter_mut() {
+        let Some(slot) = slot.as_object_mut() else {
+            continue;
+        };
+        let Some(text) = slot.get("description").and_then(Value::as_str) else {
+            continue;
+        };
+        let restated = match name.as_str() {
+            "limit" | "top_k" => text.starts_with("The most ") && text.contains(" to return"),
+            "offset" => text.contains(" to skip") && text.contains("`next_offset`"),
+            _ => false,
+        };
+        if restated
+            && slot.get("type").and_then(Value::as_str) == Some("integer")
+            && slot.contains_key("minimum")
+        {
+            slot.remove("description");
+        }
+    }
+}
+
+/// Whether `node` is one condition of the query tools: an object of exactly `field`,
+/// `operator` and `value`, all required.
+fn is_condition(node: &Map<String, Value>) -> bool {
+    let Some(Value::Object(properties)) = node.get("properties") else {
+        return false;
+    };
+    let mut keys: Vec<&str> = properties.keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    let mut required: Vec<&str> = node
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    required.sort_unstable();
+    keys == ["field", "operator", "value"] && required == keys
+}
+
+/// A condition's prose goes: the enums say which fields and operators there are, and the
+/// description of the tool that takes conditions first (`query_entities`) says what each
+/// operator does and what `value` holds.
+fn drop_condition_prose(node: &mut Map<String, Value>) {
+    node.remove("description");
+    if let Some(Value::Object(properties)) = node.get_mut("properties") {
+        for slot in properties.values_mut() {
+            if let Some(slot) = slot.as_object_mut() {
+                slot.remove("description");
+            }
+        }
+    }
+}
+
+/// In a list that has `query_entities` (with any name prefix), the other tools' condition
+/// lists whose description points to it (`as in query_entities`) keep only `type: object` for
+/// their items: the fields, operators and value types are said once, in `query_entities`'s
+/// schema, instead of once per tool (five more times in a config with relationships and a
+/// vector index). The server checks every condition the same way in every tool.
+pub(super) fn refer_conditions(tools: &mut [Value]) {
+    let Some(query) = tools.iter().position(|tool| {
+        tool["name"]
+            .as_str()
+            .is_some_and(|name| name.ends_with("query_entities"))
+    }) else {
+        return;
+    };
+    for (index, tool) in tools.iter_mut().enumerate() {
+        if index != query
+            && let Some(schema) = tool.get_mut("inputSchema")
+        {
+            refer(schema);
+        }
+    }
+}
+
+/// Points the condition lists under `schema` to `query_entities` (see [`refer_conditions`]).
+fn refer(schema: &mut Value) {
+    match schema {
+        Value::Object(node) => {
+            let points_to_query = node
+                .get("description")
+                .and_then(Value::as_str)
+                .is_some_and(|text| text.contains("query_entities"));
+            let of_conditions = node
+                .get("items")
+                .and_then(Value::as_object)
+                .is_some_and(is_condition);
+            if points_to_query && of_conditions {
+                node.insert("items".into(), json!({"type": "object"}));
+            }
+            node.values_mut().for_each(refer);
+        }
+        Value::Array(items) => items.iter_mut().for_each(refer),
         _ => {}
     }
 }
@@ -150,8 +257,82 @@ fn describes_object(schema: &Value) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{compact, title_from_name};
-    use serde_json::json;
+    use super::{compact, refer_conditions, title_from_name};
+    use serde_json::{Value, json};
+
+    fn condition() -> Value {
+        json!({"description": "One condition on the record.", "type": "object",
+               "properties": {
+                   "field": {"description": "A field.", "type": "string", "enum": ["name"]},
+                   "operator": {"description": "The comparison.", "type": "string", "enum": ["="]},
+                   "value": {"description": "Of the field's type.", "type": ["string", "null"]}},
+               "required": ["field", "operator", "value"], "additionalProperties": false})
+    }
+
+    fn tool(name: &str, conditions: &str) -> Value {
+        json!({"name": name, "inputSchema": {"type": "object", "properties": {
+            "conditions": {"type": "array", "description": conditions, "items": condition()}}}})
+    }
+
+    #[test]
+    fn conditions_lose_their_prose_and_keep_their_enums() {
+        let mut schema = tool("query_entities", "Conditions.")["inputSchema"].clone();
+        compact(&mut schema);
+        assert_eq!(
+            schema["properties"]["conditions"]["items"],
+            json!({"type": "object",
+                   "properties": {
+                       "field": {"type": "string", "enum": ["name"]},
+                       "operator": {"type": "string", "enum": ["="]},
+                       "value": {"type": ["string", "null"]}},
+                   "required": ["field", "operator", "value"], "additionalProperties": false})
+        );
+        // Paging prose the engine writes goes; a user's own words about a limit stay.
+        let mut schema = json!({"type": "object", "properties": {
+            "limit": {"type": "integer", "minimum": 1, "description": "The most records to return."},
+            "offset": {"type": "integer", "minimum": 0,
+                       "description": "Records to skip: `0` (the default), then the previous answer's `next_offset`."},
+            "top_k": {"type": "integer", "minimum": 1, "description": "Only the best few, please."}}});
+        compact(&mut schema);
+        assert_eq!(schema["properties"]["limit"].get("description"), None);
+        assert_eq!(schema["properties"]["offset"].get("description"), None);
+        assert_eq!(
+            schema["properties"]["top_k"]["description"],
+            "Only the best few, please."
+        );
+    }
+
+    #[test]
+    fn a_list_with_query_entities_says_its_conditions_once() {
+        let mut tools = vec![
+            tool("db_query_entities", "Conditions (AND)."),
+            tool("db_join_entities", "Conditions, as in `query_entities`."),
+            tool("my_own_tool", "Filters on my rows."),
+        ];
+        refer_conditions(&mut tools);
+        assert_eq!(
+            tools[0]["inputSchema"]["properties"]["conditions"]["items"],
+            condition(),
+            "query_entities keeps the whole schema"
+        );
+        assert_eq!(
+            tools[1]["inputSchema"]["properties"]["conditions"],
+            json!({"type": "array", "description": "Conditions, as in `query_entities`.",
+                   "items": {"type": "object"}})
+        );
+        assert_eq!(
+            tools[2]["inputSchema"]["properties"]["conditions"]["items"],
+            condition(),
+            "a list that does not point to query_entities is left whole"
+        );
+        // Without query_entities in the list, every tool keeps its whole conditions.
+        let mut tools = vec![tool("join_entities", "Conditions, as in `query_entities`.")];
+        refer_conditions(&mut tools);
+        assert_eq!(
+            tools[0]["inputSchema"]["properties"]["conditions"]["items"],
+            condition()
+        );
+    }
 
     #[test]
     fn compact_schemas_say_each_thing_once() {
@@ -170,10 +351,10 @@ mod tests {
         compact(&mut schema);
         let properties = &schema["properties"];
         assert_eq!(
-            properties["limit"]["description"],
-            "The most records to return."
+            properties["limit"],
+            json!({"type": "integer", "minimum": 1, "maximum": 500, "default": 20}),
+            "the bounds and the name say what the prose said"
         );
-        assert_eq!(properties["limit"]["maximum"], 500);
         assert_eq!(
             properties["offset"],
             json!({"type": "integer", "minimum": 0})

@@ -8,6 +8,9 @@
 //! | [`Dialect::Anthropic`] | `{name, description, input_schema}` |
 //! | [`Dialect::Gemini`] | google-genai `FunctionDeclaration`: `{name, description, parameters?}`, the schema in Gemini's subset (see [`to_gemini_schema`]) |
 //!
+//! [`export_all`] exports a whole list: in MCP, a list with `query_entities` says the
+//! condition schema once, there, and the other tools' condition lists point to it.
+//!
 //! [`export_deferred`] exports for deferred loading (the provider's tool search finds the
 //! tools not loaded up front) in the Anthropic and OpenAI Responses dialects.
 //!
@@ -30,7 +33,7 @@ pub mod openai_strict;
 pub use defer::{
     ANTHROPIC_TOOL_SEARCH_NAME, ANTHROPIC_TOOL_SEARCH_TYPE, DeferError, export_deferred,
 };
-pub use format::{Dialect, export};
+pub use format::{Dialect, export, export_all};
 pub use gemini::{GEMINI_KEYWORDS, is_gemini_compatible, to_gemini_schema};
 pub use normalize::{MAX_DESCRIPTION_CHARS, fit_description, normalize_object_root};
 pub use openai_strict::{is_openai_strict_compatible, to_openai_strict};

@@ -534,10 +534,10 @@ impl ToolRegistry {
     /// The definitions in registration order, in the given provider's format
     /// (see [`crate::dialect`]).
     pub fn definitions_for(&self, dialect: Dialect) -> Vec<Value> {
-        self.entries
-            .iter()
-            .map(|entry| dialect::export(entry.tool.definition(), dialect))
-            .collect()
+        dialect::export_all(
+            self.entries.iter().map(|entry| entry.tool.definition()),
+            dialect,
+        )
     }
 
     /// The shared context handed to every call.

@@ -46,7 +46,8 @@ pub struct ExploreRelationshipsArgs<E = String, F = String, R = String> {
     /// The entity type to start from.
     #[schemars(extend("x-toolforge-slot" = "entity"))]
     pub start_entity_type: E,
-    /// Conditions selecting the start records (AND); absent: every record.
+    /// Conditions selecting the start records (AND), as in `query_entities`; absent: every
+    /// record.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub start_conditions: Vec<Condition<F>>,
     /// The relationship to follow.

@@ -76,7 +76,7 @@ pub struct JoinEntitiesArgs<E = String, F = String, R = String> {
     /// The entity type the chain starts from.
     #[schemars(extend("x-toolforge-slot" = "entity"))]
     pub start_entity_type: E,
-    /// Conditions on the start records (AND); absent: every record.
+    /// Conditions on the start records (AND), as in `query_entities`; absent: every record.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub start_conditions: Vec<Condition<F>>,
     /// The hops, in order (1 to 4).
