@@ -355,44 +355,61 @@ async fn statements_left(url: &str) -> usize {
     running
 }
 
+/// A registry of `spec`'s tools over `db`, calls of `tool` limited to `millis` (none: no
+/// limit).
+fn limited(
+    spec: &Arc<toolforge::spec::SchemaSpec>,
+    db: &Database,
+    tool: &str,
+    millis: Option<u64>,
+) -> Arc<ToolRegistry> {
+    toolforge::sql::tools::register_database_tools(
+        ToolRegistry::standard().unwrap(),
+        spec.clone(),
+        db.clone(),
+    )
+    .unwrap()
+    .with_tool_limits(
+        tool,
+        CallLimits::default().timeout(millis.map(Duration::from_millis)),
+    )
+    .unwrap()
+    .build()
+}
+
+/// `registry`'s `query_entities` over the slow field ([`with_slow_field`]) times out, and the
+/// server is left with no statement of it running.
+async fn the_slow_call_is_stopped_in_the_server(registry: &ToolRegistry, url: &str) {
+    let slow = json!({"entity_type": "Scope", "order_by": {"field": "slow"}});
+    let error = registry
+        .call("query_entities", slow)
+        .await
+        .expect_err("the slow call cannot finish within its limit");
+    assert_eq!(error.code, ErrorCode::Timeout, "{error}");
+    // The server stops the statement itself (statement_timeout), although the call's future
+    // is gone.
+    assert_eq!(
+        statements_left(url).await,
+        0,
+        "the slow statement still runs"
+    );
+}
+
 #[test]
 fn the_deadline_stops_the_statement_in_the_server() {
     let Some((db, url, spec)) = seeded_postgres("deadline") else {
         return;
     };
     let fast = toolforge::sql::registry(spec.clone(), db.clone()).unwrap();
-    let registry = toolforge::sql::tools::register_database_tools(
-        ToolRegistry::standard().unwrap(),
-        with_slow_field(&spec),
-        db.clone(),
-    )
-    .unwrap()
-    .with_tool_limits(
-        "query_entities",
-        CallLimits::default().timeout(Some(Duration::from_millis(50))),
-    )
-    .unwrap()
-    .build();
+    let registry = limited(&with_slow_field(&spec), &db, "query_entities", Some(50));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .unwrap();
     runtime.block_on(async {
-        let slow = json!({"entity_type": "Scope", "order_by": {"field": "slow"}});
         let started = std::time::Instant::now();
-        let error = registry
-            .call("query_entities", slow)
-            .await
-            .expect_err("the slow call cannot finish within 50 ms");
-        assert_eq!(error.code, ErrorCode::Timeout, "{error}");
-        // The server stops the statement itself (statement_timeout), although the call's
-        // future is gone.
-        assert_eq!(
-            statements_left(&url).await,
-            0,
-            "the slow statement still runs"
-        );
+        the_slow_call_is_stopped_in_the_server(&registry, &url).await;
         // The server stopped the statement: the connections answer the next calls at once.
         for _ in 0..db.reader_count() * 2 {
             let answer = fast
@@ -428,28 +445,14 @@ async fn each_call_runs_under_its_own_statement_timeout() {
         .unwrap(),
     );
     let spec = Arc::new(spec);
-    let limited = |spec: &Arc<toolforge::spec::SchemaSpec>, tool: &str, millis: Option<u64>| {
-        toolforge::sql::tools::register_database_tools(
-            ToolRegistry::standard().unwrap(),
-            spec.clone(),
-            db.clone(),
-        )
-        .unwrap()
-        .with_tool_limits(
-            tool,
-            CallLimits::default().timeout(millis.map(Duration::from_millis)),
-        )
-        .unwrap()
-        .build()
-    };
     // Calls one after another share one connection: opened by a first call, then given
     // 150 ms by quick lookups.
     let lookup = json!({"entity_type": "Scope", "id_value": "s1"});
-    limited(&plain, "get_entity_by_id", None)
+    limited(&plain, &db, "get_entity_by_id", None)
         .call("get_entity_by_id", lookup.clone())
         .await
         .expect("a first lookup");
-    let short = limited(&plain, "get_entity_by_id", Some(150));
+    let short = limited(&plain, &db, "get_entity_by_id", Some(150));
     for _ in 0..4 {
         short
             .call("get_entity_by_id", lookup.clone())
@@ -457,25 +460,15 @@ async fn each_call_runs_under_its_own_statement_timeout() {
             .expect("a quick lookup");
     }
     // A call without a limit runs a statement longer than that to its end.
-    let unlimited = limited(&spec, "query_entities", None);
+    let unlimited = limited(&spec, &db, "query_entities", None);
     let a_while = json!({"entity_type": "Scope", "order_by": {"field": "a_while"}, "limit": 1});
     unlimited
         .call("query_entities", a_while)
         .await
         .expect("a call without a limit is not stopped by an earlier call's");
     // And a limited call after it is stopped at its own limit, in the server too.
-    let limited_call = limited(&slow_spec, "query_entities", Some(50));
-    let slow = json!({"entity_type": "Scope", "order_by": {"field": "slow"}});
-    let error = limited_call
-        .call("query_entities", slow)
-        .await
-        .expect_err("the slow call cannot finish within 50 ms");
-    assert_eq!(error.code, ErrorCode::Timeout, "{error}");
-    assert_eq!(
-        statements_left(&url).await,
-        0,
-        "the slow statement still runs"
-    );
+    let limited_call = limited(&slow_spec, &db, "query_entities", Some(50));
+    the_slow_call_is_stopped_in_the_server(&limited_call, &url).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -107,18 +107,17 @@ fn drop_paging_prose(node: &mut Map<String, Value>) {
 /// Whether `node` is one condition of the query tools: an object of exactly `field`,
 /// `operator` and `value`, all required.
 fn is_condition(node: &Map<String, Value>) -> bool {
-    let Some(Value::Object(properties)) = node.get("properties") else {
+    const KEYS: [&str; 3] = ["field", "operator", "value"];
+    let (Some(Value::Object(properties)), Some(Value::Array(required))) =
+        (node.get("properties"), node.get("required"))
+    else {
         return false;
     };
-    let mut keys: Vec<&str> = properties.keys().map(String::as_str).collect();
-    keys.sort_unstable();
-    let mut required: Vec<&str> = node
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    required.sort_unstable();
-    keys == ["field", "operator", "value"] && required == keys
+    properties.len() == KEYS.len()
+        && required.len() == KEYS.len()
+        && KEYS
+            .iter()
+            .all(|key| properties.contains_key(*key) && required.iter().any(|name| name == key))
 }
 
 /// A condition's prose goes: the enums say which fields and operators there are, and the

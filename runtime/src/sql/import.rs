@@ -469,11 +469,7 @@ impl<'s, 't> Importer<'s, 't> {
                     .map(Bound::Value)
                     .map_err(|error| at(line, field_path(), error.to_string()))?,
             };
-            let text = match &sql_value {
-                Bound::Text(text) => Some(*text),
-                Bound::Value(SqlValue::Text(text)) => Some(text.as_str()),
-                _ => None,
-            };
+            let text = sql_value.as_text();
             if text.is_some_and(|text| text.contains('\0')) {
                 return Err(at(
                     line,
@@ -515,11 +511,13 @@ impl<'s, 't> Importer<'s, 't> {
         let names: Vec<&str> = columns.iter().map(|c| c.1).collect();
         let params: Vec<Bound<'_>> = columns.iter().map(|c| c.2.clone()).collect();
         let key = column_mask(columns.iter().map(|c| c.0)).map(|mask| (index, mask));
-        let tracked_id = match columns.iter().find(|c| c.1 == unique).map(|c| &c.2) {
+        let id = columns.iter().find(|c| c.1 == unique).map(|c| &c.2);
+        let tracked_id = match id {
             Some(_) if !self.tracker.tracks(index) => None,
-            Some(Bound::Text(text)) => Some(Cow::Borrowed(*text)),
-            Some(Bound::Value(SqlValue::Text(text))) => Some(Cow::Borrowed(text.as_str())),
-            Some(Bound::Value(other)) => Some(Cow::Owned(format!("{other:?}"))),
+            Some(bound) => Some(match bound.as_text() {
+                Some(text) => Cow::Borrowed(text),
+                None => Cow::Owned(format!("{:?}", bound.to_value())),
+            }),
             None => None,
         };
         self.sink.upsert(
@@ -538,11 +536,8 @@ impl<'s, 't> Importer<'s, 't> {
                 columns.iter().find(|c| c.1 == column).map(|c| &c.2)
             });
         }
-        let id = columns.iter().find(|c| c.1 == unique).map(|c| &c.2);
-        if let Some(Bound::Text(id)) = id {
-            self.written.insert(index, id);
-        } else if let Some(Bound::Value(SqlValue::Text(id))) = id {
-            self.written.insert(index, id);
+        if let Some(text) = id.and_then(Bound::as_text) {
+            self.written.insert(index, text);
         }
         if plan.spec.full_text.is_some()
             && let Some(id) = id
@@ -779,12 +774,12 @@ impl<'s, 't> Importer<'s, 't> {
         // (one statement each, not one per id: on a server each is a round trip), then the
         // first missing one in line order is the error.
         let written = &self.written;
+        self.pending
+            .retain(|check| !written.holds(check.entity, &check.id));
         let mut wanted: Vec<Vec<(&str, usize)>> = vec![Vec::new(); self.entities.len()];
         let mut named: HashSet<(usize, &str), FastHash> = HashSet::default();
         for check in &self.pending {
-            if !written.holds(check.entity, &check.id)
-                && named.insert((check.entity, check.id.as_str()))
-            {
+            if named.insert((check.entity, check.id.as_str())) {
                 wanted[check.entity].push((check.id.as_str(), check.line));
             }
         }
@@ -806,9 +801,7 @@ impl<'s, 't> Importer<'s, 't> {
             }
         }
         for check in &self.pending {
-            if !written.holds(check.entity, &check.id)
-                && !found[check.entity].contains(check.id.as_str())
-            {
+            if !found[check.entity].contains(check.id.as_str()) {
                 let plan = &self.entities[check.entity];
                 return Err(at(
                     check.line,

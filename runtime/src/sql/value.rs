@@ -255,6 +255,15 @@ pub enum Bound<'a> {
 }
 
 impl Bound<'_> {
+    /// The text, when the value is text.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Bound::Text(text) => Some(text),
+            Bound::Value(SqlValue::Text(text)) => Some(text),
+            Bound::Value(_) => None,
+        }
+    }
+
     /// The value, owned.
     pub fn to_value(&self) -> SqlValue {
         match self {

@@ -199,7 +199,8 @@ impl PgDatabase {
 
     /// Runs `f` on a read-only connection with `statement_timeout` set from `deadline` (sent
     /// only when the connection's differs, see `StatementTimeout`). The connection is taken
-    /// from the pool with `f`'s first statement, in the same hand-off to the driver. `cancel` stops the call from another thread ([`PgDatabase::cancel`]).
+    /// from the pool with `f`'s first statement, in the same hand-off to the driver. `cancel`
+    /// stops the call from another thread ([`PgDatabase::cancel`]).
     pub fn read<T>(
         &self,
         deadline: Option<Instant>,

@@ -234,9 +234,14 @@ struct Prelude {
 }
 
 impl Prelude {
-    /// The statements to send on `client`, joined, if any.
-    fn statements(&self, client: &Object) -> Option<String> {
+    /// The statements to send on `client`, joined, if any. A timeout the connection already
+    /// has closely enough is not sent, and then not noted by [`Prelude::ran`] either: what is
+    /// remembered is always what the connection was given.
+    fn statements(&mut self, client: &Object) -> Option<String> {
         let timeout = self.timeout.as_ref().and_then(|t| t.statement(client));
+        if timeout.is_none() {
+            self.timeout = None;
+        }
         match (timeout, &self.settings) {
             (Some(timeout), Some(settings)) => Some(format!("{timeout}; {settings}")),
             (Some(timeout), None) => Some(timeout),
@@ -286,7 +291,7 @@ impl Reader for Session<'_> {
             "SELECT * FROM (\n{sql}\n) AS toolforge_sql LIMIT {take} OFFSET {offset}"
         ));
         let params: Vec<PgParam> = params.iter().cloned().map(PgParam).collect();
-        let prelude = self.prelude();
+        let mut prelude = self.prelude();
         self.run(move |client| async move {
             if let Some(statements) = prelude.statements(&client) {
                 client.batch_execute(&statements).await?;
@@ -327,7 +332,7 @@ impl Reader for Session<'_> {
         let _span = crate::trace::statement("postgresql", sql);
         let sql = numbered_placeholders(sql);
         let params: Vec<PgParam> = params.iter().cloned().map(PgParam).collect();
-        let prelude = self.prelude();
+        let mut prelude = self.prelude();
         self.run(move |client| async move {
             let prefix = prelude.statements(&client);
             let query = async {
