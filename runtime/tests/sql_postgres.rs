@@ -329,12 +329,22 @@ fn a_read_only_handle_refuses_writes() {
 
 /// The spec with a computed field `slow` whose PostgreSQL form runs for minutes.
 fn with_slow_field(spec: &toolforge::spec::SchemaSpec) -> Arc<toolforge::spec::SchemaSpec> {
+    with_counting_field(spec, "slow", 1_000_000_000)
+}
+
+/// The spec with a computed field `name` whose PostgreSQL form counts to `to` (about 0.1 s a
+/// million).
+fn with_counting_field(
+    spec: &toolforge::spec::SchemaSpec,
+    name: &str,
+    to: u64,
+) -> Arc<toolforge::spec::SchemaSpec> {
     let mut spec = spec.clone();
     spec.entities[0].computed_fields.push(
         serde_json::from_value(json!({
-            "name": "slow", "type": "number", "source": "a slow count",
+            "name": name, "type": "number", "source": "a slow count",
             "sql": "(SELECT 1)",
-            "postgres_sql": "(SELECT count(*) FROM generate_series(1, 1000000000))"
+            "postgres_sql": format!("(SELECT count(*) FROM generate_series(1, {to}))")
         }))
         .unwrap(),
     );
@@ -435,16 +445,7 @@ async fn each_call_runs_under_its_own_statement_timeout() {
     };
     // Each call reads every computed field of its spec: one spec for each speed.
     let slow_spec = with_slow_field(&plain);
-    let mut spec = (*plain).clone();
-    spec.entities[0].computed_fields.push(
-        serde_json::from_value(json!({
-            "name": "a_while", "type": "number", "source": "a count of about half a second",
-            "sql": "(SELECT 1)",
-            "postgres_sql": "(SELECT count(*) FROM generate_series(1, 6000000))"
-        }))
-        .unwrap(),
-    );
-    let spec = Arc::new(spec);
+    let spec = with_counting_field(&plain, "a_while", 6_000_000);
     // Calls one after another share one connection: opened by a first call, then given
     // 150 ms by quick lookups.
     let lookup = json!({"entity_type": "Scope", "id_value": "s1"});
