@@ -75,6 +75,8 @@ TOOLS = [
     "get_schema", "describe_entity", "query_entities", "glob_search", "get_entity_by_id",
     "get_entities_by_ids", "explore_relationships", "batch",
 ]
+# The default families and `patterns`, which builds `glob_search` (off unless listed).
+FAMILIES = ["schema", "query", "patterns", "lookup", "relationships", "search", "graph"]
 TOOLSET = "lookup"
 TOOLSET_TOOLS = ["get_schema", "get_entity_by_id", "get_entities_by_ids"]
 SERVING = f"""
@@ -85,6 +87,7 @@ mcp:
   tools:
 {"".join(f"    - name: {name}{chr(10)}" for name in TOOLS)}
 toolforge:
+  tools: [{", ".join(FAMILIES)}]
   toolsets:
     {TOOLSET}: [{", ".join(TOOLSET_TOOLS)}]
 """

@@ -384,15 +384,12 @@ fn tools_list_prints_the_definitions_in_every_format_without_a_database() {
         "get_schema",
         "describe_entity",
         "query_entities",
-        "glob_search",
         "get_entity_by_id",
         "get_entities_by_ids",
         "explore_relationships",
         "join_entities",
         "semantic_search",
         "find_similar",
-        "query_entities_by_number_range",
-        "query_entities_by_pattern",
         "find_path",
         "rank_entities",
         "find_clusters",
@@ -1059,13 +1056,11 @@ fn tools_list_summary_counts_what_each_family_generates() {
             "lookup",
             "relationships",
             "search",
-            "ranges",
-            "patterns",
             "graph",
             "changes",
             "places"
         ],
-        "every family but aggregates by default"
+        "every family but ranges, patterns and aggregates by default"
     );
     let in_families: usize = summary["families"]
         .as_array()

@@ -230,10 +230,7 @@ async fn the_page_its_assets_and_its_data() {
         .iter()
         .find(|f| f["family"] == "query")
         .unwrap();
-    assert_eq!(
-        query["tools"],
-        serde_json::json!(["query_entities", "glob_search"])
-    );
+    assert_eq!(query["tools"], serde_json::json!(["query_entities"]));
     // A Host the server does not answer to is refused, as on /mcp.
     for path in ["/ui", "/ui/tools.json"] {
         let answer = get(&address, path, &[("Host", "evil.example:80")]).await;

@@ -563,6 +563,42 @@ entities:
     at(error, 2, 18, "toolforge.tools[1]");
 }
 
+#[test]
+fn a_tool_of_a_family_left_out_says_how_to_build_it() {
+    let config = |tools: &str| {
+        format!(
+            "toolforge:\n{tools}  toolsets:\n    find: [query_entities, glob_search]\n\
+             entities:\n  - name: A\n    unique_field: id\n    searchable_fields:\n      \
+             - {{name: id, type: string}}\n"
+        )
+    };
+    // `glob_search` is in `patterns`, which is off unless listed: the hint says how to list it,
+    // keeping the families the config builds.
+    let errors = fail_strict(&config(""));
+    let error = find(&errors, "`glob_search` is not a tool of this config");
+    at(error, 3, 28, "toolforge.toolsets.find[1]");
+    assert!(
+        hint(error).contains(
+            "`glob_search` is a tool of the `patterns` family, which is built only when \
+             `toolforge.tools` lists it: `tools: [schema, query, lookup, relationships, search, \
+             graph, changes, places, patterns]`"
+        ),
+        "{}",
+        hint(error)
+    );
+    // Listed, it is built and the toolset is served as written.
+    let compiled = ok(&config("  tools: [query, patterns]\n"));
+    assert!(
+        compiled.warnings.is_empty(),
+        "{}",
+        compiled.warnings.render()
+    );
+    assert_eq!(
+        compiled.spec.database_tool_names(),
+        ["query_entities", "glob_search", "query_entities_by_pattern"]
+    );
+}
+
 // What `validate` accepts, `db init` creates and `generate` turns into a compiling module: the
 // names below used to validate and then fail in SQLite, in code generation or in rustc.
 

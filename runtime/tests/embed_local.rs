@@ -88,7 +88,7 @@ fn module_docs() -> Vec<(String, String)> {
         "embed/fetch.rs",
         "embed/http.rs",
         "embed/hash.rs",
-        "sql/tools/query/glob_search.rs",
+        "sql/tools/patterns/glob_search.rs",
         "sql/tools/relationships/explore_relationships.rs",
         "sql/tools/lookup/get_entity_by_id.rs",
         "sql/import.rs",
@@ -122,7 +122,7 @@ const QUESTIONS: [(&str, &str); 8] = [
     ),
     (
         "which tool matches records with wildcard patterns like src/*.ts",
-        "sql/tools/query/glob_search.rs",
+        "sql/tools/patterns/glob_search.rs",
     ),
     (
         "explore relationships from a start entity to target entities",

@@ -77,11 +77,12 @@ async fn tool_set_and_definitions() {
             "get_schema",
             "describe_entity",
             "query_entities",
-            "glob_search",
             "get_entity_by_id",
             "get_entities_by_ids",
             "explore_relationships",
-            "join_entities"
+            "join_entities",
+            "glob_search",
+            "query_entities_by_pattern"
         ]
     );
     for tool in &f.tools {

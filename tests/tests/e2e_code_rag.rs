@@ -523,7 +523,6 @@ async fn every_tool_of_the_code_rag_config_answers_from_the_seeded_database() {
             "get_schema",
             "describe_entity",
             "query_entities",
-            "glob_search",
             "get_entity_by_id",
             "get_entities_by_ids",
             "explore_relationships",
@@ -531,6 +530,7 @@ async fn every_tool_of_the_code_rag_config_answers_from_the_seeded_database() {
             "semantic_search",
             "find_similar",
             "query_entities_by_number_range",
+            "glob_search",
             "query_entities_by_pattern",
             "find_path",
             "rank_entities",
@@ -545,7 +545,7 @@ fn definitions_without_a_database_equal_the_live_registry_and_openai_strict_hold
     let s = code_rag();
     let live: Vec<&ToolDefinition> = s.registry.definitions();
     let offline =
-        toolforge_cli::dynamic::definitions(&corpus_dir().join(CONFIG), &Default::default())
+        toolforge_cli::dynamic::definitions(&corpus_dir().join(CONFIG), &e2e_support::options())
             .unwrap();
     assert_eq!(live.len(), offline.len());
     for (live, offline) in live.iter().zip(&offline) {

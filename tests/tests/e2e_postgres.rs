@@ -341,7 +341,7 @@ fn corpus_configs_answer_alike_on_sqlite_and_postgres() {
         let live = dynamic::load(
             &sqlite.config,
             std::path::Path::new(&url),
-            &Default::default(),
+            &e2e_support::options(),
         )
         .unwrap_or_else(|e| panic!("{e}"));
         let registry: Arc<ToolRegistry> = live.registry;

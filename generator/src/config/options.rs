@@ -5,7 +5,7 @@
 //!   name_prefix: code_     # every tool name starts with this
 //!   default_limit: 20      # results when a call gives no limit
 //!   max_limit: 200         # the largest limit a call may ask for
-//!   tools: [schema, query, lookup, relationships, ranges, patterns, aggregates, graph, changes]
+//!   tools: [schema, query, lookup, relationships, search, patterns, graph, changes]
 //!   strict: false          # true: warnings are errors
 //!   toolsets:              # named subsets, served at /mcp/{toolset}
 //!     lookup: [get_schema, get_entity_by_id, get_entities_by_ids]
@@ -33,16 +33,20 @@ pub struct ToolforgeOptions {
     /// The largest `limit` a call may ask for; larger ones are refused (default 500).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_limit: Option<u32>,
-    /// The tool families to generate, in order (default: every family but `aggregates`).
-    /// `schema`: `get_schema`, `describe_entity`; `query`: `query_entities`, `glob_search`;
-    /// `lookup`: `get_entity_by_id`, `get_entities_by_ids`; `relationships`:
-    /// `explore_relationships`; `search`: `full_text_search` (for configs with a
-    /// `full_text_index`), `semantic_search` (for configs with vector indexes), `hybrid_search`
-    /// (for an entity with both); `ranges`: `query_entities_by_date_range` (for datetime
-    /// fields), `query_entities_by_number_range` (for number fields); `patterns`:
-    /// `query_entities_by_pattern`; `aggregates`: `aggregate_entities`; `graph`: `find_path`,
-    /// `rank_entities` (for configs with relationships); `changes`: the change-tracking tools
-    /// (for configs with an entity that has `track_changes` / `change_tracking`).
+    /// The tool families to generate, in order (default: `schema`, `query`, `lookup`,
+    /// `relationships`, `search`, `graph`, `changes`, `places`). `schema`: `get_schema`,
+    /// `describe_entity`; `query`: `query_entities`; `lookup`: `get_entity_by_id`,
+    /// `get_entities_by_ids`; `relationships`: `explore_relationships`, `join_entities`;
+    /// `search`: `full_text_search` (for configs with a `full_text_index`), `semantic_search`
+    /// (for configs with vector indexes), `hybrid_search` (for an entity with both),
+    /// `find_similar`; `graph`: `find_path`, `rank_entities`, `find_clusters` (for configs with
+    /// relationships); `changes`: the change-tracking tools (for configs with an entity that
+    /// has `track_changes` / `change_tracking`); `places`: `find_near` (for a `point` field).
+    /// Off unless listed, as their tools say again what `query_entities`' conditions say:
+    /// `ranges`: `query_entities_by_date_range` (for datetime fields),
+    /// `query_entities_by_number_range` (for number fields); `patterns`: `glob_search`,
+    /// `query_entities_by_pattern` (its fuzzy match is the one thing conditions lack). Also off
+    /// unless listed: `aggregates`: `aggregate_entities`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<Vec<ToolFamilyName>>,
     /// Treat every warning (unknown keys, untranslatable `cypher:` fields, ...) as an error,
@@ -412,7 +416,7 @@ pub struct EmbeddingOptions {
 pub enum ToolFamilyName {
     /// `get_schema`, `describe_entity`.
     Schema,
-    /// `query_entities`, `glob_search`.
+    /// `query_entities`.
     Query,
     /// `get_entity_by_id`, `get_entities_by_ids`.
     Lookup,
@@ -422,7 +426,7 @@ pub enum ToolFamilyName {
     Search,
     /// `query_entities_by_date_range`, `query_entities_by_number_range`.
     Ranges,
-    /// `query_entities_by_pattern`.
+    /// `glob_search`, `query_entities_by_pattern`.
     Patterns,
     /// `aggregate_entities`.
     Aggregates,
@@ -432,6 +436,8 @@ pub enum ToolFamilyName {
     /// `get_most_modified_entities`, `get_change_statistics`, `compare_entity_versions`,
     /// `analyze_churn`.
     Changes,
+    /// `find_near`.
+    Places,
 }
 
 impl From<ToolFamilyName> for ToolFamily {
@@ -447,6 +453,7 @@ impl From<ToolFamilyName> for ToolFamily {
             ToolFamilyName::Aggregates => ToolFamily::Aggregates,
             ToolFamilyName::Graph => ToolFamily::Graph,
             ToolFamilyName::Changes => ToolFamily::Changes,
+            ToolFamilyName::Places => ToolFamily::Places,
         }
     }
 }

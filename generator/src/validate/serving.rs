@@ -4,7 +4,7 @@
 //! Rust registry may add a tool of that name) and an error when the config is served as it is
 //! ([`crate::CompileOptions::serving`]).
 
-use toolforge::spec::SchemaSpec;
+use toolforge::spec::{SchemaSpec, ToolFamily};
 use toolforge_names::validate_tool_name;
 
 use crate::config::Config;
@@ -48,7 +48,7 @@ pub(super) fn check(config: &Config, spec: &SchemaSpec, serving: bool, r: &mut R
             name_exists(
                 &tool.name,
                 &path,
-                &tools,
+                (&tools, spec),
                 unknown,
                 "remove the entry or set `expose: false`",
                 r,
@@ -91,7 +91,7 @@ pub(super) fn check(config: &Config, spec: &SchemaSpec, serving: bool, r: &mut R
             if !name_exists(
                 member,
                 &member_path,
-                &tools,
+                (&tools, spec),
                 unknown,
                 "remove it from the toolset",
                 r,
@@ -116,11 +116,20 @@ pub(super) fn check(config: &Config, spec: &SchemaSpec, serving: bool, r: &mut R
     }
 }
 
+/// The tool family `name` (with the spec's prefix) belongs to, when the spec does not build
+/// that family.
+fn family_left_out(name: &str, spec: &SchemaSpec) -> Option<ToolFamily> {
+    let bare = name.strip_prefix(spec.tools.name_prefix.as_str())?;
+    ToolFamily::ALL
+        .into_iter()
+        .find(|family| family.tool_names().contains(&bare) && !spec.tools.families.contains(family))
+}
+
 /// Checks that `name` is one of `tools`, reporting at `path` with `severity` if not.
 fn name_exists(
     name: &str,
     path: &str,
-    tools: &[String],
+    (tools, spec): (&[String], &SchemaSpec),
     severity: Severity,
     fix: &str,
     r: &mut Reporter<'_>,
@@ -128,11 +137,26 @@ fn name_exists(
     if tools.iter().any(|tool| tool == name) {
         return true;
     }
-    let candidates = tools.iter().map(String::as_str);
-    let hint = format!(
-        "{}; or {fix}",
-        suggestion(name, candidates, "the tools of this config")
-    );
+    let hint = match family_left_out(name, spec) {
+        Some(family) => {
+            let mut families: Vec<&str> = spec.tools.families.iter().map(|f| f.name()).collect();
+            families.push(family.name());
+            format!(
+                "`{name}` is a tool of the `{family}` family, which is built only when \
+                 `toolforge.tools` lists it: `tools: [{}]`; or {fix}",
+                families.join(", "),
+                family = family.name()
+            )
+        }
+        None => format!(
+            "{}; or {fix}",
+            suggestion(
+                name,
+                tools.iter().map(String::as_str),
+                "the tools of this config"
+            )
+        ),
+    };
     let message = if validate_tool_name(name).is_err() {
         format!("`{name}` is not a valid tool name")
     } else if severity == Severity::Error {

@@ -67,8 +67,9 @@ pub fn export(definition: &ToolDefinition, dialect: Dialect) -> Value {
 }
 
 /// A whole list of definitions in the given dialect, each as [`export`] gives it; in the MCP
-/// dialect, a list that has `query_entities` also says its conditions once (see
-/// `mcp::refer_conditions`).
+/// dialect, a list that has `query_entities` also says its conditions once, and one that has
+/// `explore_relationships` its relationships' directions (see `mcp::refer_conditions` and
+/// `mcp::refer_relationships`).
 pub fn export_all<'a>(
     definitions: impl IntoIterator<Item = &'a ToolDefinition>,
     dialect: Dialect,
@@ -79,6 +80,7 @@ pub fn export_all<'a>(
         .collect();
     if dialect == Dialect::Mcp {
         mcp::refer_conditions(&mut tools);
+        mcp::refer_relationships(&mut tools);
     }
     tools
 }

@@ -156,6 +156,57 @@ pub(super) fn refer_conditions(tools: &mut [Value]) {
     }
 }
 
+/// In a list that has `explore_relationships` (with any name prefix), another tool's line
+/// `Relationships: A -[R]-> B, ...` that lists the same relationships, all of them, becomes
+/// `Relationships: as in explore_relationships.`: the directions are said once per list
+/// (`join_entities`, `find_path` and `rank_entities` repeat them otherwise). A line listing
+/// fewer (`find_clusters`' relationships from an entity to itself) or cut short
+/// (`... and 3 more`) stays.
+pub(super) fn refer_relationships(tools: &mut [Value]) {
+    const LINE: &str = "Relationships: ";
+    let Some(explore) = tools.iter().position(|tool| {
+        tool["name"]
+            .as_str()
+            .is_some_and(|name| name.ends_with("explore_relationships"))
+    }) else {
+        return;
+    };
+    let listed = tools[explore]["description"]
+        .as_str()
+        .and_then(|text| text.lines().find_map(|line| line.strip_prefix(LINE)))
+        .unwrap_or_default()
+        .to_owned();
+    let arrows_listed = listed.matches("]-> ").count();
+    if arrows_listed == 0 {
+        return;
+    }
+    for (index, tool) in tools.iter_mut().enumerate() {
+        let Some(Value::String(description)) = tool.get_mut("description") else {
+            continue;
+        };
+        if index == explore {
+            continue;
+        }
+        let restated = description.lines().find(|line| {
+            line.strip_prefix(LINE)
+                .and_then(|list| list.strip_suffix('.'))
+                .is_some_and(|list| {
+                    let arrows: Vec<&str> = list.split(", ").collect();
+                    arrows.len() == arrows_listed
+                        && arrows.iter().all(|arrow| {
+                            arrow.contains(" -[")
+                                && arrow.contains("]-> ")
+                                && listed.contains(arrow)
+                        })
+                })
+        });
+        if let Some(line) = restated {
+            *description =
+                description.replacen(line, "Relationships: as in explore_relationships.", 1);
+        }
+    }
+}
+
 /// Points the condition lists under `schema` to `query_entities` (see [`refer_conditions`]).
 fn refer(schema: &mut Value) {
     match schema {
@@ -256,7 +307,7 @@ fn describes_object(schema: &Value) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{compact, refer_conditions, title_from_name};
+    use super::{compact, refer_conditions, refer_relationships, title_from_name};
     use serde_json::{Value, json};
 
     fn condition() -> Value {
@@ -331,6 +382,63 @@ mod tests {
             tools[0]["inputSchema"]["properties"]["conditions"]["items"],
             condition()
         );
+    }
+
+    #[test]
+    fn a_list_with_explore_relationships_says_the_directions_once() {
+        let described = |name: &str, relationships: &str| json!({"name": name, "description": format!("Does a thing.\n{relationships}\nExample call: {{}}")});
+        let all = "Relationships: Scope -[DEFINED_IN]-> File, Scope -[CALLS]-> Scope.";
+        let mut tools = vec![
+            described(
+                "db_explore_relationships",
+                "Relationships: Scope -[DEFINED_IN]-> File (where it is written), Scope -[CALLS]-> Scope.",
+            ),
+            described("db_find_path", all),
+            described("db_find_clusters", "Relationships: Scope -[CALLS]-> Scope."),
+            described(
+                "db_rank_entities",
+                "Relationships: Scope -[DEFINED_IN]-> File and 1 more.",
+            ),
+            described(
+                "my_tool",
+                "Relationships: Scope -[CALLS]-> Scope, Scope -[DEFINED_IN]-> File.",
+            ),
+        ];
+        refer_relationships(&mut tools);
+        assert_eq!(
+            tools[1]["description"],
+            "Does a thing.\nRelationships: as in explore_relationships.\nExample call: {}"
+        );
+        assert!(
+            tools[0]["description"]
+                .as_str()
+                .unwrap()
+                .contains("(where it is written)"),
+            "explore_relationships keeps its list"
+        );
+        assert!(
+            tools[2]["description"]
+                .as_str()
+                .unwrap()
+                .contains("Relationships: Scope -[CALLS]-> Scope."),
+            "a list of fewer relationships stays"
+        );
+        assert!(
+            tools[3]["description"]
+                .as_str()
+                .unwrap()
+                .contains("and 1 more."),
+            "a list cut short stays"
+        );
+        assert_eq!(
+            tools[4]["description"],
+            "Does a thing.\nRelationships: as in explore_relationships.\nExample call: {}",
+            "the same relationships in another order are the same list"
+        );
+        // Without explore_relationships in the list, every line stays.
+        let mut tools = vec![described("find_path", all)];
+        refer_relationships(&mut tools);
+        assert!(tools[0]["description"].as_str().unwrap().contains(all));
     }
 
     #[test]

@@ -20,7 +20,6 @@ macro_rules! __database_tool_table {
             GetSchema: "get_schema", Schema, schema::get_schema, GetSchemaArgs<E>;
             DescribeEntity: "describe_entity", Schema, schema::describe_entity, DescribeEntityArgs<E>;
             QueryEntities: "query_entities", Query, query::query_entities, QueryEntitiesArgs<E, F>;
-            GlobSearch: "glob_search", Query, query::glob_search, GlobSearchArgs<E, F>;
             GetEntityById: "get_entity_by_id", Lookup, lookup::get_entity_by_id, GetEntityByIdArgs<E>;
             GetEntitiesByIds: "get_entities_by_ids", Lookup, lookup::get_entities_by_ids, GetEntitiesByIdsArgs<E, F>;
             ExploreRelationships: "explore_relationships", Relationships, relationships::explore_relationships, ExploreRelationshipsArgs<E, F, R>;
@@ -31,6 +30,7 @@ macro_rules! __database_tool_table {
             FindSimilar: "find_similar", Search, search::find_similar, FindSimilarArgs<E, F, R>;
             QueryEntitiesByDateRange: "query_entities_by_date_range", Ranges, ranges::date_range, QueryEntitiesByDateRangeArgs<E, F>;
             QueryEntitiesByNumberRange: "query_entities_by_number_range", Ranges, ranges::number_range, QueryEntitiesByNumberRangeArgs<E, F>;
+            GlobSearch: "glob_search", Patterns, patterns::glob_search, GlobSearchArgs<E, F>;
             QueryEntitiesByPattern: "query_entities_by_pattern", Patterns, patterns::pattern, QueryEntitiesByPatternArgs<E, F>;
             AggregateEntities: "aggregate_entities", Aggregates, aggregates::aggregate, AggregateEntitiesArgs<E, F, R>;
             FindPath: "find_path", Graph, graph::find_path, FindPathArgs<E, R>;
@@ -64,7 +64,7 @@ crate::__database_tool_table!(names_and_families);
 pub enum ToolFamily {
     /// `get_schema`, `describe_entity`.
     Schema,
-    /// `query_entities`, `glob_search`.
+    /// `query_entities`.
     Query,
     /// `get_entity_by_id`, `get_entities_by_ids`.
     Lookup,
@@ -74,9 +74,11 @@ pub enum ToolFamily {
     /// with a vector index), `hybrid_search` (for an entity with both), `find_similar` (for
     /// specs with a vector index or a relationship).
     Search,
-    /// `query_entities_by_date_range`, `query_entities_by_number_range`.
+    /// `query_entities_by_date_range`, `query_entities_by_number_range` (off unless listed:
+    /// `query_entities` takes the same bounds as `>=` / `<=` conditions).
     Ranges,
-    /// `query_entities_by_pattern`.
+    /// `glob_search`, `query_entities_by_pattern` (off unless listed: `query_entities` takes
+    /// `GLOB` and `REGEX` conditions; only the fuzzy match is new).
     Patterns,
     /// `aggregate_entities` (off unless listed).
     Aggregates,
@@ -139,15 +141,16 @@ impl ToolFamily {
     ];
 
     /// The families built when a config does not list them: every family but
-    /// [`ToolFamily::Aggregates`].
-    pub const DEFAULT: [ToolFamily; 10] = [
+    /// [`ToolFamily::Ranges`] and [`ToolFamily::Patterns`], whose tools restate conditions
+    /// `query_entities` already takes, and [`ToolFamily::Aggregates`]. A model is sent every
+    /// listed tool's definition with each request, so a tool that says again what another
+    /// says costs tokens on every turn.
+    pub const DEFAULT: [ToolFamily; 8] = [
         ToolFamily::Schema,
         ToolFamily::Query,
         ToolFamily::Lookup,
         ToolFamily::Relationships,
         ToolFamily::Search,
-        ToolFamily::Ranges,
-        ToolFamily::Patterns,
         ToolFamily::Graph,
         ToolFamily::Changes,
         ToolFamily::Places,

@@ -16,6 +16,38 @@ pub fn relationship_arrow(relationship: &RelationshipSpec) -> String {
     )
 }
 
+/// The relationship's description, unless it only restates the arrow (`Scope DEFINED_IN
+/// File` beside `Scope -[DEFINED_IN]-> File`: words compared without case or punctuation).
+///
+/// ```
+/// # let relationship = |description: &str| -> toolforge::spec::RelationshipSpec {
+/// #     serde_json::from_value(serde_json::json!({"type": "DEFINED_IN", "source": "Scope",
+/// #         "target": "File", "table": "t", "description": description})).unwrap() };
+/// use toolforge::sql::describe::description_beyond_arrow;
+/// assert_eq!(description_beyond_arrow(&relationship("Scope DEFINED_IN File.")), None);
+/// assert_eq!(description_beyond_arrow(&relationship("scope -> defined_in -> file")), None);
+/// assert_eq!(
+///     description_beyond_arrow(&relationship("The file a scope is written in")),
+///     Some("The file a scope is written in")
+/// );
+/// ```
+pub fn description_beyond_arrow(relationship: &RelationshipSpec) -> Option<&str> {
+    let text = relationship.description.as_deref()?;
+    let words = |text: &str| -> Vec<String> {
+        text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|word| !word.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let arrow = [
+        relationship.source.as_str(),
+        relationship.rel_type.as_str(),
+        relationship.target.as_str(),
+    ]
+    .join(" ");
+    (words(text) != words(&arrow)).then_some(text)
+}
+
 fn field_type_text(ty: FieldType, values: &[String]) -> String {
     if ty == FieldType::Enum && !values.is_empty() {
         format!("enum ({})", values.join(" | "))

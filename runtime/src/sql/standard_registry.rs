@@ -68,7 +68,7 @@ pub fn registry(spec: Arc<SchemaSpec>, db: Database) -> Result<Arc<ToolRegistry>
 ///     .with_timeout(Duration::from_secs(5))
 ///     .with_max_answer_bytes(64 * 1024)
 ///     .build();
-/// assert_eq!(registry.limits_for("glob_search").max_answer_bytes, Some(64 * 1024));
+/// assert_eq!(registry.limits_for("query_entities").max_answer_bytes, Some(64 * 1024));
 /// # Ok(()) }
 /// ```
 pub fn registry_builder(

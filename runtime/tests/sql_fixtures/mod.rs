@@ -70,7 +70,7 @@ pub fn code_rag_spec() -> SchemaSpec {
             {"type": "HAS_PARENT", "source": "Scope", "target": "Scope", "table": "scope__has_parent__scope"}
         ],
         "tools": {"name_prefix": "", "default_limit": 10, "max_limit": 100,
-                  "families": ["schema", "query", "lookup", "relationships"]}
+                  "families": ["schema", "query", "lookup", "relationships", "patterns"]}
     }))
     .expect("the fixture spec deserialises")
 }

@@ -539,11 +539,6 @@ pub mod tool_args {
         EntityName,
         FieldName,
     >;
-    /// The arguments of `glob_search`, with this config's names.
-    pub type GlobSearchArgs = ::toolforge::sql::tools::GlobSearchArgs<
-        EntityName,
-        FieldName,
-    >;
     /// The arguments of `get_entity_by_id`, with this config's names.
     pub type GetEntityByIdArgs = ::toolforge::sql::tools::GetEntityByIdArgs<EntityName>;
     /// The arguments of `get_entities_by_ids`, with this config's names.
@@ -551,23 +546,6 @@ pub mod tool_args {
         EntityName,
         FieldName,
     >;
-    /// The arguments of `query_entities_by_date_range`, with this config's names.
-    pub type QueryEntitiesByDateRangeArgs = ::toolforge::sql::tools::QueryEntitiesByDateRangeArgs<
-        EntityName,
-        FieldName,
-    >;
-    /// The arguments of `query_entities_by_number_range`, with this config's names.
-    pub type QueryEntitiesByNumberRangeArgs = ::toolforge::sql::tools::QueryEntitiesByNumberRangeArgs<
-        EntityName,
-        FieldName,
-    >;
-    /// The arguments of `query_entities_by_pattern`, with this config's names.
-    pub type QueryEntitiesByPatternArgs = ::toolforge::sql::tools::QueryEntitiesByPatternArgs<
-        EntityName,
-        FieldName,
-    >;
-    #[allow(unused_imports)]
-    pub use ::toolforge::sql::tools::PatternType;
 }
 /// The tools declared in the config, typed: one argument struct per tool (its
 /// parameters as fields), whose `call` runs it through a registry (as a model's call)

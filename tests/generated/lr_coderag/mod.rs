@@ -1080,11 +1080,6 @@ pub mod tool_args {
         EntityName,
         FieldName,
     >;
-    /// The arguments of `glob_search`, with this config's names.
-    pub type GlobSearchArgs = ::toolforge::sql::tools::GlobSearchArgs<
-        EntityName,
-        FieldName,
-    >;
     /// The arguments of `get_entity_by_id`, with this config's names.
     pub type GetEntityByIdArgs = ::toolforge::sql::tools::GetEntityByIdArgs<EntityName>;
     /// The arguments of `get_entities_by_ids`, with this config's names.
@@ -1115,11 +1110,6 @@ pub mod tool_args {
         FieldName,
         RelationshipName,
     >;
-    /// The arguments of `query_entities_by_pattern`, with this config's names.
-    pub type QueryEntitiesByPatternArgs = ::toolforge::sql::tools::QueryEntitiesByPatternArgs<
-        EntityName,
-        FieldName,
-    >;
     /// The arguments of `find_path`, with this config's names.
     pub type FindPathArgs = ::toolforge::sql::tools::FindPathArgs<
         EntityName,
@@ -1137,8 +1127,6 @@ pub mod tool_args {
     >;
     #[allow(unused_imports)]
     pub use ::toolforge::sql::tools::TraversalDirection;
-    #[allow(unused_imports)]
-    pub use ::toolforge::sql::tools::PatternType;
     #[allow(unused_imports)]
     pub use ::toolforge::sql::tools::PathEnd;
     #[allow(unused_imports)]

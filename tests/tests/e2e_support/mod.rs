@@ -9,10 +9,11 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
-use toolforge::spec::SchemaSpec;
+use toolforge::spec::{SchemaSpec, ToolFamily};
 use toolforge::sql::Database;
 use toolforge::{ToolError, ToolRegistry};
 use toolforge_cli::dynamic;
+use toolforge_generator::CompileOptions;
 use toolforge_tests::corpus_dir;
 
 /// The folder of the JSON-lines fixtures.
@@ -35,13 +36,24 @@ pub struct Seeded {
     called: Mutex<BTreeSet<String>>,
 }
 
-/// Compiles `corpus_file`, creates a database from it, imports `fixture` and loads the
-/// registry with [`dynamic::load`].
+/// The options the end-to-end tests compile with: the default tool families and the two that
+/// are off unless a config lists them (`ranges`, `patterns`), so that every query tool meets
+/// every corpus config. `aggregates` stays off, as by default.
+pub fn options() -> CompileOptions {
+    CompileOptions::default().tools(
+        ToolFamily::ALL
+            .into_iter()
+            .filter(|family| *family != ToolFamily::Aggregates),
+    )
+}
+
+/// Compiles `corpus_file` with [`options`], creates a database from it, imports `fixture` and
+/// loads the registry with [`dynamic::load`].
 pub fn seeded(corpus_file: &str, fixture: &str) -> Seeded {
     let config = corpus_dir().join(corpus_file);
     let dir = tempfile::tempdir().expect("temporary directory");
     let db_path = dir.path().join("e2e.db");
-    let compiled = dynamic::compile(&config, &Default::default()).unwrap_or_else(|e| panic!("{e}"));
+    let compiled = dynamic::compile(&config, &options()).unwrap_or_else(|e| panic!("{e}"));
     {
         let db = Database::open(&db_path).expect("open");
         db.init(&compiled.spec).expect("init");
@@ -49,8 +61,7 @@ pub fn seeded(corpus_file: &str, fixture: &str) -> Seeded {
         db.import_jsonl(&compiled.spec, data.as_slice())
             .unwrap_or_else(|e| panic!("{fixture}: {e}"));
     }
-    let live =
-        dynamic::load(&config, &db_path, &Default::default()).unwrap_or_else(|e| panic!("{e}"));
+    let live = dynamic::load(&config, &db_path, &options()).unwrap_or_else(|e| panic!("{e}"));
     Seeded {
         dir,
         config,

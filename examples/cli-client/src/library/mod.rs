@@ -650,11 +650,6 @@ pub mod tool_args {
         EntityName,
         FieldName,
     >;
-    /// The arguments of `glob_search`, with this config's names.
-    pub type GlobSearchArgs = ::toolforge::sql::tools::GlobSearchArgs<
-        EntityName,
-        FieldName,
-    >;
     /// The arguments of `get_entity_by_id`, with this config's names.
     pub type GetEntityByIdArgs = ::toolforge::sql::tools::GetEntityByIdArgs<EntityName>;
     /// The arguments of `get_entities_by_ids`, with this config's names.

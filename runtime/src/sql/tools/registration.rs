@@ -60,9 +60,9 @@ impl<A: EngineTool> Tool for Engine<A> {
 }
 
 /// The tools the spec asks for (`spec.tools.families`, named with `spec.tools.name_prefix`),
-/// in a stable order: `get_schema`, `describe_entity`, `query_entities`, `glob_search`,
-/// `get_entity_by_id`, `get_entities_by_ids`, `explore_relationships` (only when the spec has
-/// relationships), `full_text_search` (only when an entity has a full-text index), ...; then
+/// in a stable order: `get_schema`, `describe_entity`, `query_entities`, `get_entity_by_id`,
+/// `get_entities_by_ids`, `explore_relationships` (only when the spec has relationships),
+/// `full_text_search` (only when an entity has a full-text index), ...; then
 /// the config's declared tools (`spec.declared_tools`), in config order.
 ///
 /// ```
@@ -77,7 +77,7 @@ impl<A: EngineTool> Tool for Engine<A> {
 /// db.init(&spec)?;
 /// let tools = toolforge::sql::tools::database_tools(std::sync::Arc::new(spec), db);
 /// let names: Vec<&str> = tools.iter().map(|t| t.definition().name.as_str()).collect();
-/// assert_eq!(names, ["get_schema", "describe_entity", "query_entities", "glob_search",
+/// assert_eq!(names, ["get_schema", "describe_entity", "query_entities",
 ///                    "get_entity_by_id", "get_entities_by_ids"]);
 /// # Ok(()) }
 /// ```
@@ -151,7 +151,7 @@ pub fn context_database_tools(spec: Arc<SchemaSpec>) -> Vec<Arc<dyn Tool>> {
 /// #   "families": ["schema", "query"]}}))?;
 /// let definitions = toolforge::sql::tools::database_tool_definitions(&spec);
 /// let names: Vec<&str> = definitions.iter().map(|d| d.name.as_str()).collect();
-/// assert_eq!(names, ["get_schema", "describe_entity", "query_entities", "glob_search"]);
+/// assert_eq!(names, ["get_schema", "describe_entity", "query_entities"]);
 /// # Ok(()) }
 /// ```
 pub fn database_tool_definitions(spec: &SchemaSpec) -> Vec<ToolDefinition> {

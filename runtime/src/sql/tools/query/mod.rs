@@ -1,4 +1,3 @@
-//! The `query` family: `query_entities`, `glob_search`.
+//! The `query` family: `query_entities`.
 
-pub(crate) mod glob_search;
 pub(crate) mod query_entities;

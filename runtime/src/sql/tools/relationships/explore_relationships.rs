@@ -11,7 +11,9 @@ use crate::spec::{EntitySpec, RelationshipSpec, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
 
 use crate::sql::arg_name::ArgName;
-use crate::sql::describe::{DescriptionBuilder, bounded_list, relationship_arrow};
+use crate::sql::describe::{
+    DescriptionBuilder, bounded_list, description_beyond_arrow, relationship_arrow,
+};
 use crate::sql::ident::{qualified, quote};
 use crate::sql::names::shorten;
 use crate::sql::query::{Condition, Page, Projection, ROW_ALIAS, compile_conditions};
@@ -111,10 +113,14 @@ impl EngineTool for ExploreRelationshipsArgs {
         let described: Vec<String> = spec
             .relationships
             .iter()
-            .map(|relationship| match &relationship.description {
-                Some(text) => format!("{} ({})", relationship_arrow(relationship), shorten(text)),
-                None => relationship_arrow(relationship),
-            })
+            .map(
+                |relationship| match description_beyond_arrow(relationship) {
+                    Some(text) => {
+                        format!("{} ({})", relationship_arrow(relationship), shorten(text))
+                    }
+                    None => relationship_arrow(relationship),
+                },
+            )
             .collect();
         let arrows: Vec<String> = spec.relationships.iter().map(relationship_arrow).collect();
         // Room is kept for the example call.
