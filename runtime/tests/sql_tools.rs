@@ -843,6 +843,52 @@ async fn explore_relationships_tool() {
 }
 
 #[tokio::test]
+async fn a_start_by_its_id_answers_as_any_other_start_conditions() {
+    // `uuid = X` filters the edges by X directly; `uuid IN [X]` goes through the start table.
+    // Both answer the same page, in every direction, paged or not, for a record with edges,
+    // one without and an id no record has.
+    let f = fixture();
+    for (entity, id, relationship) in [
+        ("Scope", "s1", "CONSUMES"),
+        ("Scope", "s2", "CONSUMES"),
+        ("File", "src/a.ts", "DEFINED_IN"),
+        ("Scope", "s3", "HAS_PARENT"),
+        ("Scope", "no-such-scope", "CONSUMES"),
+    ] {
+        for direction in ["outgoing", "incoming", "both"] {
+            for (limit, offset) in [(20, 0), (1, 0), (1, 1)] {
+                let call = |operator: &str, value: Value| {
+                    json!({"start_entity_type": entity,
+                           "start_conditions": cond(uuid_of(entity), operator, value),
+                           "relationship_type": relationship, "direction": direction,
+                           "limit": limit, "offset": offset})
+                };
+                let by_id = f.call("explore_relationships", call("=", json!(id))).await;
+                let by_list = f
+                    .call("explore_relationships", call("IN", json!([id])))
+                    .await;
+                match (by_id, by_list) {
+                    (Ok(by_id), Ok(by_list)) => assert_eq!(
+                        by_id, by_list,
+                        "{entity} {id} {relationship} {direction} {limit} {offset}"
+                    ),
+                    (Err(by_id), Err(by_list)) => assert_eq!(by_id.message, by_list.message),
+                    (by_id, by_list) => panic!("{entity} {id}: {by_id:?} against {by_list:?}"),
+                }
+            }
+        }
+    }
+}
+
+/// The unique field of the fixture's entities.
+fn uuid_of(entity: &str) -> &'static str {
+    match entity {
+        "File" => "path",
+        _ => "uuid",
+    }
+}
+
+#[tokio::test]
 async fn sqlite_errors_are_structured_without_sql_or_paths() {
     let (dir, spec, db) = seeded();
     // A computed field whose SQL fails at run time (an unknown function) stands in for any
