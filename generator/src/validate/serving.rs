@@ -48,7 +48,8 @@ pub(super) fn check(config: &Config, spec: &SchemaSpec, serving: bool, r: &mut R
             name_exists(
                 &tool.name,
                 &path,
-                (&tools, spec),
+                &tools,
+                spec,
                 unknown,
                 "remove the entry or set `expose: false`",
                 r,
@@ -91,7 +92,8 @@ pub(super) fn check(config: &Config, spec: &SchemaSpec, serving: bool, r: &mut R
             if !name_exists(
                 member,
                 &member_path,
-                (&tools, spec),
+                &tools,
+                spec,
                 unknown,
                 "remove it from the toolset",
                 r,
@@ -129,7 +131,8 @@ fn family_left_out(name: &str, spec: &SchemaSpec) -> Option<ToolFamily> {
 fn name_exists(
     name: &str,
     path: &str,
-    (tools, spec): (&[String], &SchemaSpec),
+    tools: &[String],
+    spec: &SchemaSpec,
     severity: Severity,
     fix: &str,
     r: &mut Reporter<'_>,

@@ -140,11 +140,7 @@ fn drop_condition_prose(node: &mut Map<String, Value>) {
 /// schema, instead of once per tool (five more times in a config with relationships and a
 /// vector index). The server checks every condition the same way in every tool.
 pub(super) fn refer_conditions(tools: &mut [Value]) {
-    let Some(query) = tools.iter().position(|tool| {
-        tool["name"]
-            .as_str()
-            .is_some_and(|name| name.ends_with("query_entities"))
-    }) else {
+    let Some(query) = position_of(tools, "query_entities") else {
         return;
     };
     for (index, tool) in tools.iter_mut().enumerate() {
@@ -156,6 +152,15 @@ pub(super) fn refer_conditions(tools: &mut [Value]) {
     }
 }
 
+/// Where the database tool `name` (with any name prefix) is in the list.
+fn position_of(tools: &[Value], name: &str) -> Option<usize> {
+    tools.iter().position(|tool| {
+        tool["name"]
+            .as_str()
+            .is_some_and(|listed| listed.ends_with(name))
+    })
+}
+
 /// In a list that has `explore_relationships` (with any name prefix), another tool's line
 /// `Relationships: A -[R]-> B, ...` that lists the same relationships, all of them, becomes
 /// `Relationships: as in explore_relationships.`: the directions are said once per list
@@ -164,11 +169,7 @@ pub(super) fn refer_conditions(tools: &mut [Value]) {
 /// (`... and 3 more`) stays.
 pub(super) fn refer_relationships(tools: &mut [Value]) {
     const LINE: &str = "Relationships: ";
-    let Some(explore) = tools.iter().position(|tool| {
-        tool["name"]
-            .as_str()
-            .is_some_and(|name| name.ends_with("explore_relationships"))
-    }) else {
+    let Some(explore) = position_of(tools, "explore_relationships") else {
         return;
     };
     let listed = tools[explore]["description"]
