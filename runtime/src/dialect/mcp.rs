@@ -194,11 +194,9 @@ pub(super) fn refer_relationships(tools: &mut [Value]) {
                 .is_some_and(|list| {
                     let arrows: Vec<&str> = list.split(", ").collect();
                     arrows.len() == arrows_listed
-                        && arrows.iter().all(|arrow| {
-                            arrow.contains(" -[")
-                                && arrow.contains("]-> ")
-                                && listed.contains(arrow)
-                        })
+                        && arrows
+                            .iter()
+                            .all(|arrow| arrow.contains(" -[") && lists(&listed, arrow))
                 })
         });
         if let Some(line) = restated {
@@ -206,6 +204,16 @@ pub(super) fn refer_relationships(tools: &mut [Value]) {
                 description.replacen(line, "Relationships: as in explore_relationships.", 1);
         }
     }
+}
+
+/// Whether the relationship list `listed` (`A -[R]-> B (its description), C -[S]-> D.`) has
+/// `arrow` as one of its items, not inside another one's names.
+fn lists(listed: &str, arrow: &str) -> bool {
+    listed.match_indices(arrow).any(|(at, _)| {
+        let rest = &listed[at + arrow.len()..];
+        (at == 0 || listed[..at].ends_with(", "))
+            && (rest.starts_with(", ") || rest.starts_with(" (") || rest.starts_with('.'))
+    })
 }
 
 /// Points the condition lists under `schema` to `query_entities` (see [`refer_conditions`]).
@@ -435,6 +443,21 @@ mod tests {
             tools[4]["description"],
             "Does a thing.\nRelationships: as in explore_relationships.\nExample call: {}",
             "the same relationships in another order are the same list"
+        );
+        // An arrow found only inside longer names is not one of explore_relationships'.
+        let mut tools = vec![
+            described(
+                "explore_relationships",
+                "Relationships: MyScope -[CALLS]-> Scopes.",
+            ),
+            described("find_path", "Relationships: Scope -[CALLS]-> Scope."),
+        ];
+        refer_relationships(&mut tools);
+        assert!(
+            tools[1]["description"]
+                .as_str()
+                .unwrap()
+                .contains("Relationships: Scope -[CALLS]-> Scope.")
         );
         // Without explore_relationships in the list, every line stays.
         let mut tools = vec![described("find_path", all)];

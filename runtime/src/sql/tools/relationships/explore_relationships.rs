@@ -254,25 +254,6 @@ fn legs<'s>(
     Ok(legs)
 }
 
-/// How the edges' start column is tested: against the one id the conditions name, or against
-/// the ids of the start records matching them.
-enum StartIds {
-    /// The placeholder of the one id.
-    One(String),
-    /// `SELECT unique FROM start WHERE conditions`.
-    Matching(String),
-}
-
-impl StartIds {
-    /// The test following the edge column (`= ?1`, `IN (SELECT ...)`).
-    fn test(&self) -> String {
-        match self {
-            StartIds::One(placeholder) => format!("= {placeholder}"),
-            StartIds::Matching(ids) => format!("IN ({ids})"),
-        }
-    }
-}
-
 /// The id when the start conditions are just `unique field = "text"` (the usual "from this
 /// record"). The edges are then filtered by that id without reading the start entity's table:
 /// every edge's ends exist (the importer refuses an edge to a missing record and deletes a
@@ -313,10 +294,12 @@ fn handle(
         target,
     )?;
     let mut params: Vec<SqlValue> = Vec::new();
-    let start_ids = match start_id(start, &arguments.start_conditions) {
+    // The test of the edges' start column: the one id the conditions name, or the ids of the
+    // start records matching them.
+    let start_test = match start_id(start, &arguments.start_conditions) {
         Some(id) => {
             params.push(SqlValue::Text(id.to_owned()));
-            StartIds::One(format!("?{}", params.len()))
+            format!("= ?{}", params.len())
         }
         None => {
             let where_sql = compile_conditions(
@@ -326,12 +309,12 @@ fn handle(
                 &mut params,
                 conn.dialect(),
             )?;
-            StartIds::Matching(format!(
-                "SELECT {} FROM {} AS {} WHERE {where_sql}",
+            format!(
+                "IN (SELECT {} FROM {} AS {} WHERE {where_sql})",
                 qualified(ROW_ALIAS, &start.unique_field),
                 quote(&start.table),
                 quote(ROW_ALIAS)
-            ))
+            )
         }
     };
     let mut head = Map::new();
@@ -365,14 +348,13 @@ fn handle(
         select.push(projection.select_list());
         let from_sql = format!(
             "FROM {edge} AS \"e\" JOIN {other} AS {alias} ON {other_unique} = \"e\".{other_column} \
-             WHERE \"e\".{from_column} {start}",
+             WHERE \"e\".{from_column} {start_test}",
             edge = quote(&leg.relationship.table),
             other = quote(&leg.other.table),
             alias = quote(ROW_ALIAS),
             other_unique = qualified(ROW_ALIAS, &leg.other.unique_field),
             other_column = quote(other_column),
             from_column = quote(from_column),
-            start = start_ids.test(),
         );
         let count = || conn.count(&format!("SELECT count(*) {from_sql}"), &params);
         if full {
