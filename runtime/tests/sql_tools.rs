@@ -880,6 +880,98 @@ async fn a_start_by_its_id_answers_as_any_other_start_conditions() {
     }
 }
 
+#[tokio::test]
+async fn hops_list_the_other_ends_in_the_order_of_their_ids() {
+    // The other ends come in the order of their ids, which are text whatever the unique
+    // field's type ("10" before "2"): the edge's column and the record's field hold the same.
+    let spec: toolforge::spec::SchemaSpec = serde_json::from_value(json!({
+        "name": "shelves",
+        "entities": [
+            {"name": "Shelf", "table": "shelf", "unique_field": "code",
+             "fields": [{"name": "code", "type": "string", "unique": true}]},
+            {"name": "Item", "table": "item", "unique_field": "n",
+             "fields": [{"name": "n", "type": "number", "unique": true},
+                        {"name": "label", "type": "string"}]}
+        ],
+        "relationships": [
+            {"type": "HOLDS", "source": "Shelf", "target": "Item", "table": "shelf__holds__item"}
+        ],
+        "tools": {"name_prefix": "", "default_limit": 10, "max_limit": 100,
+                  "families": ["relationships"]}
+    }))
+    .unwrap();
+    let spec = Arc::new(spec);
+    let dir = tempfile::tempdir().unwrap();
+    let db = toolforge::sql::Database::open(dir.path().join("s.db")).unwrap();
+    db.init(&spec).unwrap();
+    let mut lines = vec![
+        json!({"entity": "Shelf", "data": {"code": "b"}}),
+        json!({"entity": "Shelf", "data": {"code": "a"}}),
+    ];
+    for n in [10, 2, 9] {
+        lines.push(
+            json!({"entity": "Item", "data": {"n": n.to_string(), "label": format!("item {n}")}}),
+        );
+        for shelf in ["a", "b"] {
+            lines.push(
+                json!({"relationship": "HOLDS", "from": {"entity": "Shelf", "id": shelf},
+                              "to": {"entity": "Item", "id": n.to_string()}}),
+            );
+        }
+    }
+    db.import_jsonl(&spec, sql_fixtures::jsonl(&lines).as_bytes())
+        .unwrap();
+    let tools = database_tools(spec, db);
+    let hop = tools
+        .iter()
+        .find(|t| t.definition().name == "explore_relationships")
+        .unwrap();
+    let ends = |answer: &Value, key: &str| -> Vec<Value> {
+        answer["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r[key].clone())
+            .collect()
+    };
+    let forward = hop
+        .call(
+            json!({"start_entity_type": "Shelf", "relationship_type": "HOLDS",
+                   "start_conditions": cond("code", "IN", json!(["a", "b"])),
+                   "direction": "outgoing"}),
+            &ToolContext::new(),
+        )
+        .await
+        .unwrap();
+    let numbers: Vec<Value> = ends(&forward, "record")
+        .iter()
+        .map(|r| r["n"].clone())
+        .collect();
+    assert_eq!(
+        numbers,
+        ["10", "2", "9", "10", "2", "9"].map(|n| json!(n)),
+        "{forward}"
+    );
+    assert_eq!(
+        ends(&forward, "from"),
+        ["a", "a", "a", "b", "b", "b"].map(|s| json!(s))
+    );
+    let back = hop
+        .call(
+            json!({"start_entity_type": "Item", "relationship_type": "HOLDS",
+                   "start_conditions": cond("n", "=", json!("9")),
+                   "direction": "incoming", "limit": 1, "offset": 1}),
+            &ToolContext::new(),
+        )
+        .await
+        .unwrap();
+    let codes: Vec<Value> = ends(&back, "record")
+        .iter()
+        .map(|r| r["code"].clone())
+        .collect();
+    assert_eq!(codes, [json!("b")], "{back}");
+}
+
 /// The unique field of the fixture's entities.
 fn uuid_of(entity: &str) -> &'static str {
     match entity {

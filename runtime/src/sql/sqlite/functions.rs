@@ -117,6 +117,17 @@ fn register_glob_watched(conn: &Connection, watch: Arc<Watch>) -> rusqlite::Resu
 
 pub(crate) fn configure(conn: &Connection, watch: Arc<Watch>) -> rusqlite::Result<()> {
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    // The query planner's stability guarantee: a cached statement keeps its plan whatever
+    // values are bound. Without it SQLite marks a statement to be prepared again whenever a
+    // parameter it compared at planning time is bound anew, and the edge lookup of every
+    // `explore_relationships` call was parsed and planned again on each call (16 % of the
+    // server's CPU in a hop; docs/BENCHMARKS.md, "Statements planned once"). toolforge's
+    // statements gain nothing from value-dependent plans: no LIKE prefix ranges, no
+    // partial indexes, no STAT4 samples.
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+        true,
+    )?;
     conn.set_prepared_statement_cache_capacity(128);
     register_regexp_watched(conn, watch.clone())?;
     register_glob_watched(conn, watch)?;
@@ -192,4 +203,46 @@ pub(crate) fn register_context(conn: &Connection, watch: Arc<Watch>) -> rusqlite
             Ok(lock(&watch.values).get(&name).map(str::to_owned))
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rusqlite::StatementStatus;
+
+    /// A cached statement bound with new values keeps its plan: not parsed and planned again
+    /// on every call (what the edge lookup of `explore_relationships` did).
+    #[test]
+    fn a_cached_statement_is_not_prepared_again_for_new_values() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE book (isbn TEXT NOT NULL UNIQUE, title TEXT);
+             CREATE TABLE edge (source_id TEXT NOT NULL, target_id TEXT NOT NULL,
+                                PRIMARY KEY (source_id, target_id)) WITHOUT ROWID;
+             CREATE INDEX edge_target ON edge (target_id, source_id);
+             INSERT INTO book VALUES ('b1', 'One'), ('b2', 'Two'), ('b3', 'Three');
+             INSERT INTO edge VALUES ('b1', 'a1'), ('b2', 'a1'), ('b3', 'a2');",
+        )
+        .unwrap();
+        configure(&conn, Arc::new(Watch::default())).unwrap();
+        let sql = "SELECT \"e\".\"target_id\", \"r\".\"isbn\", \"r\".\"title\" \
+                   FROM \"edge\" AS \"e\" JOIN \"book\" AS \"r\" ON \"r\".\"isbn\" = \"e\".\"source_id\" \
+                   WHERE \"e\".\"target_id\" = ?1 ORDER BY 1, \"r\".\"isbn\" LIMIT 21 OFFSET 0";
+        let mut answers = Vec::new();
+        for author in ["a1", "a2", "a1", "a3"] {
+            let mut statement = conn.prepare_cached(sql).unwrap();
+            let isbns: Vec<String> = statement
+                .query_map([author], |row| row.get(1))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            answers.push(isbns);
+        }
+        assert_eq!(
+            answers,
+            [vec!["b1", "b2"], vec!["b3"], vec!["b1", "b2"], vec![]]
+        );
+        let statement = conn.prepare_cached(sql).unwrap();
+        assert_eq!(statement.get_status(StatementStatus::RePrepare), 0);
+    }
 }

@@ -362,10 +362,14 @@ fn handle(
             continue;
         }
         let remaining = u64::from(limits.rows).saturating_sub(results.len() as u64);
+        // The other ends in the order of their ids, read from the edge's own column: it holds
+        // the very text of the record's unique field (a `TEXT` column whatever the field's
+        // type), and the edge index (start id, other id) already gives that order, so no
+        // sort is needed.
         let sql = format!(
-            "SELECT {} {from_sql} ORDER BY 1, {} LIMIT {} OFFSET {skip}",
+            "SELECT {} {from_sql} ORDER BY 1, \"e\".{} LIMIT {} OFFSET {skip}",
             select.join(", "),
-            qualified(ROW_ALIAS, &leg.other.unique_field),
+            quote(other_column),
             remaining + 1
         );
         let rows = conn.rows(&sql, &params)?;
