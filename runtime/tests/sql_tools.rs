@@ -921,11 +921,11 @@ async fn hops_list_the_other_ends_in_the_order_of_their_ids() {
     }
     db.import_jsonl(&spec, sql_fixtures::jsonl(&lines).as_bytes())
         .unwrap();
-    let tools = database_tools(spec, db);
-    let hop = tools
-        .iter()
-        .find(|t| t.definition().name == "explore_relationships")
-        .unwrap();
+    let f = Fixture {
+        tools: database_tools(spec, db.clone()),
+        _dir: dir,
+        db,
+    };
     let ends = |answer: &Value, key: &str| -> Vec<Value> {
         answer["results"]
             .as_array()
@@ -934,12 +934,12 @@ async fn hops_list_the_other_ends_in_the_order_of_their_ids() {
             .map(|r| r[key].clone())
             .collect()
     };
-    let forward = hop
+    let forward = f
         .call(
+            "explore_relationships",
             json!({"start_entity_type": "Shelf", "relationship_type": "HOLDS",
                    "start_conditions": cond("code", "IN", json!(["a", "b"])),
                    "direction": "outgoing"}),
-            &ToolContext::new(),
         )
         .await
         .unwrap();
@@ -956,12 +956,12 @@ async fn hops_list_the_other_ends_in_the_order_of_their_ids() {
         ends(&forward, "from"),
         ["a", "a", "a", "b", "b", "b"].map(|s| json!(s))
     );
-    let back = hop
+    let back = f
         .call(
+            "explore_relationships",
             json!({"start_entity_type": "Item", "relationship_type": "HOLDS",
                    "start_conditions": cond("n", "=", json!("9")),
                    "direction": "incoming", "limit": 1, "offset": 1}),
-            &ToolContext::new(),
         )
         .await
         .unwrap();

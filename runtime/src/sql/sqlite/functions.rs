@@ -211,7 +211,7 @@ mod tests {
     use rusqlite::StatementStatus;
 
     /// A cached statement bound with new values keeps its plan: not parsed and planned again
-    /// on every call (what the edge lookup of `explore_relationships` did).
+    /// on every call (what the edge lookup of `explore_relationships`, this statement, did).
     #[test]
     fn a_cached_statement_is_not_prepared_again_for_new_values() {
         let conn = Connection::open_in_memory().unwrap();
@@ -227,7 +227,7 @@ mod tests {
         configure(&conn, Arc::new(Watch::default())).unwrap();
         let sql = "SELECT \"e\".\"target_id\", \"r\".\"isbn\", \"r\".\"title\" \
                    FROM \"edge\" AS \"e\" JOIN \"book\" AS \"r\" ON \"r\".\"isbn\" = \"e\".\"source_id\" \
-                   WHERE \"e\".\"target_id\" = ?1 ORDER BY 1, \"r\".\"isbn\" LIMIT 21 OFFSET 0";
+                   WHERE \"e\".\"target_id\" = ?1 ORDER BY 1, \"e\".\"source_id\" LIMIT 21 OFFSET 0";
         let mut answers = Vec::new();
         for author in ["a1", "a2", "a1", "a3"] {
             let mut statement = conn.prepare_cached(sql).unwrap();

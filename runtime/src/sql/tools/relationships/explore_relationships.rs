@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::spec::{EntitySpec, FieldType, RelationshipSpec, SchemaSpec};
+use crate::spec::{EntitySpec, RelationshipSpec, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
 
 use crate::sql::arg_name::ArgName;
@@ -255,7 +255,8 @@ fn legs<'s>(
 }
 
 /// The id when the start conditions are just `unique field = "text"` (the usual "from this
-/// record"). The edges are then filtered by that id without reading the start entity's table:
+/// record"; a unique field is text whatever its declared type, see `query::resolve_field`).
+/// The edges are then filtered by that id without reading the start entity's table:
 /// every edge's ends exist (the importer refuses an edge to a missing record and deletes a
 /// record's edges with it), and under row rules the edge tables are views keeping only edges
 /// whose both ends are visible (`sql::access`). One index probe fewer, and a join the planner
@@ -264,11 +265,7 @@ fn start_id<'a>(start: &EntitySpec, conditions: &'a [Condition]) -> Option<&'a s
     let [condition] = conditions else {
         return None;
     };
-    let unique = start.field(&start.unique_field)?;
-    if condition.field != start.unique_field
-        || condition.operator != Operator::Eq
-        || unique.ty != FieldType::String
-    {
+    if condition.field != start.unique_field || condition.operator != Operator::Eq {
         return None;
     }
     condition.value.as_str()
@@ -337,6 +334,8 @@ fn handle(
             ("target_id", "source_id")
         };
         let projection = Projection::all(leg.other);
+        // Said by every result of the leg: built once, cloned per row.
+        let arrow = Value::String(relationship_arrow(leg.relationship));
         let properties: Vec<String> = leg
             .relationship
             .properties
@@ -382,10 +381,7 @@ fn handle(
             let from = sql_to_json(crate::spec::FieldType::String, &row[0]);
             let mut item = Map::new();
             item.insert("from".into(), json!(from));
-            item.insert(
-                "relationship".into(),
-                json!(relationship_arrow(leg.relationship)),
-            );
+            item.insert("relationship".into(), arrow.clone());
             item.insert(
                 "direction".into(),
                 json!(if leg.outgoing { "outgoing" } else { "incoming" }),
