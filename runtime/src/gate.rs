@@ -117,6 +117,12 @@ impl ToolGate {
         }
     }
 
+    /// A caller holding `granted` under `policy`, the scopes shared with whoever holds them.
+    #[cfg_attr(not(feature = "mcp-oauth"), allow(dead_code))]
+    pub(crate) fn shared(policy: Arc<ScopePolicy>, granted: Arc<BTreeSet<String>>) -> ToolGate {
+        ToolGate { policy, granted }
+    }
+
     /// The scopes the caller holds.
     pub fn granted(&self) -> &BTreeSet<String> {
         &self.granted

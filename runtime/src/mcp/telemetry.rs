@@ -23,8 +23,8 @@ struct Traced {
     context: opentelemetry::Context,
     started: std::time::Instant,
     method: &'static str,
-    tool: Option<String>,
-    protocol: Option<String>,
+    tool: Option<std::sync::Arc<str>>,
+    protocol: Option<std::sync::Arc<str>>,
 }
 
 impl Operation {
@@ -39,11 +39,14 @@ impl Operation {
         if crate::trace::is_on() {
             use opentelemetry::KeyValue;
             use opentelemetry::trace::{SpanKind, TraceContextExt, Tracer};
-            let protocol = origin.protocol();
-            let mut attributes = vec![KeyValue::new("mcp.method.name", method)];
-            if let Some(tool) = tool {
+            // Each text made once, shared by the span and the duration's attributes.
+            let protocol = origin.protocol().map(std::sync::Arc::<str>::from);
+            let tool_name = tool.map(std::sync::Arc::<str>::from);
+            let mut attributes = Vec::with_capacity(5);
+            attributes.push(KeyValue::new("mcp.method.name", method));
+            if let Some(tool) = &tool_name {
                 attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
-                attributes.push(KeyValue::new("gen_ai.tool.name", tool.to_owned()));
+                attributes.push(KeyValue::new("gen_ai.tool.name", tool.clone()));
             }
             if let Some(protocol) = &protocol {
                 attributes.push(KeyValue::new("mcp.protocol.version", protocol.clone()));
@@ -65,7 +68,7 @@ impl Operation {
                     context: parent.with_span(span),
                     started: std::time::Instant::now(),
                     method,
-                    tool: tool.map(str::to_owned),
+                    tool: tool_name,
                     protocol,
                 }),
             };
@@ -145,7 +148,8 @@ fn record_duration(traced: &Traced, error: Option<&str>) {
             .with_description("Duration of MCP requests as the server observes them")
             .build()
     });
-    let mut attributes = vec![KeyValue::new("mcp.method.name", traced.method)];
+    let mut attributes = Vec::with_capacity(5);
+    attributes.push(KeyValue::new("mcp.method.name", traced.method));
     if let Some(tool) = &traced.tool {
         attributes.push(KeyValue::new("gen_ai.tool.name", tool.clone()));
         attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));

@@ -89,7 +89,7 @@ async fn authenticate(State(auth): State<Arc<Auth>>, request: Request, next: Nex
             );
         }
     };
-    let gate = ToolGate::new(auth.policy.clone(), verified.scopes);
+    let gate = ToolGate::shared(auth.policy.clone(), verified.scopes);
     if let Some(missing) = auth.policy.missing_required(gate.granted()) {
         return challenge(
             StatusCode::FORBIDDEN,
@@ -137,7 +137,27 @@ async fn authenticate(State(auth): State<Arc<Auth>>, request: Request, next: Nex
 }
 
 /// The tools a JSON-RPC body calls with `tools/call` (a message or a list of them).
+///
+/// Read first as the few members it needs, borrowed from the body; a body that reading does
+/// not take (a member of another type, a repeated member, a list with a non-object) is read
+/// whole as JSON, so every body gets the same answer as from the whole reading.
 fn called_tools(body: &[u8]) -> Vec<String> {
+    let first = body.iter().find(|byte| !byte.is_ascii_whitespace());
+    let quick = if first == Some(&b'[') {
+        serde_json::from_slice::<Vec<Message<'_>>>(body).ok()
+    } else {
+        serde_json::from_slice::<Message<'_>>(body)
+            .ok()
+            .map(|message| vec![message])
+    };
+    if let Some(messages) = quick {
+        return messages
+            .into_iter()
+            .filter(|message| message.method.as_deref() == Some("tools/call"))
+            .filter_map(|message| message.params.and_then(|params| params.name))
+            .map(std::borrow::Cow::into_owned)
+            .collect();
+    }
     let Ok(message) = serde_json::from_slice::<Value>(body) else {
         return Vec::new();
     };
@@ -152,6 +172,22 @@ fn called_tools(body: &[u8]) -> Vec<String> {
         .collect()
 }
 
+/// The members of a JSON-RPC message that say which tool it calls.
+#[derive(serde::Deserialize)]
+struct Message<'a> {
+    #[serde(borrow, default)]
+    method: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    params: Option<Params<'a>>,
+}
+
+/// The member of a call's parameters that names its tool.
+#[derive(serde::Deserialize)]
+struct Params<'a> {
+    #[serde(borrow, default)]
+    name: Option<std::borrow::Cow<'a, str>>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::called_tools;
@@ -163,5 +199,14 @@ mod tests {
         let list = br#"[{"method":"tools/list"},{"method":"tools/call","params":{"name":"b"}}]"#;
         assert_eq!(called_tools(list), ["b"]);
         assert!(called_tools(b"not json").is_empty());
+        // Bodies the quick reading does not take are read whole, with the same answers.
+        let mixed = br#"[1, {"method":"tools/call","params":{"name":"c"}}]"#;
+        assert_eq!(called_tools(mixed), ["c"]);
+        let repeated = br#"{"method":"tools/call","params":{"name":"d","name":"e"}}"#;
+        assert_eq!(called_tools(repeated), ["e"]);
+        let odd = br#"{"method":"tools/call","params":{"name":7}}"#;
+        assert!(called_tools(odd).is_empty());
+        let other = br#"{"method":"tools/call","params":"f"}"#;
+        assert!(called_tools(other).is_empty());
     }
 }

@@ -30,11 +30,18 @@ pub(super) enum Refusal {
 #[derive(Debug, Clone)]
 pub(super) struct Verified {
     /// The scopes it grants (`scope`, or `scp`).
-    pub scopes: BTreeSet<String>,
+    pub scopes: Arc<BTreeSet<String>>,
     /// The context values of its mapped claims.
     pub values: ContextValues,
     /// Its subject, for the logs.
-    pub subject: Option<String>,
+    pub subject: Option<Arc<str>>,
+}
+
+/// A JWT that passed the full check: its caller, and the times checked again on each use.
+struct Checked {
+    verified: Verified,
+    expires: Option<u64>,
+    not_before: Option<u64>,
 }
 
 /// Checks tokens against one issuer's keys.
@@ -46,9 +53,9 @@ pub(super) struct Verifier {
     leeway: u64,
     claims: Vec<(String, String)>,
     introspector: Option<Introspector>,
-    /// Tokens whose signature, issuer and audience checked out, by their SHA-256, with their
-    /// claims: a caller's next request skips the signature check (its times are checked again).
-    checked: std::sync::Mutex<HashMap<[u8; 32], Arc<Value>>>,
+    /// Tokens whose signature, issuer, audience and mapped claims checked out, by their
+    /// SHA-256: a caller's next request skips every check but the times.
+    checked: std::sync::Mutex<HashMap<[u8; 32], Arc<Checked>>>,
 }
 
 /// The most checked tokens remembered; past it the memory starts again empty.
@@ -82,30 +89,52 @@ impl Verifier {
     }
 
     /// The caller a bearer token stands for: a JWT checked here, or (with introspection) an
-    /// opaque token the issuer vouches for.
+    /// opaque token the issuer vouches for. A JWT checked before is found by its SHA-256 and
+    /// only its times are checked again.
     pub(super) async fn verify(&self, token: &str) -> Result<Verified, Refusal> {
-        let claims = match jsonwebtoken::decode_header(token) {
-            Ok(header) => self.jwt_claims(token, header).await?,
-            Err(_) => match &self.introspector {
-                Some(introspector) => introspector
-                    .claims(token, &self.issuer, &self.audience)
-                    .await
-                    .map_err(|inactive| match inactive {
-                        Inactive::Refused(message) => Refusal::Invalid(message),
-                        Inactive::Unreachable(message) => Refusal::Unreachable(message),
-                    })?,
-                None => {
-                    return Err(Refusal::Invalid(
-                        "the token is not a signed JWT (unsigned `alg: none` tokens are never \
-                         accepted)"
-                            .into(),
-                    ));
-                }
-            },
+        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+        let known = self.lock_checked().get(&digest).cloned();
+        if let Some(known) = known {
+            self.check_times(known.expires, known.not_before)?;
+            return Ok(known.verified.clone());
+        }
+        let Ok(header) = jsonwebtoken::decode_header(token) else {
+            let Some(introspector) = &self.introspector else {
+                return Err(Refusal::Invalid(
+                    "the token is not a signed JWT (unsigned `alg: none` tokens are never \
+                     accepted)"
+                        .into(),
+                ));
+            };
+            let claims = introspector
+                .claims(token, &self.issuer, &self.audience)
+                .await
+                .map_err(|inactive| match inactive {
+                    Inactive::Refused(message) => Refusal::Invalid(message),
+                    Inactive::Unreachable(message) => Refusal::Unreachable(message),
+                })?;
+            return self.caller(&claims);
         };
+        let claims = self.verify_jwt(token, header).await?;
+        let verified = self.caller(&claims)?;
+        let known = Arc::new(Checked {
+            verified: verified.clone(),
+            expires: claims["exp"].as_u64(),
+            not_before: claims["nbf"].as_u64(),
+        });
+        let mut checked = self.lock_checked();
+        if checked.len() >= MAX_CHECKED {
+            checked.clear();
+        }
+        checked.insert(digest, known);
+        Ok(verified)
+    }
+
+    /// The caller that valid claims describe: its scopes and mapped context values.
+    fn caller(&self, claims: &Value) -> Result<Verified, Refusal> {
         let mut values = ContextValues::new();
         for (name, path) in &self.claims {
-            let value = claim(&claims, path).ok_or_else(|| {
+            let value = claim(claims, path).ok_or_else(|| {
                 Refusal::Invalid(format!(
                     "the token has no claim `{path}` (a text, number or boolean), which this \
                      server needs for the context value `{name}`; ask the issuer to include it"
@@ -114,56 +143,29 @@ impl Verifier {
             values = values.with(name.clone(), value);
         }
         Ok(Verified {
-            scopes: scopes(&claims),
+            scopes: Arc::new(scopes(claims)),
             values,
-            subject: claims["sub"].as_str().map(str::to_owned),
+            subject: claims["sub"].as_str().map(Arc::from),
         })
     }
 
-    /// The claims of a JWT whose signature, issuer, audience and times check out.
-    async fn jwt_claims(
-        &self,
-        token: &str,
-        header: jsonwebtoken::Header,
-    ) -> Result<Arc<Value>, Refusal> {
-        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
-        let known = self.lock_checked().get(&digest).cloned();
-        if let Some(claims) = known {
-            self.check_times(&claims)?;
-            return Ok(claims);
-        }
-        let claims = Arc::new(self.verify_jwt(token, header).await?);
-        let mut checked = self.lock_checked();
-        if checked.len() >= MAX_CHECKED {
-            checked.clear();
-        }
-        checked.insert(digest, claims.clone());
-        Ok(claims)
-    }
-
-    fn lock_checked(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], Arc<Value>>> {
+    fn lock_checked(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], Arc<Checked>>> {
         self.checked
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// `exp` and `nbf` of claims checked before, against the clock now (with the leeway).
-    fn check_times(&self, claims: &Value) -> Result<(), Refusal> {
+    /// `exp` and `nbf` of a token checked before, against the clock now (with the leeway).
+    fn check_times(&self, expires: Option<u64>, not_before: Option<u64>) -> Result<(), Refusal> {
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
-        if claims["exp"]
-            .as_u64()
-            .is_none_or(|exp| exp.saturating_add(self.leeway) <= now)
-        {
+        if expires.is_none_or(|exp| exp.saturating_add(self.leeway) <= now) {
             return Err(Refusal::Invalid(
                 "the token has expired; get a new one".into(),
             ));
         }
-        if claims["nbf"]
-            .as_u64()
-            .is_some_and(|nbf| nbf > now.saturating_add(self.leeway))
-        {
+        if not_before.is_some_and(|nbf| nbf > now.saturating_add(self.leeway)) {
             return Err(Refusal::Invalid(
                 "the token is not valid yet (`nbf`)".into(),
             ));
