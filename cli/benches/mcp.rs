@@ -9,6 +9,9 @@
 //!
 //! `cargo bench -p toolforge-cli --bench mcp`
 //! `scripts/with-oidc cargo bench -p toolforge-cli --bench mcp -- 16_clients`
+//!
+//! The three team set-ups also run side by side, in interleaved rounds (see [`team_rounds`]):
+//! `TOOLFORGE_BENCH_TEAM_ROUNDS=40 scripts/with-oidc cargo bench -p toolforge-cli --bench mcp`
 
 use std::process::Stdio;
 use std::sync::Arc;
@@ -27,7 +30,10 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use toolforge::ToolRegistry;
 
 fn main() {
-    divan::main();
+    match std::env::var("TOOLFORGE_BENCH_TEAM_ROUNDS") {
+        Ok(rounds) => team_rounds(rounds.parse().expect("a number of rounds")),
+        Err(_) => divan::main(),
+    }
 }
 
 const CORPUS_CONFIG: &str = concat!(
@@ -307,20 +313,7 @@ fn http_16_clients_shared_token(bencher: divan::Bencher) {
         return;
     }
     let fixture = fixture();
-    let (_child, sessions) = fixture.runtime.block_on(async {
-        let mut command = serve_command(
-            &fixture,
-            &["--http", "127.0.0.1:0", "--token-env", "BENCH_TOKEN"],
-        );
-        command.env("BENCH_TOKEN", "a-shared-secret-token");
-        let (child, url) = http_server_with(command).await;
-        let mut sessions = Vec::new();
-        for _ in 0..CONCURRENT_CLIENTS {
-            let authorization = Some("Bearer a-shared-secret-token".to_owned());
-            sessions.push(Arc::new(HttpSession::open_with(&url, authorization).await));
-        }
-        (child, sessions)
-    });
+    let (_child, sessions) = fixture.runtime.block_on(shared_token_sessions(&fixture));
     concurrent_calls(bencher, &fixture, &sessions);
 }
 
@@ -342,6 +335,34 @@ fn oauth_clients(bencher: divan::Bencher, traced: bool) {
         return;
     };
     let fixture = fixture();
+    let (_child, sessions) = fixture
+        .runtime
+        .block_on(oauth_sessions(&fixture, &issuer, traced));
+    concurrent_calls(bencher, &fixture, &sessions);
+}
+
+/// A server and its clients, stopped when dropped.
+type Served = (tokio::process::Child, Vec<Arc<HttpSession>>);
+
+/// A server with one shared bearer token and no telemetry, and 16 clients using the token.
+async fn shared_token_sessions(fixture: &Fixture) -> Served {
+    let mut command = serve_command(
+        fixture,
+        &["--http", "127.0.0.1:0", "--token-env", "BENCH_TOKEN"],
+    );
+    command.env("BENCH_TOKEN", "a-shared-secret-token");
+    let (child, url) = http_server_with(command).await;
+    let mut sessions = Vec::new();
+    for _ in 0..CONCURRENT_CLIENTS {
+        let authorization = Some("Bearer a-shared-secret-token".to_owned());
+        sessions.push(Arc::new(HttpSession::open_with(&url, authorization).await));
+    }
+    (child, sessions)
+}
+
+/// A server checking `issuer`'s access tokens (exporting over OTLP when `traced`), and 16
+/// clients, each with its own token.
+async fn oauth_sessions(fixture: &Fixture, issuer: &str, traced: bool) -> Served {
     let config = fixture.config.with_file_name("code-rag-oauth.yaml");
     let text = std::fs::read_to_string(&fixture.config).unwrap();
     std::fs::write(
@@ -349,30 +370,87 @@ fn oauth_clients(bencher: divan::Bencher, traced: bool) {
         format!("{text}toolforge:\n  auth:\n    issuer: {issuer}\n    required_scopes: [mcp]\n"),
     )
     .unwrap();
-    let (_child, sessions) = fixture.runtime.block_on(async {
-        let receiver = otlp_sink().await;
-        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolforge"));
-        command
-            .args(["serve", "--config"])
-            .arg(&config)
-            .arg("--db")
-            .arg(&fixture.db)
-            .args(["--http", "127.0.0.1:0"])
-            .env("TOOLFORGE_LOG", "error");
-        if traced {
-            command.env("OTEL_EXPORTER_OTLP_ENDPOINT", receiver);
-        }
-        let (child, url) = http_server_with(command).await;
-        let mut sessions = Vec::new();
-        for _ in 0..CONCURRENT_CLIENTS {
-            let token = access_token(&issuer, &url).await;
-            sessions.push(Arc::new(
-                HttpSession::open_with(&url, Some(format!("Bearer {token}"))).await,
-            ));
-        }
-        (child, sessions)
+    let receiver = otlp_sink().await;
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolforge"));
+    command
+        .args(["serve", "--config"])
+        .arg(&config)
+        .arg("--db")
+        .arg(&fixture.db)
+        .args(["--http", "127.0.0.1:0"])
+        .env("TOOLFORGE_LOG", "error");
+    if traced {
+        command.env("OTEL_EXPORTER_OTLP_ENDPOINT", receiver);
+    }
+    let (child, url) = http_server_with(command).await;
+    let mut sessions = Vec::new();
+    for _ in 0..CONCURRENT_CLIENTS {
+        let token = access_token(issuer, &url).await;
+        sessions.push(Arc::new(
+            HttpSession::open_with(&url, Some(format!("Bearer {token}"))).await,
+        ));
+    }
+    (child, sessions)
+}
+
+/// The three team set-ups side by side, in `rounds` interleaved rounds of 1,024 calls each
+/// (each round starting with the next set-up), after one round of warm-up: their median
+/// times, and the median of each round's ratio to the shared token's time. On a machine
+/// whose speed drifts, divan's samples of one set-up after another drift with it; rounds
+/// side by side do not.
+///
+/// `TOOLFORGE_BENCH_TEAM_ROUNDS=30 scripts/with-oidc cargo bench -p toolforge-cli --bench mcp`
+fn team_rounds(rounds: usize) {
+    let Some(issuer) = issuer() else {
+        eprintln!("the team rounds need the OpenID provider: run them under scripts/with-oidc");
+        std::process::exit(2);
+    };
+    let fixture = fixture();
+    let names = [
+        "shared bearer token, no telemetry (baseline)",
+        "one access token per client (JWT checked)",
+        "one access token per client, traced and measured over OTLP",
+    ];
+    let setups: Vec<Served> = fixture.runtime.block_on(async {
+        vec![
+            shared_token_sessions(&fixture).await,
+            oauth_sessions(&fixture, &issuer, false).await,
+            oauth_sessions(&fixture, &issuer, true).await,
+        ]
     });
-    concurrent_calls(bencher, &fixture, &sessions);
+    let mut times = vec![Vec::new(); setups.len()];
+    for round in 0..=rounds {
+        for step in 0..setups.len() {
+            let which = (round + step) % setups.len();
+            let started = std::time::Instant::now();
+            fixture.runtime.block_on(calls(&setups[which].1));
+            if round > 0 {
+                times[which].push(started.elapsed().as_secs_f64());
+            }
+        }
+    }
+    let median = |values: &[f64]| -> f64 {
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        sorted[sorted.len() / 2]
+    };
+    let calls_per_round = (CONCURRENT_CLIENTS * CALLS_PER_CLIENT) as f64;
+    println!("| set-up | median per 1,024 calls | calls/s (median) | ratio (median of rounds) |");
+    println!("|---|---|---|---|");
+    for (which, name) in names.iter().enumerate() {
+        let ratios: Vec<f64> = times[which]
+            .iter()
+            .zip(&times[0])
+            .map(|(time, baseline)| time / baseline)
+            .collect();
+        let time = median(&times[which]);
+        println!(
+            "| {name} | {:.1} ms | {:.0} | {:.2} |",
+            time * 1000.0,
+            calls_per_round / time,
+            median(&ratios)
+        );
+    }
 }
 
 /// An OTLP/HTTP receiver that reads every export and drops it; its base URL.
@@ -420,20 +498,21 @@ fn concurrent_calls(bencher: divan::Bencher, fixture: &Fixture, sessions: &[Arc<
         .counter(divan::counter::ItemsCount::new(
             CONCURRENT_CLIENTS * CALLS_PER_CLIENT,
         ))
-        .bench_local(|| {
-            fixture.runtime.block_on(async {
-                let mut tasks = Vec::new();
-                for session in sessions {
-                    let session = session.clone();
-                    tasks.push(tokio::spawn(async move {
-                        for _ in 0..CALLS_PER_CLIENT {
-                            session.call().await;
-                        }
-                    }));
-                }
-                for task in tasks {
-                    task.await.unwrap();
-                }
-            })
-        });
+        .bench_local(|| fixture.runtime.block_on(calls(sessions)));
+}
+
+/// 64 calls by each session at once.
+async fn calls(sessions: &[Arc<HttpSession>]) {
+    let mut tasks = Vec::new();
+    for session in sessions {
+        let session = session.clone();
+        tasks.push(tokio::spawn(async move {
+            for _ in 0..CALLS_PER_CLIENT {
+                session.call().await;
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
 }
