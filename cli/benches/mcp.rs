@@ -370,7 +370,6 @@ async fn oauth_sessions(fixture: &Fixture, issuer: &str, traced: bool) -> Served
         format!("{text}toolforge:\n  auth:\n    issuer: {issuer}\n    required_scopes: [mcp]\n"),
     )
     .unwrap();
-    let receiver = otlp_sink().await;
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolforge"));
     command
         .args(["serve", "--config"])
@@ -380,7 +379,7 @@ async fn oauth_sessions(fixture: &Fixture, issuer: &str, traced: bool) -> Served
         .args(["--http", "127.0.0.1:0"])
         .env("TOOLFORGE_LOG", "error");
     if traced {
-        command.env("OTEL_EXPORTER_OTLP_ENDPOINT", receiver);
+        command.env("OTEL_EXPORTER_OTLP_ENDPOINT", otlp_sink().await);
     }
     let (child, url) = http_server_with(command).await;
     let mut sessions = Vec::new();

@@ -111,14 +111,10 @@ pub struct ToolGate {
 impl ToolGate {
     /// A caller holding `granted` under `policy`.
     pub fn new(policy: Arc<ScopePolicy>, granted: BTreeSet<String>) -> ToolGate {
-        ToolGate {
-            policy,
-            granted: Arc::new(granted),
-        }
+        ToolGate::shared(policy, Arc::new(granted))
     }
 
     /// A caller holding `granted` under `policy`, the scopes shared with whoever holds them.
-    #[cfg_attr(not(feature = "mcp-oauth"), allow(dead_code))]
     pub(crate) fn shared(policy: Arc<ScopePolicy>, granted: Arc<BTreeSet<String>>) -> ToolGate {
         ToolGate { policy, granted }
     }
