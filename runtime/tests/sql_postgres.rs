@@ -339,12 +339,25 @@ fn with_counting_field(
     name: &str,
     to: u64,
 ) -> Arc<toolforge::spec::SchemaSpec> {
+    with_computed_field(
+        spec,
+        name,
+        &format!("(SELECT count(*) FROM generate_series(1, {to}))"),
+    )
+}
+
+/// The spec with a number field `name` computed on PostgreSQL as `postgres_sql`.
+fn with_computed_field(
+    spec: &toolforge::spec::SchemaSpec,
+    name: &str,
+    postgres_sql: &str,
+) -> Arc<toolforge::spec::SchemaSpec> {
     let mut spec = spec.clone();
     spec.entities[0].computed_fields.push(
         serde_json::from_value(json!({
-            "name": name, "type": "number", "source": "a slow count",
+            "name": name, "type": "number", "source": "a test field",
             "sql": "(SELECT 1)",
-            "postgres_sql": format!("(SELECT count(*) FROM generate_series(1, {to}))")
+            "postgres_sql": postgres_sql
         }))
         .unwrap(),
     );
@@ -747,6 +760,91 @@ fn pool_size_in_the_url_bounds_the_read_connections() {
         .to_string();
     assert!(
         error.contains("pool_size=0") && error.contains("1 to 1000"),
+        "{error}"
+    );
+}
+
+/// A read of a quiet server may use PostgreSQL's parallel workers; one that starts while
+/// another read of the same server runs goes without them (`max_parallel_workers_per_gather =
+/// 0`), and a read alone after a quiet second has the server's setting back. `parallel=always`
+/// leaves every read the server's setting, `parallel=never` none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parallel_workers_go_to_reads_of_a_quiet_server() {
+    let Some((seeding, url, plain)) = seeded_postgres("parallel") else {
+        return;
+    };
+    drop(seeding);
+    let server_setting = pg_support::query_text(&url, "SHOW max_parallel_workers_per_gather");
+    assert_ne!(
+        server_setting, "0",
+        "the test needs parallel workers allowed"
+    );
+    let server_setting: f64 = server_setting.parse().unwrap();
+    let probe_spec = with_computed_field(
+        &plain,
+        "workers",
+        "(SELECT current_setting('max_parallel_workers_per_gather')::int)",
+    );
+    let slow_spec = with_counting_field(&plain, "a_while", 10_000_000);
+    let probe = json!({"entity_type": "Scope", "limit": 1});
+    // The setting a read runs with alone, beside a slow read of `db`, and after a quiet second.
+    let workers = |db: Database| {
+        let probes = limited(&probe_spec, &db, "query_entities", None);
+        let slow = limited(&slow_spec, &db, "query_entities", None);
+        let (probe, url) = (probe.clone(), url.clone());
+        async move {
+            let read = |probes: Arc<ToolRegistry>| {
+                let probe = probe.clone();
+                async move {
+                    let answer = probes.call("query_entities", probe).await.expect("probe");
+                    answer["results"][0]["workers"].as_f64().expect("workers")
+                }
+            };
+            let alone = read(probes.clone()).await;
+            let busy = tokio::spawn(async move {
+                slow.call(
+                    "query_entities",
+                    json!({"entity_type": "Scope", "order_by": {"field": "a_while"}, "limit": 1}),
+                )
+                .await
+                .expect("the slow read")
+            });
+            for _ in 0..100 {
+                if pg_support::running_statements(&url) > 0 {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            assert!(
+                !busy.is_finished(),
+                "the slow read ended too soon to overlap"
+            );
+            let beside = read(probes.clone()).await;
+            busy.await.unwrap();
+            tokio::time::sleep(Duration::from_millis(1_100)).await;
+            let alone_again = read(probes).await;
+            (alone, beside, alone_again)
+        }
+    };
+    let db = Database::open(url.clone()).expect("open");
+    assert_eq!(
+        workers(db).await,
+        (server_setting, 0.0, server_setting),
+        "by default, parallel workers only while the server is quiet"
+    );
+    let always = Database::open(format!("{url}?parallel=always")).expect("open");
+    assert_eq!(
+        workers(always).await,
+        (server_setting, server_setting, server_setting),
+        "parallel=always"
+    );
+    let never = Database::open(format!("{url}?parallel=never")).expect("open");
+    assert_eq!(workers(never).await, (0.0, 0.0, 0.0), "parallel=never");
+    let error = Database::open(format!("{url}?parallel=often"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("parallel=often") && error.contains("`always`"),
         "{error}"
     );
 }

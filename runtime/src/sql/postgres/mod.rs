@@ -11,8 +11,9 @@
 //! `default_transaction_read_only = on`, so every statement they run is read-only (as on SQLite,
 //! each statement is its own transaction); before a call's first statement, and in the same
 //! round trip, `statement_timeout` is set to what is left of the call's deadline (0, no limit,
-//! for a call without one) unless the connection already has about that
-//! (`statement_timeout.rs`). Writes (`init`, imports) use another pool, one transaction each.
+//! for a call without one) unless the connection already has about that, and a read that
+//! starts while others run goes without parallel workers (`read_settings.rs`). Writes (`init`,
+//! imports) use another pool, one transaction each.
 
 mod bulk;
 pub(crate) mod driver;
@@ -21,9 +22,9 @@ pub(crate) mod import_sink;
 pub mod pgvector;
 pub(crate) mod pool;
 pub(crate) mod postings;
+pub(crate) mod read_settings;
 pub mod schema;
 pub(crate) mod session;
-pub(crate) mod statement_timeout;
 pub mod types;
 
 pub(crate) use bulk::{BulkBatch, Refused, Rows, SAVEPOINT, Sent};

@@ -9,8 +9,8 @@ use tokio_postgres::NoTls;
 use crate::sql::backend::{ExecError, Reader};
 use crate::sql::database::DbError;
 use crate::sql::postgres::driver::Driver;
+use crate::sql::postgres::read_settings::{Given, Parallel};
 use crate::sql::postgres::session::{Acquire, CANCEL_ATTEMPTS, CancelSlot, Session, lock};
-use crate::sql::postgres::statement_timeout::{StatementTimeout, Timeouts};
 
 /// A PostgreSQL database: the pools and the runtime driving them.
 pub(crate) struct PgDatabase {
@@ -19,8 +19,10 @@ pub(crate) struct PgDatabase {
     pub(crate) readers: Pool,
     /// Connections for `init` and imports.
     pub(crate) writers: Pool,
-    /// The `statement_timeout` each read connection has.
-    pub(crate) timeouts: Arc<Timeouts>,
+    /// What each read connection was given, and how many reads run.
+    pub(crate) given: Arc<Given>,
+    /// When a read may use parallel workers.
+    pub(crate) parallel: Parallel,
     /// Writes (`init`, imports) are refused.
     pub read_only: bool,
     /// `user@host:port/name`, without a password, for messages.
@@ -33,6 +35,7 @@ impl std::fmt::Debug for PgDatabase {
             .field("database", &self.label)
             .field("read_only", &self.read_only)
             .field("pool_size", &self.readers.status().max_size)
+            .field("parallel", &self.parallel)
             .finish()
     }
 }
@@ -46,12 +49,21 @@ pub(crate) fn default_pool_size() -> usize {
 /// The most `pool_size` may be.
 const MAX_POOL_SIZE: usize = 1_000;
 
-/// `url` without its `pool_size=N` query parameter, and `N`.
-pub(crate) fn take_pool_size(url: &str) -> Result<(String, Option<usize>), DbError> {
+/// toolforge's own parameters in a database URL's query.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct UrlOptions {
+    /// `pool_size=N`: the most read connections open at once.
+    pub(crate) pool_size: Option<usize>,
+    /// `parallel=quiet|always|never`: when a read may use parallel workers.
+    pub(crate) parallel: Parallel,
+}
+
+/// `url` without toolforge's own query parameters (`pool_size`, `parallel`), and their values.
+pub(crate) fn take_url_options(url: &str) -> Result<(String, UrlOptions), DbError> {
+    let mut options = UrlOptions::default();
     let Some((base, query)) = url.split_once('?') else {
-        return Ok((url.to_owned(), None));
+        return Ok((url.to_owned(), options));
     };
-    let mut size = None;
     let mut kept = Vec::new();
     for pair in query.split('&') {
         match pair.split_once('=') {
@@ -60,17 +72,26 @@ pub(crate) fn take_pool_size(url: &str) -> Result<(String, Option<usize>), DbErr
                     .parse::<usize>()
                     .ok()
                     .filter(|n| (1..=MAX_POOL_SIZE).contains(n));
-                match parsed {
-                    Some(n) => size = Some(n),
-                    None => {
-                        return Err(DbError::Postgres(format!(
-                            "`pool_size={value}` in the URL: the most read connections open at \
-                             once is a whole number from 1 to {MAX_POOL_SIZE} (default {}, twice \
-                             the cores)",
-                            default_pool_size()
-                        )));
-                    }
-                }
+                let Some(n) = parsed else {
+                    return Err(DbError::Postgres(format!(
+                        "`pool_size={value}` in the URL: the most read connections open at \
+                         once is a whole number from 1 to {MAX_POOL_SIZE} (default {}, twice \
+                         the cores)",
+                        default_pool_size()
+                    )));
+                };
+                options.pool_size = Some(n);
+            }
+            Some(("parallel", value)) => {
+                let Some(parallel) = Parallel::parse(value) else {
+                    return Err(DbError::Postgres(format!(
+                        "`parallel={value}` in the URL: when a read may use PostgreSQL's \
+                         parallel workers is `quiet` (the default: while no read of this server \
+                         has started beside another for a second), `always` (PostgreSQL's \
+                         settings decide) or `never`"
+                    )));
+                };
+                options.parallel = parallel;
             }
             _ => kept.push(pair),
         }
@@ -80,7 +101,7 @@ pub(crate) fn take_pool_size(url: &str) -> Result<(String, Option<usize>), DbErr
     } else {
         format!("{base}?{}", kept.join("&"))
     };
-    Ok((url, size))
+    Ok((url, options))
 }
 
 pub(crate) fn label(config: &tokio_postgres::Config) -> String {
@@ -104,11 +125,13 @@ pub(crate) fn label(config: &tokio_postgres::Config) -> String {
 impl PgDatabase {
     /// Connects to the database at `url` and checks that it answers.
     ///
-    /// `pool_size=N` in the URL's query (toolforge's own parameter, taken out before the rest
-    /// reaches the driver) sets the most read connections open at once; without it, twice the
-    /// available parallelism. Writes (`init`, imports) use two connections of their own.
+    /// toolforge's own parameters in the URL's query are taken out before the rest reaches
+    /// the driver: `pool_size=N` sets the most read connections open at once (without it,
+    /// twice the available parallelism); `parallel=quiet|always|never` when a read may use
+    /// PostgreSQL's parallel workers (`quiet`: while no read of this server has started beside
+    /// another for a second, see `read_settings.rs`). Writes (`init`, imports) use two connections of their own.
     pub fn open(url: &str, read_only: bool) -> Result<PgDatabase, DbError> {
-        let (url, pool_size) = take_pool_size(url)?;
+        let (url, url_options) = take_url_options(url)?;
         let url = url.as_str();
         let config: tokio_postgres::Config = url.parse().map_err(|error| {
             DbError::Postgres(format!(
@@ -123,31 +146,30 @@ impl PgDatabase {
             None => "-c default_transaction_read_only=on".to_owned(),
         };
         reader_config.options(&options);
-        let size = pool_size.unwrap_or_else(default_pool_size);
-        let timeouts = Arc::new(Timeouts::default());
-        let pool =
-            |config: tokio_postgres::Config, size: usize, timeouts: Option<Arc<Timeouts>>| {
-                let manager = Manager::from_config(
-                    config,
-                    NoTls,
-                    ManagerConfig {
-                        recycling_method: RecyclingMethod::Fast,
-                    },
-                );
-                let mut builder = Pool::builder(manager)
-                    .max_size(size)
-                    .runtime(deadpool_postgres::Runtime::Tokio1);
-                if let Some(timeouts) = timeouts {
-                    builder = builder.post_create(Hook::sync_fn(move |client, _| {
-                        timeouts.forget(client);
-                        Ok(())
-                    }));
-                }
-                builder
-                    .build()
-                    .map_err(|error| DbError::Postgres(format!("cannot build the pool: {error}")))
-            };
-        let readers = pool(reader_config, size, Some(timeouts.clone()))?;
+        let size = url_options.pool_size.unwrap_or_else(default_pool_size);
+        let given = Arc::new(Given::default());
+        let pool = |config: tokio_postgres::Config, size: usize, given: Option<Arc<Given>>| {
+            let manager = Manager::from_config(
+                config,
+                NoTls,
+                ManagerConfig {
+                    recycling_method: RecyclingMethod::Fast,
+                },
+            );
+            let mut builder = Pool::builder(manager)
+                .max_size(size)
+                .runtime(deadpool_postgres::Runtime::Tokio1);
+            if let Some(given) = given {
+                builder = builder.post_create(Hook::sync_fn(move |client, _| {
+                    given.forget(client);
+                    Ok(())
+                }));
+            }
+            builder
+                .build()
+                .map_err(|error| DbError::Postgres(format!("cannot build the pool: {error}")))
+        };
+        let readers = pool(reader_config, size, Some(given.clone()))?;
         let writers = pool(config, 2, None)?;
         let driver = Driver::new()
             .map_err(|error| DbError::Postgres(format!("cannot start the driver: {error}")))?;
@@ -155,7 +177,8 @@ impl PgDatabase {
             driver,
             readers,
             writers,
-            timeouts,
+            given,
+            parallel: url_options.parallel,
             read_only,
             label,
         };
@@ -197,8 +220,9 @@ impl PgDatabase {
         Ok(session)
     }
 
-    /// Runs `f` on a read-only connection with `statement_timeout` set from `deadline` (sent
-    /// only when the connection's differs, see `StatementTimeout`). The connection is taken
+    /// Runs `f` on a read-only connection with `statement_timeout` set from `deadline` and
+    /// parallel workers as [`Parallel`] allows (sent only when the connection's differ, see
+    /// `read_settings.rs`); `f` counts as a running read until it returns. The connection is taken
     /// from the pool with `f`'s first statement, in the same hand-off to the driver. `cancel`
     /// stops the call from another thread ([`PgDatabase::cancel`]).
     pub fn read<T>(
@@ -226,10 +250,8 @@ impl PgDatabase {
             }
             None => 0,
         };
-        *lock(&session.timeout) = Some(StatementTimeout {
-            millis: millis as u64,
-            known: self.timeouts.clone(),
-        });
+        let (_running, settings) = self.given.start(millis as u64, self.parallel);
+        *lock(&session.settings) = Some(settings);
         Ok(f(&session))
     }
 
@@ -283,7 +305,34 @@ impl PgDatabase {
 
 #[cfg(test)]
 mod tests {
-    use super::{default_pool_size, take_pool_size};
+    use super::{Parallel, UrlOptions, default_pool_size, take_url_options};
+
+    fn take_pool_size(url: &str) -> Result<(String, Option<usize>), crate::sql::DbError> {
+        take_url_options(url).map(|(url, options)| (url, options.pool_size))
+    }
+
+    #[test]
+    fn parallel_is_taken_out_of_the_url() {
+        let (url, options) =
+            take_url_options("postgres://app@db/books?parallel=never&pool_size=2&x=1").unwrap();
+        assert_eq!(url, "postgres://app@db/books?x=1");
+        assert_eq!(
+            options,
+            UrlOptions {
+                pool_size: Some(2),
+                parallel: Parallel::Never
+            }
+        );
+        let (_, options) = take_url_options("postgres://app@db/books").unwrap();
+        assert_eq!(options.parallel, Parallel::Quiet);
+        let error = take_url_options("postgres://db/b?parallel=yes")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("parallel=yes") && error.contains("`quiet`"),
+            "{error}"
+        );
+    }
 
     #[test]
     fn pool_size_is_taken_out_of_the_url() {

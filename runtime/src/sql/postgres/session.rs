@@ -13,7 +13,7 @@ use crate::sql::backend::{
 use crate::sql::ddl::literal;
 use crate::sql::postgres::driver::Driver;
 use crate::sql::postgres::error::describe;
-use crate::sql::postgres::statement_timeout::StatementTimeout;
+use crate::sql::postgres::read_settings::{Change, ReadSettings};
 use crate::sql::postgres::types::{PgCell, PgParam};
 use crate::sql::value::SqlValue;
 
@@ -49,8 +49,9 @@ pub(crate) struct Session<'d> {
     pub(crate) client: std::sync::OnceLock<Arc<Object>>,
     /// Statements to send before the next one, in the same round trip (session settings).
     pub(crate) prefix: std::sync::Mutex<Option<String>>,
-    /// The call's `statement_timeout`, given to the connection with the first statement.
-    pub(crate) timeout: std::sync::Mutex<Option<StatementTimeout>>,
+    /// The call's `statement_timeout` and parallel workers, given to the connection with the
+    /// first statement.
+    pub(crate) settings: std::sync::Mutex<Option<ReadSettings>>,
     pub(crate) cancel: Arc<CancelSlot>,
 }
 
@@ -105,7 +106,7 @@ impl<'d> Session<'d> {
             acquire,
             client: std::sync::OnceLock::new(),
             prefix: std::sync::Mutex::new(None),
-            timeout: std::sync::Mutex::new(None),
+            settings: std::sync::Mutex::new(None),
             cancel,
         }
     }
@@ -186,11 +187,13 @@ impl<'d> Session<'d> {
         result.map_err(ExecError::from)
     }
 
-    /// What goes before the next statement: the call's `statement_timeout` (sent only if the
-    /// connection's differs, see [`StatementTimeout`]) and the session settings.
+    /// What goes before the next statement: the call's `statement_timeout` and parallel
+    /// workers (sent only if the connection's differ, see [`ReadSettings`]) and the session
+    /// settings.
     fn prelude(&self) -> Prelude {
         Prelude {
-            timeout: lock(&self.timeout).take(),
+            read: lock(&self.settings).take(),
+            change: None,
             settings: lock(&self.prefix).take(),
         }
     }
@@ -229,30 +232,29 @@ impl<'d> Session<'d> {
 
 /// What a session sends before its next statement.
 struct Prelude {
-    timeout: Option<StatementTimeout>,
+    read: Option<ReadSettings>,
+    /// What `read` changes on the connection, once [`Prelude::statements`] has looked.
+    change: Option<Change>,
     settings: Option<String>,
 }
 
 impl Prelude {
-    /// The statements to send on `client`, joined, if any. A timeout the connection already
-    /// has closely enough is not sent, and then not noted by [`Prelude::ran`] either: what is
-    /// remembered is always what the connection was given.
+    /// The statements to send on `client`, joined, if any. Read settings the connection
+    /// already has closely enough are not sent, and then not noted by [`Prelude::ran`]
+    /// either: what is remembered is always what the connection was given.
     fn statements(&mut self, client: &Object) -> Option<String> {
-        let timeout = self.timeout.as_ref().and_then(|t| t.statement(client));
-        if timeout.is_none() {
-            self.timeout = None;
-        }
-        match (timeout, &self.settings) {
-            (Some(timeout), Some(settings)) => Some(format!("{timeout}; {settings}")),
-            (Some(timeout), None) => Some(timeout),
+        self.change = self.read.as_ref().and_then(|read| read.change(client));
+        match (&self.change, &self.settings) {
+            (Some(change), Some(settings)) => Some(format!("{}; {settings}", change.statements)),
+            (Some(change), None) => Some(change.statements.clone()),
             (None, settings) => settings.clone(),
         }
     }
 
     /// Notes that the statements ran on `client`.
     fn ran(&self, client: &Object) {
-        if let Some(timeout) = &self.timeout {
-            timeout.given(client);
+        if let (Some(read), Some(change)) = (&self.read, &self.change) {
+            read.given(client, change);
         }
     }
 }
