@@ -11,9 +11,9 @@
 //! `default_transaction_read_only = on`, so every statement they run is read-only (as on SQLite,
 //! each statement is its own transaction); before a call's first statement, and in the same
 //! round trip, `statement_timeout` is set to what is left of the call's deadline (0, no limit,
-//! for a call without one) unless the connection already has about that, and a read that
-//! starts while others run goes without parallel workers (`read_settings.rs`). Writes (`init`,
-//! imports) use another pool, one transaction each.
+//! for a call without one) unless the connection already has about that, and while the server
+//! is busy a read goes without parallel workers (`read_settings.rs`). Writes (`init`, imports)
+//! use another pool, one transaction each.
 
 mod bulk;
 pub(crate) mod driver;

@@ -129,7 +129,8 @@ impl PgDatabase {
     /// the driver: `pool_size=N` sets the most read connections open at once (without it,
     /// twice the available parallelism); `parallel=quiet|always|never` when a read may use
     /// PostgreSQL's parallel workers (`quiet`: while no read of this server has started beside
-    /// another for a second, see `read_settings.rs`). Writes (`init`, imports) use two connections of their own.
+    /// another for a second, see `read_settings.rs`). Writes (`init`, imports) use two
+    /// connections of their own.
     pub fn open(url: &str, read_only: bool) -> Result<PgDatabase, DbError> {
         let (url, url_options) = take_url_options(url)?;
         let url = url.as_str();
@@ -222,9 +223,9 @@ impl PgDatabase {
 
     /// Runs `f` on a read-only connection with `statement_timeout` set from `deadline` and
     /// parallel workers as [`Parallel`] allows (sent only when the connection's differ, see
-    /// `read_settings.rs`); `f` counts as a running read until it returns. The connection is taken
-    /// from the pool with `f`'s first statement, in the same hand-off to the driver. `cancel`
-    /// stops the call from another thread ([`PgDatabase::cancel`]).
+    /// `read_settings.rs`); `f` counts as a running read until it returns. The connection is
+    /// taken from the pool with `f`'s first statement, in the same hand-off to the driver.
+    /// `cancel` stops the call from another thread ([`PgDatabase::cancel`]).
     pub fn read<T>(
         &self,
         deadline: Option<Instant>,

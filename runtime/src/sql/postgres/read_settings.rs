@@ -124,7 +124,7 @@ impl Given {
         self: &Arc<Given>,
         millis: u64,
         parallel: Parallel,
-    ) -> (Running, ReadSettings) {
+    ) -> (Running<'_>, ReadSettings) {
         let now = self.epoch.elapsed().as_millis() as u64;
         let (running, busy) = self.start_at(now);
         let settings = ReadSettings {
@@ -136,9 +136,9 @@ impl Given {
     }
 
     /// A read starting at `now` (ms after `epoch`), and whether the server is busy then.
-    fn start_at(self: &Arc<Given>, now: u64) -> (Running, bool) {
+    fn start_at(&self, now: u64) -> (Running<'_>, bool) {
         let others = self.running.fetch_add(1, Ordering::Relaxed);
-        let running = Running(self.clone());
+        let running = Running(self);
         let busy = if others > 0 {
             self.busy_until.fetch_max(now + BUSY_FOR, Ordering::Relaxed);
             true
@@ -150,9 +150,9 @@ impl Given {
 }
 
 /// A read being counted as running.
-pub(crate) struct Running(Arc<Given>);
+pub(crate) struct Running<'g>(&'g Given);
 
-impl Drop for Running {
+impl Drop for Running<'_> {
     fn drop(&mut self) {
         self.0.running.fetch_sub(1, Ordering::Relaxed);
     }
@@ -179,6 +179,11 @@ impl ReadSettings {
             .get(&key(client))
             .copied()
             .unwrap_or_default();
+        self.change_from(given)
+    }
+
+    /// What to send to a connection that was given `given`.
+    fn change_from(&self, given: Settings) -> Option<Change> {
         let mut statements = Vec::new();
         let mut after = given;
         if !given
@@ -230,7 +235,7 @@ fn close_enough(given: u64, wanted: u64) -> bool {
 mod tests {
     use std::sync::Arc;
 
-    use super::{BUSY_FOR, Given, Parallel, close_enough};
+    use super::{BUSY_FOR, Given, Parallel, ReadSettings, Settings, close_enough};
 
     #[test]
     fn a_setting_close_to_the_calls_is_kept() {
@@ -274,5 +279,40 @@ mod tests {
         assert_eq!(Parallel::parse("quiet"), Some(Parallel::Quiet));
         assert_eq!(Parallel::parse("never"), Some(Parallel::Never));
         assert_eq!(Parallel::parse("sometimes"), None);
+    }
+
+    #[test]
+    fn a_connection_is_sent_only_what_it_lacks() {
+        let known = Arc::new(Given::default());
+        let read = |serial| ReadSettings {
+            millis: 30_000,
+            serial,
+            known: known.clone(),
+        };
+        let sent = |read: ReadSettings, given| read.change_from(given).map(|c| c.statements);
+        assert_eq!(
+            sent(read(Some(true)), Settings::default()),
+            Some("SET statement_timeout = 30000; SET max_parallel_workers_per_gather = 0".into()),
+            "a new connection is told both"
+        );
+        let serial = read(Some(true))
+            .change_from(Settings::default())
+            .unwrap()
+            .after;
+        assert_eq!(
+            sent(read(Some(true)), serial),
+            None,
+            "a steady load sends nothing"
+        );
+        assert_eq!(
+            sent(read(None), serial),
+            None,
+            "`always` leaves the connection's"
+        );
+        assert_eq!(
+            sent(read(Some(false)), serial),
+            Some("RESET max_parallel_workers_per_gather".into()),
+            "a quiet server's read gets the server's setting back"
+        );
     }
 }
