@@ -1,5 +1,5 @@
-//! Registry overhead: dispatch vs a direct handler call, lookup among 10,000 tools, and a batch
-//! of 8 calls that each wait 10 ms.
+//! Registry overhead: dispatch vs a direct handler call, lookup among 10,000 tools, a batch
+//! of 8 calls that each wait 10 ms, and the answer-size cap measured on a 20-record answer.
 //!
 //! Run with `cargo bench -p toolforge-runtime --bench registry`.
 
@@ -11,7 +11,9 @@ use std::time::Duration;
 
 use divan::{Bencher, black_box};
 use serde_json::{Value, json};
-use toolforge::{Tool, ToolContext, ToolDefinition, ToolFuture, ToolRegistry, ToolResult};
+use toolforge::{
+    CallLimits, Tool, ToolContext, ToolDefinition, ToolFuture, ToolRegistry, ToolResult,
+};
 
 fn main() {
     divan::main();
@@ -113,6 +115,79 @@ mod dispatch {
             .build();
         let args = arguments();
         bencher.bench_local(|| ready(registry.call(black_box("search"), black_box(args.clone()))));
+    }
+}
+
+/// What checking the answer-size cap costs: a call whose handler gives a 20-record answer
+/// (the shape and size of a relationship hop's page), with the default cap, against the same
+/// call with no cap (the baseline).
+mod answer_cap {
+    use super::*;
+
+    /// A tool that answers with a copy of its page.
+    struct Page(ToolDefinition, Value);
+
+    impl Tool for Page {
+        fn definition(&self) -> &ToolDefinition {
+            &self.0
+        }
+        fn call<'a>(&'a self, _: Value, _: &'a ToolContext) -> ToolFuture<'a> {
+            Box::pin(async move { Ok(self.1.clone()) })
+        }
+    }
+
+    fn page() -> Value {
+        let results: Vec<Value> = (0..20)
+            .map(|i| {
+                json!({
+                    "from": "ada-lovelace",
+                    "relationship": "(Book)-[:WRITTEN_BY]->(Author)",
+                    "direction": "incoming",
+                    "entity_type": "Book",
+                    "record": {
+                        "isbn": format!("978-0-{i:06}-00-1"),
+                        "title": format!("Notes on the \"Analytical Engine\", part {i}"),
+                        "genre": "science",
+                        "year": 1843 + i,
+                        "pages": 120 + 7 * i,
+                        "blurb": "A translation of Menabrea's memoir, with notes longer than the \
+                                  memoir itself: the first published program, for Bernoulli \
+                                  numbers, and the machine's reach beyond arithmetic.",
+                    }
+                })
+            })
+            .collect();
+        json!({
+            "start_entity_type": "Author",
+            "relationship_type": "WRITTEN_BY",
+            "results": results,
+            "total": 20,
+            "offset": 0,
+            "has_more": false
+        })
+    }
+
+    fn registry(limits: CallLimits) -> Arc<ToolRegistry> {
+        ToolRegistry::builder()
+            .register(Page(definition("hop", json!({"type": "object"})), page()))
+            .unwrap()
+            .with_limits(limits)
+            .build()
+    }
+
+    #[divan::bench]
+    fn uncapped(bencher: Bencher) {
+        let registry = registry(CallLimits::UNLIMITED);
+        bencher.bench_local(|| ready(registry.call(black_box("hop"), json!({}))));
+    }
+
+    #[divan::bench]
+    fn capped(bencher: Bencher) {
+        // The default cap, without the deadline (a deadline needs a Tokio runtime).
+        let registry = registry(
+            CallLimits::UNLIMITED.max_answer_bytes(CallLimits::default().max_answer_bytes),
+        );
+        bencher.bench_local(|| ready(registry.call(black_box("hop"), json!({}))));
     }
 }
 

@@ -316,15 +316,79 @@ impl std::io::Write for Counted {
     }
 }
 
-/// The length of `value` as compact JSON, without building the text.
+/// The length of `value` as compact JSON (what `serde_json::to_string` gives), without
+/// building the text: summed over the tree, each string's escapes counted from its bytes.
+/// Every answer is measured against its cap this way, so it is kept cheaper than writing.
 pub(crate) fn json_len(value: &Value) -> usize {
-    let mut count = Counted {
-        written: 0,
-        max: usize::MAX,
-    };
-    // Writing a `Value` to a writer that never fails cannot fail.
-    let _ = serde_json::to_writer(&mut count, value);
-    count.written
+    match value {
+        Value::Null => 4,
+        Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(number) => number_len(number),
+        Value::String(text) => string_len(text),
+        // Brackets, and a comma between items.
+        Value::Array(items) => {
+            2 + items.len().saturating_sub(1) + items.iter().map(json_len).sum::<usize>()
+        }
+        // Braces, a comma between members, and each member's key, colon and value.
+        Value::Object(members) => {
+            2 + members.len().saturating_sub(1)
+                + members
+                    .iter()
+                    .map(|(key, value)| string_len(key) + 1 + json_len(value))
+                    .sum::<usize>()
+        }
+    }
+}
+
+/// The length of a number as serde_json writes it: integers counted by their digits, other
+/// numbers written (they are rare in answers and short).
+fn number_len(number: &serde_json::Number) -> usize {
+    fn digits(mut n: u64) -> usize {
+        let mut count = 1;
+        while n >= 10 {
+            n /= 10;
+            count += 1;
+        }
+        count
+    }
+    if let Some(n) = number.as_u64() {
+        digits(n)
+    } else if let Some(n) = number.as_i64() {
+        1 + digits(n.unsigned_abs())
+    } else {
+        let mut count = Counted {
+            written: 0,
+            max: usize::MAX,
+        };
+        // Writing to a writer that never fails cannot fail.
+        let _ = serde_json::to_writer(&mut count, number);
+        count.written
+    }
+}
+
+/// The length of `text` as a JSON string: its quotes, its bytes, and what serde_json's
+/// escapes add (`\"`, `\\`, `\n` and the other short ones: one byte; any other control
+/// character, `\u00XX`: five).
+fn string_len(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    // Most strings have nothing to escape; this count is one vectorised pass.
+    let escaped = bytes
+        .iter()
+        .filter(|&&b| b < 0x20 || b == b'"' || b == b'\\')
+        .count();
+    if escaped == 0 {
+        return bytes.len() + 2;
+    }
+    let extra: usize = bytes
+        .iter()
+        .map(|&b| match b {
+            b'"' | b'\\' | 0x08 | 0x09 | 0x0A | 0x0C | 0x0D => 1,
+            0x00..=0x1F => 5,
+            _ => 0,
+        })
+        .sum();
+    bytes.len() + 2 + extra
 }
 
 /// Whether `value` as compact JSON takes more than `max` bytes; writing stops past `max`, so
@@ -350,6 +414,48 @@ mod tests {
     fn json_len_is_the_compact_length() {
         let value = json!({"a": [1, "é", null], "b": {"c": true}});
         assert_eq!(json_len(&value), value.to_string().len());
+    }
+
+    #[test]
+    fn json_len_counts_what_serde_json_writes() {
+        // Every ASCII character alone, in a key and in a value (each control character,
+        // the quote and the backslash are escaped, each a different way).
+        for byte in 0u8..=0x7F {
+            let text = char::from(byte).to_string();
+            let value = json!({ text.clone(): [text.clone(), format!("a{text}b{text}")] });
+            assert_eq!(
+                json_len(&value),
+                value.to_string().len(),
+                "byte {byte:#04x}"
+            );
+        }
+        let numbers = json!([
+            0,
+            9,
+            10,
+            99,
+            100,
+            u64::MAX,
+            -1,
+            -10,
+            i64::MIN,
+            i64::MAX,
+            0.1,
+            -0.0,
+            1.5e300,
+            -2.25e-300,
+            1e15,
+            1e16,
+            123456.789,
+            f64::MAX,
+            f64::MIN_POSITIVE
+        ]);
+        assert_eq!(json_len(&numbers), numbers.to_string().len());
+        let nested = json!({
+            "empty": {}, "none": [], "deep": [[[{"k": "línea\n\"citada\"\t\u{1}"}]]],
+            "flags": [true, false, null], "emoji": "🦀 \u{7f} \u{2028}"
+        });
+        assert_eq!(json_len(&nested), nested.to_string().len());
     }
 
     #[test]
