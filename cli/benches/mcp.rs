@@ -164,10 +164,10 @@ fn stdio_tools_call(bencher: divan::Bencher) {
 struct HttpSession {
     client: HttpClient<HttpConnector, Full<Bytes>>,
     url: String,
-    session: String,
+    session: Option<hyper::header::HeaderValue>,
     next_id: AtomicU64,
-    /// The `Authorization` header sent, if any.
-    authorization: Option<String>,
+    /// The `Authorization` header sent, if any (made once, as a client keeps it).
+    authorization: Option<hyper::header::HeaderValue>,
 }
 
 impl HttpSession {
@@ -182,9 +182,9 @@ impl HttpSession {
         let mut session = HttpSession {
             client,
             url: url.to_owned(),
-            session: String::new(),
+            session: None,
             next_id: AtomicU64::new(1),
-            authorization,
+            authorization: authorization.map(|value| value.parse().expect("a header value")),
         };
         let (headers, _) = session
             .post(
@@ -193,12 +193,7 @@ impl HttpSession {
                 "clientInfo": {"name": "bench", "version": "1"}}}),
             )
             .await;
-        session.session = headers
-            .get("mcp-session-id")
-            .expect("a session id")
-            .to_str()
-            .unwrap()
-            .to_owned();
+        session.session = Some(headers.get("mcp-session-id").expect("a session id").clone());
         session
             .post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
             .await;
@@ -210,11 +205,11 @@ impl HttpSession {
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
             .header("mcp-protocol-version", "2025-11-25");
-        if !self.session.is_empty() {
-            request = request.header("mcp-session-id", &self.session);
+        if let Some(session) = &self.session {
+            request = request.header("mcp-session-id", session.clone());
         }
         if let Some(authorization) = &self.authorization {
-            request = request.header("authorization", authorization);
+            request = request.header("authorization", authorization.clone());
         }
         let request = request
             .body(Full::new(Bytes::from(message.to_string())))

@@ -56,11 +56,11 @@ impl Origin<'_> {
 
     /// The protocol version the request speaks, when known.
     #[cfg_attr(not(feature = "otel"), allow(dead_code))]
-    pub(super) fn protocol(&self) -> Option<String> {
+    pub(super) fn protocol(&self) -> Option<rmcp::model::ProtocolVersion> {
         match self {
-            Origin::Service(context) => context.protocol_version().map(|v| v.to_string()),
+            Origin::Service(context) => context.protocol_version(),
             #[cfg(feature = "mcp-http")]
-            Origin::Direct { meta, .. } => meta.protocol_version().map(|v| v.to_string()),
+            Origin::Direct { meta, .. } => meta.protocol_version(),
         }
     }
 

@@ -23,8 +23,8 @@ struct Traced {
     context: opentelemetry::Context,
     started: std::time::Instant,
     method: &'static str,
-    tool: Option<std::sync::Arc<str>>,
-    protocol: Option<std::sync::Arc<str>>,
+    tool: Option<opentelemetry::StringValue>,
+    protocol: Option<opentelemetry::StringValue>,
 }
 
 impl Operation {
@@ -40,8 +40,8 @@ impl Operation {
             use opentelemetry::KeyValue;
             use opentelemetry::trace::{SpanKind, TraceContextExt, Tracer};
             // Each text made once, shared by the span and the duration's attributes.
-            let protocol = origin.protocol().map(std::sync::Arc::<str>::from);
-            let tool_name = tool.map(std::sync::Arc::<str>::from);
+            let protocol = origin.protocol().map(|version| protocol_text(&version));
+            let tool_name = tool.map(|tool| opentelemetry::StringValue::from(tool.to_owned()));
             let mut attributes = Vec::with_capacity(5);
             attributes.push(KeyValue::new("mcp.method.name", method));
             if let Some(tool) = &tool_name {
@@ -52,9 +52,9 @@ impl Operation {
                 attributes.push(KeyValue::new("mcp.protocol.version", protocol.clone()));
             }
             attributes.push(KeyValue::new("jsonrpc.request.id", origin.id().to_string()));
-            let name = match tool {
-                Some(tool) => format!("{method} {tool}"),
-                None => method.to_owned(),
+            let name: std::borrow::Cow<'static, str> = match tool {
+                Some(tool) => format!("{method} {tool}").into(),
+                None => method.into(),
             };
             let parent = parent_context(origin);
             let tracer = crate::trace::tracer();
@@ -104,6 +104,26 @@ impl Operation {
             span.end();
             record_duration(&traced, error);
         }
+    }
+}
+
+/// The protocol versions rmcp knows, as static texts.
+#[cfg(feature = "otel")]
+const KNOWN_PROTOCOLS: [&str; 5] = [
+    "2026-07-28",
+    "2025-11-25",
+    "2025-06-18",
+    "2025-03-26",
+    "2024-11-05",
+];
+
+/// A protocol version as an attribute value, without a copy for the versions rmcp knows.
+#[cfg(feature = "otel")]
+fn protocol_text(version: &rmcp::model::ProtocolVersion) -> opentelemetry::StringValue {
+    let text = version.as_str();
+    match KNOWN_PROTOCOLS.iter().find(|known| **known == text) {
+        Some(known) => (*known).into(),
+        None => text.to_owned().into(),
     }
 }
 
@@ -161,4 +181,22 @@ fn record_duration(traced: &Traced, error: Option<&str>) {
         attributes.push(KeyValue::new("error.type", error.to_owned()));
     }
     histogram.record(traced.started.elapsed().as_secs_f64(), &attributes);
+}
+
+#[cfg(all(test, feature = "otel"))]
+mod tests {
+    use rmcp::model::ProtocolVersion;
+
+    #[test]
+    fn every_version_rmcp_knows_is_a_static_text() {
+        for version in ProtocolVersion::KNOWN_VERSIONS {
+            assert!(
+                super::KNOWN_PROTOCOLS.contains(&version.as_str()),
+                "{version} is missing from KNOWN_PROTOCOLS"
+            );
+            assert_eq!(super::protocol_text(version).as_str(), version.as_str());
+        }
+        let unknown: ProtocolVersion = serde_json::from_value("2031-01-01".into()).unwrap();
+        assert_eq!(super::protocol_text(&unknown).as_str(), "2031-01-01");
+    }
 }
