@@ -460,8 +460,8 @@ request = function()
   return wrk.format(nil, nil, nil, bodies[(i % #bodies) + 1])
 end
 -- Whether `key` occurs in `body` followed by `after` (a pattern anchored where `key` ends). The
--- key is found by plain search: a pattern search over the whole body cost wrk more CPU per
--- answer than some servers spent making it, on the cores the servers share.
+-- key is found by plain search: a pattern search over the whole body cost wrk about 200 µs of
+-- CPU per 13.6 KB answer, on the cores the servers share (docs/BENCHMARKS.md).
 local function has(body, key, after)
   local from = 1
   while true do
