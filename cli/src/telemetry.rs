@@ -38,13 +38,13 @@ impl Drop for Telemetry {
     }
 }
 
+/// Whether the environment variable `name` holds something other than blanks.
+fn is_set(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|value| !value.trim().is_empty())
+}
+
 fn exporting() -> bool {
-    [
-        "OTEL_EXPORTER_OTLP_ENDPOINT",
-        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-    ]
-    .iter()
-    .any(|name| std::env::var(name).is_ok_and(|value| !value.trim().is_empty()))
+    is_set("OTEL_EXPORTER_OTLP_ENDPOINT") || is_set("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 }
 
 fn resource() -> Resource {
@@ -115,9 +115,8 @@ const EXPORT_QUEUE: usize = 4 * EXPORT_BATCH;
 /// The batch processor's settings: the `OTEL_BSP_*` variables when the operator set the queue
 /// or the batch size, else [`EXPORT_QUEUE`] and [`EXPORT_BATCH`].
 fn batch_config() -> opentelemetry_sdk::trace::BatchConfig {
-    let set = |name: &str| std::env::var(name).is_ok_and(|value| !value.trim().is_empty());
     let config = BatchConfigBuilder::default();
-    if set("OTEL_BSP_MAX_QUEUE_SIZE") || set("OTEL_BSP_MAX_EXPORT_BATCH_SIZE") {
+    if is_set("OTEL_BSP_MAX_QUEUE_SIZE") || is_set("OTEL_BSP_MAX_EXPORT_BATCH_SIZE") {
         return config.build();
     }
     config

@@ -107,22 +107,16 @@ impl Operation {
     }
 }
 
-/// The protocol versions rmcp knows, as static texts.
-#[cfg(feature = "otel")]
-const KNOWN_PROTOCOLS: [&str; 5] = [
-    "2026-07-28",
-    "2025-11-25",
-    "2025-06-18",
-    "2025-03-26",
-    "2024-11-05",
-];
-
-/// A protocol version as an attribute value, without a copy for the versions rmcp knows.
+/// A protocol version as an attribute value: the static text of rmcp's own constant for the
+/// versions it knows, a copy for any other.
 #[cfg(feature = "otel")]
 fn protocol_text(version: &rmcp::model::ProtocolVersion) -> opentelemetry::StringValue {
     let text = version.as_str();
-    match KNOWN_PROTOCOLS.iter().find(|known| **known == text) {
-        Some(known) => (*known).into(),
+    match rmcp::model::ProtocolVersion::KNOWN_VERSIONS
+        .iter()
+        .find(|known| known.as_str() == text)
+    {
+        Some(known) => known.as_str().into(),
         None => text.to_owned().into(),
     }
 }
@@ -188,12 +182,8 @@ mod tests {
     use rmcp::model::ProtocolVersion;
 
     #[test]
-    fn every_version_rmcp_knows_is_a_static_text() {
+    fn protocol_versions_become_their_text() {
         for version in ProtocolVersion::KNOWN_VERSIONS {
-            assert!(
-                super::KNOWN_PROTOCOLS.contains(&version.as_str()),
-                "{version} is missing from KNOWN_PROTOCOLS"
-            );
             assert_eq!(super::protocol_text(version).as_str(), version.as_str());
         }
         let unknown: ProtocolVersion = serde_json::from_value("2031-01-01".into()).unwrap();
