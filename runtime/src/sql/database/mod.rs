@@ -661,6 +661,56 @@ impl Database {
         self.read_with(values, move |conn| f(conn)).await
     }
 
+    /// [`Database::read_any_with`] for an `f` that may run more than once, giving the same
+    /// statements and answer for the same statement answers (see `postgres/replay.rs`). On
+    /// PostgreSQL, on a runtime of several worker threads, `f` runs on the caller's runtime and
+    /// its statements are awaited there, without the hand-offs to a blocking thread and to the
+    /// driver; what is left after `MAX_REPLAYS` statements goes on on a blocking thread.
+    /// Elsewhere (SQLite, whose statements wait on no server; a runtime of one thread, which
+    /// could not drive the connections it made while it waits) it is
+    /// [`Database::read_any_with`].
+    pub(crate) async fn read_any_replayed<T, F>(
+        &self,
+        values: crate::ContextValues,
+        f: F,
+    ) -> Result<T, DbError>
+    where
+        T: Send + 'static,
+        F: Fn(&dyn AnyReader) -> T + Send + Sync + 'static,
+    {
+        #[cfg(feature = "postgres")]
+        if let Backend::Postgres(pg) = &self.backend
+            && crate::sql::postgres::drives_here()
+        {
+            use crate::sql::postgres::Here;
+            let deadline = CallBudget::current_deadline();
+            let slot = Arc::new(crate::sql::postgres::CancelSlot::default());
+            let guard = CancelPgOnDrop {
+                pg: pg.clone(),
+                slot: slot.clone(),
+                armed: true,
+            };
+            let result = match pg.db.read_here(deadline, slot.clone(), &f).await {
+                Ok(Here::Answered(value)) => Ok(value),
+                Ok(Here::Continue(rest)) => {
+                    let pg = pg.clone();
+                    let carried = crate::trace::Carried::capture();
+                    tokio::task::spawn_blocking(move || {
+                        carried.run(|| pg.db.read_continuing(deadline, slot, rest, &f))
+                    })
+                    .await
+                    .map_err(|_| DbError::Stopped)
+                    .and_then(|result| result)
+                }
+                Err(error) => Err(error),
+            };
+            let mut guard = guard;
+            guard.armed = false;
+            return result;
+        }
+        self.read_any_with(values, f).await
+    }
+
     /// Whether the database answers: one trivial statement on a read connection (what a
     /// readiness probe asks). The error says why not.
     pub async fn ping(&self) -> Result<(), DbError> {

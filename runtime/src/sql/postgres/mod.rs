@@ -4,8 +4,12 @@
 //!
 //! The pool's connections are driven by a small runtime of the database handle's own, so the
 //! blocking APIs ([`Database::init`](super::Database::init), imports) work from any thread, and
-//! tool calls (which run their handler on tokio's blocking pool, as over SQLite) send each
-//! statement to it and wait for the answer.
+//! tool calls that run their handler on tokio's blocking pool (as over SQLite) send each
+//! statement to it and wait for the answer. The light tools (lookups, lists, a relationship
+//! hop: `EngineTool::ON_RUNTIME`), called on a runtime of several worker threads, run on that
+//! runtime instead, their statements awaited there without a hand-off to another thread: the
+//! synchronous handler runs again from its start each time one more of its statements has
+//! been answered ([`replay`]). The connections such calls open are driven by that runtime.
 //!
 //! Tool calls use a pool of their own whose connections open with
 //! `default_transaction_read_only = on`, so every statement they run is read-only (as on SQLite,
@@ -22,14 +26,17 @@ pub(crate) mod import_sink;
 pub mod pgvector;
 pub(crate) mod pool;
 pub(crate) mod postings;
+#[cfg(test)]
+mod read_here_tests;
 pub(crate) mod read_settings;
+pub(crate) mod replay;
 pub mod schema;
 pub(crate) mod session;
 pub mod types;
 
 pub(crate) use bulk::{BulkBatch, Refused, Rows, SAVEPOINT, Sent};
 pub use error::{describe, execution_error, is_cancel};
-pub(crate) use pool::PgDatabase;
+pub(crate) use pool::{Here, PgDatabase, drives_here};
 pub(crate) use session::{CancelSlot, Session};
 
 /// Whether `url` names a PostgreSQL database (`postgres://...` or `postgresql://...`).

@@ -6,10 +6,11 @@ use std::time::{Duration, Instant};
 use deadpool_postgres::{Hook, Manager, ManagerConfig, Pool, RecyclingMethod};
 use tokio_postgres::NoTls;
 
-use crate::sql::backend::{ExecError, Reader};
+use crate::sql::backend::{ExecError, Reader, SqlDialect};
 use crate::sql::database::DbError;
 use crate::sql::postgres::driver::Driver;
-use crate::sql::postgres::read_settings::{Given, Parallel};
+use crate::sql::postgres::read_settings::{Given, Parallel, Running};
+use crate::sql::postgres::replay::{Log, Next, Replay};
 use crate::sql::postgres::session::{Acquire, CANCEL_ATTEMPTS, CancelSlot, Session, lock};
 
 /// A PostgreSQL database: the pools and the runtime driving them.
@@ -44,6 +45,26 @@ impl std::fmt::Debug for PgDatabase {
 /// the server about as long as it works in the process).
 pub(crate) fn default_pool_size() -> usize {
     std::thread::available_parallelism().map_or(4, |n| n.get().max(2)) * 2
+}
+
+/// The most statements [`PgDatabase::read_here`] awaits for one read before the rest goes to a
+/// blocking thread (each one more runs the handler again).
+pub(crate) const MAX_REPLAYS: usize = 8;
+
+/// How [`PgDatabase::read_here`] ended.
+pub(crate) enum Here<T> {
+    /// With the handler's answer.
+    Answered(T),
+    /// With what is left for [`PgDatabase::read_continuing`].
+    Continue(Continue),
+}
+
+/// A read to go on with on a blocking thread: what its statements answered so far, its
+/// connection, and the session settings not sent yet.
+pub(crate) struct Continue {
+    log: Log,
+    client: Option<Arc<deadpool_postgres::Object>>,
+    prefix: Option<String>,
 }
 
 /// The most `pool_size` may be.
@@ -221,17 +242,13 @@ impl PgDatabase {
         Ok(session)
     }
 
-    /// Runs `f` on a read-only connection with `statement_timeout` set from `deadline` and
-    /// parallel workers as [`Parallel`] allows (sent only when the connection's differ, see
-    /// `read_settings.rs`); `f` counts as a running read until it returns. The connection is
-    /// taken from the pool with `f`'s first statement, in the same hand-off to the driver.
-    /// `cancel` stops the call from another thread ([`PgDatabase::cancel`]).
-    pub fn read<T>(
+    /// A read session for a call with `deadline`: its `statement_timeout` and parallel workers
+    /// go with its first statement; it counts as a running read while the guard lives.
+    fn read_session(
         &self,
         deadline: Option<Instant>,
         cancel: Arc<CancelSlot>,
-        f: impl FnOnce(&dyn Reader) -> T,
-    ) -> Result<T, DbError> {
+    ) -> Result<(Session<'_>, Running<'_>), DbError> {
         let session = Session::new(
             &self.driver,
             Acquire {
@@ -251,9 +268,79 @@ impl PgDatabase {
             }
             None => 0,
         };
-        let (_running, settings) = self.given.start(millis as u64, self.parallel);
+        let (running, settings) = self.given.start(millis as u64, self.parallel);
         *lock(&session.settings) = Some(settings);
+        Ok((session, running))
+    }
+
+    /// Runs `f` on a read-only connection with `statement_timeout` set from `deadline` and
+    /// parallel workers as [`Parallel`] allows (sent only when the connection's differ, see
+    /// `read_settings.rs`); `f` counts as a running read until it returns. The connection is
+    /// taken from the pool with `f`'s first statement, in the same hand-off to the driver.
+    /// `cancel` stops the call from another thread ([`PgDatabase::cancel`]).
+    pub fn read<T>(
+        &self,
+        deadline: Option<Instant>,
+        cancel: Arc<CancelSlot>,
+        f: impl FnOnce(&dyn Reader) -> T,
+    ) -> Result<T, DbError> {
+        let (session, _running) = self.read_session(deadline, cancel)?;
         Ok(f(&session))
+    }
+
+    /// [`PgDatabase::read`] awaited on the caller's runtime, for an `f` that may run more than
+    /// once (see `postgres/replay.rs`): `f` runs again each time one more of its statements has
+    /// been answered, each statement awaited here without a hand-off to another thread. When
+    /// `f` asks for more than [`MAX_REPLAYS`] statements, or not the same ones again, what is
+    /// left is for [`PgDatabase::read_continuing`] on a blocking thread.
+    pub(crate) async fn read_here<T>(
+        &self,
+        deadline: Option<Instant>,
+        cancel: Arc<CancelSlot>,
+        f: &(dyn Fn(&dyn Reader) -> T + Sync),
+    ) -> Result<Here<T>, DbError> {
+        let (mut session, _running) = self.read_session(deadline, cancel)?;
+        let rounds = {
+            // Declared after the session, so dropped before it when this future is dropped.
+            let mut abandon = Abandon {
+                db: self,
+                session: &session,
+                armed: true,
+            };
+            let rounds = rounds(&session, f).await;
+            abandon.armed = false;
+            rounds
+        };
+        match rounds {
+            Rounds::Answered(value) => Ok(Here::Answered(value)),
+            Rounds::Left(log) => {
+                let prefix = lock(&session.prefix).take();
+                Ok(Here::Continue(Continue {
+                    log,
+                    client: session.client.take(),
+                    prefix,
+                }))
+            }
+        }
+    }
+
+    /// Goes on with a read [`PgDatabase::read_here`] left (blocking the current thread): `f`
+    /// runs once more, on the same connection, served from the log while it asks for what the
+    /// log holds and live from there.
+    pub(crate) fn read_continuing<T>(
+        &self,
+        deadline: Option<Instant>,
+        cancel: Arc<CancelSlot>,
+        rest: Continue,
+        f: &dyn Fn(&dyn Reader) -> T,
+    ) -> Result<T, DbError> {
+        let (session, _running) = self.read_session(deadline, cancel)?;
+        if let Some(client) = rest.client {
+            session.adopt(client).map_err(|error| self.error(error))?;
+        }
+        *lock(&session.prefix) = rest.prefix;
+        let replay = Replay::continuing(&rest.log, &session);
+        Ok(f(&replay))
     }
 
     /// Stops the read that `slot` belongs to: it sends no further statement, the statement
@@ -302,6 +389,101 @@ impl PgDatabase {
             }
         }
     }
+}
+
+/// How the rounds of [`PgDatabase::read_here`] ended.
+enum Rounds<T> {
+    /// With the handler's answer.
+    Answered(T),
+    /// With what its statements answered so far, the rest left to a blocking thread.
+    Left(Log),
+}
+
+/// Runs `f` on `session` round after round, each round awaiting the statement the last one
+/// wanted (see `postgres/replay.rs`).
+async fn rounds<T>(session: &Session<'_>, f: &(dyn Fn(&dyn Reader) -> T + Sync)) -> Rounds<T> {
+    let mut log = Log::new();
+    let mut failed = None;
+    for round in 0..=MAX_REPLAYS {
+        let (value, next, told) = {
+            let replay = Replay::new(SqlDialect::Postgres, &log, failed.take());
+            let value = f(&replay);
+            let told = replay.told_failure();
+            (value, replay.next(), told)
+        };
+        match next {
+            Next::Answered => return Rounds::Answered(value),
+            // A run told that a statement failed that goes on to another one: the rest runs
+            // live, where that statement fails again as it did here.
+            Next::Wants(op) if !told && round < MAX_REPLAYS => {
+                match session.answer(op.clone()).await {
+                    Ok(answer) => log.push((op, answer)),
+                    Err(error) => failed = Some((op, error)),
+                }
+            }
+            _ => break,
+        }
+    }
+    Rounds::Left(log)
+}
+
+/// What a read awaited on the caller's runtime does when its future is dropped (a caller's
+/// timeout, a cancelled call): its statement may still run on its connection, or still be on
+/// its way there. The connection is handed to [`drain`] on the driver, and the read counts as
+/// abandoned, so its session closes the connection rather than return it to the pool.
+struct Abandon<'a> {
+    db: &'a PgDatabase,
+    session: &'a Session<'a>,
+    armed: bool,
+}
+
+impl Drop for Abandon<'_> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let token = {
+            let mut state = lock(&self.session.cancel.state);
+            state.abandoned = true;
+            state.token.clone()
+        };
+        if let (Some(token), Some(client)) = (token, self.session.client.get().cloned()) {
+            self.db.driver.spawn(drain(client, token));
+        }
+    }
+}
+
+/// Cancels what a dropped read may still run on `client`, again every 50 ms until the
+/// connection answers a request sent after it (so a statement still on its way is caught
+/// too), then closes the connection: a cancel request arriving late can reach no other
+/// call's statement.
+async fn drain(client: Arc<deadpool_postgres::Object>, token: tokio_postgres::CancelToken) {
+    {
+        let idle = client.batch_execute("");
+        tokio::pin!(idle);
+        for _ in 0..CANCEL_ATTEMPTS {
+            let _ = token.cancel_query(NoTls).await;
+            if tokio::time::timeout(Duration::from_millis(50), &mut idle)
+                .await
+                .is_ok()
+            {
+                break;
+            }
+        }
+    }
+    if let Ok(object) = Arc::try_unwrap(client) {
+        drop(deadpool_postgres::Object::take(object));
+    }
+}
+
+/// Whether a read may be awaited on the current runtime ([`PgDatabase::read_here`]): one with
+/// several worker threads. The connections such a read opens are driven by that runtime;
+/// one of a single thread could not drive them while that thread waits on a blocking read.
+pub(crate) fn drives_here() -> bool {
+    tokio::runtime::Handle::try_current().is_ok_and(|handle| {
+        handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
+            && handle.metrics().num_workers() >= 2
+    })
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use crate::sql::ddl::literal;
 use crate::sql::postgres::driver::Driver;
 use crate::sql::postgres::error::describe;
 use crate::sql::postgres::read_settings::{Change, ReadSettings};
+use crate::sql::postgres::replay::{Answer, Op};
 use crate::sql::postgres::types::{PgCell, PgParam};
 use crate::sql::value::SqlValue;
 
@@ -158,6 +159,20 @@ impl<'d> Session<'d> {
         }
     }
 
+    /// Goes on with `client`, a connection another session of the same read took: the read's
+    /// cancel slot reaches it from now on.
+    pub(crate) fn adopt(&self, client: Arc<Object>) -> Result<(), ExecError> {
+        {
+            let mut state = lock(&self.cancel.state);
+            if state.abandoned {
+                return Err(ExecError::Stopped);
+            }
+            state.token = Some(client.cancel_token());
+        }
+        self.keep(client);
+        Ok(())
+    }
+
     /// Takes the session's connection now (for writes, which hold it for a transaction).
     pub(crate) fn connect(&self) -> Result<(), ExecError> {
         let connection = self.connection()?;
@@ -185,6 +200,18 @@ impl<'d> Session<'d> {
         })??;
         self.keep(client);
         result.map_err(ExecError::from)
+    }
+
+    /// Runs `statement` with the session's connection on the caller's runtime (no hand-off
+    /// to the driver); the connection is taken from the pool there if the session has none.
+    pub(crate) async fn run_here<T, F, Fut>(&self, statement: F) -> Result<T, ExecError>
+    where
+        F: FnOnce(Arc<Object>) -> Fut,
+        Fut: Future<Output = Result<T, tokio_postgres::Error>>,
+    {
+        let client = self.connection()?.get(&self.cancel).await?;
+        self.keep(client.clone());
+        statement(client).await.map_err(ExecError::from)
     }
 
     /// What goes before the next statement: the call's `statement_timeout` and parallel
@@ -287,85 +314,152 @@ impl Reader for Session<'_> {
         offset: u64,
         take: u64,
     ) -> Result<Result<NamedRows, Refusal>, ExecError> {
-        // A subquery pages it (and refuses a data-modifying CTE, which must be at the top);
-        // the transaction is read-only and rolled back, so not even a `set_config` survives.
-        let sql = numbered_placeholders(&format!(
-            "SELECT * FROM (\n{sql}\n) AS toolforge_sql LIMIT {take} OFFSET {offset}"
-        ));
-        let params: Vec<PgParam> = params.iter().cloned().map(PgParam).collect();
-        let mut prelude = self.prelude();
-        self.run(move |client| async move {
-            if let Some(statements) = prelude.statements(&client) {
-                client.batch_execute(&statements).await?;
-                prelude.ran(&client);
-            }
-            client.batch_execute("BEGIN TRANSACTION READ ONLY").await?;
-            let query = async {
-                let statement = client.prepare(&sql).await?;
-                let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
-                    .iter()
-                    .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
-                    .collect();
-                let rows = client.query(&statement, &refs).await?;
-                let columns: Vec<String> = statement
-                    .columns()
-                    .iter()
-                    .map(|column| column.name().to_owned())
-                    .collect();
-                let mut out = Vec::with_capacity(rows.len());
-                for row in rows {
-                    let mut values = Vec::with_capacity(row.len());
-                    for i in 0..row.len() {
-                        values.push(row.try_get::<_, PgCell>(i)?.0);
-                    }
-                    out.push(values);
-                }
-                Ok::<_, tokio_postgres::Error>(NamedRows { columns, rows: out })
-            };
-            let answer = query.await;
-            let rolled_back = client.batch_execute("ROLLBACK").await;
-            let answer = answer?;
-            rolled_back?;
-            Ok::<_, tokio_postgres::Error>(Ok(answer))
-        })
+        let prelude = self.prelude();
+        let (sql, params) = (sql.to_owned(), params.to_vec());
+        self.run(move |client| trusted_rows(client, prelude, sql, params, offset, take))
     }
 
     fn rows(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>, ExecError> {
         let _span = crate::trace::statement("postgresql", sql);
-        let sql = numbered_placeholders(sql);
-        let params: Vec<PgParam> = params.iter().cloned().map(PgParam).collect();
-        let mut prelude = self.prelude();
-        self.run(move |client| async move {
-            let prefix = prelude.statements(&client);
-            let query = async {
-                let statement = client.prepare_cached(&sql).await?;
-                let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
-                    .iter()
-                    .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
-                    .collect();
-                client.query(&statement, &refs).await
-            };
-            let rows = match &prefix {
-                // Both requests go out before either answer is awaited: one round trip.
-                Some(prefix) => {
-                    let (set, rows) = tokio::join!(client.batch_execute(prefix), query);
-                    set?;
-                    prelude.ran(&client);
-                    rows?
-                }
-                None => query.await?,
-            };
-            let mut out = Vec::with_capacity(rows.len());
-            for row in rows {
-                let mut values = Vec::with_capacity(row.len());
-                for i in 0..row.len() {
-                    values.push(row.try_get::<_, PgCell>(i)?.0);
-                }
-                out.push(values);
-            }
-            Ok::<_, tokio_postgres::Error>(out)
-        })
+        let prelude = self.prelude();
+        let (sql, params) = (sql.to_owned(), params.to_vec());
+        self.run(move |client| rows(client, prelude, sql, params))
     }
+}
+
+impl Session<'_> {
+    /// Answers `op` on the caller's runtime, without a hand-off to the driver: what a
+    /// [`Replay`](crate::sql::postgres::replay) wanted.
+    pub(crate) async fn answer(&self, op: Op) -> Result<Answer, ExecError> {
+        match op {
+            Op::Rows { sql, params } => {
+                let _span = crate::trace::statement("postgresql", &sql);
+                let prelude = self.prelude();
+                let rows = self
+                    .run_here(move |client| rows(client, prelude, sql, params))
+                    .await?;
+                Ok(Answer::Rows(rows))
+            }
+            Op::TemporaryObjects(statements) => {
+                let sql = statements.join("; ");
+                self.run_here(move |client| async move { client.batch_execute(&sql).await })
+                    .await?;
+                Ok(Answer::Done)
+            }
+            Op::Settings(settings) => {
+                let settings: Vec<(&str, &str)> = settings
+                    .iter()
+                    .map(|(name, value)| (name.as_str(), value.as_str()))
+                    .collect();
+                self.session_settings(&settings)?;
+                Ok(Answer::Done)
+            }
+            Op::Trusted {
+                sql,
+                params,
+                offset,
+                take,
+            } => {
+                let prelude = self.prelude();
+                let answer = self
+                    .run_here(move |client| {
+                        trusted_rows(client, prelude, sql, params, offset, take)
+                    })
+                    .await?;
+                Ok(Answer::Trusted(answer))
+            }
+        }
+    }
+}
+
+/// Runs `sql` (`?N` placeholders) with `params` on `client`, after what `prelude` sends (in the
+/// same round trip); every row as its values.
+async fn rows(
+    client: Arc<Object>,
+    mut prelude: Prelude,
+    sql: String,
+    params: Vec<SqlValue>,
+) -> Result<Vec<Vec<SqlValue>>, tokio_postgres::Error> {
+    let sql = numbered_placeholders(&sql);
+    let params: Vec<PgParam> = params.into_iter().map(PgParam).collect();
+    let prefix = prelude.statements(&client);
+    let query = async {
+        let statement = client.prepare_cached(&sql).await?;
+        let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
+            .iter()
+            .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+            .collect();
+        client.query(&statement, &refs).await
+    };
+    let rows = match &prefix {
+        // Both requests go out before either answer is awaited: one round trip.
+        Some(prefix) => {
+            let (set, rows) = tokio::join!(client.batch_execute(prefix), query);
+            set?;
+            prelude.ran(&client);
+            rows?
+        }
+        None => query.await?,
+    };
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        let mut values = Vec::with_capacity(row.len());
+        for i in 0..row.len() {
+            values.push(row.try_get::<_, PgCell>(i)?.0);
+        }
+        out.push(values);
+    }
+    Ok(out)
+}
+
+/// Runs a declared tool's trusted statement read-only on `client`: the rows after the first
+/// `offset`, at most `take`, with the column names.
+async fn trusted_rows(
+    client: Arc<Object>,
+    mut prelude: Prelude,
+    sql: String,
+    params: Vec<SqlValue>,
+    offset: u64,
+    take: u64,
+) -> Result<Result<NamedRows, Refusal>, tokio_postgres::Error> {
+    // A subquery pages it (and refuses a data-modifying CTE, which must be at the top);
+    // the transaction is read-only and rolled back, so not even a `set_config` survives.
+    let sql = numbered_placeholders(&format!(
+        "SELECT * FROM (\n{sql}\n) AS toolforge_sql LIMIT {take} OFFSET {offset}"
+    ));
+    let params: Vec<PgParam> = params.into_iter().map(PgParam).collect();
+    if let Some(statements) = prelude.statements(&client) {
+        client.batch_execute(&statements).await?;
+        prelude.ran(&client);
+    }
+    client.batch_execute("BEGIN TRANSACTION READ ONLY").await?;
+    let query = async {
+        let statement = client.prepare(&sql).await?;
+        let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
+            .iter()
+            .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+            .collect();
+        let rows = client.query(&statement, &refs).await?;
+        let columns: Vec<String> = statement
+            .columns()
+            .iter()
+            .map(|column| column.name().to_owned())
+            .collect();
+        let mut out = Vec::with_capacity(rows.len());
+        for row in rows {
+            let mut values = Vec::with_capacity(row.len());
+            for i in 0..row.len() {
+                values.push(row.try_get::<_, PgCell>(i)?.0);
+            }
+            out.push(values);
+        }
+        Ok::<_, tokio_postgres::Error>(NamedRows { columns, rows: out })
+    };
+    let answer = query.await;
+    let rolled_back = client.batch_execute("ROLLBACK").await;
+    let answer = answer?;
+    rolled_back?;
+    Ok(Ok(answer))
 }
 
 impl Writer for Session<'_> {

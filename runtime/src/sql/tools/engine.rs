@@ -14,9 +14,18 @@ use crate::sql::tools::kind::DatabaseTool;
 
 /// One database tool as the engine runs it: its arguments (with `String` names), its
 /// definition for a spec, and what a call does.
-pub(crate) trait EngineTool: DeserializeOwned + JsonSchema + Send + 'static {
+pub(crate) trait EngineTool:
+    DeserializeOwned + JsonSchema + Clone + Send + Sync + 'static
+{
     /// Which tool this is.
     const KIND: DatabaseTool;
+
+    /// Whether a call may run on the server's own runtime rather than on a blocking thread:
+    /// [`EngineTool::execute`] is light (its work is bounded by the page it answers) and
+    /// depends only on the arguments and on what its statements answer, so it may run again
+    /// from its start on the answers so far (`postgres/replay.rs`). On PostgreSQL, such a call's
+    /// statements are awaited without a hand-off to another thread.
+    const ON_RUNTIME: bool = false;
 
     /// The shape of its answers (its `outputSchema`, see `answers.rs`).
     type Answer: JsonSchema;

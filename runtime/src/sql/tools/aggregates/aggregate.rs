@@ -177,6 +177,7 @@ impl<E: ArgName, F: ArgName, R: ArgName> AggregateEntitiesArgs<E, F, R> {
 
 impl EngineTool for AggregateEntitiesArgs {
     const KIND: DatabaseTool = DatabaseTool::AggregateEntities;
+    const ON_RUNTIME: bool = true;
     type Answer = crate::sql::tools::shared::answers::AggregateAnswer;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

@@ -76,6 +76,7 @@ impl<E: ArgName, F: ArgName> GetEntitiesByIdsArgs<E, F> {
 
 impl EngineTool for GetEntitiesByIdsArgs {
     const KIND: DatabaseTool = DatabaseTool::GetEntitiesByIds;
+    const ON_RUNTIME: bool = true;
     type Answer = crate::sql::tools::shared::answers::RecordsPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

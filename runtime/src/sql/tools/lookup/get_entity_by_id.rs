@@ -40,6 +40,7 @@ impl<E: ArgName> GetEntityByIdArgs<E> {
 
 impl EngineTool for GetEntityByIdArgs {
     const KIND: DatabaseTool = DatabaseTool::GetEntityById;
+    const ON_RUNTIME: bool = true;
     type Answer = crate::sql::tools::shared::answers::RecordAnswer;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

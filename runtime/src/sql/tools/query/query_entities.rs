@@ -71,6 +71,7 @@ impl<E: ArgName, F: ArgName> QueryEntitiesArgs<E, F> {
 
 impl EngineTool for QueryEntitiesArgs {
     const KIND: DatabaseTool = DatabaseTool::QueryEntities;
+    const ON_RUNTIME: bool = true;
     type Answer = crate::sql::tools::shared::answers::EntityPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

@@ -79,6 +79,7 @@ impl<E: ArgName, F: ArgName> QueryEntitiesByDateRangeArgs<E, F> {
 
 impl EngineTool for QueryEntitiesByDateRangeArgs {
     const KIND: DatabaseTool = DatabaseTool::QueryEntitiesByDateRange;
+    const ON_RUNTIME: bool = true;
     type Answer = crate::sql::tools::shared::answers::EntityPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

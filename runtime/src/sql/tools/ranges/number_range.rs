@@ -74,6 +74,7 @@ impl<E: ArgName, F: ArgName> QueryEntitiesByNumberRangeArgs<E, F> {
 
 impl EngineTool for QueryEntitiesByNumberRangeArgs {
     const KIND: DatabaseTool = DatabaseTool::QueryEntitiesByNumberRange;
+    const ON_RUNTIME: bool = true;
     type Answer = crate::sql::tools::shared::answers::EntityPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

@@ -101,6 +101,7 @@ impl<E: ArgName, F: ArgName, R: ArgName> ExploreRelationshipsArgs<E, F, R> {
 
 impl EngineTool for ExploreRelationshipsArgs {
     const KIND: DatabaseTool = DatabaseTool::ExploreRelationships;
+    const ON_RUNTIME: bool = true;
     type Answer = crate::sql::tools::shared::answers::RelationshipPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

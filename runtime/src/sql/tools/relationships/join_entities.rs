@@ -146,6 +146,7 @@ pub(crate) struct JoinPage {
 
 impl EngineTool for JoinEntitiesArgs {
     const KIND: DatabaseTool = DatabaseTool::JoinEntities;
+    const ON_RUNTIME: bool = true;
     type Answer = JoinPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

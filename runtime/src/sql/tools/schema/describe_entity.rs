@@ -34,6 +34,7 @@ impl<E: ArgName> DescribeEntityArgs<E> {
 
 impl EngineTool for DescribeEntityArgs {
     const KIND: DatabaseTool = DatabaseTool::DescribeEntity;
+    const ON_RUNTIME: bool = true;
     type Answer = crate::sql::tools::shared::answers::EntityDescription;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

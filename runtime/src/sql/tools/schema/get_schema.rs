@@ -51,6 +51,7 @@ impl<E: ArgName> GetSchemaArgs<E> {
 
 impl EngineTool for GetSchemaArgs {
     const KIND: DatabaseTool = DatabaseTool::GetSchema;
+    const ON_RUNTIME: bool = true;
     type Answer = crate::sql::tools::shared::answers::SchemaAnswer;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

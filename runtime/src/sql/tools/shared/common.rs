@@ -33,12 +33,18 @@ pub(crate) fn run_json<A: EngineTool>(
     }
 }
 
-/// Runs a tool with its parsed arguments on a read-only connection on the blocking pool.
+/// Runs a tool with its parsed arguments on a read-only connection: on the blocking pool, or
+/// for a tool that may ([`EngineTool::ON_RUNTIME`]), on the caller's runtime.
 pub(crate) fn run<A: EngineTool>(
     shared: Arc<Shared>,
     arguments: A,
     values: crate::ContextValues,
 ) -> ToolFuture<'static> {
+    if A::ON_RUNTIME {
+        return run_replayed(shared, values, move |spec, conn| {
+            arguments.clone().execute(spec, conn)
+        });
+    }
     run_with(shared, values, move |spec, conn, db| {
         arguments.execute_in(spec, conn, db)
     })
@@ -73,17 +79,50 @@ pub(crate) fn run_with(
                 }
             })
             .await;
-        match outcome {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(HandlerError::Tool(error))) => Err(error),
-            Ok(Err(HandlerError::Exec(error))) if error.is_stop() => Err(stopped_error()),
-            Ok(Err(HandlerError::Exec(error))) => Err(exec_error(&error)),
-            Err(DbError::Timeout) => Err(stopped_error()),
-            Err(_) => Err(ToolError::execution_failed(
-                "The database call stopped unexpectedly; nothing was changed.",
-            )),
-        }
+        answer(outcome)
     })
+}
+
+/// [`run_with`] for a handler that may run more than once (see
+/// [`Database::read_any_replayed`]).
+fn run_replayed(
+    shared: Arc<Shared>,
+    values: crate::ContextValues,
+    handler: impl Fn(&SchemaSpec, &dyn Reader) -> Result<Value, HandlerError> + Send + Sync + 'static,
+) -> ToolFuture<'static> {
+    Box::pin(async move {
+        let spec = shared.db.spec_for(&shared.spec);
+        let budget = CallBudget::current();
+        let access_values = values.clone();
+        let outcome = shared
+            .db
+            .read_any_replayed(values, move |conn| {
+                let run = || {
+                    crate::sql::access::enter(conn, &spec, &access_values)?;
+                    handler(&spec, conn)
+                };
+                match &budget {
+                    Some(budget) => budget.enter(run),
+                    None => run(),
+                }
+            })
+            .await;
+        answer(outcome)
+    })
+}
+
+/// What a call of a database tool answers, from what its read gave.
+fn answer(outcome: Result<Result<Value, HandlerError>, DbError>) -> Result<Value, ToolError> {
+    match outcome {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(HandlerError::Tool(error))) => Err(error),
+        Ok(Err(HandlerError::Exec(error))) if error.is_stop() => Err(stopped_error()),
+        Ok(Err(HandlerError::Exec(error))) => Err(exec_error(&error)),
+        Err(DbError::Timeout) => Err(stopped_error()),
+        Err(_) => Err(ToolError::execution_failed(
+            "The database call stopped unexpectedly; nothing was changed.",
+        )),
+    }
 }
 
 /// Deserialises the arguments object; errors become `invalid_arguments` naming the tool.
