@@ -641,21 +641,13 @@ impl Database {
         if let Backend::Postgres(pg) = &self.backend {
             let pg = pg.clone();
             let deadline = CallBudget::current_deadline();
-            let slot = Arc::new(crate::sql::postgres::CancelSlot::default());
-            // Dropped before the read ends (a caller's timeout, a cancelled call): the
-            // running statement is cancelled on the server.
-            let guard = CancelPgOnDrop {
-                pg: pg.clone(),
-                slot: slot.clone(),
-                armed: true,
-            };
+            let (slot, guard) = CancelPgOnDrop::arm(&pg);
             let carried = crate::trace::Carried::capture();
             let result =
                 tokio::task::spawn_blocking(move || carried.run(|| pg.db.read(deadline, slot, f)))
                     .await
                     .map_err(|_| DbError::Stopped);
-            let mut guard = guard;
-            guard.armed = false;
+            guard.disarm();
             return result?;
         }
         self.read_with(values, move |conn| f(conn)).await
@@ -684,12 +676,7 @@ impl Database {
         {
             use crate::sql::postgres::Here;
             let deadline = CallBudget::current_deadline();
-            let slot = Arc::new(crate::sql::postgres::CancelSlot::default());
-            let guard = CancelPgOnDrop {
-                pg: pg.clone(),
-                slot: slot.clone(),
-                armed: true,
-            };
+            let (slot, guard) = CancelPgOnDrop::arm(pg);
             let result = match pg.db.read_here(deadline, slot.clone(), &f).await {
                 Ok(Here::Answered(value)) => Ok(value),
                 Ok(Here::Continue(rest)) => {
@@ -704,8 +691,7 @@ impl Database {
                 }
                 Err(error) => Err(error),
             };
-            let mut guard = guard;
-            guard.armed = false;
+            guard.disarm();
             return result;
         }
         self.read_any_with(values, f).await
@@ -764,6 +750,28 @@ struct CancelPgOnDrop {
     pg: Arc<PgBackend>,
     slot: Arc<crate::sql::postgres::CancelSlot>,
     armed: bool,
+}
+
+#[cfg(feature = "postgres")]
+#[cfg(feature = "postgres")]
+impl CancelPgOnDrop {
+    /// A new read's cancel slot, and the guard that cancels the read if it is dropped before
+    /// [`CancelPgOnDrop::disarm`] (a caller's timeout, a cancelled call): the running
+    /// statement is then cancelled on the server.
+    fn arm(pg: &Arc<PgBackend>) -> (Arc<crate::sql::postgres::CancelSlot>, CancelPgOnDrop) {
+        let slot = Arc::new(crate::sql::postgres::CancelSlot::default());
+        let guard = CancelPgOnDrop {
+            pg: pg.clone(),
+            slot: slot.clone(),
+            armed: true,
+        };
+        (slot, guard)
+    }
+
+    /// The read ended: nothing to cancel.
+    fn disarm(mut self) {
+        self.armed = false;
+    }
 }
 
 #[cfg(feature = "postgres")]

@@ -248,11 +248,7 @@ impl<'d> Session<'d> {
                 client.prepare(&sql).await?
             };
             let params: Vec<PgParam> = params.into_iter().map(PgParam).collect();
-            let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
-                .iter()
-                .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
-                .collect();
-            client.execute(&statement, &refs).await
+            client.execute(&statement, &bound(&params)).await
         })
     }
 }
@@ -385,11 +381,7 @@ async fn rows(
     let prefix = prelude.statements(&client);
     let query = async {
         let statement = client.prepare_cached(&sql).await?;
-        let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
-            .iter()
-            .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
-            .collect();
-        client.query(&statement, &refs).await
+        client.query(&statement, &bound(&params)).await
     };
     let rows = match &prefix {
         // Both requests go out before either answer is awaited: one round trip.
@@ -401,6 +393,19 @@ async fn rows(
         }
         None => query.await?,
     };
+    values(rows)
+}
+
+/// `params` as the driver binds them.
+fn bound(params: &[PgParam]) -> Vec<&(dyn tokio_postgres::types::ToSql + Sync)> {
+    params
+        .iter()
+        .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+        .collect()
+}
+
+/// Each row's values, in column order.
+fn values(rows: Vec<tokio_postgres::Row>) -> Result<Vec<Vec<SqlValue>>, tokio_postgres::Error> {
     let mut out = Vec::with_capacity(rows.len());
     for row in rows {
         let mut values = Vec::with_capacity(row.len());
@@ -435,25 +440,14 @@ async fn trusted_rows(
     client.batch_execute("BEGIN TRANSACTION READ ONLY").await?;
     let query = async {
         let statement = client.prepare(&sql).await?;
-        let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
-            .iter()
-            .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
-            .collect();
-        let rows = client.query(&statement, &refs).await?;
+        let rows = client.query(&statement, &bound(&params)).await?;
         let columns: Vec<String> = statement
             .columns()
             .iter()
             .map(|column| column.name().to_owned())
             .collect();
-        let mut out = Vec::with_capacity(rows.len());
-        for row in rows {
-            let mut values = Vec::with_capacity(row.len());
-            for i in 0..row.len() {
-                values.push(row.try_get::<_, PgCell>(i)?.0);
-            }
-            out.push(values);
-        }
-        Ok::<_, tokio_postgres::Error>(NamedRows { columns, rows: out })
+        let rows = values(rows)?;
+        Ok::<_, tokio_postgres::Error>(NamedRows { columns, rows })
     };
     let answer = query.await;
     let rolled_back = client.batch_execute("ROLLBACK").await;
