@@ -9,7 +9,7 @@
 //! hop: `EngineTool::ON_RUNTIME`), called on a runtime of several worker threads, run on that
 //! runtime instead, their statements awaited there without a hand-off to another thread: the
 //! synchronous handler runs again from its start each time one more of its statements has
-//! been answered ([`replay`]). The connections such calls open are driven by that runtime.
+//! been answered (`replay.rs`). The connections such calls open are driven by that runtime.
 //!
 //! Tool calls use a pool of their own whose connections open with
 //! `default_transaction_read_only = on`, so every statement they run is read-only (as on SQLite,
