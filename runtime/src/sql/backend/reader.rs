@@ -6,7 +6,7 @@ use crate::sql::backend::error::ExecError;
 use crate::sql::value::SqlValue;
 
 /// The rows of a trusted statement: column names, then each row's values in that order.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default)]
 pub(crate) struct NamedRows {
     pub columns: Vec<String>,
     pub rows: Vec<Vec<SqlValue>>,

@@ -59,12 +59,11 @@ pub(crate) enum Here<T> {
     Continue(Continue),
 }
 
-/// A read to go on with on a blocking thread: what its statements answered so far, its
-/// connection, and the session settings not sent yet.
+/// A read to go on with on a blocking thread: what its statements answered so far, and its
+/// connection.
 pub(crate) struct Continue {
     log: Log,
     client: Option<Arc<deadpool_postgres::Object>>,
-    prefix: Option<String>,
 }
 
 /// The most `pool_size` may be.
@@ -313,14 +312,10 @@ impl PgDatabase {
         };
         match rounds {
             Rounds::Answered(value) => Ok(Here::Answered(value)),
-            Rounds::Left(log) => {
-                let prefix = lock(&session.prefix).take();
-                Ok(Here::Continue(Continue {
-                    log,
-                    client: session.client.take(),
-                    prefix,
-                }))
-            }
+            Rounds::Left(log) => Ok(Here::Continue(Continue {
+                log,
+                client: session.client.take(),
+            })),
         }
     }
 
@@ -338,7 +333,6 @@ impl PgDatabase {
         if let Some(client) = rest.client {
             session.adopt(client).map_err(|error| self.error(error))?;
         }
-        *lock(&session.prefix) = rest.prefix;
         let replay = Replay::continuing(&rest.log, &session);
         Ok(f(&replay))
     }
@@ -415,12 +409,10 @@ async fn rounds<T>(session: &Session<'_>, f: &(dyn Fn(&dyn Reader) -> T + Sync))
             Next::Answered => return Rounds::Answered(value),
             // A run told that a statement failed that goes on to another one: the rest runs
             // live, where that statement fails again as it did here.
-            Next::Wants(op) if !told && round < MAX_REPLAYS => {
-                match session.answer(op.clone()).await {
-                    Ok(answer) => log.push((op, answer)),
-                    Err(error) => failed = Some((op, error)),
-                }
-            }
+            Next::Wants(op) if !told && round < MAX_REPLAYS => match session.answer(&op).await {
+                Ok(rows) => log.push((op, rows)),
+                Err(error) => failed = Some((op, error)),
+            },
             _ => break,
         }
     }

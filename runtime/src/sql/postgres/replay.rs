@@ -20,37 +20,32 @@ use std::cell::{Cell, RefCell};
 use crate::sql::backend::{ExecError, NamedRows, Reader, Refusal, SqlDialect};
 use crate::sql::value::SqlValue;
 
-/// One thing a handler asked of its reader.
+/// One statement a handler asked its reader for, as a replay answers it.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Op {
     /// [`Reader::rows`].
     Rows { sql: String, params: Vec<SqlValue> },
-    /// [`Reader::temporary_objects`].
+    /// [`Reader::temporary_objects`] (answered with no rows).
     TemporaryObjects(Vec<String>),
-    /// [`Reader::session_settings`].
-    Settings(Vec<(String, String)>),
-    /// [`Reader::trusted_rows`].
-    Trusted {
-        sql: String,
-        params: Vec<SqlValue>,
-        offset: u64,
-        take: u64,
-    },
 }
 
-/// What an [`Op`] answered.
-#[derive(Debug, Clone)]
-pub(crate) enum Answer {
-    /// The rows of [`Op::Rows`].
-    Rows(Vec<Vec<SqlValue>>),
-    /// [`Op::TemporaryObjects`] or [`Op::Settings`] done.
-    Done,
-    /// What [`Op::Trusted`] gave.
-    Trusted(Result<NamedRows, Refusal>),
+impl Op {
+    /// Whether this is `rows(sql, params)`, compared without a copy.
+    fn is_rows(&self, sql: &str, params: &[SqlValue]) -> bool {
+        matches!(self, Op::Rows { sql: s, params: p } if s == sql && p.as_slice() == params)
+    }
+
+    /// Whether this is `temporary_objects(statements)`.
+    fn is_objects(&self, statements: &[String]) -> bool {
+        matches!(self, Op::TemporaryObjects(s) if s.as_slice() == statements)
+    }
 }
+
+/// What an [`Op`] answered: its rows (none for [`Op::TemporaryObjects`]).
+pub(crate) type Rows = Vec<Vec<SqlValue>>;
 
 /// The ops answered so far, in the order the handler asked for them.
-pub(crate) type Log = Vec<(Op, Answer)>;
+pub(crate) type Log = Vec<(Op, Rows)>;
 
 /// How a run of the handler ended.
 #[derive(Debug)]
@@ -59,14 +54,15 @@ pub(crate) enum Next {
     Answered,
     /// It asked for this op, the first one the log lacks.
     Wants(Op),
-    /// It asked for something other than what the log holds at that place.
+    /// It asked for something other than what the log holds at that place, or for what a
+    /// replay does not answer (a declared tool's statement, session settings).
     Diverged,
 }
 
 /// The reader a run of the handler sees (see the module's documentation).
 pub(crate) struct Replay<'l> {
     dialect: SqlDialect,
-    log: &'l [(Op, Answer)],
+    log: &'l [(Op, Rows)],
     /// Where ops the log lacks run, once runs no longer stop at them.
     live: Option<&'l dyn Reader>,
     next: Cell<usize>,
@@ -82,7 +78,7 @@ impl<'l> Replay<'l> {
     /// that came after the log's last and the error it failed with, is told as that error.
     pub(crate) fn new(
         dialect: SqlDialect,
-        log: &'l [(Op, Answer)],
+        log: &'l [(Op, Rows)],
         failed: Option<(Op, ExecError)>,
     ) -> Self {
         Replay {
@@ -98,7 +94,7 @@ impl<'l> Replay<'l> {
     }
 
     /// A run served from `log` while it holds what the run asks for, then from `live`.
-    pub(crate) fn continuing(log: &'l [(Op, Answer)], live: &'l dyn Reader) -> Self {
+    pub(crate) fn continuing(log: &'l [(Op, Rows)], live: &'l dyn Reader) -> Self {
         Replay {
             live: Some(live),
             ..Replay::new(live.dialect(), log, None)
@@ -121,8 +117,13 @@ impl<'l> Replay<'l> {
         }
     }
 
-    /// The logged answer of the run's next op, or `None` when it is for `live` to answer.
-    fn served(&self, op: impl FnOnce() -> Op) -> Result<Option<&'l Answer>, ExecError> {
+    /// The logged answer of the run's next op (the one `same` recognises, made by `op` only
+    /// when the log lacks it), or `None` when it is for `live` to answer.
+    fn served(
+        &self,
+        same: impl Fn(&Op) -> bool,
+        op: impl FnOnce() -> Op,
+    ) -> Result<Option<&'l Rows>, ExecError> {
         if self.wanted.borrow().is_some() {
             return Err(ExecError::Stopped);
         }
@@ -131,21 +132,19 @@ impl<'l> Replay<'l> {
             if self.live.is_some() {
                 return Ok(None);
             }
-            let op = op();
             let failed = self.failed.borrow_mut().take();
             match failed {
-                Some((failed, error)) if !self.diverged.get() && failed == op => {
+                Some((failed, error)) if !self.diverged.get() && same(&failed) => {
                     self.told.set(true);
                     self.next.set(place + 1);
                     return Err(error);
                 }
-                _ => *self.wanted.borrow_mut() = Some(op),
+                _ => *self.wanted.borrow_mut() = Some(op()),
             }
             return Err(ExecError::Stopped);
         }
-        let (done, answer) = &self.log[place];
-        let op = op();
-        if *done != op {
+        let (done, rows) = &self.log[place];
+        if !same(done) {
             self.diverged.set(true);
             return match self.live {
                 Some(_) => Ok(None),
@@ -153,17 +152,23 @@ impl<'l> Replay<'l> {
             };
         }
         self.next.set(place + 1);
-        Ok(Some(answer))
+        Ok(Some(rows))
+    }
+
+    /// The live reader, for what a replay does not answer; without one, the run diverges.
+    fn unreplayed(&self) -> Result<&'l dyn Reader, ExecError> {
+        if self.wanted.borrow().is_some() {
+            return Err(ExecError::Stopped);
+        }
+        self.live.ok_or_else(|| {
+            self.diverged.set(true);
+            ExecError::Stopped
+        })
     }
 
     fn live(&self) -> Result<&'l dyn Reader, ExecError> {
         self.live.ok_or(ExecError::Stopped)
     }
-}
-
-/// An answer that is not of the op's kind: the log is the run's own, so never.
-fn mismatch() -> ExecError {
-    ExecError::Unavailable("a replayed statement answered out of kind".to_owned())
 }
 
 impl Reader for Replay<'_> {
@@ -176,33 +181,22 @@ impl Reader for Replay<'_> {
             sql: sql.to_owned(),
             params: params.to_vec(),
         };
-        match self.served(op)? {
-            Some(Answer::Rows(rows)) => Ok(rows.clone()),
-            Some(_) => Err(mismatch()),
+        match self.served(|done| done.is_rows(sql, params), op)? {
+            Some(rows) => Ok(rows.clone()),
             None => self.live()?.rows(sql, params),
         }
     }
 
     fn temporary_objects(&self, statements: &[String]) -> Result<(), ExecError> {
-        match self.served(|| Op::TemporaryObjects(statements.to_vec()))? {
+        let op = || Op::TemporaryObjects(statements.to_vec());
+        match self.served(|done| done.is_objects(statements), op)? {
             Some(_) => Ok(()),
             None => self.live()?.temporary_objects(statements),
         }
     }
 
     fn session_settings(&self, settings: &[(&str, &str)]) -> Result<(), ExecError> {
-        let op = || {
-            Op::Settings(
-                settings
-                    .iter()
-                    .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
-                    .collect(),
-            )
-        };
-        match self.served(op)? {
-            Some(_) => Ok(()),
-            None => self.live()?.session_settings(settings),
-        }
+        self.unreplayed()?.session_settings(settings)
     }
 
     fn trusted_rows(
@@ -212,23 +206,13 @@ impl Reader for Replay<'_> {
         offset: u64,
         take: u64,
     ) -> Result<Result<NamedRows, Refusal>, ExecError> {
-        let op = || Op::Trusted {
-            sql: sql.to_owned(),
-            params: params.to_vec(),
-            offset,
-            take,
-        };
-        match self.served(op)? {
-            Some(Answer::Trusted(answer)) => Ok(answer.clone()),
-            Some(_) => Err(mismatch()),
-            None => self.live()?.trusted_rows(sql, params, offset, take),
-        }
+        self.unreplayed()?.trusted_rows(sql, params, offset, take)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Answer, Next, Op, Replay};
+    use super::{Next, Op, Replay, Rows};
     use crate::sql::backend::{ExecError, Reader, SqlDialect};
     use crate::sql::value::SqlValue;
 
@@ -245,8 +229,8 @@ mod tests {
         }
     }
 
-    fn rows(n: i64) -> Answer {
-        Answer::Rows(vec![vec![SqlValue::Integer(n)]])
+    fn rows(n: i64) -> Rows {
+        vec![vec![SqlValue::Integer(n)]]
     }
 
     #[test]
@@ -322,6 +306,21 @@ mod tests {
         );
         assert!(replay.told_failure());
         assert!(matches!(replay.next(), Next::Answered));
+    }
+
+    #[test]
+    fn what_a_replay_does_not_answer_diverges() {
+        let log = Vec::new();
+        let replay = Replay::new(SqlDialect::Postgres, &log, None);
+        assert!(
+            replay
+                .session_settings(&[("hnsw.ef_search", "40")])
+                .is_err()
+        );
+        assert!(matches!(replay.next(), Next::Diverged));
+        let replay = Replay::new(SqlDialect::Postgres, &log, None);
+        assert!(replay.trusted_rows("SELECT 1", &[], 0, 1).is_err());
+        assert!(matches!(replay.next(), Next::Diverged));
     }
 
     #[test]

@@ -14,7 +14,7 @@ use crate::sql::ddl::literal;
 use crate::sql::postgres::driver::Driver;
 use crate::sql::postgres::error::describe;
 use crate::sql::postgres::read_settings::{Change, ReadSettings};
-use crate::sql::postgres::replay::{Answer, Op};
+use crate::sql::postgres::replay::{Op, Rows};
 use crate::sql::postgres::types::{PgCell, PgParam};
 use crate::sql::value::SqlValue;
 
@@ -34,6 +34,19 @@ pub(crate) struct Acquire {
 #[derive(Default)]
 pub(crate) struct CancelSlot {
     pub(crate) state: std::sync::Mutex<CancelState>,
+}
+
+impl CancelSlot {
+    /// Makes the read's statements on `client` cancellable through this slot; fails when the
+    /// read was abandoned already.
+    fn reach(&self, client: &Object) -> Result<(), ExecError> {
+        let mut state = lock(&self.state);
+        if state.abandoned {
+            return Err(ExecError::Stopped);
+        }
+        state.token = Some(client.cancel_token());
+        Ok(())
+    }
 }
 
 #[derive(Default)]
@@ -70,11 +83,7 @@ impl Connection {
             Connection::Ready(client) => Ok(client),
             Connection::Acquire(future) => {
                 let client = future.await?;
-                let mut state = lock(&cancel.state);
-                if state.abandoned {
-                    return Err(ExecError::Stopped);
-                }
-                state.token = Some(client.cancel_token());
+                cancel.reach(&client)?;
                 Ok(Arc::new(client))
             }
         }
@@ -162,13 +171,7 @@ impl<'d> Session<'d> {
     /// Goes on with `client`, a connection another session of the same read took: the read's
     /// cancel slot reaches it from now on.
     pub(crate) fn adopt(&self, client: Arc<Object>) -> Result<(), ExecError> {
-        {
-            let mut state = lock(&self.cancel.state);
-            if state.abandoned {
-                return Err(ExecError::Stopped);
-            }
-            state.token = Some(client.cancel_token());
-        }
+        self.cancel.reach(&client)?;
         self.keep(client);
         Ok(())
     }
@@ -318,7 +321,7 @@ impl Reader for Session<'_> {
     fn rows(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>, ExecError> {
         let _span = crate::trace::statement("postgresql", sql);
         let prelude = self.prelude();
-        let (sql, params) = (sql.to_owned(), params.to_vec());
+        let (sql, params) = (numbered_placeholders(sql), pg_params(params));
         self.run(move |client| rows(client, prelude, sql, params))
     }
 }
@@ -326,58 +329,33 @@ impl Reader for Session<'_> {
 impl Session<'_> {
     /// Answers `op` on the caller's runtime, without a hand-off to the driver: what a
     /// [`Replay`](crate::sql::postgres::replay) wanted.
-    pub(crate) async fn answer(&self, op: Op) -> Result<Answer, ExecError> {
+    pub(crate) async fn answer(&self, op: &Op) -> Result<Rows, ExecError> {
         match op {
             Op::Rows { sql, params } => {
-                let _span = crate::trace::statement("postgresql", &sql);
+                let _span = crate::trace::statement("postgresql", sql);
                 let prelude = self.prelude();
-                let rows = self
-                    .run_here(move |client| rows(client, prelude, sql, params))
-                    .await?;
-                Ok(Answer::Rows(rows))
+                let (sql, params) = (numbered_placeholders(sql), pg_params(params));
+                self.run_here(|client| rows(client, prelude, sql, params))
+                    .await
             }
             Op::TemporaryObjects(statements) => {
                 let sql = statements.join("; ");
-                self.run_here(move |client| async move { client.batch_execute(&sql).await })
+                self.run_here(|client| async move { client.batch_execute(&sql).await })
                     .await?;
-                Ok(Answer::Done)
-            }
-            Op::Settings(settings) => {
-                let settings: Vec<(&str, &str)> = settings
-                    .iter()
-                    .map(|(name, value)| (name.as_str(), value.as_str()))
-                    .collect();
-                self.session_settings(&settings)?;
-                Ok(Answer::Done)
-            }
-            Op::Trusted {
-                sql,
-                params,
-                offset,
-                take,
-            } => {
-                let prelude = self.prelude();
-                let answer = self
-                    .run_here(move |client| {
-                        trusted_rows(client, prelude, sql, params, offset, take)
-                    })
-                    .await?;
-                Ok(Answer::Trusted(answer))
+                Ok(Rows::new())
             }
         }
     }
 }
 
-/// Runs `sql` (`?N` placeholders) with `params` on `client`, after what `prelude` sends (in the
-/// same round trip); every row as its values.
+/// Runs `sql` (placeholders already `$N`) with `params` on `client`, after what `prelude`
+/// sends (in the same round trip); every row as its values.
 async fn rows(
     client: Arc<Object>,
     mut prelude: Prelude,
     sql: String,
-    params: Vec<SqlValue>,
+    params: Vec<PgParam>,
 ) -> Result<Vec<Vec<SqlValue>>, tokio_postgres::Error> {
-    let sql = numbered_placeholders(&sql);
-    let params: Vec<PgParam> = params.into_iter().map(PgParam).collect();
     let prefix = prelude.statements(&client);
     let query = async {
         let statement = client.prepare_cached(&sql).await?;
@@ -394,6 +372,11 @@ async fn rows(
         None => query.await?,
     };
     values(rows)
+}
+
+/// `params` as the driver encodes them.
+fn pg_params(params: &[SqlValue]) -> Vec<PgParam> {
+    params.iter().cloned().map(PgParam).collect()
 }
 
 /// `params` as the driver binds them.

@@ -69,14 +69,9 @@ pub(crate) fn run_with(
         let outcome = shared
             .db
             .read_any_with(values, move |conn| {
-                let run = || {
-                    crate::sql::access::enter(conn, &spec, &access_values)?;
+                within_rules(conn, &spec, &access_values, budget.as_ref(), || {
                     handler(&spec, conn, &db)
-                };
-                match budget {
-                    Some(budget) => budget.enter(run),
-                    None => run(),
-                }
+                })
             })
             .await;
         answer(outcome)
@@ -97,18 +92,32 @@ fn run_replayed(
         let outcome = shared
             .db
             .read_any_replayed(values, move |conn| {
-                let run = || {
-                    crate::sql::access::enter(conn, &spec, &access_values)?;
+                within_rules(conn, &spec, &access_values, budget.as_ref(), || {
                     handler(&spec, conn)
-                };
-                match &budget {
-                    Some(budget) => budget.enter(run),
-                    None => run(),
-                }
+                })
             })
             .await;
         answer(outcome)
     })
+}
+
+/// Runs `handler` on `conn` as every database tool's call does: within the call's `budget`,
+/// after the views of the spec's row rules are ready for a call with `values`.
+fn within_rules(
+    conn: &dyn Reader,
+    spec: &SchemaSpec,
+    values: &crate::ContextValues,
+    budget: Option<&CallBudget>,
+    handler: impl FnOnce() -> Result<Value, HandlerError>,
+) -> Result<Value, HandlerError> {
+    let run = || {
+        crate::sql::access::enter(conn, spec, values)?;
+        handler()
+    };
+    match budget {
+        Some(budget) => budget.enter(run),
+        None => run(),
+    }
 }
 
 /// What a call of a database tool answers, from what its read gave.
