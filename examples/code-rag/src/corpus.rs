@@ -52,19 +52,109 @@ struct Package {
     manifest_path: PathBuf,
 }
 
-/// Finds the source of the crate `name` that this workspace's `Cargo.lock` pins, with
-/// `cargo metadata --locked --offline --filter-platform` (the build already downloaded it).
-/// When several versions are locked, the newest is read.
+/// The part of `Cargo.lock` read here: its packages' names, versions and sources.
+#[derive(Deserialize)]
+struct Lock {
+    #[serde(default)]
+    package: Vec<LockedPackage>,
+}
+
+#[derive(Deserialize)]
+struct LockedPackage {
+    name: String,
+    version: String,
+    source: Option<String>,
+}
+
+/// The source of crates.io in `Cargo.lock`.
+const CRATES_IO: &str = "registry+https://github.com/rust-lang/crates.io-index";
+
+/// Finds the source of the crate `name` that this workspace's `Cargo.lock` pins (the newest
+/// version when several are locked).
+///
+/// The first place looked is cargo's own download folder (`$CARGO_HOME/registry/src`), where
+/// the build that made this binary unpacked the crate: no network, no other process. Where the
+/// crate is not there (sources vendored or replaced, or the folder cleaned since), `cargo
+/// metadata --locked` is asked, which finds it wherever cargo's configuration says and downloads
+/// it the way a build would.
 pub fn locate(name: &str) -> Result<PinnedCrate, String> {
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    if let Some(found) = in_download_folder(manifest_dir, name)? {
+        return Ok(found);
+    }
+    from_cargo_metadata(manifest_dir, name)
+}
+
+/// The crate as the lock file pins it, in cargo's download folder, or `None` when it is not
+/// unpacked there.
+fn in_download_folder(manifest_dir: &Path, name: &str) -> Result<Option<PinnedCrate>, String> {
+    let Some(lock_path) = manifest_dir
+        .ancestors()
+        .map(|dir| dir.join("Cargo.lock"))
+        .find(|path| path.is_file())
+    else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(&lock_path)
+        .map_err(|e| format!("cannot read {}: {e}", lock_path.display()))?;
+    let lock: Lock =
+        toml::from_str(&text).map_err(|e| format!("cannot read {}: {e}", lock_path.display()))?;
+    let Some(version) = newest_locked(&lock, name) else {
+        return Err(format!(
+            "the crate `{name}` is not in {} any more; pass --src DIR to read another tree",
+            lock_path.display()
+        ));
+    };
+    let Some(home) = cargo_home() else {
+        return Ok(None);
+    };
+    let folder = format!("{name}-{version}");
+    let Ok(registries) = std::fs::read_dir(home.join("registry").join("src")) else {
+        return Ok(None);
+    };
+    let mut roots: Vec<PathBuf> = registries
+        .filter_map(Result::ok)
+        .map(|registry| registry.path().join(&folder))
+        .filter(|root| root.join("Cargo.toml").is_file())
+        .collect();
+    // One folder per registry index: the same crate from the same index is the same text, and
+    // the sort makes the choice the same on every run.
+    roots.sort();
+    Ok(roots.into_iter().next().map(|root| PinnedCrate {
+        name: name.to_owned(),
+        version: version.to_owned(),
+        root,
+    }))
+}
+
+/// The newest version of `name` that the lock takes from crates.io.
+fn newest_locked<'a>(lock: &'a Lock, name: &str) -> Option<&'a str> {
+    lock.package
+        .iter()
+        .filter(|p| p.name == name && p.source.as_deref() == Some(CRATES_IO))
+        .max_by_key(|p| version_key(&p.version))
+        .map(|p| p.version.as_str())
+}
+
+/// Cargo's home as cargo itself finds it: `$CARGO_HOME` (which cargo sets for the programs it
+/// runs), the one this binary was built with, or `~/.cargo`.
+fn cargo_home() -> Option<PathBuf> {
+    std::env::var_os("CARGO_HOME")
+        .filter(|home| !home.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| option_env!("CODE_RAG_CARGO_HOME").map(PathBuf::from))
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cargo")))
+}
+
+/// The crate as `cargo metadata --locked` finds it (for the platform this binary is built for:
+/// a dependency behind another platform's `cfg` is in `Cargo.lock` but is not needed here).
+fn from_cargo_metadata(manifest_dir: &Path, name: &str) -> Result<PinnedCrate, String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
     let output = Command::new(&cargo)
-        .args(["metadata", "--format-version", "1", "--locked", "--offline"])
-        // Only the packages this platform builds are downloaded: a dependency behind another
-        // platform's (or an unset) `cfg` is in Cargo.lock but not in cargo's cache.
+        .args(["metadata", "--format-version", "1", "--locked"])
         .args(["--filter-platform", env!("CODE_RAG_TARGET")])
         .arg("--manifest-path")
-        .arg(&manifest)
+        .arg(manifest_dir.join("Cargo.toml"))
         .output()
         .map_err(|e| {
             format!(
@@ -147,6 +237,47 @@ mod tests {
         let error = pick(vec![package("other", "1.0.0")], "similar").unwrap_err();
         assert!(error.contains("`similar` is not in Cargo.lock"), "{error}");
         assert!(error.contains("--src DIR"), "{error}");
+    }
+
+    #[test]
+    fn the_lock_names_the_newest_version_from_crates_io() {
+        let lock: Lock = toml::from_str(&format!(
+            r#"
+version = 4
+
+[[package]]
+name = "similar"
+version = "2.7.0"
+source = "{CRATES_IO}"
+
+[[package]]
+name = "similar"
+version = "10.0.1"
+source = "git+https://example.com/similar"
+
+[[package]]
+name = "similar"
+version = "3.2.1"
+source = "{CRATES_IO}"
+"#
+        ))
+        .unwrap();
+        assert_eq!(newest_locked(&lock, "similar"), Some("3.2.1"));
+        assert_eq!(newest_locked(&lock, "other"), None);
+    }
+
+    #[test]
+    fn the_pinned_crate_is_found_in_the_download_folder_without_cargo() {
+        let found = in_download_folder(Path::new(env!("CARGO_MANIFEST_DIR")), PINNED_CRATE)
+            .unwrap()
+            .expect("the build unpacked the pinned crate into cargo's download folder");
+        assert_eq!(found.name, PINNED_CRATE);
+        assert!(found.root.join("src/lib.rs").is_file(), "{found:?}");
+        assert!(
+            found
+                .root
+                .ends_with(format!("{PINNED_CRATE}-{}", found.version))
+        );
     }
 
     #[test]
