@@ -5,9 +5,8 @@
 //! claim-less tokens are refused with the status and `WWW-Authenticate` header MCP's
 //! authorization spec gives. Without the provider each test says it was skipped.
 
-mod http_support;
-#[path = "../../runtime/tests/pg_support/mod.rs"]
-mod pg_support;
+use crate::http_support;
+use crate::pg_support;
 
 use std::path::Path;
 use std::time::Duration;

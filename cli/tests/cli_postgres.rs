@@ -3,8 +3,7 @@
 //! `call` answering as on a SQLite file seeded from the same fixture. Without a server the
 //! test says it was skipped.
 
-#[path = "../../runtime/tests/pg_support/mod.rs"]
-mod pg_support;
+use crate::pg_support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -5,9 +5,8 @@
 //! config change. A replica whose database goes away answers `unavailable` within the call's
 //! deadline and recovers by itself when the database is back.
 
-mod http_support;
-#[path = "../../runtime/tests/pg_support/mod.rs"]
-mod pg_support;
+use crate::http_support;
+use crate::pg_support;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};

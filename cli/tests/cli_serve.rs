@@ -2,7 +2,7 @@
 //! rmcp's client (the official Rust SDK). Over HTTP, the official Python SDK, the MCP
 //! conformance suite and the inspector drive it in CI.
 
-mod http_support;
+use crate::http_support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -5,7 +5,7 @@
 //! header), a child span per SQL statement without its text, `error.type` on failures, the
 //! `mcp.server.operation.duration` histogram; `/healthz`, `/readyz`, and JSON logs.
 
-mod http_support;
+use crate::http_support;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! (`/ui/schema.svg`, `/ui/tools.json`) need the same bearer token as `/mcp` and check `Host`.
 //! The page itself is driven in a real browser by `scripts/check-workbench.py`.
 
-mod http_support;
+use crate::http_support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

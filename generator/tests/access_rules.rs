@@ -2,7 +2,7 @@
 //! path and a hint), and a valid rule is compiled for both dialects with its context values
 //! read from the connection, never written into the SQL.
 
-mod common;
+use crate::common;
 
 use common::{at, fail, find, hint, ok};
 

@@ -1,7 +1,7 @@
 //! Computed fields through the expression compiler: compiled into the spec, their errors
 //! located inside the expression text.
 
-mod common;
+use crate::common;
 
 use common::{at, fail, fail_strict, find, ok};
 use toolforge::spec::ValueType;

@@ -1,7 +1,7 @@
 //! Declared tools (`toolforge.declared_tools`): every problem is a located diagnostic (line,
 //! column, config path and a hint), and a valid declaration is compiled for both dialects.
 
-mod common;
+use crate::common;
 
 use common::{at, fail, find, hint, ok};
 

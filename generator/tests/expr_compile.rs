@@ -1,6 +1,6 @@
 //! The expression compiler: exact SQL for every construct, types, row-local forms.
 
-mod expr_fixture;
+use crate::expr_fixture;
 
 use expr_fixture::{compile, compile_body, sql};
 use toolforge::spec::ValueType;

@@ -1,6 +1,6 @@
 //! `cypher:` bodies: the single-hop aggregate pattern is translated, anything else explained.
 
-mod expr_fixture;
+use crate::expr_fixture;
 
 use expr_fixture::{compile_body, spanned};
 use toolforge::spec::ValueType;

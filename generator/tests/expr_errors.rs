@@ -1,6 +1,6 @@
 //! The expression compiler's errors: kind, message, hint and the exact span in the body.
 
-mod expr_fixture;
+use crate::expr_fixture;
 
 use expr_fixture::{fail, spanned};
 use toolforge_generator::__private::expr::{

@@ -3,7 +3,7 @@
 //! same rows on a real server (`TOOLFORGE_TEST_POSTGRES_URL`, see `scripts/with-postgres`).
 //! Without a server the test says it was skipped.
 
-mod expr_fixture;
+use crate::expr_fixture;
 
 use std::io::Write;
 

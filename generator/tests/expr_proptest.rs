@@ -1,6 +1,6 @@
 //! No input makes the expression compiler panic, and every error points inside the body.
 
-mod expr_fixture;
+use crate::expr_fixture;
 
 use proptest::prelude::*;
 use toolforge_generator::__private::expr::{

@@ -1,6 +1,6 @@
 //! Compiled computed fields run in SQLite and give the values the language promises.
 
-mod expr_fixture;
+use crate::expr_fixture;
 
 use rusqlite::Connection;
 use rusqlite::types::Value;

@@ -1,6 +1,6 @@
 //! Lowering a valid config into the storage spec.
 
-mod common;
+use crate::common;
 
 use common::ok;
 use toolforge::spec::{FieldType, ToolFamily, ToolOptions};

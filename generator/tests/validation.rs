@@ -1,7 +1,7 @@
 //! One test per validation rule, asserting the line, column and config path of the
 //! diagnostic, not only its message.
 
-mod common;
+use crate::common;
 
 use common::{at, fail, fail_strict, find, hint, ok};
 use toolforge_generator::Severity;

@@ -2,7 +2,7 @@
 //! folder, a URL), no secrets in the config, and ragforge pipelines that name real entities
 //! and fields, lowered into vector indexes of the spec.
 
-mod common;
+use crate::common;
 
 use common::{at, fail, find, hint, ok};
 use toolforge::spec::{EmbeddingProvider, Similarity};

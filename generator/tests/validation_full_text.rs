@@ -1,7 +1,7 @@
 //! `full_text_index`: every mistake is a located error with a hint, and a valid index is
 //! lowered into the spec with its weights and analyzer.
 
-mod common;
+use crate::common;
 
 use common::{at, fail, find, hint, ok};
 use toolforge::spec::Analyzer;

@@ -3,8 +3,7 @@
 //! least 0.95 for cosine and Euclidean, scores identical to the exact ones, filters respected;
 //! and through a database, `semantic_search` answering from the graph once it is built.
 
-#[path = "row_embedder/mod.rs"]
-mod row_embedder;
+use crate::row_embedder;
 
 use std::collections::HashSet;
 use std::sync::Arc;

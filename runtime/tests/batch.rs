@@ -1,6 +1,6 @@
 //! BatchTool: parallel calls through a Weak registry, call order, isolation, limits.
 
-mod registry_support;
+use crate::registry_support;
 
 use std::sync::Arc;
 use std::time::Duration;

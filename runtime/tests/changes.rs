@@ -1,9 +1,9 @@
 //! Change tracking on SQLite and PostgreSQL: the same scenario (imports, typed writes, deletes,
 //! a failed import and a rolled-back write) and the same answers from every change tool.
 
-mod changes_fixture;
+use crate::changes_fixture;
 #[cfg(feature = "postgres")]
-mod pg_support;
+use crate::pg_support;
 
 #[tokio::test]
 async fn change_tracking_on_sqlite() {

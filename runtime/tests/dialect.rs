@@ -1,7 +1,7 @@
 //! Schema dialects: every exported schema is valid JSON Schema 2020-12, has an object root with
 //! `properties`, and OpenAI output is strict exactly when it satisfies the strict rules.
 
-mod registry_support;
+use crate::registry_support;
 
 use std::collections::HashMap;
 

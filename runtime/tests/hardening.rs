@@ -2,7 +2,7 @@
 //! connection works afterwards.
 #![cfg(feature = "sqlite")]
 
-mod sql_fixtures;
+use crate::sql_fixtures;
 
 use std::process::Command;
 use std::sync::Arc;
@@ -41,8 +41,13 @@ const CHILD: &str = "TOOLFORGE_HARDENING_CHILD";
 /// Runs the test `name` of this binary in a child process (so that a crash kills the child,
 /// not the test harness) and returns whether it passed, with its output.
 fn in_child(name: &str) -> (bool, String) {
+    // The test's full name in this binary: its module path without the crate's name.
+    let name = match module_path!().split_once("::") {
+        Some((_, module)) => format!("{module}::{name}"),
+        None => name.to_owned(),
+    };
     let output = Command::new(std::env::current_exe().expect("test binary"))
-        .args(["--exact", name, "--nocapture", "--test-threads", "1"])
+        .args(["--exact", &name, "--nocapture", "--test-threads", "1"])
         .env(CHILD, "1")
         .output()
         .expect("run the child");

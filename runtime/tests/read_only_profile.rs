@@ -1,7 +1,7 @@
 //! The read-only profile of a registry: tools whose annotations do not say they are read-only
 //! are not listed, not callable, not reachable in `batch` and never suggested.
 
-mod registry_support;
+use crate::registry_support;
 
 use registry_support::*;
 use serde_json::{Value, json};

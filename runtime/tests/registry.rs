@@ -1,6 +1,6 @@
 //! ToolRegistry: registration rules, lookup, validation, isolation, timeouts, shared context.
 
-mod registry_support;
+use crate::registry_support;
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;

@@ -1,6 +1,6 @@
 //! InvalidTool: the unknown-name answer is close, capped, deterministic and never executes.
 
-mod registry_support;
+use crate::registry_support;
 
 use registry_support::Echo;
 use serde_json::json;

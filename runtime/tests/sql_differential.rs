@@ -5,7 +5,7 @@
 #![cfg(feature = "sqlite")]
 
 #[cfg(feature = "postgres")]
-mod pg_support;
+use crate::pg_support;
 
 use std::cmp::Ordering;
 use std::sync::Arc;

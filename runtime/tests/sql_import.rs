@@ -1,7 +1,7 @@
 //! DDL, idempotent init, schema differences and JSON-lines import.
 #![cfg(feature = "sqlite")]
 
-mod sql_fixtures;
+use crate::sql_fixtures;
 
 use serde_json::json;
 use sql_fixtures::{code_rag_spec, dump, jsonl, seed_lines, seeded};

@@ -4,8 +4,8 @@
 #![cfg(feature = "sqlite")]
 
 #[cfg(feature = "postgres")]
-mod pg_support;
-mod sql_fixtures;
+use crate::pg_support;
+use crate::sql_fixtures;
 
 use serde_json::{Value, json};
 use sql_fixtures::{dump, seeded};

@@ -5,8 +5,8 @@
 //! change nothing. Without a server each test says it was skipped.
 #![cfg(feature = "postgres")]
 
-mod pg_support;
-mod sql_fixtures;
+use crate::pg_support;
+use crate::sql_fixtures;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -7,7 +7,7 @@
 #![allow(clippy::needless_range_loop)]
 
 #[cfg(feature = "postgres")]
-mod pg_support;
+use crate::pg_support;
 
 use std::cmp::Ordering;
 use std::sync::Arc;

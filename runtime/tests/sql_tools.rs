@@ -1,7 +1,7 @@
 //! Every database tool and every operator, end to end on seeded data.
 #![cfg(feature = "sqlite")]
 
-mod sql_fixtures;
+use crate::sql_fixtures;
 
 use std::sync::Arc;
 

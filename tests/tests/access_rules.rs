@@ -6,10 +6,8 @@
 //! aggregates that would count them); every answer validates against its tool's
 //! `outputSchema`; a call without the context value sees no record of a ruled entity.
 
-#[path = "../../runtime/tests/pg_support/mod.rs"]
-mod pg_support;
-#[path = "../../runtime/tests/test_model/mod.rs"]
-mod test_model;
+use crate::pg_support;
+use crate::test_model;
 
 use std::sync::Arc;
 

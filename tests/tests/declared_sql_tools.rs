@@ -3,8 +3,7 @@
 //! statements that do not prepare at their key, hostile statements are refused and change
 //! nothing, row rules still apply, and a tool without a statement for the backend is refused.
 
-#[path = "../../runtime/tests/pg_support/mod.rs"]
-mod pg_support;
+use crate::pg_support;
 
 use std::sync::Arc;
 

@@ -4,8 +4,7 @@
 //! answer alike, and arguments are checked before any query runs (by the tool itself too,
 //! not only by the registry's schema check).
 
-#[path = "../../runtime/tests/pg_support/mod.rs"]
-mod pg_support;
+use crate::pg_support;
 
 use std::sync::Arc;
 

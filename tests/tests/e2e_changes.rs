@@ -3,8 +3,7 @@
 //! `count(HAS_CHANGE)` expression) read the change log in conditions, ordering, ranges and
 //! aggregates, on SQLite and on PostgreSQL.
 
-#[path = "../../runtime/tests/pg_support/mod.rs"]
-mod pg_support;
+use crate::pg_support;
 
 use std::sync::Arc;
 

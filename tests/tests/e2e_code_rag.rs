@@ -3,7 +3,7 @@
 //! `ToolRegistry::call` — every operator on the config's own field names, ordering, limits,
 //! relationships in every direction, lookups, batch and unknown names.
 
-mod e2e_support;
+use crate::e2e_support;
 
 use serde_json::{Value, json};
 use toolforge::dialect::{Dialect, export, is_openai_strict_compatible};

@@ -1,7 +1,7 @@
 //! End to end on the computed-fields test config: `line_count`, `is_large` and the
 //! materialized `char_count` in conditions, ordering and results of every tool.
 
-mod e2e_support;
+use crate::e2e_support;
 
 use serde_json::{Value, json};
 

@@ -1,7 +1,7 @@
 //! End to end on the document-rag example config: a custom unique field (`path`), entities
 //! without relationships, and an embedding field that is stored but never returned.
 
-mod e2e_support;
+use crate::e2e_support;
 
 use serde_json::json;
 use toolforge::ErrorCode;

@@ -5,9 +5,8 @@
 //! tool, every field with every operator it takes (values taken from the fixture's records),
 //! every order, pages, lookups and traversals. Without a server the test says it was skipped.
 
-mod e2e_support;
-#[path = "../../runtime/tests/pg_support/mod.rs"]
-mod pg_support;
+use crate::e2e_support;
+use crate::pg_support;
 
 use std::sync::Arc;
 

@@ -2,7 +2,7 @@
 //! `HAS_PARENT`, self-relationships, relationships to undefined entities left out): every tool
 //! through the live registry over `fixtures/tool-calling-agent.jsonl`.
 
-mod e2e_support;
+use crate::e2e_support;
 
 use serde_json::{Value, json};
 use toolforge::ErrorCode;

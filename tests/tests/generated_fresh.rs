@@ -1,6 +1,6 @@
 //! The client folders checked in under `tests/generated/` are exactly what the generator writes
 //! today. A stale folder fails with a diff; `TOOLFORGE_BLESS=1 cargo test -p toolforge-tests
-//! --test generated_fresh` rewrites the generated files (never `custom_tools.rs`).
+//! --test integration generated_fresh` rewrites the generated files (never `custom_tools.rs`).
 
 use std::path::Path;
 

@@ -8,14 +8,10 @@
 //! the real all-MiniLM-L6-v2 model, except in the recall test, where each query names a
 //! stored vector.
 
-#[path = "../../runtime/tests/pg_support/mod.rs"]
-mod pg_support;
-#[path = "../../runtime/tests/row_embedder/mod.rs"]
-mod row_embedder;
-#[path = "../../runtime/tests/similar_fixture/mod.rs"]
-mod similar_fixture;
-#[path = "../../runtime/tests/test_model/mod.rs"]
-mod test_model;
+use crate::pg_support;
+use crate::row_embedder;
+use crate::similar_fixture;
+use crate::test_model;
 
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 //! The ingester and the tools on the small checked-in tree `tests/fixtures/tree`, whose
 //! scopes, calls and line counts are known by hand.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -1,7 +1,7 @@
 //! The example on the repository's own `runtime/src`, checked against counts made straight
 //! from the files (see `common`), not with syn.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -1,6 +1,6 @@
 //! The `code-rag` binary end to end: the scripted session on the fixture tree.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 
