@@ -24,6 +24,7 @@
 //! Capability tags are extracted with Loom's vocabulary ([`extract::CAPABILITIES`]) besides
 //! those a tool declares (`#[tool(capabilities = [...])]`).
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -28,6 +28,7 @@
 //! assert_eq!(compiled.spec.entities[0].fields[0].name, "uuid");
 //! ```
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

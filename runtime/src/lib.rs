@@ -1,12 +1,15 @@
-//! # toolforge
+#![doc = include_str!("../README.md")]
 //!
-//! Run LLM tools generated from ragforge-style configs.
+//! ## The main types
 //!
-//! - [`Tool`], [`ToolDefinition`], [`ToolError`], [`ToolContext`]: what every tool is.
-//! - [`spec`]: the storage specification the generator compiles a config into.
-//!
-//! See the repository README for the whole picture.
-
+//! - [`Tool`], [`ToolDefinition`], [`ToolError`], [`ToolContext`]: what every tool is;
+//!   [`ToolHandler`] and [`TypedTool`] for typed arguments.
+//! - [`ToolRegistry`] and [`RegistryBuilder`]: the tools an agent can call; [`Dialect`]: the
+//!   provider formats of their definitions; [`BatchTool`] and [`InvalidTool`].
+//! - [`spec`]: the storage specification the generator compiles a config into; [`sql`]: the
+//!   engine and the database tools over it.
+#![cfg_attr(feature = "mcp", doc = "- [`mcp`]: the MCP server.")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
