@@ -1,5 +1,6 @@
-//! `toolforge schema`: print the JSON Schema of the config format, or, with `--config FILE`,
-//! the entity–relationship diagram of a config (`--format mermaid|dot|svg`).
+//! `toolforge schema`: print the JSON Schema of the config format (or, `--format markdown`,
+//! its reference page: every key with its type, default and description), or, with `--config
+//! FILE`, the entity–relationship diagram of a config (`--format mermaid|dot|svg`).
 
 use std::path::PathBuf;
 
@@ -14,8 +15,9 @@ pub struct Args {
     /// `svg`; mermaid when no format is given).
     #[arg(long, short = 'c', value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// What to print: the config format's JSON Schema (the default without `--config`), or a
-    /// config's diagram as Mermaid (for Markdown), Graphviz DOT or SVG.
+    /// What to print: the config format's JSON Schema (the default without `--config`) or its
+    /// reference page in Markdown, or a config's diagram as Mermaid (for Markdown), Graphviz
+    /// DOT or SVG.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<Format>,
 }
@@ -25,6 +27,9 @@ pub struct Args {
 pub enum Format {
     /// The JSON Schema (draft 2020-12) of the config format.
     JsonSchema,
+    /// The config format's reference in Markdown: a section per object of the schema, each
+    /// key with its type, default and description, and YAML examples.
+    Markdown,
     /// A config's diagram as a Mermaid `erDiagram`.
     Mermaid,
     /// A config's diagram in Graphviz's DOT language.
@@ -37,6 +42,7 @@ impl Format {
     fn name(self) -> &'static str {
         match self {
             Format::JsonSchema => "json-schema",
+            Format::Markdown => "markdown",
             Format::Mermaid => "mermaid",
             Format::Dot => "dot",
             Format::Svg => "svg",
@@ -58,12 +64,22 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
             text.push('\n');
             text
         }
-        (Format::JsonSchema, Some(config)) => {
+        (Format::Markdown, None) => {
+            let schema = toolforge_generator::__private::config::json_schema();
+            toolforge_generator::__private::config::config_reference(&schema)
+        }
+        (format @ (Format::JsonSchema | Format::Markdown), Some(config)) => {
+            let what = match format {
+                Format::Markdown => "the reference of the config format itself",
+                _ => "the schema of the config format itself",
+            };
             let _ = writeln!(
                 out.stderr,
-                "--format json-schema prints the schema of the config format itself, the same \
-                 for every config: drop --config {}, or draw the config with --format \
-                 mermaid, dot or svg",
+                "--format {} prints {what}, the same for every config: drop --config {}, or \
+                 draw the config with --format mermaid, dot or svg (its tools in Markdown: \
+                 toolforge tools list --config {} --format markdown)",
+                format.name(),
+                config.display(),
                 config.display()
             );
             return EXIT_USAGE;
@@ -92,8 +108,8 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
             match format {
                 Format::Mermaid => diagram::to_mermaid(&drawn),
                 Format::Dot => diagram::to_dot(&drawn),
-                // json-schema was answered above
-                Format::Svg | Format::JsonSchema => diagram::to_svg(&drawn),
+                // json-schema and markdown were answered above
+                Format::Svg | Format::JsonSchema | Format::Markdown => diagram::to_svg(&drawn),
             }
         }
     };

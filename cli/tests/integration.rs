@@ -20,3 +20,4 @@ mod cli_serve;
 mod cli_telemetry;
 mod cli_workbench;
 mod codegen_folder;
+mod guide_reference;

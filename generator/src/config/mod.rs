@@ -1,10 +1,12 @@
 //! The config front end: the ragforge config model ([`Config`] and friends), the `toolforge:`
-//! options section, parsing with positions, and the JSON Schema of the format.
+//! options section, parsing with positions, the JSON Schema of the format and the reference
+//! page rendered from it.
 
 mod model;
 mod offers;
 pub mod options;
 pub(crate) mod parse;
+pub mod reference;
 mod schema;
 pub mod spans;
 
@@ -15,4 +17,5 @@ pub use model::{
 };
 pub use options::{ToolFamilyName, ToolforgeOptions};
 pub use parse::yaml_to_json;
+pub use reference::config_reference;
 pub use schema::json_schema;

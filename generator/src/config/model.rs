@@ -14,6 +14,7 @@ pub type Opaque = serde_json::Value;
 
 /// A whole `ragforge.config.yaml`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(example = super::schema::yaml_example(CONFIG_EXAMPLE))]
 pub struct Config {
     /// The project name; used as the schema name (defaults to the file name).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -76,6 +77,28 @@ pub struct Config {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topic_merging: Option<Opaque>,
 }
+
+/// The example of [`Config`] in its schema: a small config with one entity of each kind.
+pub(super) const CONFIG_EXAMPLE: &str = "\
+name: library
+version: 1.0.0
+description: Books and their authors
+entities:
+  - name: Author
+    unique_field: id
+    searchable_fields:
+      - {name: id, type: string}
+      - {name: name, type: string}
+  - name: Book
+    unique_field: isbn
+    searchable_fields:
+      - {name: isbn, type: string}
+      - {name: title, type: string}
+    relationships:
+      - {type: WRITTEN_BY, target: Author}
+toolforge:
+  default_limit: 20
+";
 
 /// ragforge's `embedding:` section: one provider and model.
 ///
@@ -230,11 +253,28 @@ pub struct McpTool {
     pub description: Option<String>,
     /// Whether the tool is served (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::yes")]
     pub expose: Option<bool>,
 }
 
 /// One entity: a node label in ragforge, a table in toolforge.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(example = super::schema::yaml_example("\
+name: Book
+description: A book of the catalogue
+unique_field: isbn
+display_name_field: title
+searchable_fields:
+  - {name: isbn, type: string}
+  - {name: title, type: string, description: The title}
+  - {name: genre, type: enum, values: [novel, science, poetry]}
+  - {name: pages, type: number, indexed: true}
+computed_fields:
+  - {name: title_length, type: number, expression: length(title)}
+full_text_index: {fields: [title]}
+relationships:
+  - {type: WRITTEN_BY, target: Author}
+"))]
 pub struct Entity {
     /// The entity name, an identifier (`Scope`, `ExternalLibrary`); the table is its snake_case.
     pub name: String,
@@ -246,24 +286,28 @@ pub struct Entity {
     pub searchable_fields: Vec<Field>,
     /// Fields computed from the others (an expression, a `cypher:` pattern or raw `sql:`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("default" = []))]
     pub computed_fields: Vec<ComputedField>,
     /// Legacy single vector index (combined with `vector_indexes`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vector_index: Option<VectorIndex>,
     /// Vector indexes for semantic search.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("default" = []))]
     pub vector_indexes: Vec<VectorIndex>,
     /// A full-text index over some text fields, for `full_text_search` (BM25 ranking).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub full_text_index: Option<FullTextIndex>,
     /// Relationships starting or ending at this entity.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("default" = []))]
     pub relationships: Vec<Relationship>,
     /// The field naming a record in results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub display_name_field: Option<String>,
     /// The field identifying a record (default `uuid`; added as a string field if not listed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::unique_field")]
     pub unique_field: Option<String>,
     /// The field searched by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -273,6 +317,7 @@ pub struct Entity {
     pub content_field: Option<String>,
     /// Fields shown in examples of tool descriptions.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("default" = []))]
     pub example_display_fields: Vec<String>,
     /// How a record's children are found (for `with_children` lookups).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -317,6 +362,13 @@ impl Entity {
 
 /// A stored field.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(example = super::schema::yaml_example("\
+name: status
+type: enum
+values: [open, returned]
+indexed: true
+description: Whether the loan is still open
+"))]
 pub struct Field {
     /// The field name, an identifier; also the column name.
     pub name: String,
@@ -326,6 +378,7 @@ pub struct Field {
     pub ty: String,
     /// Create an index on the column.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::no")]
     pub indexed: Option<bool>,
     /// What the field holds; shown in tool descriptions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -387,6 +440,19 @@ pub struct Summarization {
 
 /// A computed field: exactly one of `expression`, `cypher` or `sql`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(example = super::schema::yaml_example("\
+name: line_count
+type: number
+description: Lines of the scope
+expression: endLine - startLine + 1
+materialized: true
+cache_property: line_count_cache
+"))]
+#[schemars(example = super::schema::yaml_example("\
+name: caller_count
+type: number
+cypher: OPTIONAL MATCH (caller:Scope)-[:CALLS]->(n) RETURN count(caller)
+"))]
 pub struct ComputedField {
     /// The field name, an identifier.
     pub name: String,
@@ -409,6 +475,7 @@ pub struct ComputedField {
     /// Store the value in a generated column (needs a row-local expression and
     /// `cache_property`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::no")]
     pub materialized: Option<bool>,
     /// The column holding a materialized value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -417,11 +484,20 @@ pub struct ComputedField {
 
 /// A vector index: an embedding column for semantic search.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(example = super::schema::yaml_example("\
+name: book_summaries
+field: summary_embedding
+source_field: summary
+dimension: 384
+similarity: cosine
+example_query: books about the sea
+"))]
 pub struct VectorIndex {
     /// The index name.
     pub name: String,
     /// The embedding column (default `embedding`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::vector_column")]
     pub field: Option<String>,
     /// The field the embedding is computed from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -430,6 +506,7 @@ pub struct VectorIndex {
     pub dimension: i64,
     /// The similarity function (`cosine`, `euclidean`, `dot`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::similarity")]
     pub similarity: Option<String>,
     /// The embedding provider (`openai`, `gemini`, `vertex`, `ollama`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -445,6 +522,11 @@ pub struct VectorIndex {
 /// A full-text index: the text fields searched by `full_text_search`, their weights, and how
 /// text is cut into terms.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(example = super::schema::yaml_example("\
+fields: [title, summary]
+weights: {title: 3}
+analyzer: porter
+"))]
 pub struct FullTextIndex {
     /// The indexed fields: stored text fields (`string`, `enum`, `datetime`, `array<string>`).
     pub fields: Vec<String>,
@@ -455,7 +537,7 @@ pub struct FullTextIndex {
     /// How text becomes terms: `porter` (default: Unicode words, case and accents folded,
     /// English stemming) or `unicode61` (the same without stemming).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("enum" = ["porter", "unicode61"]))]
+    #[schemars(extend("enum" = ["porter", "unicode61"]), default = "super::schema::analyzer")]
     pub analyzer: Option<String>,
 }
 
@@ -474,6 +556,14 @@ pub enum Direction {
 
 /// A relationship declared on an entity.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(example = super::schema::yaml_example("\
+type: BORROWED
+target: Member
+direction: outgoing
+description: The member who borrowed the book
+properties:
+  - {name: since, type: datetime}
+"))]
 pub struct Relationship {
     /// The relationship type, an identifier (`DEFINED_IN`).
     #[serde(rename = "type")]
@@ -488,6 +578,7 @@ pub struct Relationship {
     pub description: Option<String>,
     /// Extra edge columns.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("default" = []))]
     pub properties: Vec<Field>,
     /// ragforge: add the related records to results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -497,6 +588,7 @@ pub struct Relationship {
     pub enrich_field: Option<String>,
     /// ragforge: generated query-builder filters.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("default" = []))]
     pub filters: Vec<RelationshipFilter>,
     /// An example target for tool descriptions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -521,6 +613,10 @@ pub struct RelationshipFilter {
 
 /// How a record's children are found.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(example = super::schema::yaml_example("\
+children_relationship: HAS_PARENT
+include_children: true
+"))]
 pub struct HierarchicalContent {
     /// The relationship children use to point at their parent
     /// (`(child)-[:HAS_PARENT]->(parent)`).
@@ -532,12 +628,17 @@ pub struct HierarchicalContent {
 
 /// ragforge's change tracking settings.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(example = super::schema::yaml_example("\
+content_field: source
+metadata_fields: [file, name]
+"))]
 pub struct ChangeTracking {
     /// The field whose changes are tracked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content_field: Option<String>,
     /// Fields recorded with each change.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("default" = []))]
     pub metadata_fields: Vec<String>,
     /// The field holding the content hash.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -31,6 +31,16 @@ use serde::{Deserialize, Serialize};
 
 /// One prompt: a named conversation start the data owner offers, with arguments.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(example = super::schema::yaml_example("\
+name: review_member
+description: Review one member's open loans
+arguments:
+  - {name: member, description: The member's id, entity: Member}
+  - {name: tone, values: [brief, detailed], required: false}
+messages:
+  - resource: toolforge://Member/{{ member }}
+  - text: Review the open loans of member {{ member }}.
+"))]
 pub struct PromptOptions {
     /// The prompt's name (letters, digits, `_` and `-`).
     pub name: String,
@@ -62,6 +72,7 @@ pub struct PromptArgumentOptions {
     pub description: Option<String>,
     /// Whether a client must give it (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::yes")]
     pub required: Option<bool>,
     /// The only values allowed, offered as completions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -84,6 +95,7 @@ pub struct PromptArgumentOptions {
 pub struct PromptMessageOptions {
     /// `user` (default) or `assistant`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::role")]
     pub role: Option<String>,
     /// The text, a template.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -96,10 +108,22 @@ pub struct PromptMessageOptions {
 
 /// `toolforge.resources`: how records and documents are served as MCP resources.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(example = super::schema::yaml_example(r##"
+listed: 10
+entities:
+  Member: {uri: "library://members/{id}", order_by: joined_at DESC, listed: 5}
+documents:
+  - uri: library://guide
+    name: guide
+    description: How the library's data fits together
+    mime_type: text/markdown
+    text: "# The library\n..."
+"##))]
 pub struct ResourcesOptions {
     /// Records listed per entity by `resources/list` (default 10, at most 100; 0 lists none).
     /// Every record stays readable through its entity's URI template.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::listed")]
     pub listed: Option<u32>,
     /// Per entity: its URI template, listing order and count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -137,6 +161,7 @@ pub struct DocumentOptions {
     pub description: Option<String>,
     /// Its media type (default `text/plain`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::mime_type")]
     pub mime_type: Option<String>,
     /// Its text.
     pub text: String,

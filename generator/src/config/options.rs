@@ -21,17 +21,29 @@ use toolforge::spec::{IterativeScan, ToolFamily, ToolOptions, VectorSearchSettin
 
 /// toolforge's generation options. Every key is optional.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(example = super::schema::yaml_example("\
+name_prefix: code_
+default_limit: 20
+max_limit: 200
+tools: [schema, query, lookup, relationships, search, patterns, graph, changes]
+strict: false
+toolsets:
+  lookup: [get_schema, get_entity_by_id, get_entities_by_ids]
+"))]
 pub struct ToolforgeOptions {
     /// A prefix added to every generated tool name (`code_` gives `code_query_entities`).
     /// Letters, digits, `_` and `-` only; default none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"code_")]
     pub name_prefix: Option<String>,
     /// The number of results a tool returns when a call gives no `limit` (default 20, at
     /// least 1, at most `max_limit`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::default_limit")]
     pub default_limit: Option<u32>,
     /// The largest `limit` a call may ask for; larger ones are refused (default 500).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::max_limit")]
     pub max_limit: Option<u32>,
     /// The tool families to generate, in order (default: `schema`, `query`, `lookup`,
     /// `relationships`, `search`, `graph`, `changes`, `places`). `schema`: `get_schema`,
@@ -48,10 +60,12 @@ pub struct ToolforgeOptions {
     /// `query_entities_by_pattern` (its fuzzy match is the one thing conditions lack). Also off
     /// unless listed: `aggregates`: `aggregate_entities`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::tool_families")]
     pub tools: Option<Vec<ToolFamilyName>>,
     /// Treat every warning (unknown keys, untranslatable `cypher:` fields, ...) as an error,
     /// like `toolforge validate --strict` (default false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::no")]
     pub strict: Option<bool>,
     /// Named subsets of the tools, each served on its own endpoint by `toolforge serve`
     /// (`/mcp/{toolset}` over HTTP, `--toolset NAME` on stdio). Toolset names use letters,
@@ -73,6 +87,7 @@ pub struct ToolforgeOptions {
     /// stored fields and the call's context values (`:context.NAME`). Every tool sees only the
     /// records that meet it; a call without a value the rule reads sees none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = super::schema::yaml_example("Loan: branch = :context.branch"))]
     pub access: Option<std::collections::BTreeMap<String, String>>,
     /// How vector searches run and where vectors are kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -127,9 +142,11 @@ pub struct AuthOptions {
     pub jwks_uri: Option<String>,
     /// The signature algorithms accepted (default RS256, PS256, ES256, EdDSA).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::algorithms")]
     pub algorithms: Option<Vec<String>>,
     /// Seconds of clock difference tolerated on `exp` and `nbf` (default 30, at most 300).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::leeway_seconds")]
     pub leeway_seconds: Option<u64>,
     /// Scopes every request needs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -159,6 +176,9 @@ pub struct IntrospectionOptions {
     /// The environment variable holding the client's secret (read when serving starts).
     pub client_secret_env: String,
 }
+
+/// The algorithms `toolforge serve` accepts when `toolforge.auth.algorithms` is absent.
+pub const DEFAULT_TOKEN_ALGORITHMS: [&str; 4] = ["RS256", "PS256", "ES256", "EdDSA"];
 
 /// The algorithms `toolforge.auth.algorithms` may name.
 pub const TOKEN_ALGORITHMS: [&str; 9] = [
@@ -203,19 +223,23 @@ pub struct VectorSearchOptions {
     /// How PostgreSQL with pgvector stores each value: `full` (`vector`, 32-bit floats; the
     /// default) or `half` (`halfvec`, 16-bit floats, half the size).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::precision")]
     pub precision: Option<VectorPrecision>,
     /// pgvector's `hnsw.ef_search` for each search: how many candidates the HNSW scan keeps
     /// (1 to 1000, default 100; higher finds more of the exact answer, slower).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::ef_search")]
     pub ef_search: Option<u32>,
     /// pgvector's iterative index scans, so that a selective filter still returns `top_k`
     /// rows: `off`, `strict_order` or `relaxed_order` (the default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::iterative_scan")]
     pub iterative_scan: Option<IterativeScanName>,
     /// Without pgvector (SQLite, or PostgreSQL without the extension) each server process
     /// keeps the vectors in memory: the most it keeps, over every index (default 2,000,000;
     /// at least 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::max_vectors_in_memory")]
     pub max_vectors_in_memory: Option<u64>,
 }
 
@@ -325,6 +349,16 @@ pub struct DeclaredSql {
 
 /// One parameter of a declared tool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(example = super::schema::yaml_example("\
+type: string
+description: Member id
+pattern: ^m[0-9]+$
+"))]
+#[schemars(example = super::schema::yaml_example("\
+type: datetime
+description: Cut-off
+default: 7 days ago
+"))]
 pub struct DeclaredParameter {
     /// `string`, `number`, `integer`, `boolean`, `datetime`, or `enum` (with `values`, as a
     /// field spells it).
