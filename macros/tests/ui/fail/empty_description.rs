@@ -1,9 +1,0 @@
-use tf::Tool;
-
-#[derive(Tool)]
-#[tool(description = "  ")]
-struct Search {
-    query: String,
-}
-
-fn main() {}
