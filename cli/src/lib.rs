@@ -74,8 +74,8 @@ pub struct Cli {
 pub enum Command {
     /// Check a config and report every problem with file, line and column.
     Validate(validate::Args),
-    /// Print the JSON Schema (draft 2020-12) of the config format, or a config's
-    /// entity–relationship diagram (`--config FILE --format mermaid|dot|svg`).
+    /// Print the JSON Schema (draft 2020-12) of the config format or its reference in
+    /// Markdown, or a config's entity–relationship diagram (Mermaid, DOT, SVG).
     Schema(schema::Args),
     /// Create a database from a config, or load data into it.
     #[command(subcommand)]

@@ -73,3 +73,34 @@ pub fn assert_answer_matches_output_schema(
         "the answer of {tool} {arguments} does not match its outputSchema: {problems:?}\n{answer}"
     );
 }
+
+/// The Rust snippets of the README and of the guide (`docs/guide/src`), run as this crate's
+/// doctests (`cargo test -p toolforge-tests --doc`), so that every snippet a reader copies
+/// compiles and does what its page says. A chapter with no Rust costs nothing here.
+macro_rules! doctests_of {
+    ($($name:ident => $page:literal),* $(,)?) => {
+        $(
+            #[cfg(doctest)]
+            #[doc = include_str!(concat!("../../", $page))]
+            pub struct $name;
+        )*
+    };
+}
+
+doctests_of! {
+    Readme => "README.md",
+    GuideIntroduction => "docs/guide/src/introduction.md",
+    GuideGettingStarted => "docs/guide/src/getting-started.md",
+    GuideConfig => "docs/guide/src/config.md",
+    GuideComputedFields => "docs/guide/src/computed-fields.md",
+    GuideTools => "docs/guide/src/tools.md",
+    GuideChangeTracking => "docs/guide/src/change-tracking.md",
+    GuideDatabases => "docs/guide/src/databases.md",
+    GuideServing => "docs/guide/src/serving.md",
+    GuideSearch => "docs/guide/src/search.md",
+    GuideGeneratedCode => "docs/guide/src/generated-code.md",
+    GuideCustomTools => "docs/guide/src/custom-tools.md",
+    GuideMigratingFromRagforge => "docs/guide/src/migrating-from-ragforge.md",
+    GuideTroubleshooting => "docs/guide/src/troubleshooting.md",
+    GuideLimits => "docs/guide/src/limits.md",
+}

@@ -29,6 +29,7 @@ mod e2e_postgres;
 mod e2e_tool_calling_agent;
 mod generated_clients;
 mod generated_fresh;
+mod guide_pages;
 mod mcp_server;
 mod pgvector;
 mod random_configs;
