@@ -1,8 +1,10 @@
-//! # toolforge-cli
+#![doc = include_str!("../README.md")]
 //!
-//! The `toolforge` command line (`cargo install --path cli`): validate a config, print its
-//! JSON Schema, generate and check a client folder, create and load an SQLite database, list
-//! the tools a config produces and run them straight from the config (the [`dynamic`] module).
+//! ## The library
+//!
+//! The same commands are a library: [`run`] takes the arguments and writes to an [`Output`],
+//! and the [`dynamic`] module builds the live tools of a config (validated, compiled, its
+//! database opened and checked) for the `db`, `tools`, `call` and `serve` commands.
 //!
 //! This crate links the SQLite engine; `toolforge-generator`, which build scripts and the
 //! config macro depend on, does not.

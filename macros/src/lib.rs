@@ -1,6 +1,4 @@
-//! Procedural macros for toolforge. Use them through the `toolforge` crate, which re-exports
-//! them (`toolforge::Tool`).
-
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
