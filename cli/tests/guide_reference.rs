@@ -85,10 +85,10 @@ fn tools_page(dir: &Path) -> String {
     assert!(updated > 0, "the imports recorded no change");
     drop(connection);
 
-    let spec = toolforge_cli::dynamic::compile(&config, &Default::default())
-        .unwrap()
-        .spec;
-    let definitions = toolforge::sql::registry_definitions(&spec);
+    // The config compiled once: the loaded tools' spec is the page's.
+    let live = toolforge_cli::dynamic::load(&config, &db, &Default::default()).unwrap();
+    let spec = &live.spec;
+    let definitions = toolforge::sql::registry_definitions(spec);
     // The page's definitions are `tools list --format markdown`'s, examples aside.
     let listed = toolforge(&[
         "tools", "list", "--config", config_arg, "--format", "markdown",
@@ -98,7 +98,7 @@ fn tools_page(dir: &Path) -> String {
         format!(
             "# Tools of `{}`\n\n{}",
             spec.name,
-            markdown_body(&spec, &definitions, &BTreeMap::new())
+            markdown_body(spec, &definitions, &BTreeMap::new())
         )
     );
 
@@ -116,7 +116,6 @@ fn tools_page(dir: &Path) -> String {
         "reference-calls.json has one example per tool of reference.yaml"
     );
 
-    let live = toolforge_cli::dynamic::load(&config, &db, &Default::default()).unwrap();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -171,7 +170,7 @@ fn tools_page(dir: &Path) -> String {
          The change log records the time of each import; for this page its times are set to \
          fixed ones (the first import on {CREATED_AT}, the updates in April 2024), so the \
          change tools show other times on your database.\n\n{}",
-        markdown_body(&spec, &definitions, &examples)
+        markdown_body(spec, &definitions, &examples)
     )
 }
 
