@@ -84,6 +84,16 @@ pub enum LoadError {
         /// Every table or index that is missing or different.
         differences: Vec<SchemaDifference>,
     },
+    /// The database lacks a table or column a config over existing tables maps (dropped,
+    /// renamed, or not readable by this role); nothing was changed.
+    MappingDrift {
+        /// The database path given.
+        db: PathBuf,
+        /// The config path given.
+        config: PathBuf,
+        /// Every table or column that cannot be read.
+        differences: Vec<SchemaDifference>,
+    },
     /// The tools could not be registered (a name clash, for example).
     Registry(RegistryError),
 }
@@ -136,6 +146,29 @@ impl fmt::Display for LoadError {
                         init_command(config, Path::new("NEW.db"))
                     )
                 }
+            }
+            LoadError::MappingDrift {
+                db,
+                config,
+                differences,
+            } => {
+                writeln!(
+                    f,
+                    "error: the database {} lacks what the config {} maps:",
+                    db.display(),
+                    config.display()
+                )?;
+                for difference in differences {
+                    writeln!(f, "  - {difference}")?;
+                }
+                write!(
+                    f,
+                    "  = hint: nothing was changed; the config reads these tables as they are: \
+                     fix the names in the config, or write it anew from the database with \
+                     `toolforge init --from-db {} --out {} --force`",
+                    db.display(),
+                    config.display()
+                )
             }
             LoadError::NotInitialised {
                 db,
@@ -289,6 +322,12 @@ pub fn check_ready(
         .len();
     if differences.is_empty() {
         Ok(())
+    } else if spec.is_mapped() {
+        Err(LoadError::MappingDrift {
+            db: db.to_path_buf(),
+            config: config.to_path_buf(),
+            differences,
+        })
     } else if differences.len() == expected && differences.iter().all(|d| d.message == MISSING) {
         Err(LoadError::NotInitialised {
             db: db.to_path_buf(),

@@ -99,7 +99,8 @@ pub enum Command {
     Generate(generate::Args),
     /// Exit 1 with a summary and diffs when a generated client folder is stale.
     Check(check::Args),
-    /// Scaffold a config and its client folder.
+    /// Scaffold a config and its client folder, or write the config of an existing database
+    /// (`--from-db`).
     Init(init::Args),
 }
 

@@ -6,6 +6,7 @@
 mod http_support;
 #[path = "../../runtime/tests/pg_support/mod.rs"]
 mod pg_support;
+mod sample_databases;
 
 mod cli;
 mod cli_catalog;
@@ -21,3 +22,6 @@ mod cli_telemetry;
 mod cli_workbench;
 mod codegen_folder;
 mod guide_reference;
+mod init_from_db;
+mod mapped_postgres;
+mod mapped_sqlite;

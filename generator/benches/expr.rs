@@ -13,6 +13,7 @@ fn main() {
 
 fn field(name: &str, ty: FieldType) -> FieldSpec {
     FieldSpec {
+        column: None,
         name: name.to_owned(),
         ty,
         description: None,
@@ -24,6 +25,7 @@ fn field(name: &str, ty: FieldType) -> FieldSpec {
 
 fn entity(name: &str, fields: Vec<FieldSpec>) -> EntitySpec {
     EntitySpec {
+        source: None,
         name: name.to_owned(),
         table: name.to_lowercase(),
         description: None,
@@ -65,6 +67,7 @@ fn schema() -> SchemaSpec {
             ),
         ],
         relationships: vec![RelationshipSpec {
+            mapping: None,
             rel_type: "HAS_CHANGE".to_owned(),
             source: "Scope".to_owned(),
             target: "Change".to_owned(),

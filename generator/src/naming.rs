@@ -38,6 +38,17 @@ pub fn edge_table_name(source: &str, rel_type: &str, target: &str) -> String {
     )
 }
 
+/// The temporary view presenting a mapped table (or a mapped relationship's edges) under the
+/// name `table` would have: `<table>__mapped`, a name no user table is likely to have, so the
+/// view shadows nothing a declared `sql:` statement reads.
+///
+/// ```
+/// assert_eq!(toolforge_generator::__private::ir::mapped_view_name("track"), "track__mapped");
+/// ```
+pub fn mapped_view_name(table: &str) -> String {
+    format!("{table}__mapped")
+}
+
 #[cfg(test)]
 mod tests {
     use super::is_identifier;

@@ -44,6 +44,7 @@ fn schema_of(config: &Value) -> SchemaSpec {
         let mut fields: Vec<FieldSpec> = list(entity, "searchable_fields")
             .iter()
             .map(|field| FieldSpec {
+                column: None,
                 name: text(field, "name").unwrap_or("field").to_owned(),
                 ty: field_type(text(field, "type").unwrap_or("string")),
                 description: None,
@@ -54,6 +55,7 @@ fn schema_of(config: &Value) -> SchemaSpec {
             .collect();
         if !fields.iter().any(|field| field.name == unique) {
             fields.push(FieldSpec {
+                column: None,
                 name: unique.clone(),
                 ty: FieldType::String,
                 description: None,
@@ -80,6 +82,7 @@ fn schema_of(config: &Value) -> SchemaSpec {
                     target.to_lowercase()
                 );
                 relationships.push(RelationshipSpec {
+                    mapping: None,
                     rel_type,
                     source,
                     target,
@@ -90,6 +93,7 @@ fn schema_of(config: &Value) -> SchemaSpec {
             }
         }
         entities.push(EntitySpec {
+            source: None,
             table: name.to_lowercase(),
             name,
             description: None,

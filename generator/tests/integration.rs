@@ -23,3 +23,4 @@ mod no_panics;
 mod validation;
 mod validation_embeddings;
 mod validation_full_text;
+mod validation_mapping;

@@ -217,7 +217,7 @@ entities:
   - name: Scope
     searchable_fields:
       - name: size
-        type: integer
+        type: numbr
       - name: label
         type: strnig
     computed_fields:
@@ -225,7 +225,7 @@ entities:
         type: bool
 ";
     let errors = fail(source);
-    let size = find(&errors, "unknown type `integer`");
+    let size = find(&errors, "unknown type `numbr`");
     at(size, 5, 15, "entities[0].searchable_fields[0].type");
     assert_eq!(hint(size), "did you mean `number`?");
     let label = find(&errors, "unknown type `strnig`");
@@ -402,7 +402,7 @@ entities:
       - name: kind
         type: enum
       - name: size
-        type: integer
+        type: int
     relationships:
       - type: IN
         target: Flie

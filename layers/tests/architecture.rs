@@ -36,6 +36,12 @@ const SQL_LAYERS: &[&[&str]] = &[
         "sql::full_text::sqlite_ddl",
         "sql::full_text::tokens",
         "sql::arg_name",
+        // What a database's catalog holds (read by both backends), the errors and options of
+        // reading it, and the scanner of `CHECK (... IN ...)` lists.
+        "sql::introspect::catalog",
+        "sql::introspect::check_in",
+        "sql::introspect::error",
+        "sql::introspect::options",
     ],
     // The backend layer, which names no backend: the dialect, the execution error, the reader
     // and writer traits, the import sink.
@@ -47,6 +53,8 @@ const SQL_LAYERS: &[&[&str]] = &[
         "sql::full_text::pg_tables",
         "sql::vectors",
         "sql::graphs",
+        // The views presenting an existing database's tables in a spec's terms.
+        "sql::mapping",
     ],
     // The backends, one folder each.
     &["sql::sqlite", "sql::postgres"],
@@ -63,6 +71,8 @@ const SQL_LAYERS: &[&[&str]] = &[
         "sql::import",
         "sql::records",
         "sql::describe",
+        // Reading an existing database's catalog (`init --from-db`) through either backend.
+        "sql::introspect",
     ],
     // The database tools, grouped by family.
     &["sql::tools"],
@@ -110,6 +120,10 @@ fn the_backend_layer_and_the_services_name_no_backend_driver() -> Result<(), Err
                 under: "sql::access",
                 crates: &servers,
             },
+            Rule::ForbiddenCrates {
+                under: "sql::introspect",
+                crates: &["rusqlite", "tokio_postgres", "deadpool_postgres"],
+            },
         ],
     )
 }
@@ -117,11 +131,17 @@ fn the_backend_layer_and_the_services_name_no_backend_driver() -> Result<(), Err
 #[test]
 fn postgres_cfgs_stay_in_the_backend_folders_and_the_dispatch_point() -> Result<(), Error> {
     // Relative to runtime/src: the PostgreSQL backend's folder, the database handle that opens
-    // either backend, and the line that declares the backend's module.
+    // either backend, the catalog reader that reads either backend's catalog, and the line
+    // that declares the backend's module.
     cfg_confined(
         src("runtime"),
         "postgres",
-        &["sql/postgres/", "sql/database/mod.rs", "sql/mod.rs"],
+        &[
+            "sql/postgres/",
+            "sql/database/mod.rs",
+            "sql/introspect/mod.rs",
+            "sql/mod.rs",
+        ],
     )
 }
 

@@ -132,7 +132,7 @@ fn the_json_schema_rejects_wrong_types() {
     let schema = toolforge_generator::__private::config::json_schema();
     let validator = jsonschema::validator_for(&schema).unwrap();
     let bad = toolforge_generator::__private::config::yaml_to_json(
-        "entities:\n  - name: A\n    searchable_fields:\n      - name: x\n        type: integer\n",
+        "entities:\n  - name: A\n    searchable_fields:\n      - name: x\n        type: whole\n",
     )
     .unwrap();
     assert!(!validator.is_valid(&bad));

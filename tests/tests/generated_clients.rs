@@ -197,7 +197,10 @@ fn load(db: &Database, spec: &toolforge::spec::SchemaSpec) {
                                 json!(format!("{} {i}", field.name))
                             }
                         }
-                        toolforge::spec::FieldType::Number => json!(i * 10),
+                        toolforge::spec::FieldType::Number
+                        | toolforge::spec::FieldType::Integer => {
+                            json!(i * 10)
+                        }
                         toolforge::spec::FieldType::Boolean => json!(i == 1),
                         toolforge::spec::FieldType::Enum => json!(field.values[0]),
                         toolforge::spec::FieldType::StringArray => json!(["a", "b"]),

@@ -51,6 +51,14 @@ fn import(args: &Args, out: &mut Output<'_>) -> Result<(), String> {
         dynamic::compile(&args.config, &Default::default()).map_err(|e| e.to_string())?;
     let _ = write!(out.stderr, "{}", compiled.warnings.render());
     let spec = &compiled.spec;
+    if spec.is_mapped() {
+        return Err(format!(
+            "error: {} maps the existing tables of a database, which toolforge only reads: \
+             `db import` writes only into toolforge's own tables\n  = hint: write the rows with \
+             your own tools, or import into a database made from a config without `table:`",
+            args.config.display()
+        ));
+    }
     // Checked on a read-only connection first: a database the import refuses (an empty file,
     // other tables) is left exactly as it was, with no journal files beside it.
     // (A server's database is checked on the writer itself: opening it writes nothing.)

@@ -37,6 +37,18 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
 fn init(args: &Args, out: &mut Output<'_>) -> Result<(), LoadError> {
     let compiled = dynamic::compile(&args.config, &Default::default())?;
     let _ = write!(out.stderr, "{}", compiled.warnings.render());
+    if compiled.spec.is_mapped() {
+        // The user's tables are read as they are: checked, never written.
+        dynamic::open_ready(&args.db, &compiled.spec, &args.config)?;
+        let _ = writeln!(
+            out.stdout,
+            "nothing to create: {} reads the existing tables of {} as they are, and they \
+             have every table and column it maps",
+            args.config.display(),
+            args.db.display()
+        );
+        return Ok(());
+    }
     let db = super::open_writable(&args.db, &args.config, true)?;
     let report = db.init(&compiled.spec).map_err(|error| match error {
         DbError::SchemaMismatch(differences) => LoadError::SchemaMismatch {

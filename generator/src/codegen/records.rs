@@ -64,6 +64,7 @@ fn stored_type(ty: FieldType) -> TokenStream {
     match ty {
         FieldType::String | FieldType::Datetime | FieldType::Enum => quote!(::std::string::String),
         FieldType::Number => quote!(f64),
+        FieldType::Integer => quote!(i64),
         FieldType::Boolean => quote!(bool),
         FieldType::StringArray => quote!(::std::vec::Vec<::std::string::String>),
         FieldType::NumberArray => quote!(::std::vec::Vec<f64>),

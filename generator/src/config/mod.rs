@@ -12,8 +12,8 @@ pub mod spans;
 
 pub use model::{
     COMPUTED_TYPES, ChangeTracking, ComputedField, Config, DEFAULT_UNIQUE_FIELD, Direction, Entity,
-    FIELD_TYPES, Field, FullTextIndex, HierarchicalContent, McpSection, McpServerInfo, McpTool,
-    Opaque, Relationship, RelationshipFilter, Summarization, VectorIndex,
+    FIELD_TYPES, Field, FullTextIndex, HierarchicalContent, JoinTable, McpSection, McpServerInfo,
+    McpTool, Opaque, Relationship, RelationshipFilter, Summarization, VectorIndex,
 };
 pub use options::{ToolFamilyName, ToolforgeOptions};
 pub use parse::yaml_to_json;

@@ -278,6 +278,12 @@ relationships:
 pub struct Entity {
     /// The entity name, an identifier (`Scope`, `ExternalLibrary`); the table is its snake_case.
     pub name: String,
+    /// An existing table or view to read instead of a table toolforge creates: `orders`, or
+    /// schema-qualified on PostgreSQL (`sales.orders`), a part double-quoted when it holds a
+    /// dot or a quote (`sales."Order Lines"`). Tools then only read it. In a config that maps
+    /// one entity, every entity names its table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<String>,
     /// What a record is; shown in tool descriptions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -372,6 +378,10 @@ description: Whether the loan is still open
 pub struct Field {
     /// The field name, an identifier; also the column name.
     pub name: String,
+    /// On an entity mapped onto an existing table (`table:`), the column holding the field when
+    /// it is not named like it (`"Unit Price"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<String>,
     /// The value type.
     #[serde(rename = "type")]
     #[schemars(extend("enum" = FIELD_TYPES))]
@@ -392,9 +402,10 @@ pub struct Field {
 }
 
 /// The field types a config may use.
-pub const FIELD_TYPES: [&str; 8] = [
+pub const FIELD_TYPES: [&str; 9] = [
     "string",
     "number",
+    "integer",
     "boolean",
     "datetime",
     "enum",
@@ -593,6 +604,30 @@ pub struct Relationship {
     /// An example target for tool descriptions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub example_target: Option<String>,
+    /// Between mapped tables: the column of the relationship's source table holding the
+    /// target's unique field (many-to-one; followed backwards, one-to-many).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub foreign_key: Option<String>,
+    /// Between mapped tables: a join table with a column referencing each side
+    /// (many-to-many); `properties` map its other columns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub join_table: Option<JoinTable>,
+}
+
+/// A join table between two mapped entities.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(example = super::schema::yaml_example("\
+table: PlaylistTrack
+source_column: TrackId
+target_column: PlaylistId
+"))]
+pub struct JoinTable {
+    /// The join table, named as `table:` names an entity's.
+    pub table: String,
+    /// Its column holding the relationship source's unique field.
+    pub source_column: String,
+    /// Its column holding the relationship target's unique field.
+    pub target_column: String,
 }
 
 /// ragforge's query-builder filter on a relationship (kept, unused by toolforge).

@@ -34,7 +34,7 @@ impl Ty {
     pub fn of_field(ty: FieldType) -> Ty {
         match ty {
             FieldType::String | FieldType::Enum => Ty::String,
-            FieldType::Number => Ty::Number,
+            FieldType::Number | FieldType::Integer => Ty::Number,
             FieldType::Boolean => Ty::Boolean,
             FieldType::Datetime => Ty::Datetime,
             FieldType::StringArray => Ty::StringArray,

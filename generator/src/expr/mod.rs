@@ -72,9 +72,11 @@ pub use parser::MAX_DEPTH;
 /// use toolforge_generator::__private::expr::{ComputedBody, ComputedSource, compile_computed_fields};
 ///
 /// let field = |name: &str, ty| FieldSpec {
+///     column: None,
 ///     name: name.into(), ty, description: None, indexed: false, unique: name == "uuid", values: vec![],
 /// };
 /// let scope = EntitySpec {
+///     source: None,
 ///     name: "Scope".into(), table: "scope".into(), description: None, unique_field: "uuid".into(),
 ///     display_name_field: None, query_field: None, content_field: None,
 ///     example_display_fields: vec![], computed_fields: vec![], vector_indexes: vec![], hierarchy: None, full_text: None, change_tracking: None,

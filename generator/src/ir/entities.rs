@@ -3,18 +3,19 @@
 
 use toolforge::spec::{
     Analyzer, EntitySpec, FieldSpec, FieldType, FullTextField, FullTextSpec, HierarchySpec,
-    SchemaSpec, VectorIndexSpec,
+    SchemaSpec, TableRef, VectorIndexSpec,
 };
 
 use crate::config::{Config, Entity, Field};
 use crate::facts::{DEFAULT_VECTOR_COLUMN, stored_field_names, text_fields};
-use crate::naming::table_name;
+use crate::naming::{mapped_view_name, table_name};
 
 /// The spec type of a config type name, if it is one.
 pub(crate) fn field_type(name: &str) -> Option<FieldType> {
     Some(match name {
         "string" => FieldType::String,
         "number" => FieldType::Number,
+        "integer" => FieldType::Integer,
         "boolean" => FieldType::Boolean,
         "datetime" => FieldType::Datetime,
         "enum" => FieldType::Enum,
@@ -29,6 +30,7 @@ pub(crate) fn field_type(name: &str) -> Option<FieldType> {
 pub(crate) fn lower_field(field: &Field, unique: bool) -> Option<FieldSpec> {
     Some(FieldSpec {
         name: field.name.clone(),
+        column: field.column.clone().filter(|column| *column != field.name),
         ty: field_type(&field.ty)?,
         description: field.description.clone(),
         indexed: field.indexed.unwrap_or(false),
@@ -44,11 +46,13 @@ pub(super) fn lower_entity(entity: &Entity) -> EntitySpec {
         .iter()
         .filter_map(|field| lower_field(field, field.name == unique))
         .collect();
-    if entity.field(unique).is_none() {
+    // A mapped table's key is one of its own columns (validation says so when it is not).
+    if entity.field(unique).is_none() && entity.table.is_none() {
         fields.insert(
             0,
             FieldSpec {
                 name: unique.to_owned(),
+                column: None,
                 ty: FieldType::String,
                 description: Some(format!("Unique identifier of a {}", entity.name)),
                 indexed: true,
@@ -81,9 +85,17 @@ pub(super) fn lower_entity(entity: &Entity) -> EntitySpec {
             })
         })
         .collect();
+    let source = entity
+        .table
+        .as_deref()
+        .and_then(|table| TableRef::parse(table).ok());
     EntitySpec {
         name: entity.name.clone(),
-        table: table_name(&entity.name),
+        table: match source {
+            Some(_) => mapped_view_name(&table_name(&entity.name)),
+            None => table_name(&entity.name),
+        },
+        source,
         description: entity.description.clone(),
         unique_field: unique.to_owned(),
         display_name_field: entity.display_name_field.clone(),

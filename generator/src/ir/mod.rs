@@ -20,7 +20,7 @@ use toolforge::spec::SchemaSpec;
 use crate::config::Config;
 use crate::report::Reporter;
 
-pub use crate::naming::{edge_table_name, table_name};
+pub use crate::naming::{edge_table_name, mapped_view_name, table_name};
 
 /// The serving settings: `mcp:` and `toolforge.toolsets`.
 fn mcp_spec(config: &Config) -> toolforge::spec::McpSpec {

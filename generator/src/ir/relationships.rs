@@ -1,11 +1,26 @@
 //! Relationships → edge tables: one per (source entity, type, target entity), however many
 //! times and from whichever end it is declared.
 
-use toolforge::spec::RelationshipSpec;
+use toolforge::spec::{EdgeMapping, RelationshipSpec, TableRef};
 
 use super::entities::lower_field;
-use crate::config::{Config, Direction};
-use crate::naming::edge_table_name;
+use crate::config::{Config, Direction, Relationship};
+use crate::naming::{edge_table_name, mapped_view_name};
+
+/// Where a relationship between mapped tables reads its edges (`foreign_key:`, `join_table:`).
+fn edge_mapping(rel: &Relationship) -> Option<EdgeMapping> {
+    if let Some(column) = &rel.foreign_key {
+        return Some(EdgeMapping::ForeignKey {
+            column: column.clone(),
+        });
+    }
+    let join = rel.join_table.as_ref()?;
+    Some(EdgeMapping::JoinTable {
+        table: TableRef::parse(&join.table).ok()?,
+        source_column: join.source_column.clone(),
+        target_column: join.target_column.clone(),
+    })
+}
 
 pub(super) fn lower_relationships(config: &Config) -> Vec<RelationshipSpec> {
     let defined = |name: &str| config.entities.iter().any(|e| e.name == name);
@@ -43,14 +58,22 @@ pub(super) fn lower_relationships(config: &Config) -> Vec<RelationshipSpec> {
                         }
                     }
                 }
-                None => edges.push(RelationshipSpec {
-                    rel_type: rel.rel_type.clone(),
-                    source: source.clone(),
-                    target: target.clone(),
-                    table: edge_table_name(source, &rel.rel_type, target),
-                    description: rel.description.clone(),
-                    properties,
-                }),
+                None => {
+                    let mapping = edge_mapping(rel);
+                    let table = edge_table_name(source, &rel.rel_type, target);
+                    edges.push(RelationshipSpec {
+                        rel_type: rel.rel_type.clone(),
+                        source: source.clone(),
+                        target: target.clone(),
+                        table: match mapping {
+                            Some(_) => mapped_view_name(&table),
+                            None => table,
+                        },
+                        description: rel.description.clone(),
+                        properties,
+                        mapping,
+                    })
+                }
             }
         }
     }

@@ -5,6 +5,7 @@
 //! |---|---|
 //! | `names.rs` | identifiers, duplicates, snake_case / Rust identifier collisions |
 //! | `types.rs` | field types, `enum` values, computed field types |
+//! | `mapping.rs` | existing tables: `table:`, `column:`, keys, `foreign_key:`, `join_table:` |
 //! | `references.rs` | fields named by entity settings, relationship targets, hierarchies |
 //! | `vectors.rs` | vector index dimensions, source fields, similarity |
 //! | `full_text.rs` | full-text index fields, weights, analyzer |
@@ -17,6 +18,7 @@
 mod computed;
 mod embeddings;
 mod full_text;
+mod mapping;
 mod names;
 mod offers;
 mod options;
@@ -44,6 +46,7 @@ pub(crate) fn validate(config: &Config, reporter: &mut Reporter<'_>) {
     names::check(config, reporter);
     types::check(config, reporter);
     references::check(config, reporter);
+    mapping::check(config, reporter);
     vectors::check(config, reporter);
     embeddings::check(config, reporter);
     full_text::check(config, reporter);

@@ -129,7 +129,9 @@ pub(super) fn check(config: &Config, r: &mut Reporter<'_>) {
                 .emit();
             }
         }
+        // A mapped table's key is checked with the mapping (`mapping.rs`).
         if let Some(unique) = entity.field(entity.unique_field())
+            && entity.table.is_none()
             && FIELD_TYPES.contains(&unique.ty.as_str())
             && !matches!(
                 unique.ty.as_str(),
@@ -148,7 +150,10 @@ pub(super) fn check(config: &Config, r: &mut Reporter<'_>) {
                     unique.name, unique.ty
                 ),
             )
-            .hint("use a `string` (or `number`) field as `unique_field`")
+            .hint(
+                "use a `string` (or `number`) field as `unique_field` (an `integer` key is a \
+                 mapped table's own, with `table:`)",
+            )
             .related(
                 &format!("entities[{i}].unique_field"),
                 "chosen as unique field here",

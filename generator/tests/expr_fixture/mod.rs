@@ -12,6 +12,7 @@ use toolforge_generator::__private::expr::{
 
 pub fn field(name: &str, ty: FieldType) -> FieldSpec {
     FieldSpec {
+        column: None,
         name: name.to_owned(),
         ty,
         description: None,
@@ -23,6 +24,7 @@ pub fn field(name: &str, ty: FieldType) -> FieldSpec {
 
 pub fn entity(name: &str, table: &str, fields: Vec<FieldSpec>) -> EntitySpec {
     EntitySpec {
+        source: None,
         name: name.to_owned(),
         table: table.to_owned(),
         description: None,
@@ -42,6 +44,7 @@ pub fn entity(name: &str, table: &str, fields: Vec<FieldSpec>) -> EntitySpec {
 
 pub fn relationship(rel_type: &str, source: &str, target: &str) -> RelationshipSpec {
     RelationshipSpec {
+        mapping: None,
         rel_type: rel_type.to_owned(),
         source: source.to_owned(),
         target: target.to_owned(),

@@ -454,12 +454,19 @@ impl McpSpec {
 pub struct EntitySpec {
     /// The entity name as written in the config (`ExternalLibrary`).
     pub name: String,
-    /// The table name: the entity name in snake_case (`external_library`).
+    /// The table name: the entity name in snake_case (`external_library`). For an entity
+    /// mapped onto an existing table ([`source`](EntitySpec::source)), the name of the
+    /// temporary view that presents that table in this spec's terms on each connection.
     pub table: String,
+    /// The existing table or view this entity reads (the config's `table:`), or `None` for a
+    /// table toolforge creates and fills itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<TableRef>,
     /// The config's description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The field whose value identifies a record (`TEXT NOT NULL UNIQUE`); default `uuid`.
+    /// On a mapped table: its single-column primary key or a unique column, of its own type.
     pub unique_field: String,
     /// The field used to name a record in results, if set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -547,11 +554,16 @@ impl Analyzer {
     }
 }
 
-/// A stored field: one column named exactly like the field.
+/// A stored field: one column named exactly like the field (or, on a mapped table, the column
+/// [`column`](FieldSpec::column) names).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FieldSpec {
     /// The field name as written in the config; also the (quoted) column name.
     pub name: String,
+    /// The column of an existing table holding the field, when it is not named like it (the
+    /// config's `column:`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<String>,
     /// The value type.
     #[serde(rename = "type")]
     pub ty: FieldType,
@@ -577,6 +589,8 @@ pub enum FieldType {
     String,
     /// `number` → NUMERIC (integers stay integers, others are REAL).
     Number,
+    /// `integer` → INTEGER: whole numbers (`i64`).
+    Integer,
     /// `boolean` → INTEGER 0/1 with a CHECK.
     Boolean,
     /// `datetime` → TEXT, UTC ISO-8601 (`2024-05-01T12:00:00Z`).
@@ -598,6 +612,7 @@ impl FieldType {
         match self {
             FieldType::String => "string",
             FieldType::Number => "number",
+            FieldType::Integer => "integer",
             FieldType::Boolean => "boolean",
             FieldType::Datetime => "datetime",
             FieldType::Enum => "enum",
@@ -740,6 +755,135 @@ pub struct RelationshipSpec {
     /// Extra edge columns.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub properties: Vec<FieldSpec>,
+    /// Where the edges of a relationship between mapped tables are read from (a foreign key
+    /// or a join table); `None` for an edge table toolforge creates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mapping: Option<EdgeMapping>,
+}
+
+/// A table or view of an existing database, as the config's `table:` names it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct TableRef {
+    /// The schema (PostgreSQL: `sales` of `sales.orders`); `None`: SQLite's `main`, or
+    /// PostgreSQL's current schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// The table's name, exactly (any case, spaces and quotes included).
+    pub name: String,
+}
+
+impl TableRef {
+    /// Reads a config's `table:` value: `name` or `schema.name`, where a part may be
+    /// double-quoted as in SQL (`sales."Order Lines"`, `"odd.name"`, `"say ""hi"""`). The
+    /// error says what is wrong.
+    ///
+    /// ```
+    /// use toolforge::spec::TableRef;
+    /// let table = TableRef::parse(r#"sales."Order Lines""#).unwrap();
+    /// assert_eq!((table.schema.as_deref(), table.name.as_str()), (Some("sales"), "Order Lines"));
+    /// assert_eq!(TableRef::parse("Track").unwrap().schema, None);
+    /// assert_eq!(TableRef::parse(r#""odd.name""#).unwrap().name, "odd.name");
+    /// assert!(TableRef::parse("a.b.c").is_err());
+    /// ```
+    pub fn parse(text: &str) -> Result<TableRef, String> {
+        let mut parts: Vec<String> = Vec::new();
+        let mut chars = text.chars().peekable();
+        loop {
+            let mut part = String::new();
+            if chars.peek() == Some(&'"') {
+                chars.next();
+                loop {
+                    match chars.next() {
+                        Some('"') if chars.peek() == Some(&'"') => {
+                            chars.next();
+                            part.push('"');
+                        }
+                        Some('"') => break,
+                        Some(c) => part.push(c),
+                        None => return Err("a double quote is not closed".to_owned()),
+                    }
+                }
+            } else {
+                while let Some(&c) = chars.peek() {
+                    if c == '.' {
+                        break;
+                    }
+                    if c == '"' {
+                        return Err("a double quote inside a name: quote the whole part, \
+                                    doubling the quotes inside (`\"say \"\"hi\"\"\"`)"
+                            .to_owned());
+                    }
+                    part.push(c);
+                    chars.next();
+                }
+            }
+            if part.trim().is_empty() {
+                return Err("an empty name".to_owned());
+            }
+            parts.push(part);
+            match chars.next() {
+                None => break,
+                Some('.') => continue,
+                Some(c) => {
+                    return Err(format!(
+                        "`{c}` after a quoted name (expected `.` or the end)"
+                    ));
+                }
+            }
+        }
+        let name = parts.pop().unwrap_or_default();
+        match parts.len() {
+            0 => Ok(TableRef { schema: None, name }),
+            1 => Ok(TableRef {
+                schema: parts.pop(),
+                name,
+            }),
+            n => Err(format!(
+                "{} dot-separated parts; expected `table` or `schema.table` (quote a name \
+                 that contains a dot: `\"odd.name\"`)",
+                n + 1
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for TableRef {
+    /// The reference as a config writes it: plain parts bare, others double-quoted.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let part = |text: &str| {
+            if !text.is_empty() && !text.contains(['.', '"']) && text.trim() == text {
+                text.to_owned()
+            } else {
+                format!("\"{}\"", text.replace('"', "\"\""))
+            }
+        };
+        match &self.schema {
+            Some(schema) => write!(f, "{}.{}", part(schema), part(&self.name)),
+            None => write!(f, "{}", part(&self.name)),
+        }
+    }
+}
+
+/// Where the edges of a relationship between mapped tables come from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EdgeMapping {
+    /// A column of the source entity's table holding the target's unique field (many-to-one;
+    /// followed backwards, one-to-many). Rows where it is null have no edge.
+    ForeignKey {
+        /// The column's name.
+        column: String,
+    },
+    /// A table with one column referencing each side (many-to-many); its other mapped
+    /// columns are the relationship's properties.
+    JoinTable {
+        /// The join table.
+        table: TableRef,
+        /// Its column holding the source's unique field.
+        source_column: String,
+        /// Its column holding the target's unique field.
+        target_column: String,
+    },
 }
 
 /// Which tools to build and their limits (the config's `toolforge:` section, defaults applied).
@@ -880,11 +1024,10 @@ impl SchemaSpec {
     pub fn offers(&self, name: &str) -> bool {
         let has_field = |stored: FieldType, computed: ValueType| {
             self.entities.iter().any(|entity| {
-                entity
-                    .fields
-                    .iter()
-                    .any(|f| f.ty == stored && f.name != entity.unique_field)
-                    || entity.computed_fields.iter().any(|c| c.ty == computed)
+                entity.fields.iter().any(|f| {
+                    (f.ty == stored || (stored.is_numeric() && f.ty.is_numeric()))
+                        && f.name != entity.unique_field
+                }) || entity.computed_fields.iter().any(|c| c.ty == computed)
             })
         };
         match name {
@@ -934,6 +1077,12 @@ impl SchemaSpec {
         self.access.iter().find(|rule| rule.entity == entity)
     }
 
+    /// Whether this spec maps its entities onto an existing database's tables (the config's
+    /// `table:`): tools then only read, and toolforge creates none of those tables.
+    pub fn is_mapped(&self) -> bool {
+        self.entities.iter().any(EntitySpec::is_mapped)
+    }
+
     /// The entity named exactly `name`.
     pub fn entity(&self, name: &str) -> Option<&EntitySpec> {
         self.entities.iter().find(|entity| entity.name == name)
@@ -966,6 +1115,11 @@ impl SchemaSpec {
 }
 
 impl EntitySpec {
+    /// Whether this entity reads an existing table (the config's `table:`).
+    pub fn is_mapped(&self) -> bool {
+        self.source.is_some()
+    }
+
     /// The stored field with this name.
     pub fn field(&self, name: &str) -> Option<&FieldSpec> {
         self.fields.iter().find(|field| field.name == name)
@@ -974,5 +1128,25 @@ impl EntitySpec {
     /// The computed field with this name.
     pub fn computed_field(&self, name: &str) -> Option<&ComputedFieldSpec> {
         self.computed_fields.iter().find(|field| field.name == name)
+    }
+}
+
+impl FieldSpec {
+    /// The column holding this field: [`column`](FieldSpec::column), else the field's name.
+    pub fn column_name(&self) -> &str {
+        self.column.as_deref().unwrap_or(&self.name)
+    }
+}
+
+impl FieldType {
+    /// Whether values of this type are numbers (`number` or `integer`).
+    pub fn is_numeric(self) -> bool {
+        matches!(self, FieldType::Number | FieldType::Integer)
+    }
+
+    /// Whether a field of this type serves where `wanted` is asked: the same type, or both
+    /// numeric (an `integer` field is a number field for ranges and aggregates).
+    pub fn is_like(self, wanted: FieldType) -> bool {
+        self == wanted || (self.is_numeric() && wanted.is_numeric())
     }
 }

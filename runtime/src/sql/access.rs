@@ -60,17 +60,33 @@ fn rule_views(spec: &SchemaSpec, dialect: SqlDialect, base: &str) -> Vec<String>
         SqlDialect::Sqlite => "\"n\".rowid AS rowid, ",
         SqlDialect::Postgres => "",
     };
+    // What a view reads: the base table, or for a mapped entity the query presenting the
+    // user's table in the spec's terms (which has no rowid; full text is not offered there).
+    let entity_source = |entity: &crate::spec::EntitySpec| match super::mapping::entity_query(
+        entity, dialect, base,
+    ) {
+        Some(query) => (format!("({query})"), ""),
+        None => (format!("{base}.{}", quote(&entity.table)), rowid),
+    };
     let mut statements = Vec::new();
     for rule in &spec.access {
         let Some(entity) = spec.entity(&rule.entity) else {
             continue;
         };
+        let (source, rowid) = entity_source(entity);
         statements.push(format!(
-            "{create} {} AS SELECT {rowid}\"n\".* FROM {base}.{} AS \"n\" WHERE {}",
-            quote(&entity.table),
+            "{create} {} AS SELECT {rowid}\"n\".* FROM {source} AS \"n\" WHERE {}",
             quote(&entity.table),
             rule.sql
         ));
+    }
+    for entity in &spec.entities {
+        if spec.access_rule(&entity.name).is_some() {
+            continue;
+        }
+        if let Some(query) = super::mapping::entity_query(entity, dialect, base) {
+            statements.push(format!("{create} {} AS {query}", quote(&entity.table)));
+        }
     }
     // PostgreSQL's full-text postings: the documents and terms of visible records only, so
     // hidden records neither match nor weigh in BM25's statistics.
@@ -122,12 +138,23 @@ fn rule_views(spec: &SchemaSpec, dialect: SqlDialect, base: &str) -> Vec<String>
         .into_iter()
         .flatten()
         .collect();
-        if conditions.is_empty() {
-            continue;
-        }
+        let mapped = match (spec.entity(&edge.source), spec.entity(&edge.target)) {
+            (Some(source), Some(target)) => {
+                super::mapping::edge_query(edge, source, target, dialect, base)
+            }
+            _ => None,
+        };
+        let source = match (&mapped, conditions.is_empty()) {
+            (None, true) => continue,
+            (Some(query), true) => {
+                statements.push(format!("{create} {} AS {query}", quote(&edge.table)));
+                continue;
+            }
+            (Some(query), false) => format!("({query})"),
+            (None, false) => format!("{base}.{}", quote(&edge.table)),
+        };
         statements.push(format!(
-            "{create} {} AS SELECT \"e\".* FROM {base}.{} AS \"e\" WHERE {}",
-            quote(&edge.table),
+            "{create} {} AS SELECT \"e\".* FROM {source} AS \"e\" WHERE {}",
             quote(&edge.table),
             conditions.join(" AND ")
         ));
@@ -201,9 +228,10 @@ pub(crate) fn enter(
     spec: &SchemaSpec,
     values: &crate::ContextValues,
 ) -> Result<(), ExecError> {
-    if spec.access.is_empty() {
+    if spec.access.is_empty() && !spec.is_mapped() {
         return Ok(());
     }
+
     match conn.dialect() {
         SqlDialect::Sqlite => {
             let marker = marker_of(spec, SqlDialect::Sqlite);

@@ -179,7 +179,8 @@ fn example_field(entity: &EntitySpec) -> (&str, FieldType) {
 pub fn example_query(spec: &SchemaSpec, entity: &EntitySpec) -> Value {
     let (field, ty) = example_field(entity);
     let (operator, value) = match ty {
-        FieldType::Number => (">", json!(10)),
+        FieldType::Number | FieldType::Integer => (">", json!(10)),
+
         FieldType::Boolean => ("=", json!(true)),
         FieldType::Datetime => (">=", json!("2024-01-01T00:00:00Z")),
         FieldType::Enum => (

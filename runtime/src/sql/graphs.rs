@@ -322,7 +322,7 @@ fn load(conn: &dyn Reader, spec: &GraphSpec) -> Result<LoadedGraph, HandlerError
         )?;
         let full = rows.len() == PAGE_ROWS;
         for row in rows {
-            if let Some(SqlValue::Text(id)) = row.into_iter().next() {
+            if let Some(id) = row.into_iter().next().and_then(SqlValue::into_key_text) {
                 meter.add(id.len() + BYTES_PER_RECORD)?;
                 if !ids.push(&id) {
                     return Err(ToolError::new(
@@ -364,9 +364,10 @@ fn load(conn: &dyn Reader, spec: &GraphSpec) -> Result<LoadedGraph, HandlerError
             meter.add(rows.len() * BYTES_PER_EDGE)?;
             for row in rows {
                 let mut values = row.into_iter();
-                if let (Some(SqlValue::Text(a)), Some(SqlValue::Text(b))) =
-                    (values.next(), values.next())
-                {
+                if let (Some(a), Some(b)) = (
+                    values.next().and_then(SqlValue::into_key_text),
+                    values.next().and_then(SqlValue::into_key_text),
+                ) {
                     if let (Some(from), Some(to)) = (ids.find(&a), ids.find(&b)) {
                         edges.push((from, to));
                     }

@@ -46,7 +46,11 @@ pub(crate) mod handler_error;
 pub mod ident;
 #[cfg(feature = "sqlite")]
 pub mod import;
+#[cfg(feature = "sqlite")]
+pub mod introspect;
 pub mod lex;
+#[cfg(feature = "sqlite")]
+pub(crate) mod mapping;
 pub mod names;
 pub mod places;
 #[cfg(feature = "postgres")]

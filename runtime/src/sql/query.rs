@@ -129,7 +129,8 @@ impl Operator {
             FieldType::String | FieldType::Datetime | FieldType::Enum => &[
                 Eq, Ne, Gt, Ge, Lt, Le, Contains, StartsWith, EndsWith, In, Regex, Glob,
             ],
-            FieldType::Number => &[Eq, Ne, Gt, Ge, Lt, Le, In],
+            FieldType::Number | FieldType::Integer => &[Eq, Ne, Gt, Ge, Lt, Le, In],
+
             FieldType::Boolean => &[Eq, Ne, In],
             FieldType::StringArray | FieldType::NumberArray => &[Eq, Ne, Contains],
             FieldType::Point => &[Within, Eq, Ne],
@@ -242,13 +243,13 @@ pub fn fields_of_type(entity: &EntitySpec, ty: FieldType) -> Vec<&str> {
     entity
         .fields
         .iter()
-        .filter(|field| field.ty == ty && field.name != entity.unique_field)
+        .filter(|field| field.ty.is_like(ty) && field.name != entity.unique_field)
         .map(|field| field.name.as_str())
         .chain(
             entity
                 .computed_fields
                 .iter()
-                .filter(|computed| value_type_as_field_type(computed.ty) == ty)
+                .filter(|computed| value_type_as_field_type(computed.ty).is_like(ty))
                 .map(|computed| computed.name.as_str()),
         )
         .collect()
@@ -273,7 +274,7 @@ pub fn text_field_names(entity: &EntitySpec) -> Vec<&str> {
         names.push(&entity.unique_field);
     }
     for field in &entity.fields {
-        if field.name == entity.unique_field
+        if (field.name == entity.unique_field && field.ty != FieldType::Integer)
             || matches!(
                 field.ty,
                 FieldType::String | FieldType::Enum | FieldType::Datetime
@@ -322,7 +323,9 @@ pub fn resolve_field<'s>(
     path: &str,
 ) -> Result<FieldRef<'s>, ToolError> {
     if let Some(field) = entity.field(name) {
-        let ty = if field.name == entity.unique_field {
+        // A unique field is text in toolforge's own tables whatever its type; a mapped table's
+        // integer key is an integer.
+        let ty = if field.name == entity.unique_field && field.ty != FieldType::Integer {
             FieldType::String
         } else {
             field.ty

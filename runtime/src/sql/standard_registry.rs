@@ -7,9 +7,11 @@ use crate::builtin::{BatchConfig, BatchTool};
 use crate::spec::SchemaSpec;
 use crate::{RegistryBuilder, RegistryError, ToolDefinition, ToolRegistry};
 
+use super::backend::SqlDialect;
 use super::database::{Database, DbError};
 use super::schema_diff::SchemaDifference;
 use super::tools::{database_tool_definitions, register_database_tools};
+use super::value::SqlValue;
 
 /// The standard way to start: a registry with the database tools the spec asks for (see
 /// [`database_tools`](super::tools::database_tools)) followed by the built-in `batch` tool;
@@ -130,5 +132,59 @@ pub fn schema_gaps(db: &Database, spec: &SchemaSpec) -> Result<Vec<SchemaDiffere
         })
         .collect();
     gaps.extend(plan.differences);
+    if spec.is_mapped() {
+        gaps.extend(mapping_gaps(db, spec)?);
+    }
     Ok(gaps)
+}
+
+/// The tables and columns of a mapped spec that the database lacks (dropped, renamed, or
+/// not readable by this role): one statement per table and column, none of which reads a row.
+fn mapping_gaps(db: &Database, spec: &SchemaSpec) -> Result<Vec<SchemaDifference>, DbError> {
+    let spec = spec.clone();
+    db.read_any_blocking(move |conn| {
+        let base = match conn.dialect() {
+            SqlDialect::Sqlite => "\"main\"".to_owned(),
+            SqlDialect::Postgres => match conn
+                .rows("SELECT CAST(current_schema() AS TEXT)", &[])?
+                .into_iter()
+                .next()
+                .and_then(|row| row.into_iter().next())
+            {
+                Some(SqlValue::Text(schema)) => crate::sql::ident::quote(&schema),
+                _ => "\"public\"".to_owned(),
+            },
+        };
+        let mut gaps: Vec<SchemaDifference> = Vec::new();
+        let mut missing_tables: Vec<crate::spec::TableRef> = Vec::new();
+        for probe in crate::sql::mapping::probes(&spec, &base) {
+            if missing_tables.contains(&probe.table) {
+                continue;
+            }
+            let Err(error) = conn.rows(&probe.sql, &[]) else {
+                continue;
+            };
+            // SQLite's message ends with the probe's text, which says nothing more.
+            let message = error.to_string();
+            let reason = message.split(" in SELECT ").next().unwrap_or(&message);
+            match &probe.column {
+                None => {
+                    missing_tables.push(probe.table.clone());
+                    gaps.push(SchemaDifference {
+                        object: format!("table {}", probe.table),
+                        message: format!("cannot be read ({reason}); {} maps it", probe.what),
+                    });
+                }
+                Some(column) => gaps.push(SchemaDifference {
+                    object: format!("table {}", probe.table),
+                    message: format!(
+                        "column \"{column}\" cannot be read ({reason}); {} maps it",
+                        probe.what
+                    ),
+                }),
+            }
+        }
+        Ok::<_, crate::sql::backend::ExecError>(gaps)
+    })?
+    .map_err(DbError::from)
 }

@@ -169,6 +169,18 @@ pub fn number_to_sql(number: &serde_json::Number) -> SqlValue {
     }
 }
 
+impl SqlValue {
+    /// A record key read from a row as the text the engine keeps keys in: text as it is, an
+    /// integer key (a mapped table's own) as its decimal digits; anything else is no key.
+    pub(crate) fn into_key_text(self) -> Option<String> {
+        match self {
+            SqlValue::Text(text) => Some(text),
+            SqlValue::Integer(n) => Some(n.to_string()),
+            _ => None,
+        }
+    }
+}
+
 /// Converts a non-null JSON value to the SQLite value stored for a field of type `ty`.
 ///
 /// `values` are the allowed values of an enum field. The error says what was expected.
@@ -190,6 +202,23 @@ pub fn json_to_sql(
             Value::Number(n) => Ok(number_to_sql(n)),
             _ => Err(wrong("a number")),
         },
+        // A whole number; text that spells one is read as it (a model may quote a key).
+        FieldType::Integer => match value {
+            Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+                (Some(i), _) => Ok(SqlValue::Integer(i)),
+                (None, Some(f)) if f.fract() == 0.0 && f.abs() < 9.2e18 => {
+                    Ok(SqlValue::Integer(f as i64))
+                }
+                _ => Err(wrong("a whole number")),
+            },
+            Value::String(s) => s
+                .trim()
+                .parse::<i64>()
+                .map(SqlValue::Integer)
+                .map_err(|_| wrong("a whole number")),
+            _ => Err(wrong("a whole number")),
+        },
+
         FieldType::Boolean => match value {
             Value::Bool(b) => Ok(SqlValue::Integer(i64::from(*b))),
             _ => Err(wrong("a boolean (true or false)")),

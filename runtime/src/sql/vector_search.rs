@@ -135,8 +135,8 @@ pub(crate) fn scored(rows: Vec<Vec<SqlValue>>) -> Vec<(String, f64)> {
     rows.into_iter()
         .filter_map(|row| {
             let mut row = row.into_iter();
-            match (row.next(), row.next()) {
-                (Some(SqlValue::Text(id)), Some(SqlValue::Real(score))) => Some((id, score)),
+            match (row.next().and_then(SqlValue::into_key_text), row.next()) {
+                (Some(id), Some(SqlValue::Real(score))) => Some((id, score)),
                 _ => None,
             }
         })

@@ -17,6 +17,7 @@ fn field_column(field: &FieldSpec, unique: bool) -> (String, String) {
     match field.ty {
         FieldType::String | FieldType::Datetime => (format!("{column} TEXT"), "TEXT".into()),
         FieldType::Number => (format!("{column} NUMERIC"), "NUMERIC".into()),
+        FieldType::Integer => (format!("{column} INTEGER"), "INTEGER".into()),
         FieldType::Boolean => (
             format!("{column} INTEGER CHECK ({column} IN (0, 1))"),
             "INTEGER".into(),
@@ -70,8 +71,10 @@ pub fn entity_objects(entity: &EntitySpec) -> Result<Vec<SchemaObject>, SpecErro
     if entity.field(&entity.unique_field).is_none() {
         let field = FieldSpec {
             name: entity.unique_field.clone(),
+            column: None,
             ty: FieldType::String,
             description: None,
+
             indexed: false,
             unique: true,
             values: Vec::new(),
@@ -291,12 +294,14 @@ pub fn relationship_objects(
 /// ```
 pub fn schema_objects(spec: &SchemaSpec) -> Result<Vec<SchemaObject>, SpecError> {
     let mut objects = Vec::new();
-    for entity in &spec.entities {
+    // A mapped entity or relationship reads the user's own tables: none of them is ours.
+    for entity in spec.entities.iter().filter(|e| !e.is_mapped()) {
         objects.extend(entity_objects(entity)?);
     }
-    for relationship in &spec.relationships {
+    for relationship in spec.relationships.iter().filter(|r| r.mapping.is_none()) {
         objects.extend(relationship_objects(spec, relationship)?);
     }
+
     if spec.entities.iter().any(|e| !e.vector_indexes.is_empty()) {
         objects.push(versions_table("TEXT", "BIGINT"));
     }

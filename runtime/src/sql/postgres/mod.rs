@@ -23,6 +23,7 @@ mod bulk;
 pub(crate) mod driver;
 pub(crate) mod error;
 pub(crate) mod import_sink;
+pub(crate) mod introspect;
 pub mod pgvector;
 pub(crate) mod pool;
 pub(crate) mod postings;

@@ -51,6 +51,7 @@ fn field_column(field: &FieldSpec, unique: bool) -> (String, String) {
             format!("{column} DOUBLE PRECISION"),
             "double precision".into(),
         ),
+        FieldType::Integer => (format!("{column} BIGINT"), "bigint".into()),
         FieldType::Boolean => (format!("{column} BOOLEAN"), "boolean".into()),
         FieldType::Enum => {
             let values: Vec<String> = field.values.iter().map(|v| literal(v)).collect();
@@ -98,7 +99,9 @@ fn entity_table(
     if entity.field(&entity.unique_field).is_none() {
         let field = FieldSpec {
             name: entity.unique_field.clone(),
+            column: None,
             ty: FieldType::String,
+
             description: None,
             indexed: false,
             unique: true,

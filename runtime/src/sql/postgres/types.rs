@@ -242,12 +242,27 @@ fn numeric_to_f64(raw: &[u8]) -> Result<f64, BoxError> {
     if raw.len() < 8 + 2 * digits {
         return Err("short numeric".into());
     }
-    let mut value = 0f64;
-    for i in 0..digits {
-        let digit = f64::from(word(4 + i));
-        value += digit * 10f64.powi(4 * (weight - i as i32));
+    match sign {
+        0xD000 => return Ok(f64::INFINITY),
+        0xF000 => return Ok(f64::NEG_INFINITY),
+        _ => {}
     }
-    Ok(if sign == 0x4000 { -value } else { value })
+    if digits == 0 {
+        return Ok(0.0);
+    }
+    // The base-10000 digits as decimal text with an exponent, parsed (correctly rounded):
+    // summing powers of ten would make 0.99 into 0.9900000000000001.
+    let mut text = String::with_capacity(4 * digits + 8);
+    if sign == 0x4000 {
+        text.push('-');
+    }
+    for i in 0..digits {
+        text.push_str(&format!("{:04}", word(4 + i)));
+    }
+    let exponent = 4 * (weight - digits as i32 + 1);
+    text.push_str(&format!("e{exponent}"));
+    text.parse::<f64>()
+        .map_err(|_| format!("a numeric that is no number: {text}").into())
 }
 
 impl<'a> FromSql<'a> for PgCell {
@@ -283,7 +298,7 @@ impl<'a> FromSql<'a> for PgCell {
 
 #[cfg(test)]
 mod tests {
-    use super::{VectorType, decode_vector, encode_vector};
+    use super::{VectorType, decode_vector, encode_vector, numeric_to_f64};
 
     fn embedding(values: &[f32]) -> Vec<u8> {
         values.iter().flat_map(|v| v.to_le_bytes()).collect()
@@ -306,6 +321,35 @@ mod tests {
         encode_vector(VectorType::Half, &bytes, &mut out).unwrap();
         assert_eq!(out.len(), 4 + 3 * 2);
         assert_eq!(decode_vector(VectorType::Half, &out).unwrap(), bytes);
+    }
+
+    /// PostgreSQL's binary `numeric`: digit count, weight, sign, scale, base-10000 digits.
+    fn numeric(weight: i16, sign: u16, digits: &[i16]) -> Vec<u8> {
+        let mut raw = Vec::new();
+        for word in [digits.len() as i16, weight, sign as i16, 4] {
+            raw.extend_from_slice(&word.to_be_bytes());
+        }
+        for digit in digits {
+            raw.extend_from_slice(&digit.to_be_bytes());
+        }
+        raw
+    }
+
+    #[test]
+    fn a_numeric_is_the_nearest_double_of_its_decimal_digits() {
+        // `NUMERIC(10,2)` prices, as the sample databases hold them.
+        assert_eq!(numeric_to_f64(&numeric(-1, 0, &[9900])).unwrap(), 0.99);
+        assert_eq!(
+            numeric_to_f64(&numeric(-1, 0x4000, &[1990])).unwrap(),
+            -0.199
+        );
+        assert_eq!(
+            numeric_to_f64(&numeric(1, 0, &[1, 2345, 6780])).unwrap(),
+            12345.678
+        );
+        assert_eq!(numeric_to_f64(&numeric(0, 0, &[])).unwrap(), 0.0);
+        assert!(numeric_to_f64(&numeric(0, 0xC000, &[])).unwrap().is_nan());
+        assert!(numeric_to_f64(&[0, 1]).is_err());
     }
 
     #[test]

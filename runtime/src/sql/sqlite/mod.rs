@@ -7,6 +7,7 @@
 pub(crate) mod error;
 pub(crate) mod functions;
 pub(crate) mod import_sink;
+pub(crate) mod introspect;
 pub(crate) mod pool;
 pub(crate) mod reader;
 pub(crate) mod stoppable_regex;

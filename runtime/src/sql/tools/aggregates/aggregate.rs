@@ -324,10 +324,14 @@ fn legs<'s>(
 fn check_field(aggregation: Aggregation, field: &FieldRef<'_>) -> Result<(), ToolError> {
     let fits = match aggregation {
         Aggregation::Count => !matches!(field.ty, FieldType::StringArray | FieldType::NumberArray),
-        Aggregation::Sum | Aggregation::Avg => field.ty == FieldType::Number,
+        Aggregation::Sum | Aggregation::Avg => field.ty.is_numeric(),
         Aggregation::Min | Aggregation::Max => matches!(
             field.ty,
-            FieldType::Number | FieldType::String | FieldType::Enum | FieldType::Datetime
+            FieldType::Number
+                | FieldType::Integer
+                | FieldType::String
+                | FieldType::Enum
+                | FieldType::Datetime
         ),
     };
     if fits {

@@ -365,7 +365,10 @@ fn handle(
             .zip(&ids)
             .map(|(&node, id)| {
                 let mut member = Map::new();
-                member.insert("id".into(), json!(id));
+                member.insert(
+                    "id".into(),
+                    crate::sql::tools::shared::key::to_json(entity, id),
+                );
                 if let (Some(field), Some(SqlValue::Text(name))) = (display, names.get(*id)) {
                     member.insert(field.into(), json!(name));
                 }

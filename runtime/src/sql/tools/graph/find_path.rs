@@ -42,6 +42,8 @@ pub struct PathEnd<E = String> {
     #[schemars(extend("x-toolforge-slot" = "entity"))]
     pub entity_type: E,
     /// The record's unique id (the value of its unique field).
+    #[serde(deserialize_with = "crate::sql::tools::shared::key::text_or_integer")]
+    #[schemars(extend("x-toolforge-slot" = "key"))]
     pub id: String,
 }
 
@@ -166,7 +168,7 @@ fn exists(conn: &dyn Reader, entity: &EntitySpec, id: &str) -> Result<bool, Hand
         quote(ROW_ALIAS),
         qualified(ROW_ALIAS, &entity.unique_field)
     );
-    Ok(conn.count(&sql, &[SqlValue::Text(id.to_owned())])? > 0)
+    Ok(conn.count(&sql, &[crate::sql::tools::shared::key::param(entity, id)])? > 0)
 }
 
 /// `{entity_type, id}` of a node, with its display name when the entity has one.
@@ -178,7 +180,10 @@ fn node_json(
     let entity = &spec.entities[*index];
     let mut out = Map::new();
     out.insert("entity_type".into(), json!(entity.name));
-    out.insert("id".into(), json!(id));
+    out.insert(
+        "id".into(),
+        crate::sql::tools::shared::key::to_json(entity, id),
+    );
     if let Some(display) = &entity.display_name_field
         && display != &entity.unique_field
         && entity.field(display).is_some()
@@ -191,7 +196,7 @@ fn node_json(
                 quote(ROW_ALIAS),
                 qualified(ROW_ALIAS, &entity.unique_field)
             ),
-            &[SqlValue::Text(id.clone())],
+            &[crate::sql::tools::shared::key::param(entity, id)],
         )?;
         if let Some(Some(SqlValue::Text(name))) = rows.first().map(|row| row.first()) {
             out.insert(display.clone(), json!(name));
@@ -275,7 +280,7 @@ fn handle(
             if ids.is_empty() {
                 continue;
             }
-            for (a, b) in edges_from(conn, walk, &ids)? {
+            for (a, b) in edges_from(conn, walk, &spec.entities[near], &ids)? {
                 let reached: Node = (far, b);
                 if parent.contains_key(&reached) {
                     continue;

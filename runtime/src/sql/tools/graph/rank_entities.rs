@@ -308,7 +308,7 @@ fn handle(
                 // Rounded so that the same graph gives the same digits on every backend.
                 let score = (scores[i as usize] * 1e12).round() / 1e12;
                 let row = [
-                    SqlValue::Text((*id).to_owned()),
+                    crate::sql::tools::shared::key::param(entity, id),
                     names.get(*id).cloned().unwrap_or(SqlValue::Null),
                 ];
                 results.push(ranked(&row, display, json!(score)));
@@ -344,7 +344,7 @@ pub(crate) fn display_names(
         let placeholders: Vec<String> = (1..=chunk.len()).map(|i| format!("?{i}")).collect();
         let params: Vec<SqlValue> = chunk
             .iter()
-            .map(|id| SqlValue::Text((*id).to_owned()))
+            .map(|id| crate::sql::tools::shared::key::param(entity, id))
             .collect();
         let rows = conn.rows(
             &format!(
@@ -360,7 +360,10 @@ pub(crate) fn display_names(
         )?;
         for row in rows {
             let mut values = row.into_iter();
-            if let (Some(SqlValue::Text(id)), Some(name)) = (values.next(), values.next()) {
+            if let (Some(id), Some(name)) = (
+                values.next().and_then(SqlValue::into_key_text),
+                values.next(),
+            ) {
                 names.insert(id, name);
             }
         }
@@ -372,6 +375,7 @@ pub(crate) fn display_names(
 fn ranked(row: &[SqlValue], display: Option<&str>, score: Value) -> Value {
     let text = |value: Option<&SqlValue>| match value {
         Some(SqlValue::Text(text)) => json!(text),
+        Some(SqlValue::Integer(n)) => json!(n),
         _ => Value::Null,
     };
     let mut out = Map::new();

@@ -113,13 +113,17 @@ pub(crate) fn check_deadline() -> Result<(), ExecError> {
 pub(crate) fn edges_from(
     conn: &dyn Reader,
     walk: &Walk<'_>,
+    near: &crate::spec::EntitySpec,
     ids: &[String],
 ) -> Result<Vec<(String, String)>, ExecError> {
     let mut out = Vec::new();
     for chunk in ids.chunks(ID_BATCH) {
         check_deadline()?;
         let placeholders: Vec<String> = (1..=chunk.len()).map(|i| format!("?{i}")).collect();
-        let params: Vec<SqlValue> = chunk.iter().map(|id| SqlValue::Text(id.clone())).collect();
+        let params: Vec<SqlValue> = chunk
+            .iter()
+            .map(|id| crate::sql::tools::shared::key::param(near, id))
+            .collect();
         let rows = conn.rows(
             &format!(
                 "SELECT {near}, {far} FROM {table} WHERE {near} IN ({}) ORDER BY {near}, {far}",
@@ -130,15 +134,13 @@ pub(crate) fn edges_from(
             ),
             &params,
         )?;
-        out.extend(
-            rows.into_iter()
-                .filter_map(|row| match (row.first(), row.get(1)) {
-                    (Some(SqlValue::Text(a)), Some(SqlValue::Text(b))) => {
-                        Some((a.clone(), b.clone()))
-                    }
-                    _ => None,
-                }),
-        );
+        out.extend(rows.into_iter().filter_map(|row| {
+            let mut values = row.into_iter();
+            Some((
+                values.next()?.into_key_text()?,
+                values.next()?.into_key_text()?,
+            ))
+        }));
     }
     Ok(out)
 }

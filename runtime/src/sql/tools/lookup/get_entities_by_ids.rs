@@ -35,7 +35,8 @@ pub struct GetEntitiesByIdsArgs<E = String, F = String> {
     #[schemars(extend("x-toolforge-slot" = "entity"))]
     pub entity_type: E,
     /// Values of the entity's unique field.
-    #[schemars(length(min = 1), extend("x-toolforge-slot" = "max_items"))]
+    #[serde(deserialize_with = "crate::sql::tools::shared::key::texts_or_integers")]
+    #[schemars(length(min = 1), extend("x-toolforge-slot" = "key_list"))]
     pub ids: Vec<String>,
     /// Fields or computed fields of the entity to return (default: all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -238,11 +239,17 @@ fn handle(
         None => Projection::all(entity),
     };
     let mut unique: Vec<String> = Vec::with_capacity(arguments.ids.len());
-    for id in &arguments.ids {
-        if !unique.contains(id) {
-            unique.push(id.clone());
+    for (i, id) in arguments.ids.iter().enumerate() {
+        // An integer key is compared as the number it spells (`"07"` is record 7).
+        let id = match crate::sql::tools::shared::key::bound(entity, id, &format!("ids[{i}]"))? {
+            SqlValue::Integer(n) => n.to_string(),
+            _ => id.clone(),
+        };
+        if !unique.contains(&id) {
+            unique.push(id);
         }
     }
+
     let offset = offset(arguments.offset)?;
     let limits = PageLimits::capped(u32::try_from(unique.len()).unwrap_or(u32::MAX));
     let window: Vec<String> = unique

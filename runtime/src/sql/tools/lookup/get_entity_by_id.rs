@@ -15,7 +15,6 @@ use crate::sql::query::{Projection, ROW_ALIAS};
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::shared::common::{HandlerError, definition, entity, quoted};
-use crate::sql::value::SqlValue;
 
 /// The arguments of `get_entity_by_id`: one record by the value of its unique field.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -25,6 +24,8 @@ pub struct GetEntityByIdArgs<E = String> {
     #[schemars(extend("x-toolforge-slot" = "entity"))]
     pub entity_type: E,
     /// The value of the entity's unique field.
+    #[serde(deserialize_with = "crate::sql::tools::shared::key::text_or_integer")]
+    #[schemars(extend("x-toolforge-slot" = "key"))]
     pub id_value: String,
 }
 
@@ -95,7 +96,8 @@ fn handle(
         quote(ROW_ALIAS),
         qualified(ROW_ALIAS, &entity.unique_field)
     );
-    let rows = conn.rows(&sql, &[SqlValue::Text(arguments.id_value.clone())])?;
+    let key = crate::sql::tools::shared::key::bound(entity, &arguments.id_value, "id_value")?;
+    let rows = conn.rows(&sql, &[key])?;
     let record = rows.first().map(|row| projection.record(row, 0));
     match record {
         Some(record) => Ok(json!({"entity_type": entity.name, "record": record})),

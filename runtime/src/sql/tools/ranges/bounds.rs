@@ -83,7 +83,7 @@ pub(crate) fn typed_field<'s>(
     tool: &str,
 ) -> Result<&'s str, ToolError> {
     let field = resolve_field(entity, name, path)?;
-    if field.ty == ty {
+    if field.ty.is_like(ty) {
         return Ok(field.name);
     }
     let valid = fields_of_type(entity, ty);

@@ -262,14 +262,25 @@ fn legs<'s>(
 /// record's edges with it), and under row rules the edge tables are views keeping only edges
 /// whose both ends are visible (`sql::access`). One index probe fewer, and a join the planner
 /// need not consider on every call.
-fn start_id<'a>(start: &EntitySpec, conditions: &'a [Condition]) -> Option<&'a str> {
+fn start_id(start: &EntitySpec, conditions: &[Condition]) -> Option<SqlValue> {
     let [condition] = conditions else {
         return None;
     };
     if condition.field != start.unique_field || condition.operator != Operator::Eq {
         return None;
     }
-    condition.value.as_str()
+    match (
+        &condition.value,
+        crate::sql::tools::shared::key::key_type(start),
+    ) {
+        (serde_json::Value::String(id), _) => {
+            Some(crate::sql::tools::shared::key::param(start, id))
+        }
+        (serde_json::Value::Number(n), crate::spec::FieldType::Integer) => {
+            n.as_i64().map(SqlValue::Integer)
+        }
+        _ => None,
+    }
 }
 
 fn handle(
@@ -296,7 +307,7 @@ fn handle(
     // start records matching them.
     let start_test = match start_id(start, &arguments.start_conditions) {
         Some(id) => {
-            params.push(SqlValue::Text(id.to_owned()));
+            params.push(id);
             format!("= ?{}", params.len())
         }
         None => {

@@ -80,7 +80,8 @@ pub struct FindSimilarArgs<E = String, F = String, R = String> {
     #[schemars(extend("x-toolforge-slot" = "entity"))]
     pub entity_type: E,
     /// The record's unique id.
-    #[schemars(length(min = 1, max = 1000))]
+    #[serde(deserialize_with = "crate::sql::tools::shared::key::text_or_integer")]
+    #[schemars(length(min = 1, max = 1000), extend("x-toolforge-slot" = "key"))]
     pub id: String,
     /// `semantic`, `structural` or `hybrid` (default: semantic when the entity has a vector
     /// index, else structural).
@@ -376,7 +377,7 @@ fn record_vector(
             quote(&entity.table),
             quote(&entity.unique_field)
         ),
-        &[SqlValue::Text(id.to_owned())],
+        &[crate::sql::tools::shared::key::param(entity, id)],
     )?;
     let Some(row) = rows.into_iter().next() else {
         return Err(ToolError::not_found(format!(
@@ -488,7 +489,7 @@ fn shared_neighbours(
             )
         })
         .collect();
-    let mut params = vec![SqlValue::Text(id.to_owned())];
+    let mut params = vec![crate::sql::tools::shared::key::param(entity, id)];
     let where_sql = compile_conditions(
         entity,
         conditions,

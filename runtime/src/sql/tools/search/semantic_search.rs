@@ -338,7 +338,7 @@ fn hit_details(
     let placeholders: Vec<String> = (1..=hits.len()).map(|i| format!("?{i}")).collect();
     let params: Vec<SqlValue> = hits
         .iter()
-        .map(|(id, _)| SqlValue::Text(id.clone()))
+        .map(|(id, _)| crate::sql::tools::shared::key::param(entity, id))
         .collect();
     let rows = conn.rows(
         &format!(
@@ -358,7 +358,7 @@ fn hit_details(
             Some(SqlValue::Text(text)) => Some(text),
             _ => None,
         };
-        if let Some(id) = text(row.next()) {
+        if let Some(id) = row.next().and_then(SqlValue::into_key_text) {
             details.insert(id, (text(row.next()), text(row.next())));
         }
     }

@@ -242,6 +242,23 @@ fn fill_slot(object: &mut Map<String, Value>, slot: &str, spec: &SchemaSpec) {
             let (max, _) = limit_bounds(spec);
             object.insert("maxItems".into(), json!(max));
         }
+        "key" => {
+            let ty = super::key::schema_type(spec);
+            if ty != "string" {
+                object.remove("minLength");
+                object.remove("maxLength");
+            }
+            object.insert("type".into(), ty);
+        }
+        "key_list" => {
+            let (max, _) = limit_bounds(spec);
+            object.insert("maxItems".into(), json!(max));
+            object.insert(
+                "items".into(),
+                json!({"type": super::key::schema_type(spec)}),
+            );
+        }
+
         "hierarchy" => {
             let with_hierarchy: Vec<&str> = spec
                 .entities

@@ -4,4 +4,5 @@
 pub(crate) mod answers;
 pub(crate) mod arg_schema;
 pub(crate) mod common;
+pub(crate) mod key;
 pub(crate) mod source;

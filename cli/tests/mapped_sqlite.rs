@@ -1,0 +1,571 @@
+//! Tools over a database nobody here wrote, as it is: the Chinook sample database (SQLite,
+//! `tests/fixtures/sample-databases/chinook`, MIT), mapped by a config with `table:`,
+//! `column:`, integer keys, foreign keys (one of them a self-reference) and a join table with
+//! properties. Every answer is compared with a hand-written SQL query on the same file, and
+//! the file is byte-identical afterwards, with no `-wal` or `-shm` beside it.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+/// The Chinook database built from its published SQL script, in `dir`.
+pub fn chinook(dir: &Path) -> PathBuf {
+    let gz = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/sample-databases/chinook/Chinook_Sqlite.sql.gz");
+    let mut sql = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(&gz).expect("the Chinook fixture"))
+        .read_to_string(&mut sql)
+        .expect("the Chinook script is UTF-8");
+    let path = dir.join("chinook.db");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(sql.trim_start_matches('\u{feff}'))
+        .unwrap();
+    drop(conn);
+    path
+}
+
+const CONFIG: &str = r#"
+name: chinook
+entities:
+  - name: Artist
+    table: Artist
+    unique_field: ArtistId
+    display_name_field: Name
+    searchable_fields:
+      - {name: ArtistId, type: integer}
+      - {name: Name, type: string}
+  - name: Album
+    table: Album
+    unique_field: AlbumId
+    display_name_field: title
+    searchable_fields:
+      - {name: AlbumId, type: integer}
+      - {name: title, column: Title, type: string}
+      - {name: ArtistId, type: integer}
+    relationships:
+      - {type: ARTIST, target: Artist, foreign_key: ArtistId}
+  - name: Track
+    table: Track
+    unique_field: TrackId
+    display_name_field: name
+    searchable_fields:
+      - {name: TrackId, type: integer}
+      - {name: name, column: Name, type: string}
+      - {name: AlbumId, type: integer}
+      - {name: Milliseconds, type: integer}
+      - {name: UnitPrice, type: number}
+    computed_fields:
+      - {name: minutes, type: number, expression: Milliseconds / 60000.0}
+    relationships:
+      - {type: ALBUM, target: Album, foreign_key: AlbumId}
+      - type: IN_PLAYLIST
+        target: Playlist
+        join_table: {table: PlaylistTrack, source_column: TrackId, target_column: PlaylistId}
+  - name: Playlist
+    table: Playlist
+    unique_field: PlaylistId
+    display_name_field: Name
+    searchable_fields:
+      - {name: PlaylistId, type: integer}
+      - {name: Name, type: string}
+  - name: Employee
+    table: Employee
+    unique_field: EmployeeId
+    display_name_field: LastName
+    searchable_fields:
+      - {name: EmployeeId, type: integer}
+      - {name: LastName, type: string}
+      - {name: Title, type: string}
+      - {name: hired, column: HireDate, type: datetime}
+      - {name: ReportsTo, type: integer}
+    relationships:
+      - {type: REPORTS_TO, target: Employee, foreign_key: ReportsTo}
+  - name: Invoice
+    table: Invoice
+    unique_field: InvoiceId
+    searchable_fields:
+      - {name: InvoiceId, type: integer}
+      - {name: InvoiceDate, type: datetime}
+      - {name: BillingCountry, type: string}
+      - {name: Total, type: number}
+    relationships:
+      - type: CONTAINS
+        target: Track
+        join_table: {table: InvoiceLine, source_column: InvoiceId, target_column: TrackId}
+        properties:
+          - {name: Quantity, type: integer}
+          - {name: price, column: UnitPrice, type: number}
+toolforge:
+  tools: [schema, query, lookup, relationships, ranges, patterns, aggregates, graph, search]
+"#;
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    db: PathBuf,
+    config: PathBuf,
+}
+
+fn fixture(config: &str) -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let db = chinook(dir.path());
+    let config_path = dir.path().join("chinook.yaml");
+    std::fs::write(&config_path, config).unwrap();
+    Fixture {
+        _dir: dir,
+        db,
+        config: config_path,
+    }
+}
+
+fn digest(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap()
+}
+
+/// `sql`'s first column of every row, as JSON.
+fn column(db: &Path, sql: &str) -> Vec<Value> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut statement = conn.prepare(sql).unwrap();
+    statement
+        .query_map([], |row| {
+            Ok(match row.get::<_, rusqlite::types::Value>(0)? {
+                rusqlite::types::Value::Integer(n) => json!(n),
+                rusqlite::types::Value::Real(x) => json!(x),
+                rusqlite::types::Value::Text(text) => json!(text),
+                _ => Value::Null,
+            })
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+fn ids(answer: &Value, list: &str, key: &str) -> Vec<Value> {
+    answer[list]
+        .as_array()
+        .unwrap_or_else(|| panic!("no `{list}` in {answer}"))
+        .iter()
+        .map(|item| item.pointer(key).cloned().unwrap_or(Value::Null))
+        .collect()
+}
+
+#[test]
+fn every_tool_family_answers_over_chinook_as_sql_does_and_the_file_is_untouched() {
+    let f = fixture(CONFIG);
+    let before = digest(&f.db);
+    let live = toolforge_cli::dynamic::load(&f.config, &f.db, &Default::default())
+        .unwrap_or_else(|error| panic!("{error}"));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let call = |name: &str, arguments: Value| -> Value {
+        runtime
+            .block_on(live.registry.call(name, arguments.clone()))
+            .unwrap_or_else(|error| panic!("{name} {arguments}: {}", error.to_json()))
+    };
+
+    // Lookups: the key is the table's own integer, in arguments (quoted or not) and answers.
+    let track = call(
+        "get_entity_by_id",
+        json!({"entity_type": "Track", "id_value": "3"}),
+    );
+    assert_eq!(track["record"]["TrackId"], json!(3));
+    assert_eq!(
+        json!([track["record"]["name"]]),
+        json!(column(&f.db, "SELECT Name FROM Track WHERE TrackId = 3"))
+    );
+    assert_eq!(
+        track["record"]["minutes"],
+        json!(
+            column(
+                &f.db,
+                "SELECT Milliseconds / 60000.0 FROM Track WHERE TrackId = 3"
+            )[0]
+        )
+    );
+    let many = call(
+        "get_entities_by_ids",
+        json!({"entity_type": "Artist", "ids": [1, "2", "07", 100000]}),
+    );
+    assert_eq!(
+        ids(&many, "results", "/ArtistId"),
+        [json!(1), json!(2), json!(7)]
+    );
+    assert_eq!(many["missing"], json!(["100000"]));
+    let missing = runtime
+        .block_on(live.registry.call(
+            "get_entity_by_id",
+            json!({"entity_type": "Track", "id_value": 999999}),
+        ))
+        .unwrap_err()
+        .to_json();
+    assert_eq!(missing["error"], "not_found", "{missing}");
+
+    // query_entities: conditions on a mapped column, a datetime column read as ISO-8601, order.
+    let invoices = call(
+        "query_entities",
+        json!({"entity_type": "Invoice", "conditions": [
+            {"field": "BillingCountry", "operator": "=", "value": "Germany"},
+            {"field": "InvoiceDate", "operator": ">=", "value": "2011-01-01T00:00:00Z"}],
+            "order_by": {"field": "Total", "direction": "DESC"}, "limit": 5}),
+    );
+    assert_eq!(
+        ids(&invoices, "results", "/InvoiceId"),
+        column(
+            &f.db,
+            "SELECT InvoiceId FROM Invoice WHERE BillingCountry = 'Germany' \
+             AND InvoiceDate >= '2011-01-01' ORDER BY Total DESC, InvoiceId LIMIT 5"
+        )
+    );
+    assert_eq!(
+        json!([invoices["total"]]),
+        json!(column(
+            &f.db,
+            "SELECT count(*) FROM Invoice WHERE BillingCountry = 'Germany' \
+             AND InvoiceDate >= '2011-01-01'"
+        ))
+    );
+    let date = &invoices["results"][0]["InvoiceDate"];
+    assert!(
+        date.as_str().is_some_and(|d| d.ends_with("T00:00:00Z")),
+        "{date}"
+    );
+    let titles = call(
+        "query_entities",
+        json!({"entity_type": "Album", "conditions": [
+            {"field": "title", "operator": "CONTAINS", "value": "Rock"}], "limit": 100}),
+    );
+    assert_eq!(
+        ids(&titles, "results", "/AlbumId"),
+        column(
+            &f.db,
+            "SELECT AlbumId FROM Album WHERE instr(Title, 'Rock') > 0 ORDER BY AlbumId"
+        )
+    );
+
+    // A foreign key, both ways, and a self-reference.
+    let album_tracks = call(
+        "explore_relationships",
+        json!({"start_entity_type": "Album", "start_conditions": [
+            {"field": "AlbumId", "operator": "=", "value": 1}],
+            "relationship_type": "ALBUM", "direction": "incoming", "limit": 50}),
+    );
+    assert_eq!(
+        ids(&album_tracks, "results", "/record/TrackId"),
+        column(
+            &f.db,
+            "SELECT TrackId FROM Track WHERE AlbumId = 1 ORDER BY TrackId"
+        )
+    );
+    let artist = call(
+        "explore_relationships",
+        json!({"start_entity_type": "Album", "start_conditions": [
+            {"field": "AlbumId", "operator": "=", "value": "4"}],
+            "relationship_type": "ARTIST", "limit": 5}),
+    );
+    assert_eq!(
+        ids(&artist, "results", "/record/Name"),
+        column(
+            &f.db,
+            "SELECT Artist.Name FROM Album JOIN Artist USING (ArtistId) WHERE AlbumId = 4"
+        )
+    );
+    let reports = call(
+        "explore_relationships",
+        json!({"start_entity_type": "Employee", "start_conditions": [
+            {"field": "EmployeeId", "operator": "=", "value": 2}],
+            "relationship_type": "REPORTS_TO", "direction": "incoming", "limit": 50}),
+    );
+    assert_eq!(
+        ids(&reports, "results", "/record/EmployeeId"),
+        column(
+            &f.db,
+            "SELECT EmployeeId FROM Employee WHERE ReportsTo = 2 ORDER BY EmployeeId"
+        )
+    );
+
+    // A join table, its other columns the relationship's properties.
+    let playlists = call(
+        "explore_relationships",
+        json!({"start_entity_type": "Track", "start_conditions": [
+            {"field": "TrackId", "operator": "=", "value": 1}],
+            "relationship_type": "IN_PLAYLIST", "limit": 50}),
+    );
+    assert_eq!(
+        ids(&playlists, "results", "/record/PlaylistId"),
+        column(
+            &f.db,
+            "SELECT PlaylistId FROM PlaylistTrack WHERE TrackId = 1 ORDER BY PlaylistId"
+        )
+    );
+    let lines = call(
+        "explore_relationships",
+        json!({"start_entity_type": "Invoice", "start_conditions": [
+            {"field": "InvoiceId", "operator": "=", "value": 1}],
+            "relationship_type": "CONTAINS", "limit": 50}),
+    );
+    assert_eq!(
+        ids(&lines, "results", "/record/TrackId"),
+        column(
+            &f.db,
+            "SELECT TrackId FROM InvoiceLine WHERE InvoiceId = 1 ORDER BY TrackId"
+        )
+    );
+
+    // Hops: every track of an artist, through albums.
+    let joined = call(
+        "join_entities",
+        json!({"start_entity_type": "Artist", "start_conditions": [
+            {"field": "Name", "operator": "=", "value": "AC/DC"}],
+            "hops": [
+                {"relationship_type": "ARTIST", "direction": "incoming", "entity_type": "Album"},
+                {"relationship_type": "ALBUM", "direction": "incoming", "entity_type": "Track"}],
+            "limit": 100}),
+    );
+    let mut tracks = ids(&joined, "results", "/record/TrackId");
+    tracks.sort_by_key(|id| id.as_i64());
+    assert_eq!(
+        tracks,
+        column(
+            &f.db,
+            "SELECT TrackId FROM Track JOIN Album USING (AlbumId) JOIN Artist USING (ArtistId) \
+             WHERE Artist.Name = 'AC/DC' ORDER BY TrackId"
+        )
+    );
+
+    // Graph tools over the self-reference.
+    let path = call(
+        "find_path",
+        json!({"from": {"entity_type": "Employee", "id": 8},
+               "to": {"entity_type": "Employee", "id": 1}}),
+    );
+    let depth = column(
+        &f.db,
+        "WITH RECURSIVE up(id, depth) AS (SELECT 8, 0 UNION ALL \
+         SELECT e.ReportsTo, up.depth + 1 FROM Employee e JOIN up ON e.EmployeeId = up.id \
+         WHERE e.ReportsTo IS NOT NULL) SELECT max(depth) FROM up",
+    );
+    assert_eq!(path["found"], json!(true), "{path}");
+    assert_eq!(json!([path["length"]]), json!(depth));
+    let ranked = call(
+        "rank_entities",
+        json!({"entity_type": "Employee", "relationship_type": "REPORTS_TO",
+               "algorithm": "degree", "direction": "incoming", "limit": 1}),
+    );
+    assert_eq!(
+        ids(&ranked, "results", "/id"),
+        column(
+            &f.db,
+            "SELECT ReportsTo FROM Employee WHERE ReportsTo IS NOT NULL \
+             GROUP BY ReportsTo ORDER BY count(*) DESC, ReportsTo LIMIT 1"
+        )
+    );
+    let clusters = call("find_clusters", json!({"entity_type": "Employee"}));
+    assert_eq!(
+        json!([clusters["records"]]),
+        json!(column(&f.db, "SELECT count(*) FROM Employee"))
+    );
+    let similar = call(
+        "find_similar",
+        json!({"entity_type": "Track", "id": 1, "similarity": "structural", "top_k": 3}),
+    );
+    assert!(
+        !similar["results"].as_array().unwrap().is_empty(),
+        "{similar}"
+    );
+
+    // Ranges and aggregates over integer and number columns.
+    let long = call(
+        "query_entities_by_number_range",
+        json!({"entity_type": "Track", "field": "Milliseconds", "min": 1000000, "limit": 100}),
+    );
+    assert_eq!(
+        json!([long["total"]]),
+        json!(column(
+            &f.db,
+            "SELECT count(*) FROM Track WHERE Milliseconds >= 1000000"
+        ))
+    );
+    let totals = call(
+        "aggregate_entities",
+        json!({"entity_type": "Invoice", "aggregation": "SUM", "field": "Total",
+               "group_by": ["BillingCountry"], "limit": 1}),
+    );
+    let best = column(
+        &f.db,
+        "SELECT BillingCountry FROM Invoice GROUP BY BillingCountry \
+         ORDER BY sum(Total) DESC LIMIT 1",
+    );
+    assert_eq!(
+        json!([totals["groups"][0]["BillingCountry"]]),
+        json!(best),
+        "{totals}"
+    );
+    let hired = call(
+        "query_entities_by_date_range",
+        json!({"entity_type": "Employee", "date_field": "hired", "after": "2003-01-01T00:00:00Z"}),
+    );
+    assert_eq!(
+        json!([hired["total"]]),
+        json!(column(
+            &f.db,
+            "SELECT count(*) FROM Employee WHERE HireDate >= '2003-01-01'"
+        ))
+    );
+
+    // The schema tools speak of the config's names, and `batch` runs over the same views.
+    let schema = call("get_schema", json!({}));
+    assert!(schema.to_string().contains("IN_PLAYLIST"), "{schema}");
+    let batch = call(
+        "batch",
+        json!({"calls": [
+            {"tool": "get_entity_by_id", "arguments": {"entity_type": "Playlist", "id_value": 1}},
+            {"tool": "get_entity_by_id", "arguments": {"entity_type": "Artist", "id_value": 2}}]}),
+    );
+    assert!(batch.to_string().contains("Accept"), "{batch}");
+
+    drop(live);
+    assert!(digest(&f.db) == before, "the database file changed");
+    for suffix in ["-wal", "-shm", "-journal"] {
+        let mut name = f.db.as_os_str().to_owned();
+        name.push(suffix);
+        assert!(
+            !Path::new(&name).exists(),
+            "{suffix} file beside the database"
+        );
+    }
+}
+
+#[test]
+fn key_argument_schemas_say_integer_for_integer_keys() {
+    let f = fixture(CONFIG);
+    let definitions = toolforge_cli::dynamic::definitions(&f.config, &Default::default()).unwrap();
+    let lookup = definitions
+        .iter()
+        .find(|d| d.name == "get_entity_by_id")
+        .unwrap();
+    assert_eq!(
+        lookup.input_schema["properties"]["id_value"]["type"],
+        json!(["integer", "string"])
+    );
+}
+
+#[test]
+fn a_mapping_the_database_does_not_have_is_refused_naming_each_gap() {
+    let config = CONFIG
+        .replace(
+            "{name: title, column: Title, type: string}",
+            "{name: title, column: Titel, type: string}",
+        )
+        .replace("table: Playlist\n", "table: Playlists\n");
+    let f = fixture(&config);
+    let error = toolforge_cli::dynamic::load(&f.config, &f.db, &Default::default())
+        .expect_err("a mapping of missing columns is refused")
+        .to_string();
+    assert!(error.contains("column \"Titel\""), "{error}");
+    assert!(error.contains("field Album.title"), "{error}");
+    assert!(error.contains("table Playlists"), "{error}");
+    assert!(error.contains("lacks what the config"), "{error}");
+    assert!(error.contains("init --from-db"), "{error}");
+}
+
+#[test]
+fn a_config_mixing_mapped_and_own_tables_is_refused() {
+    let config = CONFIG.replace("    table: Playlist\n", "");
+    let f = fixture(&config);
+    let error = toolforge_cli::dynamic::load(&f.config, &f.db, &Default::default())
+        .expect_err("refused")
+        .to_string();
+    assert!(error.contains("`Playlist` names no `table:`"), "{error}");
+}
+
+/// `toolforge init --from-db` on a schema of awkward names, then the tools over what it wrote:
+/// every identifier is quoted wherever the views and statements name it.
+#[test]
+fn awkward_names_written_by_init_from_db_serve_every_lookup() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("awkward.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE \"Order Lines\" (\"Line Id\" INTEGER PRIMARY KEY, \"we\"\"ird\" TEXT, \
+         \"select\" TEXT, \"naïve\" REAL, \"Order\" INTEGER REFERENCES \"order\");
+         CREATE TABLE \"order\" (id TEXT PRIMARY KEY, \"placed at\" DATETIME);
+         INSERT INTO \"order\" VALUES ('o-1', '2024-05-01 09:30:00'), ('o-2', '2024-06-01 10:00:00');
+         INSERT INTO \"Order Lines\" VALUES (1, 'a\"b', 'x', 1.5, 'o-1'), (2, 'c', 'y', 2.5, 'o-1'),
+                                          (3, 'd', 'z', 3.5, 'o-2');",
+    )
+    .unwrap();
+    drop(conn);
+    let before = digest(&db);
+    let config = dir.path().join("awkward.yaml");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_toolforge"))
+        .args(["init", "--from-db"])
+        .arg(&db)
+        .arg("--out")
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let live = toolforge_cli::dynamic::load(&config, &db, &Default::default())
+        .unwrap_or_else(|error| panic!("{error}\n{}", std::fs::read_to_string(&config).unwrap()));
+    let spec = &live.spec;
+    let lines = spec
+        .entities
+        .iter()
+        .find(|e| e.source.as_ref().is_some_and(|t| t.name == "Order Lines"))
+        .expect("the table with a space is an entity");
+    let order = spec
+        .entities
+        .iter()
+        .find(|e| e.source.as_ref().is_some_and(|t| t.name == "order"))
+        .expect("the reserved word is an entity");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let call = |name: &str, arguments: Value| -> Value {
+        runtime
+            .block_on(live.registry.call(name, arguments.clone()))
+            .unwrap_or_else(|error| panic!("{name} {arguments}: {}", error.to_json()))
+    };
+    let line = call(
+        "get_entity_by_id",
+        json!({"entity_type": lines.name, "id_value": 1}),
+    );
+    let values: Vec<&Value> = line["record"].as_object().unwrap().values().collect();
+    assert!(values.contains(&&json!("a\"b")), "{line}");
+    assert!(values.contains(&&json!(1.5)), "{line}");
+    let placed = order
+        .fields
+        .iter()
+        .find(|f| f.column_name() == "placed at")
+        .expect("the column with a space is a field");
+    let recent = call(
+        "query_entities",
+        json!({"entity_type": order.name, "conditions": [
+            {"field": placed.name, "operator": ">=", "value": "2024-05-15T00:00:00Z"}]}),
+    );
+    assert_eq!(
+        ids(&recent, "results", &format!("/{}", order.unique_field)),
+        [json!("o-2")]
+    );
+    let relationship = spec
+        .relationships
+        .iter()
+        .find(|r| r.source == lines.name && r.target == order.name)
+        .expect("the foreign key is a relationship");
+    let of_order = call(
+        "explore_relationships",
+        json!({"start_entity_type": order.name, "start_conditions": [
+            {"field": order.unique_field, "operator": "=", "value": "o-1"}],
+            "relationship_type": relationship.rel_type, "direction": "incoming"}),
+    );
+    assert_eq!(of_order["total"], json!(2), "{of_order}");
+    drop(live);
+    assert!(digest(&db) == before, "the database file changed");
+}
