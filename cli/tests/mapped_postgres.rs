@@ -4,33 +4,12 @@
 //! self-reference) and a join table, read by a role that may only `SELECT`. Answers are
 //! compared with hand-written SQL, and every row is the same afterwards.
 
-use std::io::Read;
 use std::path::Path;
 
 use serde_json::{Value, json};
 
 use crate::pg_support;
-
-/// The Chinook script for PostgreSQL without its `DROP` / `CREATE DATABASE` and `\c` lines
-/// (the test makes the database).
-fn chinook_script() -> String {
-    let gz = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/sample-databases/chinook/Chinook_PostgreSql.sql.gz");
-    let mut sql = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(&gz).expect("the Chinook fixture"))
-        .read_to_string(&mut sql)
-        .expect("the Chinook script is UTF-8");
-    sql.trim_start_matches('\u{feff}')
-        .lines()
-        .filter(|line| {
-            let upper = line.trim_start().to_ascii_uppercase();
-            !(upper.starts_with("DROP DATABASE")
-                || upper.starts_with("CREATE DATABASE")
-                || upper.starts_with("\\C"))
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
+use crate::sample_databases::chinook_postgres;
 
 const CONFIG: &str = r#"
 name: chinook
@@ -125,7 +104,7 @@ fn the_tools_answer_over_chinook_on_postgres_as_sql_does_with_a_select_only_role
         return;
     };
     let (_db, url) = pg_support::fresh(&base, "chinook_mapped");
-    pg_support::batch(&url, &chinook_script());
+    chinook_postgres(&url);
     let role = format!("tf_reader_{}", std::process::id());
     pg_support::batch(
         &url,

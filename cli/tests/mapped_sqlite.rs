@@ -4,26 +4,11 @@
 //! properties. Every answer is compared with a hand-written SQL query on the same file, and
 //! the file is byte-identical afterwards, with no `-wal` or `-shm` beside it.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-/// The Chinook database built from its published SQL script, in `dir`.
-pub fn chinook(dir: &Path) -> PathBuf {
-    let gz = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/sample-databases/chinook/Chinook_Sqlite.sql.gz");
-    let mut sql = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(&gz).expect("the Chinook fixture"))
-        .read_to_string(&mut sql)
-        .expect("the Chinook script is UTF-8");
-    let path = dir.join("chinook.db");
-    let conn = rusqlite::Connection::open(&path).unwrap();
-    conn.execute_batch(sql.trim_start_matches('\u{feff}'))
-        .unwrap();
-    drop(conn);
-    path
-}
+use crate::sample_databases::chinook_sqlite;
 
 const CONFIG: &str = r#"
 name: chinook
@@ -108,7 +93,7 @@ struct Fixture {
 
 fn fixture(config: &str) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
-    let db = chinook(dir.path());
+    let db = chinook_sqlite(dir.path());
     let config_path = dir.path().join("chinook.yaml");
     std::fs::write(&config_path, config).unwrap();
     Fixture {
@@ -147,6 +132,13 @@ fn ids(answer: &Value, list: &str, key: &str) -> Vec<Value> {
         .iter()
         .map(|item| item.pointer(key).cloned().unwrap_or(Value::Null))
         .collect()
+}
+
+/// `explore_relationships` arguments from the record of `entity` whose `key` is `id`.
+fn explore(entity: &str, key: &str, id: Value, relationship: &str, direction: &str) -> Value {
+    json!({"start_entity_type": entity,
+           "start_conditions": [{"field": key, "operator": "=", "value": id}],
+           "relationship_type": relationship, "direction": direction, "limit": 50})
 }
 
 #[test]
@@ -247,9 +239,7 @@ fn every_tool_family_answers_over_chinook_as_sql_does_and_the_file_is_untouched(
     // A foreign key, both ways, and a self-reference.
     let album_tracks = call(
         "explore_relationships",
-        json!({"start_entity_type": "Album", "start_conditions": [
-            {"field": "AlbumId", "operator": "=", "value": 1}],
-            "relationship_type": "ALBUM", "direction": "incoming", "limit": 50}),
+        explore("Album", "AlbumId", json!(1), "ALBUM", "incoming"),
     );
     assert_eq!(
         ids(&album_tracks, "results", "/record/TrackId"),
@@ -260,9 +250,7 @@ fn every_tool_family_answers_over_chinook_as_sql_does_and_the_file_is_untouched(
     );
     let artist = call(
         "explore_relationships",
-        json!({"start_entity_type": "Album", "start_conditions": [
-            {"field": "AlbumId", "operator": "=", "value": "4"}],
-            "relationship_type": "ARTIST", "limit": 5}),
+        explore("Album", "AlbumId", json!("4"), "ARTIST", "outgoing"),
     );
     assert_eq!(
         ids(&artist, "results", "/record/Name"),
@@ -273,9 +261,7 @@ fn every_tool_family_answers_over_chinook_as_sql_does_and_the_file_is_untouched(
     );
     let reports = call(
         "explore_relationships",
-        json!({"start_entity_type": "Employee", "start_conditions": [
-            {"field": "EmployeeId", "operator": "=", "value": 2}],
-            "relationship_type": "REPORTS_TO", "direction": "incoming", "limit": 50}),
+        explore("Employee", "EmployeeId", json!(2), "REPORTS_TO", "incoming"),
     );
     assert_eq!(
         ids(&reports, "results", "/record/EmployeeId"),
@@ -288,9 +274,7 @@ fn every_tool_family_answers_over_chinook_as_sql_does_and_the_file_is_untouched(
     // A join table, its other columns the relationship's properties.
     let playlists = call(
         "explore_relationships",
-        json!({"start_entity_type": "Track", "start_conditions": [
-            {"field": "TrackId", "operator": "=", "value": 1}],
-            "relationship_type": "IN_PLAYLIST", "limit": 50}),
+        explore("Track", "TrackId", json!(1), "IN_PLAYLIST", "outgoing"),
     );
     assert_eq!(
         ids(&playlists, "results", "/record/PlaylistId"),
@@ -301,9 +285,7 @@ fn every_tool_family_answers_over_chinook_as_sql_does_and_the_file_is_untouched(
     );
     let lines = call(
         "explore_relationships",
-        json!({"start_entity_type": "Invoice", "start_conditions": [
-            {"field": "InvoiceId", "operator": "=", "value": 1}],
-            "relationship_type": "CONTAINS", "limit": 50}),
+        explore("Invoice", "InvoiceId", json!(1), "CONTAINS", "outgoing"),
     );
     assert_eq!(
         ids(&lines, "results", "/record/TrackId"),

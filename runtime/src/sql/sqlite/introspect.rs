@@ -128,7 +128,7 @@ fn open(path: &Path, wal: bool) -> rusqlite::Result<Connection> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let mut wal_file = path.as_os_str().to_owned();
     wal_file.push("-wal");
-    let conn = match immutable_uri(path) {
+    let conn = match super::pool::immutable_uri(path) {
         Some(uri) if wal && !Path::new(&wal_file).exists() => {
             Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)?
         }
@@ -136,27 +136,6 @@ fn open(path: &Path, wal: bool) -> rusqlite::Result<Connection> {
     };
     conn.pragma_update(None, "query_only", true)?;
     Ok(conn)
-}
-
-/// The `file:` URI of `path` with `immutable=1`, every byte that could end the path escaped,
-/// if `path` is text.
-fn immutable_uri(path: &Path) -> Option<String> {
-    let text = path.to_str()?;
-    let mut uri = String::from(if text.starts_with('/') {
-        "file://"
-    } else {
-        "file:"
-    });
-    for c in text.chars() {
-        match c {
-            '%' => uri.push_str("%25"),
-            '?' => uri.push_str("%3f"),
-            '#' => uri.push_str("%23"),
-            other => uri.push(other),
-        }
-    }
-    uri.push_str("?immutable=1");
-    Some(uri)
 }
 
 /// A row of `sqlite_schema`.

@@ -43,7 +43,7 @@ pub(crate) enum Access {
 }
 
 /// `file:` URI of `path` with `immutable=1` (`%`, `?` and `#` escaped), if `path` is text.
-fn immutable_uri(path: &Path) -> Option<String> {
+pub(crate) fn immutable_uri(path: &Path) -> Option<String> {
     let text = path.to_str()?;
     let mut uri = String::from(if text.starts_with('/') {
         "file://"
