@@ -551,3 +551,64 @@ fn awkward_names_written_by_init_from_db_serve_every_lookup() {
     drop(live);
     assert!(digest(&db) == before, "the database file changed");
 }
+
+/// A row rule on a mapped table: each caller sees the rows its context value allows, in
+/// lookups, lists and the relationships that reach them, and none without the value.
+#[test]
+fn row_rules_apply_to_mapped_tables_and_the_edges_that_reach_them() {
+    let config = CONFIG.replace(
+        "toolforge:\n",
+        "toolforge:\n  access:\n    Invoice: \"BillingCountry = :context.country\"\n",
+    );
+    let f = fixture(&config);
+    let live = toolforge_cli::dynamic::load(&f.config, &f.db, &Default::default())
+        .unwrap_or_else(|error| panic!("{error}"));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let call = |country: Option<&str>, name: &str, arguments: Value| {
+        let values = match country {
+            Some(country) => toolforge::ContextValues::new().with("country", country),
+            None => toolforge::ContextValues::new(),
+        };
+        runtime.block_on(live.registry.call_with_values(name, arguments, &values))
+    };
+    let all = json!({"entity_type": "Invoice", "limit": 500});
+    let german = call(Some("Germany"), "query_entities", all.clone()).unwrap();
+    assert_eq!(
+        json!([german["total"]]),
+        json!(column(
+            &f.db,
+            "SELECT count(*) FROM Invoice WHERE BillingCountry = 'Germany'"
+        ))
+    );
+    let french_invoice = column(
+        &f.db,
+        "SELECT InvoiceId FROM Invoice WHERE BillingCountry = 'France' ORDER BY InvoiceId LIMIT 1",
+    )[0]
+    .clone();
+    let hidden = call(
+        Some("Germany"),
+        "get_entity_by_id",
+        json!({"entity_type": "Invoice", "id_value": french_invoice}),
+    )
+    .unwrap_err()
+    .to_json();
+    assert_eq!(hidden["error"], "not_found", "{hidden}");
+    // The invoice lines of a hidden invoice are hidden too.
+    let lines = call(
+        Some("Germany"),
+        "explore_relationships",
+        explore("Track", "TrackId", json!(1), "CONTAINS", "incoming"),
+    )
+    .unwrap();
+    let visible = column(
+        &f.db,
+        "SELECT count(DISTINCT InvoiceId) FROM InvoiceLine JOIN Invoice USING (InvoiceId) \
+         WHERE TrackId = 1 AND BillingCountry = 'Germany'",
+    );
+    assert_eq!(json!([lines["total"]]), json!(visible), "{lines}");
+    let nobody = call(None, "query_entities", all).unwrap();
+    assert_eq!(nobody["total"], json!(0), "{nobody}");
+}
