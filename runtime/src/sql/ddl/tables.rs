@@ -277,10 +277,10 @@ pub fn relationship_objects(
 ///     name: "books".into(),
 ///     description: None,
 ///     entities: vec![EntitySpec {
-///         name: "Book".into(), table: "book".into(), description: None,
+///         name: "Book".into(), table: "book".into(), source: None, description: None,
 ///         unique_field: "isbn".into(), display_name_field: None, query_field: None,
 ///         content_field: None, example_display_fields: vec![],
-///         fields: vec![FieldSpec { name: "isbn".into(), ty: FieldType::String, description: None,
+///         fields: vec![FieldSpec { name: "isbn".into(), column: None, ty: FieldType::String, description: None,
 ///             indexed: false, unique: true, values: vec![] }],
 ///         computed_fields: vec![], vector_indexes: vec![], hierarchy: None, full_text: None, change_tracking: None,
 ///     }],
