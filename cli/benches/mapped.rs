@@ -7,12 +7,16 @@
 //!
 //! `cargo bench -p toolforge-cli --bench mapped`
 
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
 use std::sync::{Arc, LazyLock};
 
 use serde_json::{Value, json};
 use toolforge::ToolRegistry;
+
+// The sample databases' loaders the integration tests use.
+#[path = "../tests/sample_databases.rs"]
+mod sample_databases;
 
 fn main() {
     divan::main();
@@ -68,21 +72,6 @@ struct Setup {
     runtime: tokio::runtime::Runtime,
 }
 
-fn chinook(dir: &Path) -> PathBuf {
-    let gz = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/sample-databases/chinook/Chinook_Sqlite.sql.gz");
-    let mut sql = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(gz).unwrap())
-        .read_to_string(&mut sql)
-        .unwrap();
-    let path = dir.join("chinook.db");
-    rusqlite::Connection::open(&path)
-        .unwrap()
-        .execute_batch(sql.trim_start_matches('\u{feff}'))
-        .unwrap();
-    path
-}
-
 /// The Album and Track rows of `chinook` as the JSON lines `db import` reads.
 fn export(chinook: &Path) -> Vec<u8> {
     let conn = rusqlite::Connection::open(chinook).unwrap();
@@ -129,7 +118,7 @@ fn export(chinook: &Path) -> Vec<u8> {
 
 static SETUP: LazyLock<Setup> = LazyLock::new(|| {
     let dir = tempfile::tempdir().unwrap();
-    let db = chinook(dir.path());
+    let db = sample_databases::chinook_sqlite(dir.path());
     let (mapped_config, own_config) = (dir.path().join("mapped.yaml"), dir.path().join("own.yaml"));
     std::fs::write(&mapped_config, MAPPED).unwrap();
     std::fs::write(&own_config, OWN).unwrap();
