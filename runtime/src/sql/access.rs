@@ -23,6 +23,7 @@
 //! rules change), named with a marker view `toolforge_access_<hash>`.
 
 use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use crate::spec::{CHANGES_TABLE, SchemaSpec};
 
@@ -203,6 +204,32 @@ fn marker_of(spec: &SchemaSpec, dialect: SqlDialect) -> String {
     format!("toolforge_access_{:016x}", hasher.finish())
 }
 
+/// The specs whose markers were computed, with them: rendering every view's statements to
+/// hash them costs more than the call's own statement on a small read, so each spec's marker
+/// is rendered once. Held weakly: a spec dropped (a reload) keeps only its allocation until the
+/// next miss prunes it, and that allocation cannot be reused by another spec meanwhile, so a
+/// pointer match is always the same spec.
+static MARKERS: Mutex<Vec<Marker>> = Mutex::new(Vec::new());
+
+/// A spec (held weakly), a dialect, and the marker of the spec's views in that dialect.
+type Marker = (Weak<SchemaSpec>, SqlDialect, Arc<str>);
+
+/// [`marker_of`], rendered once per spec and dialect.
+fn cached_marker(spec: &Arc<SchemaSpec>, dialect: SqlDialect) -> Arc<str> {
+    let mut markers = MARKERS.lock().unwrap_or_else(PoisonError::into_inner);
+    let target = Arc::as_ptr(spec);
+    if let Some((_, _, marker)) = markers
+        .iter()
+        .find(|(seen, seen_dialect, _)| seen.as_ptr() == target && *seen_dialect == dialect)
+    {
+        return marker.clone();
+    }
+    markers.retain(|(seen, _, _)| seen.strong_count() > 0);
+    let marker: Arc<str> = marker_of(spec, dialect).into();
+    markers.push((Arc::downgrade(spec), dialect, marker.clone()));
+    marker
+}
+
 fn literal(text: &str) -> String {
     format!("'{}'", text.replace('\'', "''"))
 }
@@ -225,7 +252,7 @@ pub(crate) fn context_names(spec: &SchemaSpec) -> Vec<&str> {
 /// holds it).
 pub(crate) fn enter(
     conn: &dyn Reader,
-    spec: &SchemaSpec,
+    spec: &Arc<SchemaSpec>,
     values: &crate::ContextValues,
 ) -> Result<(), ExecError> {
     if spec.access.is_empty() && !spec.is_mapped() {
@@ -234,10 +261,10 @@ pub(crate) fn enter(
 
     match conn.dialect() {
         SqlDialect::Sqlite => {
-            let marker = marker_of(spec, SqlDialect::Sqlite);
+            let marker = cached_marker(spec, SqlDialect::Sqlite);
             let present = conn.count(
                 "SELECT count(*) FROM temp.sqlite_master WHERE name = ?1",
-                &[SqlValue::Text(marker)],
+                &[SqlValue::Text(marker.to_string())],
             )?;
             if present > 0 {
                 return Ok(());
@@ -275,7 +302,10 @@ pub(crate) fn enter(
 /// The statement that sets a PostgreSQL session's context values for one call, and checks
 /// whether its views are there: its SQL and parameters (the marker last). The answer's
 /// columns: one per value, then the current schema, then whether the marker view exists.
-fn postgres_enter(spec: &SchemaSpec, values: &crate::ContextValues) -> (String, Vec<SqlValue>) {
+fn postgres_enter(
+    spec: &Arc<SchemaSpec>,
+    values: &crate::ContextValues,
+) -> (String, Vec<SqlValue>) {
     let names = context_names(spec);
     let mut columns = Vec::new();
     let mut params = Vec::new();
@@ -289,7 +319,9 @@ fn postgres_enter(spec: &SchemaSpec, values: &crate::ContextValues) -> (String, 
             params.len()
         ));
     }
-    params.push(SqlValue::Text(marker_of(spec, SqlDialect::Postgres)));
+    params.push(SqlValue::Text(
+        cached_marker(spec, SqlDialect::Postgres).to_string(),
+    ));
     columns.push("CAST(current_schema() AS TEXT)".to_owned());
     columns.push(format!(
         "EXISTS (SELECT 1 FROM pg_catalog.pg_class WHERE relname = CAST(?{} AS TEXT) \
@@ -345,7 +377,7 @@ mod tests {
             conn.query_row("PRAGMA temp.schema_version", [], |row| row.get(0))
                 .unwrap()
         };
-        let spec = spec();
+        let spec = Arc::new(spec());
         enter(&conn, &spec, &crate::ContextValues::new()).unwrap();
         let created = temp_version();
         assert!(created > 0);
@@ -363,8 +395,9 @@ mod tests {
         // No view dropped and created again: prepared statements stay valid.
         assert_eq!(temp_version(), created);
         // Other rules replace the views.
-        let mut other = spec.clone();
+        let mut other = SchemaSpec::clone(&spec);
         other.access[0].sql = "\"n\".\"branch\" = 'b2'".into();
+        let other = Arc::new(other);
         enter(&conn, &other, &crate::ContextValues::new()).unwrap();
         assert!(temp_version() > created);
         let visible: String = conn

@@ -105,7 +105,7 @@ fn run_replayed(
 /// after the views of the spec's row rules are ready for a call with `values`.
 fn within_rules(
     conn: &dyn Reader,
-    spec: &SchemaSpec,
+    spec: &Arc<SchemaSpec>,
     values: &crate::ContextValues,
     budget: Option<&CallBudget>,
     handler: impl FnOnce() -> Result<Value, HandlerError>,
