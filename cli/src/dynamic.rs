@@ -235,6 +235,19 @@ pub fn with_sqlite_check(options: CompileOptions) -> CompileOptions {
     )))
 }
 
+/// `options` with a mapped config (entities with `table:`) compared with the database `db`
+/// names, read only: what breaks a tool is a located error, what may surprise a warning, what
+/// the database has that the config does not map yet a note (see
+/// [`CompileOptions::check_database`]). A config of toolforge's own tables is not compared.
+pub fn with_database_check(options: CompileOptions, db: &str) -> CompileOptions {
+    let db = db.to_owned();
+    options.check_database(toolforge_generator::DatabaseCheck(std::sync::Arc::new(
+        move |spec| {
+            toolforge::sql::introspect::check_database(&db, spec).map_err(|e| e.to_string())
+        },
+    )))
+}
+
 /// The tool definitions a config produces (identical to those of [`load`]'s registry, in the
 /// same order), without any database.
 ///

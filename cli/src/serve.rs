@@ -424,6 +424,9 @@ type Served = (
 
 fn build_servers(args: &ReloadArgs) -> Result<Served, Box<dyn std::error::Error>> {
     let options = crate::families::with_tools(CompileOptions::default().serving(true), &args.tools);
+    // A mapped config is compared with the live schema at each (re)load: a table or column
+    // gone or retyped refuses to serve, naming it; what is not mapped yet is logged.
+    let options = dynamic::with_database_check(options, &args.db.to_string_lossy());
     let mut values = toolforge::ContextValues::new();
     for (name, variable) in &args.context {
         let value = std::env::var(variable).map_err(|_| {

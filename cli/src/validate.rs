@@ -1,7 +1,10 @@
-//! `toolforge validate --config FILE [--strict] [--format text|json]`.
+//! `toolforge validate --config FILE [--db DATABASE] [--strict] [--format text|json]`.
 //!
 //! Exit 0 when the config is valid (warnings on stderr, a summary on stdout), 1 when it is
-//! not (every problem on stderr, or the JSON report on stdout with `--format json`).
+//! not (every problem on stderr, or the JSON report on stdout with `--format json`). With
+//! `--db`, a config that maps existing tables is also compared with that database, read only:
+//! a mapped table or column that is gone or retyped is an error at its line, what the database
+//! has that the config does not map yet a note.
 
 use std::path::PathBuf;
 
@@ -16,7 +19,11 @@ pub struct Args {
     /// The config file (`ragforge.config.yaml`).
     #[arg(long, short = 'c', value_name = "FILE")]
     pub config: PathBuf,
-    /// Treat warnings as errors.
+    /// Also compare the tables the config maps (`table:`) with this database, read only: a
+    /// SQLite file or a `postgres://` URL.
+    #[arg(long, value_name = "DATABASE")]
+    pub db: Option<String>,
+    /// Treat warnings as errors (notes stay notes).
     #[arg(long)]
     pub strict: bool,
     /// How to print diagnostics.
@@ -63,6 +70,14 @@ impl Summary {
     }
 }
 
+/// `, 2 notes` (nothing without notes, which only `--db` finds).
+fn notes(diagnostics: &Diagnostics) -> String {
+    match diagnostics.note_count() {
+        0 => String::new(),
+        n => format!(", {}", plural(n, "note")),
+    }
+}
+
 fn plural(n: usize, word: &str) -> String {
     if n == 1 {
         format!("{n} {word}")
@@ -73,7 +88,11 @@ fn plural(n: usize, word: &str) -> String {
 
 /// Runs the command.
 pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
-    let options = crate::dynamic::with_sqlite_check(CompileOptions::default().strict(args.strict));
+    let mut options =
+        crate::dynamic::with_sqlite_check(CompileOptions::default().strict(args.strict));
+    if let Some(db) = &args.db {
+        options = crate::dynamic::with_database_check(options, db);
+    }
     let file = args.config.display().to_string();
     let result = compile_file(&args.config, &options);
     let written = match (&result, args.format) {
@@ -87,9 +106,10 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
                 .collect();
             let warnings = &compiled.warnings;
             write!(out.stderr, "{}", warnings.render()).and_then(|()| {
+                let notes = notes(warnings);
                 writeln!(
                     out.stdout,
-                    "ok: {file} is valid: {} ({}), {}, {}, {}, {}; {}",
+                    "ok: {file} is valid: {} ({}), {}, {}, {}, {}; {}{notes}",
                     plural(summary.entities, "entity").replace("entitys", "entities"),
                     names.join(", "),
                     plural(summary.fields, "field"),
@@ -104,9 +124,10 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
             .and_then(|()| {
                 writeln!(
                     out.stderr,
-                    "error: {file} is invalid: {}, {}",
+                    "error: {file} is invalid: {}, {}{}",
                     plural(diagnostics.error_count(), "error"),
-                    plural(diagnostics.warning_count(), "warning")
+                    plural(diagnostics.warning_count(), "warning"),
+                    notes(diagnostics)
                 )
             }),
         (Ok(compiled), Format::Json) => {

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use toolforge_cli::{Output, run_with};
 
-fn run(args: &[&str]) -> (i32, String, String) {
+pub(crate) fn run(args: &[&str]) -> (i32, String, String) {
     let mut stdout = Vec::new();
     let mut stderr = Vec::new();
     let code = run_with(

@@ -25,3 +25,4 @@ mod guide_reference;
 mod init_from_db;
 mod mapped_postgres;
 mod mapped_sqlite;
+mod validate_db;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use toolforge::spec::{SchemaSpec, ToolFamily};
 
 use crate::config::Config;
+use crate::database_check::DatabaseCheck;
 use crate::diagnostics::{Diagnostic, Diagnostics, Severity};
 use crate::report::Reporter;
 use crate::sqlite_check::SqliteCheck;
@@ -27,6 +28,10 @@ pub struct CompileOptions {
     /// (the generator links no SQLite: a host that does hands it in, see
     /// [`CompileOptions::check_sqlite`]). `None`: they are only scanned.
     pub sqlite_check: Option<SqliteCheck>,
+    /// Compares a mapped config (entities with `table:`) with the database it maps, and
+    /// reports each difference at its key (see [`CompileOptions::check_database`]). `None`:
+    /// the config is checked alone.
+    pub database_check: Option<DatabaseCheck>,
 }
 
 impl CompileOptions {
@@ -45,6 +50,34 @@ impl CompileOptions {
     /// ```
     pub fn check_sqlite(mut self, check: SqliteCheck) -> Self {
         self.sqlite_check = Some(check);
+        self
+    }
+
+    /// Sets [`CompileOptions::database_check`]: `validate --db` then reports a mapped table or
+    /// column the database no longer has (or holds in another type) as an error at the
+    /// config's `table:` or `column:`, a key no longer unique as a warning, and what the
+    /// database has that the config does not map yet as notes.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolforge::spec::{Drift, DriftLevel, DriftPlace};
+    /// use toolforge_generator::{CompileOptions, DatabaseCheck, compile_str};
+    /// let gone = DatabaseCheck(Arc::new(|_spec: &toolforge::spec::SchemaSpec| {
+    ///     Ok(vec![Drift {
+    ///         level: DriftLevel::Breaks,
+    ///         place: DriftPlace::Entity { entity: "Item".into() },
+    ///         message: "table \"item\" is not in the database".into(),
+    ///         hint: None,
+    ///     }])
+    /// }));
+    /// let yaml = "entities:\n  - name: Item\n    table: item\n    unique_field: id\n    searchable_fields:\n      - name: id\n        type: integer\n";
+    /// let errors = compile_str(yaml, "shop.yaml", &CompileOptions::default().check_database(gone))
+    ///     .unwrap_err();
+    /// let error = &errors.items()[0];
+    /// assert_eq!((error.path.as_str(), error.line, error.column), ("entities[0].table", 3, 12));
+    /// ```
+    pub fn check_database(mut self, check: DatabaseCheck) -> Self {
+        self.database_check = Some(check);
         self
     }
 
@@ -145,6 +178,11 @@ pub fn compile_str(
         && reporter.error_count() == 0
     {
         crate::ir::check_sqlite_statements(&config, &spec, check, &mut reporter);
+    }
+    if let Some(check) = &options.database_check
+        && reporter.error_count() == 0
+    {
+        crate::validate::check_database(&config, &spec, check, &mut reporter);
     }
     let strict = options.strict
         || config

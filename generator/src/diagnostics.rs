@@ -27,6 +27,9 @@ pub enum Severity {
     Error,
     /// Reported, never blocks (an error in strict mode).
     Warning,
+    /// Information, never blocks, not even in strict mode (a table of the database that the
+    /// config does not map yet).
+    Note,
 }
 
 impl fmt::Display for Severity {
@@ -34,6 +37,7 @@ impl fmt::Display for Severity {
         f.write_str(match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            Severity::Note => "note",
         })
     }
 }
@@ -125,6 +129,7 @@ impl Diagnostic {
         let level = match self.severity {
             Severity::Error => Level::ERROR,
             Severity::Warning => Level::WARNING,
+            Severity::Note => Level::NOTE,
         };
         let title = if self.path.is_empty() {
             self.message.clone()
@@ -208,7 +213,16 @@ impl Diagnostics {
 
     /// Number of warnings.
     pub fn warning_count(&self) -> usize {
-        self.0.len() - self.error_count()
+        self.count(Severity::Warning)
+    }
+
+    /// Number of notes.
+    pub fn note_count(&self) -> usize {
+        self.count(Severity::Note)
+    }
+
+    fn count(&self, severity: Severity) -> usize {
+        self.0.iter().filter(|d| d.severity == severity).count()
     }
 
     /// True when there is nothing to report.
@@ -237,10 +251,12 @@ impl Diagnostics {
         self.0.sort_by_key(|d| (d.line, d.column));
     }
 
-    /// Turns every warning into an error (strict mode).
+    /// Turns every warning into an error (strict mode); notes stay notes.
     pub(crate) fn promote_warnings(&mut self) {
         for diagnostic in &mut self.0 {
-            diagnostic.severity = Severity::Error;
+            if diagnostic.severity == Severity::Warning {
+                diagnostic.severity = Severity::Error;
+            }
         }
     }
 }

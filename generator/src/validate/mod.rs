@@ -16,6 +16,7 @@
 //! | `serving.rs` | on the lowered spec: the tools named by `mcp.tools` and `toolforge.toolsets` |
 
 mod computed;
+mod drift;
 mod embeddings;
 mod full_text;
 mod mapping;
@@ -32,6 +33,7 @@ use crate::config::Config;
 use crate::report::Reporter;
 
 pub use crate::naming::is_identifier;
+pub(crate) use drift::check_database;
 
 /// Runs every rule on `config`.
 pub(crate) fn validate(config: &Config, reporter: &mut Reporter<'_>) {

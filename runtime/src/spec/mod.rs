@@ -10,9 +10,11 @@
 
 use serde::{Deserialize, Serialize};
 
+mod drift;
 mod offers;
 mod tool_table;
 
+pub use drift::{Drift, DriftLevel, DriftPlace};
 pub use offers::{
     DocumentSpec, EntityResourceSpec, PromptArgumentSpec, PromptContent, PromptMessageSpec,
     PromptRole, PromptSpec, ResourcesSpec,

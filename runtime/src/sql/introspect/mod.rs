@@ -1,6 +1,7 @@
 //! Reading an existing database's catalog, read only: its tables and views, their columns,
 //! keys, foreign keys, enum types and `CHECK (... IN ...)` lists, as one backend-neutral
-//! [`Catalog`], which `toolforge init --from-db` turns into a config.
+//! [`Catalog`], which `toolforge init --from-db` turns into a config and [`check_database`]
+//! compares with one ([`drift`]).
 //!
 //! [`read_catalog`] opens a SQLite file (`SQLITE_OPEN_READONLY`: nothing created, nothing
 //! written, the file byte for byte the same afterwards) or a `postgres://` URL (one
@@ -11,15 +12,19 @@
 
 pub(crate) mod catalog;
 pub(crate) mod check_in;
+pub(crate) mod drift;
 pub(crate) mod error;
 pub(crate) mod options;
 
 pub use catalog::{Backend, Catalog, Column, ColumnKind, ForeignKey, Table, TableKind, TableName};
 pub use check_in::{Quoting, check_in_condition};
+pub use drift::drift;
 pub use error::IntrospectError;
 pub use options::IntrospectOptions;
 
 use options::TableFilter;
+
+use crate::spec::{Drift, SchemaSpec};
 
 /// Reads the catalog of the database `target` names: a `postgres://` or `postgresql://` URL,
 /// or the path of a SQLite file (which must exist; it is never created). Tables come sorted
@@ -64,6 +69,57 @@ pub fn read_catalog(target: &str, options: &IntrospectOptions) -> Result<Catalog
         });
     }
     Ok(catalog)
+}
+
+/// Reads the catalog of the database `target` names (the schemas `spec`'s tables name, and
+/// `public` for unqualified ones on PostgreSQL) and compares `spec` with it ([`drift`]). A
+/// database with no table at all is compared as empty: every mapped table is then missing.
+/// (The comparison itself is in `drift.rs`.)
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use toolforge::spec::{DriftLevel, SchemaSpec};
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("shop.db");
+/// let db = toolforge::sql::rusqlite::Connection::open(&path)?;
+/// db.execute_batch("CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT, price NUMERIC)")?;
+/// drop(db);
+/// let spec: SchemaSpec = serde_json::from_value(serde_json::json!({
+///     "name": "shop", "relationships": [],
+///     "tools": {"default_limit": 20, "max_limit": 100, "families": []},
+///     "entities": [{
+///         "name": "Item", "table": "item__mapped", "source": {"name": "item"},
+///         "unique_field": "id",
+///         "fields": [{"name": "id", "type": "integer"}, {"name": "title", "column": "label", "type": "string"}]
+///     }]
+/// }))?;
+/// let found = toolforge::sql::introspect::check_database(path.to_str().unwrap(), &spec)?;
+/// assert_eq!(found[0].level, DriftLevel::Breaks);
+/// assert_eq!(found[0].message, "table \"item\": column \"label\" is not in the database");
+/// assert_eq!(found[1].level, DriftLevel::Addition); // `name` and `price` are not mapped yet
+/// # Ok(()) }
+/// ```
+pub fn check_database(target: &str, spec: &SchemaSpec) -> Result<Vec<Drift>, IntrospectError> {
+    let options = IntrospectOptions {
+        schemas: drift::mapped_schemas(spec),
+        ..IntrospectOptions::default()
+    };
+    let catalog = match read_catalog(target, &options) {
+        Ok(catalog) => catalog,
+        Err(IntrospectError::Empty { .. }) => Catalog {
+            backend: if is_postgres_url(target) {
+                Backend::Postgres
+            } else {
+                Backend::Sqlite
+            },
+            database: String::new(),
+            schemas: options.schemas.clone(),
+            tables: Vec::new(),
+            filtered_out: Vec::new(),
+        },
+        Err(error) => return Err(error),
+    };
+    Ok(drift::drift(&catalog, spec))
 }
 
 /// Whether `target` is a PostgreSQL URL (whether or not this build can open one).
