@@ -1,6 +1,7 @@
 //! The typed record API: batched writes in one transaction, and how records serialise.
 #![cfg(feature = "sqlite")]
 
+use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
@@ -55,8 +56,8 @@ impl Record for Author {
     fn spec() -> &'static Arc<SchemaSpec> {
         spec()
     }
-    fn id(&self) -> &str {
-        &self.slug
+    fn id(&self) -> Cow<'_, str> {
+        Cow::Borrowed(&self.slug)
     }
 }
 
@@ -66,8 +67,8 @@ impl Record for Book {
     fn spec() -> &'static Arc<SchemaSpec> {
         spec()
     }
-    fn id(&self) -> &str {
-        &self.isbn
+    fn id(&self) -> Cow<'_, str> {
+        Cow::Borrowed(&self.isbn)
     }
 }
 
@@ -176,8 +177,8 @@ impl Record for Stray {
     fn spec() -> &'static Arc<SchemaSpec> {
         spec()
     }
-    fn id(&self) -> &str {
-        &self.id
+    fn id(&self) -> Cow<'_, str> {
+        Cow::Borrowed(&self.id)
     }
 }
 
@@ -194,8 +195,8 @@ impl Record for TextBorn {
     fn spec() -> &'static Arc<SchemaSpec> {
         spec()
     }
-    fn id(&self) -> &str {
-        &self.slug
+    fn id(&self) -> Cow<'_, str> {
+        Cow::Borrowed(&self.slug)
     }
 }
 

@@ -11,6 +11,7 @@ pub fn corpus_dir() -> std::path::PathBuf {
 /// and fails when a checked-in folder is stale (`TOOLFORGE_BLESS=1` rewrites them).
 pub const GENERATED_CLIENTS: &[(&str, &str)] = &[
     ("awkward_names", "fixtures/awkward-names.yaml"),
+    ("chinook", "fixtures/mapped/chinook.yaml"),
     (
         "code_rag",
         "corpus/ragforge__examples__code-rag__ragforge.config.yaml",

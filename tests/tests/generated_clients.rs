@@ -9,6 +9,8 @@
 
 #[path = "../generated/awkward_names/mod.rs"]
 mod awkward_names;
+#[path = "../generated/chinook/mod.rs"]
+mod chinook;
 #[path = "../generated/code_rag/mod.rs"]
 mod code_rag;
 #[path = "../generated/computed_fields/mod.rs"]
@@ -784,4 +786,133 @@ async fn typed_declared_sql_tools() {
         .unwrap();
     let ids: Vec<&Value> = titles.rows.iter().map(|row| &row["title"]).collect();
     assert_eq!(ids, [&json!("T1"), &json!("T10"), &json!("T11")]);
+}
+
+/// The first column of `sql`'s rows on the SQLite file `path`, as integers.
+fn integers(path: &std::path::Path, sql: &str) -> Vec<i64> {
+    let conn = toolforge::sql::rusqlite::Connection::open(path).unwrap();
+    let mut statement = conn.prepare(sql).unwrap();
+    statement
+        .query_map([], |row| row.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+/// A client generated from a config over existing tables (Chinook as it is, read-only):
+/// integer keys are `i64` in records and lookups, traversal follows foreign keys (both ways, a
+/// self-reference included) and a join table, typed queries filter integer columns, the
+/// generated registry answers as the run-time one, and nothing is written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typed_records_over_chinook_as_it_is() {
+    use chinook::records::{Artist, Employee, Track, TrackField};
+    use toolforge::sql::query::{Direction, Operator};
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = crate::sample_databases::chinook_sqlite(dir.path());
+    let before = std::fs::read(&path).unwrap();
+    let db = Database::open_read_only(&path).unwrap();
+
+    let track: Track = Track::get(&db, 3).await.unwrap().unwrap();
+    assert_eq!(track.track_id, 3);
+    assert_eq!(
+        track.milliseconds,
+        Some(integers(&path, "SELECT Milliseconds FROM Track WHERE TrackId = 3")[0])
+    );
+    assert_eq!(
+        track.minutes,
+        Some(track.milliseconds.unwrap() as f64 / 60000.0)
+    );
+    assert!(Track::get(&db, 999_999).await.unwrap().is_none());
+
+    // Many-to-one, and back: the album of a track, the albums of its artist.
+    let albums = track.out_album_album(&db, 5).await.unwrap();
+    assert_eq!(
+        albums.iter().map(|a| a.album_id).collect::<Vec<_>>(),
+        [track.album_id.unwrap()]
+    );
+    let artists = albums[0].out_artist_artist(&db, 5).await.unwrap();
+    let artist: &Artist = &artists[0];
+    let theirs = artist.in_artist_album(&db, 100).await.unwrap();
+    assert_eq!(
+        theirs.iter().map(|a| a.album_id).collect::<Vec<_>>(),
+        integers(
+            &path,
+            &format!(
+                "SELECT AlbumId FROM Album WHERE ArtistId = {} ORDER BY AlbumId",
+                artist.artist_id
+            )
+        )
+    );
+    // Many-to-many through the join table.
+    let playlists = track.out_in_playlist_playlist(&db, 50).await.unwrap();
+    assert_eq!(
+        playlists.iter().map(|p| p.playlist_id).collect::<Vec<_>>(),
+        integers(
+            &path,
+            "SELECT PlaylistId FROM PlaylistTrack WHERE TrackId = 3 ORDER BY PlaylistId"
+        )
+    );
+    assert!(!playlists.is_empty());
+    // A self-reference: who reports to employee 2.
+    let manager = Employee::get(&db, 2).await.unwrap().unwrap();
+    let reports = manager.in_reports_to_employee(&db, 50).await.unwrap();
+    assert_eq!(
+        reports.iter().map(|e| e.employee_id).collect::<Vec<_>>(),
+        integers(
+            &path,
+            "SELECT EmployeeId FROM Employee WHERE ReportsTo = 2 ORDER BY EmployeeId"
+        )
+    );
+
+    // A typed query over an integer column, ordered.
+    let longest = Track::query()
+        .filter(TrackField::Milliseconds, Operator::Gt, 1_000_000)
+        .order_by(TrackField::Milliseconds, Direction::Desc)
+        .limit(3)
+        .fetch(&db)
+        .await
+        .unwrap()
+        .records;
+    assert_eq!(
+        longest.iter().map(|t| t.track_id).collect::<Vec<_>>(),
+        integers(
+            &path,
+            "SELECT TrackId FROM Track WHERE Milliseconds > 1000000 \
+             ORDER BY Milliseconds DESC LIMIT 3"
+        )
+    );
+
+    // The generated registry answers as the run-time one.
+    let generated = chinook::setup_tool_registry(db.clone()).unwrap();
+    let runtime = runtime_registry("fixtures/mapped/chinook.yaml", db.clone());
+    for (tool, arguments) in calls(chinook::spec()) {
+        let a = generated
+            .call(&tool, arguments.clone())
+            .await
+            .map_err(|e| e.to_json());
+        let b = runtime
+            .call(&tool, arguments.clone())
+            .await
+            .map_err(|e| e.to_json());
+        assert_eq!(a, b, "{tool} {arguments}");
+    }
+    let answer = generated
+        .call(
+            "get_entity_by_id",
+            json!({"entity_type": "Track", "id_value": 3}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer["record"]["TrackId"], json!(3));
+
+    // Writes are refused before they start; the file is as it was.
+    let error = Artist::upsert(&db, std::slice::from_ref(artist)).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("reads existing tables (`table:`), which toolforge never writes"),
+        "{error}"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), before);
 }

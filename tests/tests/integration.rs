@@ -8,6 +8,8 @@ mod e2e_support;
 mod pg_support;
 #[path = "../../runtime/tests/row_embedder/mod.rs"]
 mod row_embedder;
+#[path = "../../cli/tests/sample_databases.rs"]
+mod sample_databases;
 #[path = "../../runtime/tests/similar_fixture/mod.rs"]
 mod similar_fixture;
 #[path = "../../runtime/tests/test_model/mod.rs"]

@@ -196,10 +196,14 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
         variants.push((config.clone(), type_ident(config), field_doc.clone()));
         if is_unique {
             id_ident = Some(rust.clone());
+            let key_ty = match field.ty {
+                FieldType::Integer => quote!(i64),
+                _ => quote!(::std::string::String),
+            };
             fields.push(quote! {
                 #field_doc
                 #[serde(rename = #config)]
-                pub #rust: ::std::string::String,
+                pub #rust: #key_ty,
             });
         } else {
             let serde = optional_serde(
@@ -270,6 +274,25 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
     ));
 
     let relationship_fns = relationship_methods(spec, entity);
+    // The key as the data has it: an integer key is an `i64` to `get`, and its decimal text
+    // to the engine.
+    let integer_key = entity
+        .fields
+        .iter()
+        .any(|f| f.name == entity.unique_field && f.ty == FieldType::Integer);
+    let (id_text, id_arg, id_key) = if integer_key {
+        (
+            quote!(::std::borrow::Cow::Owned(self.#id_ident.to_string())),
+            quote!(i64),
+            quote!(&id.to_string()),
+        )
+    } else {
+        (
+            quote!(::std::borrow::Cow::Borrowed(&self.#id_ident)),
+            quote!(&str),
+            quote!(id),
+        )
+    };
 
     quote! {
         #struct_doc
@@ -316,8 +339,8 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
                 super::spec()
             }
 
-            fn id(&self) -> &str {
-                &self.#id_ident
+            fn id(&self) -> ::std::borrow::Cow<'_, str> {
+                #id_text
             }
         }
 
@@ -328,8 +351,8 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
             }
 
             /// The record with this unique value, if any.
-            pub async fn get(db: &::toolforge::sql::Database, id: &str) -> ::core::result::Result<::core::option::Option<#ty>, ::toolforge::sql::RecordsError> {
-                ::toolforge::sql::records::get(db, id).await
+            pub async fn get(db: &::toolforge::sql::Database, id: #id_arg) -> ::core::result::Result<::core::option::Option<#ty>, ::toolforge::sql::RecordsError> {
+                ::toolforge::sql::records::get(db, #id_key).await
             }
 
             /// Inserts or updates records by their unique field, in one transaction (to write
@@ -379,7 +402,7 @@ fn relationship_methods(spec: &SchemaSpec, entity: &EntitySpec) -> Vec<TokenStre
             out.push(quote! {
                 #docs
                 pub async fn #method(&self, db: &::toolforge::sql::Database, limit: u32) -> ::core::result::Result<::std::vec::Vec<#target>, ::toolforge::sql::RecordsError> {
-                    ::toolforge::sql::records::related::<Self, #target>(db, #rel_type, ::toolforge::sql::records::Follow::Outgoing, ::toolforge::sql::records::Record::id(self), limit).await
+                    ::toolforge::sql::records::related::<Self, #target>(db, #rel_type, ::toolforge::sql::records::Follow::Outgoing, &::toolforge::sql::records::Record::id(self), limit).await
                 }
 
                 #link_docs
@@ -403,7 +426,7 @@ fn relationship_methods(spec: &SchemaSpec, entity: &EntitySpec) -> Vec<TokenStre
             out.push(quote! {
                 #docs
                 pub async fn #method(&self, db: &::toolforge::sql::Database, limit: u32) -> ::core::result::Result<::std::vec::Vec<#source>, ::toolforge::sql::RecordsError> {
-                    ::toolforge::sql::records::related::<Self, #source>(db, #rel_type, ::toolforge::sql::records::Follow::Incoming, ::toolforge::sql::records::Record::id(self), limit).await
+                    ::toolforge::sql::records::related::<Self, #source>(db, #rel_type, ::toolforge::sql::records::Follow::Incoming, &::toolforge::sql::records::Record::id(self), limit).await
                 }
             });
         }

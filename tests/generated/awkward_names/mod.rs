@@ -285,8 +285,8 @@ pub mod records {
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
             super::spec()
         }
-        fn id(&self) -> &str {
-            &self.api_key
+        fn id(&self) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed(&self.api_key)
         }
     }
     impl HttpServer {
@@ -331,7 +331,7 @@ pub mod records {
                     db,
                     "SERVES",
                     ::toolforge::sql::records::Follow::Outgoing,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await
@@ -450,8 +450,8 @@ pub mod records {
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
             super::spec()
         }
-        fn id(&self) -> &str {
-            &self.uuid
+        fn id(&self) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed(&self.uuid)
         }
     }
     impl UserAccount {
@@ -496,7 +496,7 @@ pub mod records {
                     db,
                     "SERVES",
                     ::toolforge::sql::records::Follow::Incoming,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await

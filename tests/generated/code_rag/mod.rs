@@ -327,8 +327,8 @@ pub mod records {
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
             super::spec()
         }
-        fn id(&self) -> &str {
-            &self.uuid
+        fn id(&self) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed(&self.uuid)
         }
     }
     impl Scope {
@@ -373,7 +373,7 @@ pub mod records {
                     db,
                     "CONSUMES",
                     ::toolforge::sql::records::Follow::Outgoing,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await
@@ -413,7 +413,7 @@ pub mod records {
                     db,
                     "CONSUMES",
                     ::toolforge::sql::records::Follow::Incoming,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await
@@ -434,7 +434,7 @@ pub mod records {
                     db,
                     "CONSUMED_BY",
                     ::toolforge::sql::records::Follow::Outgoing,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await
@@ -474,7 +474,7 @@ pub mod records {
                     db,
                     "CONSUMED_BY",
                     ::toolforge::sql::records::Follow::Incoming,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await
@@ -495,7 +495,7 @@ pub mod records {
                     db,
                     "BELONGS_TO",
                     ::toolforge::sql::records::Follow::Outgoing,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await
@@ -535,7 +535,7 @@ pub mod records {
                     db,
                     "DEFINED_IN",
                     ::toolforge::sql::records::Follow::Outgoing,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await
@@ -654,8 +654,8 @@ pub mod records {
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
             super::spec()
         }
-        fn id(&self) -> &str {
-            &self.uuid
+        fn id(&self) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed(&self.uuid)
         }
     }
     impl File {
@@ -700,7 +700,7 @@ pub mod records {
                     db,
                     "DEFINED_IN",
                     ::toolforge::sql::records::Follow::Incoming,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await
@@ -773,8 +773,8 @@ pub mod records {
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
             super::spec()
         }
-        fn id(&self) -> &str {
-            &self.uuid
+        fn id(&self) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed(&self.uuid)
         }
     }
     impl Project {
@@ -819,7 +819,7 @@ pub mod records {
                     db,
                     "BELONGS_TO",
                     ::toolforge::sql::records::Follow::Incoming,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await

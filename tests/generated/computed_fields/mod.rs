@@ -256,8 +256,8 @@ pub mod records {
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
             super::spec()
         }
-        fn id(&self) -> &str {
-            &self.uuid
+        fn id(&self) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed(&self.uuid)
         }
     }
     impl Scope {
@@ -302,7 +302,7 @@ pub mod records {
                     db,
                     "CONSUMES",
                     ::toolforge::sql::records::Follow::Outgoing,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await
@@ -342,7 +342,7 @@ pub mod records {
                     db,
                     "CONSUMES",
                     ::toolforge::sql::records::Follow::Incoming,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await

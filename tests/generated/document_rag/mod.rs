@@ -160,8 +160,8 @@ pub mod records {
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
             super::spec()
         }
-        fn id(&self) -> &str {
-            &self.path
+        fn id(&self) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed(&self.path)
         }
     }
     impl Document {
@@ -258,8 +258,8 @@ pub mod records {
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
             super::spec()
         }
-        fn id(&self) -> &str {
-            &self.uuid
+        fn id(&self) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed(&self.uuid)
         }
     }
     impl Chunk {

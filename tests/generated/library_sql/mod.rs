@@ -160,8 +160,8 @@ pub mod records {
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
             super::spec()
         }
-        fn id(&self) -> &str {
-            &self.id
+        fn id(&self) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed(&self.id)
         }
     }
     impl Member {
@@ -359,8 +359,8 @@ pub mod records {
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
             super::spec()
         }
-        fn id(&self) -> &str {
-            &self.id
+        fn id(&self) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed(&self.id)
         }
     }
     impl Loan {

@@ -184,8 +184,8 @@ pub mod records {
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
             super::spec()
         }
-        fn id(&self) -> &str {
-            &self.uuid
+        fn id(&self) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed(&self.uuid)
         }
     }
     impl Scope {
@@ -230,7 +230,7 @@ pub mod records {
                     db,
                     "DEFINED_IN",
                     ::toolforge::sql::records::Follow::Outgoing,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await
@@ -270,7 +270,7 @@ pub mod records {
                     db,
                     "CONSUMES",
                     ::toolforge::sql::records::Follow::Outgoing,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await
@@ -310,7 +310,7 @@ pub mod records {
                     db,
                     "CONSUMES",
                     ::toolforge::sql::records::Follow::Incoming,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await
@@ -331,7 +331,7 @@ pub mod records {
                     db,
                     "CONSUMED_BY",
                     ::toolforge::sql::records::Follow::Outgoing,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await
@@ -371,7 +371,7 @@ pub mod records {
                     db,
                     "CONSUMED_BY",
                     ::toolforge::sql::records::Follow::Incoming,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await
@@ -392,7 +392,7 @@ pub mod records {
                     db,
                     "USES_LIBRARY",
                     ::toolforge::sql::records::Follow::Outgoing,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await
@@ -484,8 +484,8 @@ pub mod records {
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
             super::spec()
         }
-        fn id(&self) -> &str {
-            &self.uuid
+        fn id(&self) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed(&self.uuid)
         }
     }
     impl File {
@@ -530,7 +530,7 @@ pub mod records {
                     db,
                     "DEFINED_IN",
                     ::toolforge::sql::records::Follow::Incoming,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await
@@ -551,7 +551,7 @@ pub mod records {
                     db,
                     "IN_DIRECTORY",
                     ::toolforge::sql::records::Follow::Outgoing,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await
@@ -646,8 +646,8 @@ pub mod records {
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
             super::spec()
         }
-        fn id(&self) -> &str {
-            &self.uuid
+        fn id(&self) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed(&self.uuid)
         }
     }
     impl ExternalLibrary {
@@ -692,7 +692,7 @@ pub mod records {
                     db,
                     "USES_LIBRARY",
                     ::toolforge::sql::records::Follow::Incoming,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await
@@ -754,8 +754,8 @@ pub mod records {
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
             super::spec()
         }
-        fn id(&self) -> &str {
-            &self.uuid
+        fn id(&self) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed(&self.uuid)
         }
     }
     impl Directory {
@@ -800,7 +800,7 @@ pub mod records {
                     db,
                     "IN_DIRECTORY",
                     ::toolforge::sql::records::Follow::Incoming,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await
@@ -821,7 +821,7 @@ pub mod records {
                     db,
                     "PARENT_OF",
                     ::toolforge::sql::records::Follow::Outgoing,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await
@@ -861,7 +861,7 @@ pub mod records {
                     db,
                     "PARENT_OF",
                     ::toolforge::sql::records::Follow::Incoming,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await

@@ -252,8 +252,8 @@ pub mod records {
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
             super::spec()
         }
-        fn id(&self) -> &str {
-            &self.isbn
+        fn id(&self) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed(&self.isbn)
         }
     }
     impl Book {
@@ -298,7 +298,7 @@ pub mod records {
                     db,
                     "WRITTEN_BY",
                     ::toolforge::sql::records::Follow::Outgoing,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await
@@ -405,8 +405,8 @@ pub mod records {
         fn spec() -> &'static ::std::sync::Arc<::toolforge::spec::SchemaSpec> {
             super::spec()
         }
-        fn id(&self) -> &str {
-            &self.slug
+        fn id(&self) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed(&self.slug)
         }
     }
     impl Author {
@@ -451,7 +451,7 @@ pub mod records {
                     db,
                     "WRITTEN_BY",
                     ::toolforge::sql::records::Follow::Incoming,
-                    ::toolforge::sql::records::Record::id(self),
+                    &::toolforge::sql::records::Record::id(self),
                     limit,
                 )
                 .await

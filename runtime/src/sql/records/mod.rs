@@ -12,6 +12,7 @@
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::borrow::Cow;
 //! use std::sync::{Arc, OnceLock};
 //! use toolforge::spec::SchemaSpec;
 //! use toolforge::sql::query::{Direction, Operator};
@@ -36,7 +37,7 @@
 //!             "unique": true}, {"name": "pages", "type": "number"}]}], "relationships": [],
 //!             "tools": {"default_limit": 20, "max_limit": 100, "families": []}}"#))
 //!     }
-//!     fn id(&self) -> &str { &self.isbn }
+//!     fn id(&self) -> Cow<'_, str> { Cow::Borrowed(&self.isbn) }
 //! }
 //!
 //! let dir = tempfile::tempdir()?;
@@ -58,6 +59,7 @@
 
 pub mod number;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -91,8 +93,8 @@ pub trait Record: Serialize + DeserializeOwned + Send + 'static {
     type Field: RecordField;
     /// The storage spec the record belongs to.
     fn spec() -> &'static Arc<SchemaSpec>;
-    /// The value of the record's unique field.
-    fn id(&self) -> &str;
+    /// The value of the record's unique field, as text (an integer key in decimal: `"42"`).
+    fn id(&self) -> Cow<'_, str>;
 }
 
 /// Parses a storage spec embedded as JSON by the generator.
@@ -241,7 +243,7 @@ async fn run_query<R: Record>(
     db.read_any(move |conn| match spec.entity(R::ENTITY) {
         Some(entity) => {
             match EntityQuery::new(entity, &conditions, order_by.as_ref(), limit, dialect) {
-                Ok(query) => Ok(query.run(conn)),
+                Ok(query) => Ok(views_of_mapped_tables(conn, &spec).and_then(|()| query.run(conn))),
                 Err(error) => Err(error),
             }
         }
@@ -251,6 +253,19 @@ async fn run_query<R: Record>(
     .map_err(|error| RecordsError::database(R::ENTITY, error))?
     .map_err(invalid)?
     .map_err(|error| RecordsError::database(R::ENTITY, error))
+}
+
+/// On a spec over existing tables, the connection's views that present them in the config's
+/// terms (`sql/access.rs`; with row rules, as for a call without context values). Nothing for
+/// a spec of toolforge's own tables.
+fn views_of_mapped_tables(
+    conn: &dyn super::backend::Reader,
+    spec: &Arc<SchemaSpec>,
+) -> Result<(), ExecError> {
+    if spec.is_mapped() {
+        super::access::enter(conn, spec, &crate::ContextValues::new())?;
+    }
+    Ok(())
 }
 
 /// A typed query over the records of `R`: built like a `query_entities` call and compiled by the
@@ -388,10 +403,27 @@ pub async fn get<R: Record>(db: &Database, id: &str) -> Result<Option<R>, Record
     let condition = Condition {
         field: entity.unique_field.clone(),
         operator: Operator::Eq,
-        value: Value::String(id.to_string()),
+        value: key_value(entity, id),
     };
     let page = run_query::<R>(db, vec![condition], None, 1).await?;
     page.results.into_iter().next().map(decode::<R>).transpose()
+}
+
+/// The JSON value of the key `id` of `entity`: a number for an integer key written in decimal,
+/// text otherwise.
+fn key_value(entity: &EntitySpec, id: &str) -> Value {
+    match id.parse::<i64>() {
+        Ok(n) if integer_key(entity) => Value::from(n),
+        _ => Value::String(id.to_owned()),
+    }
+}
+
+/// Whether `entity`'s unique field is an `integer` (the key of a mapped table, say).
+fn integer_key(entity: &EntitySpec) -> bool {
+    entity
+        .fields
+        .iter()
+        .any(|f| f.name == entity.unique_field && f.ty == crate::spec::FieldType::Integer)
 }
 
 /// Which way a relationship is followed from a record.
@@ -433,6 +465,10 @@ pub async fn related<S: Record, T: Record>(
         Follow::Outgoing => ("source_id", "target_id"),
         Follow::Incoming => ("target_id", "source_id"),
     };
+    let near_key = match spec.entity(S::ENTITY) {
+        Some(source) if integer_key(source) => id.parse::<i64>().ok().map(SqlValue::Integer),
+        _ => None,
+    };
     let spec = db.spec_for(T::spec());
     let target = spec.entity(T::ENTITY).unwrap_or(target);
     let projection = Projection::all(target);
@@ -446,13 +482,12 @@ pub async fn related<S: Record, T: Record>(
         alias = quote(ROW_ALIAS),
         unique = quote(&target.unique_field),
     );
-    let id = id.to_string();
+    let id = near_key.unwrap_or_else(|| SqlValue::Text(id.to_owned()));
+    let views = spec.clone();
     let rows = db
         .read_any(move |conn| -> Result<Vec<Vec<SqlValue>>, ExecError> {
-            conn.rows(
-                &sql,
-                &[SqlValue::Text(id), SqlValue::Integer(i64::from(limit))],
-            )
+            views_of_mapped_tables(conn, &views)?;
+            conn.rows(&sql, &[id, SqlValue::Integer(i64::from(limit))])
         })
         .await
         .map_err(|error| RecordsError::database(T::ENTITY, error))?
@@ -508,9 +543,11 @@ fn data_of<R: Record>(entity: &EntitySpec, record: &R) -> Result<Map<String, Val
 /// #       "tools": {"default_limit": 20, "max_limit": 100, "families": []}}"#))
 /// # }
 /// # impl Record for Author { const ENTITY: &'static str = "Author"; type Field = F;
-/// #     fn spec() -> &'static Arc<SchemaSpec> { spec() } fn id(&self) -> &str { &self.slug } }
+/// #     fn spec() -> &'static Arc<SchemaSpec> { spec() }
+/// #     fn id(&self) -> std::borrow::Cow<'_, str> { self.slug.as_str().into() } }
 /// # impl Record for Book { const ENTITY: &'static str = "Book"; type Field = F;
-/// #     fn spec() -> &'static Arc<SchemaSpec> { spec() } fn id(&self) -> &str { &self.isbn } }
+/// #     fn spec() -> &'static Arc<SchemaSpec> { spec() }
+/// #     fn id(&self) -> std::borrow::Cow<'_, str> { self.isbn.as_str().into() } }
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let dir = tempfile::tempdir()?;
 /// let db = toolforge::sql::Database::open(dir.path().join("books.db"))?;
@@ -530,6 +567,17 @@ pub fn write<T>(
     spec: &SchemaSpec,
     f: impl FnOnce(&mut Writer<'_, '_, '_>) -> Result<T, ImportError>,
 ) -> Result<(T, ImportStats), ImportError> {
+    if spec.is_mapped() {
+        return Err(ImportError {
+            line: None,
+            field: None,
+            message: format!(
+                "the config `{}` reads existing tables (`table:`), which toolforge never writes; \
+                 change their rows with the database's own tools",
+                spec.name
+            ),
+        });
+    }
     let mut output = None;
     let stats = db.import(spec, |importer| {
         let mut writer = Writer { importer };
