@@ -232,6 +232,27 @@ fn load(db: &Database, spec: &toolforge::spec::SchemaSpec) {
     .unwrap();
 }
 
+/// The two registries give identical results (or errors) for every call of [`calls`].
+async fn same_answers(
+    generated: &ToolRegistry,
+    runtime: &ToolRegistry,
+    spec: &toolforge::spec::SchemaSpec,
+) {
+    let calls = calls(spec);
+    assert!(calls.len() > 10);
+    for (tool, arguments) in calls {
+        let a = generated
+            .call(&tool, arguments.clone())
+            .await
+            .map_err(|e| e.to_json());
+        let b = runtime
+            .call(&tool, arguments.clone())
+            .await
+            .map_err(|e| e.to_json());
+        assert_eq!(a, b, "{tool} {arguments}");
+    }
+}
+
 macro_rules! parity_test {
     ($test:ident, $module:ident, $config:literal) => {
         #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -291,19 +312,7 @@ macro_rules! parity_test {
             }
 
             // Identical results (or errors) for the same calls.
-            let calls = calls(spec);
-            assert!(calls.len() > 10);
-            for (tool, arguments) in calls {
-                let a = generated
-                    .call(&tool, arguments.clone())
-                    .await
-                    .map_err(|e| e.to_json());
-                let b = runtime
-                    .call(&tool, arguments.clone())
-                    .await
-                    .map_err(|e| e.to_json());
-                assert_eq!(a, b, "{tool} {arguments}");
-            }
+            same_answers(&generated, &runtime, spec).await;
         }
     };
 }
@@ -886,17 +895,7 @@ async fn typed_records_over_chinook_as_it_is() {
     // The generated registry answers as the run-time one.
     let generated = chinook::setup_tool_registry(db.clone()).unwrap();
     let runtime = runtime_registry("fixtures/mapped/chinook.yaml", db.clone());
-    for (tool, arguments) in calls(chinook::spec()) {
-        let a = generated
-            .call(&tool, arguments.clone())
-            .await
-            .map_err(|e| e.to_json());
-        let b = runtime
-            .call(&tool, arguments.clone())
-            .await
-            .map_err(|e| e.to_json());
-        assert_eq!(a, b, "{tool} {arguments}");
-    }
+    same_answers(&generated, &runtime, chinook::spec()).await;
     let answer = generated
         .call(
             "get_entity_by_id",
