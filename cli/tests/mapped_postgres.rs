@@ -15,6 +15,25 @@ const CONFIG: &str = r#"
 name: chinook
 toolforge:
   tools: [schema, query, lookup, relationships, ranges, aggregates, graph]
+  declared_tools:
+    - name: long_tracks_of_album
+      description: The longest tracks of one album
+      entity: Track
+      where: "album_id = :album AND milliseconds > :min_ms"
+      order_by: milliseconds DESC
+      parameters:
+        album: {type: integer, description: "Album id"}
+        min_ms: {type: integer, default: 0}
+    - name: album_lengths
+      description: Each album's track count and total length, longest first
+      parameters:
+        min_tracks: {type: integer, default: 1}
+      sql:
+        sqlite: SELECT 1 WHERE :min_tracks > 0
+        postgres: >-
+          SELECT a.album_id, a.title, count(*) AS tracks, sum(t.milliseconds) AS ms
+          FROM album AS a JOIN track AS t ON t.album_id = a.album_id
+          GROUP BY a.album_id HAVING count(*) >= :min_tracks ORDER BY ms DESC, a.album_id
 entities:
   - name: Artist
     table: public.artist
@@ -223,6 +242,37 @@ fn the_tools_answer_over_chinook_on_postgres_as_sql_does_with_a_select_only_role
             "SELECT album_id FROM track GROUP BY album_id \
              ORDER BY sum(milliseconds) DESC, album_id LIMIT 1"
         ))
+    );
+
+    // Declared tools: the structured form in the config's names, the `sql:` form over the
+    // user's own tables.
+    let long = call(
+        "long_tracks_of_album",
+        json!({"album": 1, "min_ms": 300000}),
+    );
+    assert_eq!(
+        ids(&long, "/track_id"),
+        column(
+            &url,
+            "SELECT track_id FROM track WHERE album_id = 1 AND milliseconds > 300000 \
+             ORDER BY milliseconds DESC"
+        )
+    );
+    let lengths = call("album_lengths", json!({"min_tracks": 20}));
+    let albums: Vec<Value> = lengths["rows"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no rows in {lengths}"))
+        .iter()
+        .map(|row| row["album_id"].clone())
+        .collect();
+    assert_eq!(
+        albums,
+        column(
+            &url,
+            "SELECT a.album_id FROM album AS a JOIN track AS t ON t.album_id = a.album_id \
+             GROUP BY a.album_id HAVING count(*) >= 20 \
+             ORDER BY sum(t.milliseconds) DESC, a.album_id LIMIT 20"
+        )
     );
 
     drop(live);

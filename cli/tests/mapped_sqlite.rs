@@ -612,3 +612,88 @@ fn row_rules_apply_to_mapped_tables_and_the_edges_that_reach_them() {
     let nobody = call(None, "query_entities", all).unwrap();
     assert_eq!(nobody["total"], json!(0), "{nobody}");
 }
+
+/// Declared tools over the mapped tables: the structured form (its `where` in the config's
+/// field names), and the `sql:` form over the user's own tables, checked against the columns
+/// the config maps.
+const DECLARED: &str = r#"
+  declared_tools:
+    - name: long_tracks_of_album
+      description: The longest tracks of one album
+      entity: Track
+      where: "AlbumId = :album AND Milliseconds > :min_ms"
+      order_by: Milliseconds DESC
+      parameters:
+        album: {type: integer, description: "Album id"}
+        min_ms: {type: integer, default: 0}
+    - name: album_lengths
+      description: Each album's track count and total length, longest first
+      parameters:
+        min_tracks: {type: integer, default: 1}
+      sql:
+        sqlite: >-
+          SELECT a.Title AS title, count(*) AS tracks, sum(t.Milliseconds) AS ms
+          FROM Album AS a JOIN Track AS t ON t.AlbumId = a.AlbumId
+          GROUP BY a.AlbumId HAVING count(*) >= :min_tracks ORDER BY ms DESC, a.AlbumId
+        postgres: >-
+          SELECT a."Title" AS title, count(*) AS tracks, sum(t."Milliseconds") AS ms
+          FROM "Album" AS a JOIN "Track" AS t ON t."AlbumId" = a."AlbumId"
+          GROUP BY a."AlbumId" HAVING count(*) >= :min_tracks ORDER BY ms DESC, a."AlbumId"
+"#;
+
+#[test]
+fn declared_tools_answer_over_chinook_and_sql_tools_read_only_mapped_columns() {
+    let f = fixture(&format!("{CONFIG}{DECLARED}"));
+    let before = digest(&f.db);
+    let live = toolforge_cli::dynamic::load(&f.config, &f.db, &Default::default())
+        .unwrap_or_else(|error| panic!("{error}"));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let call = |name: &str, arguments: Value| -> Value {
+        runtime
+            .block_on(live.registry.call(name, arguments.clone()))
+            .unwrap_or_else(|error| panic!("{name} {arguments}: {}", error.to_json()))
+    };
+
+    let long = call(
+        "long_tracks_of_album",
+        json!({"album": 1, "min_ms": 300000}),
+    );
+    assert_eq!(
+        ids(&long, "results", "/TrackId"),
+        column(
+            &f.db,
+            "SELECT TrackId FROM Track WHERE AlbumId = 1 AND Milliseconds > 300000 \
+             ORDER BY Milliseconds DESC"
+        )
+    );
+    assert!(!long["results"].as_array().unwrap().is_empty());
+
+    let lengths = call("album_lengths", json!({"min_tracks": 20}));
+    assert_eq!(
+        ids(&lengths, "rows", "/title"),
+        column(
+            &f.db,
+            "SELECT a.Title FROM Album AS a JOIN Track AS t ON t.AlbumId = a.AlbumId \
+             GROUP BY a.AlbumId HAVING count(*) >= 20 \
+             ORDER BY sum(t.Milliseconds) DESC, a.AlbumId LIMIT 20"
+        )
+    );
+    // Paged as every declared statement is: 22 albums, the first page of 20.
+    assert_eq!(lengths["has_more"], json!(true), "{lengths}");
+    assert_eq!(digest(&f.db), before);
+
+    // A statement reading a column the config does not map is refused at its line.
+    let unmapped = fixture(
+        &format!("{CONFIG}{DECLARED}").replace("a.Title AS title", "a.Title AS title, t.Composer"),
+    );
+    let error =
+        match toolforge_cli::dynamic::load(&unmapped.config, &unmapped.db, &Default::default()) {
+            Ok(_) => panic!("a statement over an unmapped column was accepted"),
+            Err(error) => error.to_string(),
+        };
+    assert!(error.contains("no such column: t.Composer"), "{error}");
+    assert!(error.contains("name the tables the config maps"), "{error}");
+}

@@ -786,7 +786,11 @@ pub(crate) fn check_sqlite_statements(
             &format!("toolforge.declared_tools[{index}].sql.sqlite"),
             format!("declared tool `{name}`: SQLite cannot run `sql.sqlite`: {problem}"),
         )
-        .hint("name the config's tables (snake_case entity names, edge tables) and their columns; one read-only SELECT")
+        .hint(if spec.is_mapped() {
+            "name the tables the config maps (`table:`, `join_table:`) and the columns it maps; one read-only SELECT"
+        } else {
+            "name the config's tables (snake_case entity names, edge tables) and their columns; one read-only SELECT"
+        })
         .emit();
     }
 }

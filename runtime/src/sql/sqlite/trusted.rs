@@ -202,10 +202,19 @@ pub fn check_sqlite_reads(spec: &SchemaSpec, statements: &[&str]) -> Vec<Option<
         .collect()
 }
 
-/// An in-memory database with the spec's schema and the read connections' functions.
+/// An in-memory database with the spec's schema (a mapped spec's: the user's tables as it maps
+/// them) and the read connections' functions.
 fn scratch_connection(spec: &SchemaSpec) -> Result<Connection, String> {
-    let schema = crate::sql::ddl::schema_sql(spec)
-        .map_err(|error| format!("the schema is invalid: {error}"))?;
+    let schema = if spec.is_mapped() {
+        // The user's tables, with the columns the config maps (it creates none of its own).
+        crate::sql::mapping::scratch_tables(spec)
+            .into_iter()
+            .map(|statement| statement + ";\n")
+            .collect()
+    } else {
+        crate::sql::ddl::schema_sql(spec)
+            .map_err(|error| format!("the schema is invalid: {error}"))?
+    };
     let mut conn = Connection::open_in_memory().map_err(|error| sqlite_message(&error))?;
     crate::sql::sqlite::functions::configure_scratch(&conn)
         .map_err(|error| sqlite_message(&error))?;
