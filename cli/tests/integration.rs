@@ -24,5 +24,6 @@ mod codegen_folder;
 mod guide_reference;
 mod init_from_db;
 mod mapped_postgres;
+mod mapped_serve;
 mod mapped_sqlite;
 mod validate_db;

@@ -2,10 +2,10 @@
 //! or an entity's unique values by prefix) and for the `{id}` of a record's URI template.
 
 use rmcp::model::{CompleteResult, CompletionInfo, ErrorData, Reference};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::data::{Caller, Offers, text_of};
-use crate::spec::EntitySpec;
+use crate::spec::{EntitySpec, FieldType};
 
 /// The most values one answer carries (MCP's cap).
 const MAX_VALUES: usize = 100;
@@ -108,21 +108,114 @@ async fn ids(
         return Ok(Vec::new());
     };
     let field = &entity.unique_field;
-    let mut arguments = json!({"entity_type": entity.name, "limit": MAX_VALUES + 1});
-    if !prefix.is_empty() {
-        arguments["conditions"] =
-            json!([{"field": field, "operator": "STARTS WITH", "value": prefix}]);
-    }
-    let answer = match caller.call(query, arguments).await {
-        Ok(answer) => answer,
-        // A caller that may not query the entity is offered nothing; nor is a prefix the
-        // field's type does not take.
-        Err(_) => return Ok(Vec::new()),
+    let integer_key = entity
+        .fields
+        .iter()
+        .any(|f| f.name == *field && f.ty == FieldType::Integer);
+    let searches: Vec<Value> = match (prefix.is_empty(), integer_key) {
+        (true, _) => vec![json!([])],
+        (false, false) => {
+            vec![json!([{"field": field, "operator": "STARTS WITH", "value": prefix}])]
+        }
+        // Whole numbers whose decimal text starts with the prefix: one range per length.
+        (false, true) => decimal_ranges(prefix)
+            .into_iter()
+            .map(|(low, high)| {
+                json!([{"field": field, "operator": ">=", "value": low},
+                       {"field": field, "operator": "<=", "value": high}])
+            })
+            .collect(),
     };
-    Ok(answer["results"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|record| text_of(&record[field]))
-        .collect())
+    let mut values = Vec::new();
+    for conditions in searches {
+        if values.len() > MAX_VALUES {
+            break;
+        }
+        let arguments = json!({
+            "entity_type": entity.name,
+            "conditions": conditions,
+            "order_by": {"field": field, "direction": "ASC"},
+            "limit": MAX_VALUES + 1 - values.len(),
+        });
+        let answer = match caller.call(query, arguments).await {
+            Ok(answer) => answer,
+            // A caller that may not query the entity is offered nothing; nor is a prefix the
+            // field's type does not take.
+            Err(_) => return Ok(Vec::new()),
+        };
+        values.extend(
+            answer["results"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|record| text_of(&record[field])),
+        );
+    }
+    Ok(values)
+}
+
+/// The ranges of whole numbers whose decimal text starts with `prefix`, in ascending order of
+/// their values (`27`: 27, then 270 to 279, 2700 to 2799, ...; `-27`: -27, -279 to -270, ...
+/// listed from the nearest to zero), as far as an `i64` goes. Nothing for a prefix that no
+/// whole number starts with.
+fn decimal_ranges(prefix: &str) -> Vec<(i64, i64)> {
+    let (negative, digits) = match prefix.strip_prefix('-') {
+        Some(digits) => (true, digits),
+        None => (false, prefix),
+    };
+    if negative && digits.is_empty() {
+        return vec![(i64::MIN, -1)];
+    }
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Vec::new();
+    }
+    // `0` is only itself; `07` is no number's text.
+    if digits.starts_with('0') {
+        return if digits == "0" && !negative {
+            vec![(0, 0)]
+        } else {
+            Vec::new()
+        };
+    }
+    let Ok(start) = digits.parse::<i64>() else {
+        return Vec::new();
+    };
+    let mut ranges = Vec::new();
+    let (mut low, mut width) = (start, 1i64);
+    loop {
+        let Some(high) = width.checked_sub(1).and_then(|w| low.checked_add(w)) else {
+            ranges.push(if negative {
+                (-i64::MAX, -low)
+            } else {
+                (low, i64::MAX)
+            });
+            break;
+        };
+        ranges.push(if negative { (-high, -low) } else { (low, high) });
+        match (low.checked_mul(10), width.checked_mul(10)) {
+            (Some(next_low), Some(next_width)) => (low, width) = (next_low, next_width),
+            _ => break,
+        }
+    }
+    ranges
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decimal_ranges;
+
+    #[test]
+    fn integer_prefixes_are_ranges_of_each_length() {
+        assert_eq!(
+            &decimal_ranges("27")[..3],
+            [(27, 27), (270, 279), (2700, 2799)]
+        );
+        assert_eq!(&decimal_ranges("-27")[..2], [(-27, -27), (-279, -270)]);
+        assert_eq!(decimal_ranges("0"), [(0, 0)]);
+        assert!(decimal_ranges("07").is_empty());
+        assert!(decimal_ranges("2x").is_empty());
+        assert!(decimal_ranges("99999999999999999999").is_empty());
+        let last = *decimal_ranges("9").last().unwrap();
+        assert_eq!(last, (9_000_000_000_000_000_000, i64::MAX));
+    }
 }
