@@ -537,3 +537,83 @@ fn a_batch_answer_stays_within_its_cap() {
         }
     });
 }
+
+/// Offsets at the edge of a 64-bit integer: every paged tool refuses one past 2^62 as
+/// `invalid_arguments` naming the bound, and answers an empty last page at 2^62 itself (the
+/// page and its capped count still fit in a 64-bit integer there).
+async fn extreme_offsets(spec: &Arc<toolforge::spec::SchemaSpec>, db: &Database) {
+    use toolforge::sql::tools::DatabaseTool;
+    let calls = [
+        (DatabaseTool::QueryEntities, json!({"entity_type": "Scope"})),
+        (
+            DatabaseTool::QueryEntitiesByNumberRange,
+            json!({"entity_type": "Scope", "field": "startLine", "min": 0}),
+        ),
+        (
+            DatabaseTool::QueryEntitiesByPattern,
+            json!({"entity_type": "Scope", "field": "name", "pattern": "*", "pattern_type": "glob"}),
+        ),
+        (
+            DatabaseTool::GlobSearch,
+            json!({"entity_type": "Scope", "field": "name", "pattern": "*"}),
+        ),
+    ];
+    for (tool, arguments) in calls {
+        for offset in [i64::MAX, i64::MAX - 1000, (1 << 62) + 1] {
+            let mut arguments = arguments.clone();
+            arguments["offset"] = json!(offset);
+            let error = tool
+                .call(spec.clone(), db.clone(), arguments.clone())
+                .await
+                .expect_err("refused");
+            assert_eq!(
+                error.code,
+                ErrorCode::InvalidArguments,
+                "{tool:?} {arguments}"
+            );
+            assert!(
+                error
+                    .message
+                    .contains("`offset` must be at most 4611686018427387904"),
+                "{tool:?}: {}",
+                error.message
+            );
+        }
+        let mut arguments = arguments.clone();
+        arguments["offset"] = json!(1_i64 << 62);
+        let answer = tool
+            .call(spec.clone(), db.clone(), arguments.clone())
+            .await
+            .unwrap_or_else(|error| panic!("{tool:?} {arguments}: {}", error.to_json()));
+        let page = answer["results"]
+            .as_array()
+            .or(answer["matches"].as_array())
+            .unwrap_or_else(|| panic!("{tool:?}: {answer}"));
+        assert!(page.is_empty(), "{tool:?}: {answer}");
+        assert_eq!(answer["has_more"], json!(false), "{tool:?}: {answer}");
+    }
+}
+
+#[tokio::test]
+async fn extreme_offsets_are_refused_or_an_empty_last_page_on_sqlite() {
+    let (_dir, spec, db) = seeded();
+    extreme_offsets(&spec, &db).await;
+}
+
+#[tokio::test]
+async fn extreme_offsets_are_refused_or_an_empty_last_page_on_postgres() {
+    let Some(base) = crate::pg_support::url(
+        "hardening::extreme_offsets_are_refused_or_an_empty_last_page_on_postgres",
+    ) else {
+        return;
+    };
+    let (db, _url) = crate::pg_support::fresh(&base, "extreme_offsets");
+    let spec = Arc::new(sql_fixtures::code_rag_spec());
+    db.init(&spec).unwrap();
+    db.import_jsonl(
+        &spec,
+        sql_fixtures::jsonl(&sql_fixtures::seed_lines()).as_bytes(),
+    )
+    .unwrap();
+    extreme_offsets(&spec, &db).await;
+}

@@ -147,6 +147,30 @@ async fn check(db: &Database) {
         json!(4),
         "{touched}"
     );
+
+    // Every relative instant from now on names the latest version, as `to` absent does: the
+    // clock is read to the second, as the changes were stamped moments ago.
+    let compare = |to: Option<&str>| {
+        let mut args = json!({"entity_type": "Scope", "id": "x", "from": "1 year ago"});
+        if let Some(to) = to {
+            args["to"] = json!(to);
+        }
+        call(&spec, db, DatabaseTool::CompareEntityVersions, args)
+    };
+    let latest = compare(None).await;
+    assert!(latest["diff"].as_str().unwrap().contains("+c"), "{latest}");
+    for to in [
+        "now",
+        "NOW ",
+        "0 seconds ago",
+        "in 1 day",
+        "tomorrow",
+        "next week",
+    ] {
+        let answer = compare(Some(to)).await;
+        assert_eq!(answer["diff"], latest["diff"], "to: {to:?}: {answer}");
+        assert_eq!(answer["to"], latest["to"], "to: {to:?}");
+    }
 }
 
 #[tokio::test]

@@ -39,6 +39,10 @@ const MAX_AMOUNT: i64 = 100_000;
 /// assert_eq!(resolve("yesterday", now).unwrap(), "2024-03-30T00:00:00Z");
 /// assert_eq!(resolve("2024-01-01", now).unwrap(), "2024-01-01T00:00:00Z");
 /// assert!(resolve("a while ago", now).unwrap_err().contains("N <unit> ago"));
+/// // The clock is read to the second: a change stamped this second is not after `now`.
+/// let later: jiff::Timestamp = "2024-03-31T10:30:00.750Z".parse().unwrap();
+/// assert_eq!(resolve("now", later).unwrap(), "2024-03-31T10:30:00Z");
+/// assert_eq!(resolve("in 1 hour", later).unwrap(), "2024-03-31T11:30:00Z");
 /// ```
 pub fn resolve(text: &str, now: Timestamp) -> Result<String, String> {
     let unknown = || {
@@ -49,6 +53,9 @@ pub fn resolve(text: &str, now: Timestamp) -> Result<String, String> {
     };
     let lowered = text.trim().to_lowercase();
     let words: Vec<&str> = lowered.split_whitespace().collect();
+    // To the second, as writes are stamped (`2024-05-01T12:00:00Z`): a clock with a fraction
+    // would sort before a change stamped in the same second, and `now` would miss it.
+    let now = Timestamp::from_second(now.as_second()).unwrap_or(now);
     let zoned = now.to_zoned(TimeZone::UTC);
     let midnight = |days: i64| -> Result<String, String> {
         let start = zoned.start_of_day().map_err(|error| error.to_string())?;

@@ -383,11 +383,20 @@ pub(crate) fn insert_page_end(
     );
 }
 
-/// The offset of a call: 0 when absent, an error when negative.
+/// The largest offset a call may ask for: 2^62, past any table's rows, and far enough below
+/// `i64::MAX` that the offset plus a page (and the capped count after it) is still a 64-bit
+/// integer to both backends.
+pub(crate) const MAX_OFFSET: i64 = 1 << 62;
+
+/// The offset of a call: 0 when absent, an error when negative or above [`MAX_OFFSET`].
 pub(crate) fn offset(requested: Option<i64>) -> Result<u64, ToolError> {
     match requested {
         None => Ok(0),
-        Some(n) if n >= 0 => Ok(n as u64),
+        Some(n) if (0..=MAX_OFFSET).contains(&n) => Ok(n as u64),
+        Some(n) if n > MAX_OFFSET => Err(ToolError::invalid_arguments(format!(
+            "`offset` must be at most {MAX_OFFSET} (past any table's rows), got {n}"
+        ))
+        .with_details(json!({"path": "offset", "maximum": MAX_OFFSET}))),
         Some(n) => Err(ToolError::invalid_arguments(format!(
             "`offset` must be 0 or more, got {n}"
         ))
