@@ -239,6 +239,40 @@ async fn the_page_its_assets_and_its_data() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_route_refuses_a_foreign_origin_as_the_mcp_endpoint_does() {
+    let (_dir, config, db) = library();
+    let (_served, address) = serve(&config, &db, &["--ui"], &[]).await;
+    let port = address.rsplit(':').next().unwrap().to_owned();
+    let own = format!("http://127.0.0.1:{port}");
+    for path in [
+        "/ui",
+        "/ui/app.js",
+        "/ui/schema.svg",
+        "/ui/tools.json",
+        "/healthz",
+        "/readyz",
+        "/mcp",
+    ] {
+        let foreign = get(&address, path, &[("Origin", "http://evil.example")]).await;
+        assert_eq!(foreign.status, 403, "{path} from a foreign origin");
+        assert!(
+            foreign.body.contains("Origin header is not allowed"),
+            "{path}: {}",
+            foreign.body
+        );
+        if path != "/mcp" {
+            // The server's own (loopback) origin and no origin at all are answered.
+            assert_eq!(
+                get(&address, path, &[("Origin", &own)]).await.status,
+                200,
+                "{path}"
+            );
+            assert_eq!(get(&address, path, &[]).await.status, 200, "{path}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_data_needs_the_token_of_the_mcp_endpoint() {
     let (_dir, config, db) = library();
     let env = [("TOOLFORGE_TEST_WORKBENCH_TOKEN", "s3cret")];

@@ -184,6 +184,11 @@ impl McpServer {
         app = app.merge(health_routes(
             mounts.iter().map(|(_, s)| s.clone()).collect(),
         ));
+        // Every route refuses a foreign `Origin` as `/mcp` does (rmcp checks it there too).
+        let app = app.layer(middleware::from_fn_with_state(
+            super::origin_check::AllowedOrigins::new(&options.allowed_origins),
+            super::origin_check::refuse_foreign_origin,
+        ));
         let address: Option<SocketAddr> = listener.local_addr().ok();
         tracing::info!(address = ?address, paths = ?mounts.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(), "serving MCP over HTTP");
         let servers: Vec<McpServer> = mounts.into_iter().map(|(_, server)| server).collect();

@@ -44,6 +44,8 @@ mod hang_up;
 mod http;
 mod offers;
 mod origin;
+#[cfg(feature = "mcp-http")]
+mod origin_check;
 mod paging;
 #[cfg(feature = "mcp-http")]
 mod request_check;
