@@ -614,6 +614,20 @@ async fn malformed_http_requests_get_json_rpc_errors_and_4xx() {
             "{\"jsonrpc\": \"2.0\", \"id\": 1208925819614629174706176, \"method\": \"ping\"}",
             -32600,
         ),
+        // JSON that is not JSON-RPC 2.0: another version, none, positional params, a key twice.
+        (
+            "{\"jsonrpc\": \"1.0\", \"id\": 1, \"method\": \"ping\"}",
+            -32600,
+        ),
+        ("{\"id\": 1, \"method\": \"ping\"}", -32600),
+        (
+            "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/list\", \"params\": []}",
+            -32600,
+        ),
+        (
+            "{\"jsonrpc\": \"2.0\", \"id\": 1, \"id\": 2, \"method\": \"ping\"}",
+            -32600,
+        ),
     ] {
         let (status, answer) = send(post(body), body.as_bytes().to_vec()).await;
         assert_eq!(status, "400", "{body}: {answer}");

@@ -1,8 +1,9 @@
 //! What a Streamable HTTP request must be before rmcp reads it, answered with the status codes
 //! JSON-RPC over HTTP uses: a body that cannot be read (a broken chunked encoding) is `400`, one
 //! larger than the cap `413`; a `POST` whose JSON does not parse is `400` with JSON-RPC's
-//! `-32700`, and one that is not a single request (a batch array, an `id` that is neither a
-//! string nor an integer, no `method`) is `400` with `-32600`. Valid requests pass on unchanged.
+//! `-32700`, and one that is not a single JSON-RPC 2.0 request (a batch array, no `"jsonrpc":
+//! "2.0"`, a key written twice, an `id` that is neither a string nor an integer, no `method`,
+//! `params` that are not an object) is `400` with `-32600`. Valid requests pass on unchanged.
 
 use axum::body::Body;
 use axum::extract::Request;
@@ -86,6 +87,43 @@ fn check(body: &[u8]) -> Result<(), (i64, String)> {
         };
         return Err((-32600, format!("Invalid Request: the body is {what}")));
     };
+    if let Err(error) = serde_json::from_slice::<UniqueKeys>(body) {
+        return Err((-32600, format!("Invalid Request: {error}")));
+    }
+    match object.get("jsonrpc") {
+        Some(Value::String(version)) if version == "2.0" => {}
+        None => {
+            return Err((
+                -32600,
+                "Invalid Request: the message has no `jsonrpc` member; a JSON-RPC 2.0 message \
+                 carries \"jsonrpc\": \"2.0\""
+                    .to_owned(),
+            ));
+        }
+        Some(other) => {
+            return Err((
+                -32600,
+                format!("Invalid Request: `jsonrpc` must be \"2.0\", got {other}"),
+            ));
+        }
+    }
+    match object.get("params") {
+        None | Some(Value::Object(_)) => {}
+        Some(other) => {
+            let what = match other {
+                Value::Array(_) => "an array",
+                Value::Null => "null",
+                _ => "not an object",
+            };
+            return Err((
+                -32600,
+                format!(
+                    "Invalid Request: `params` is {what}; MCP's parameters are an object of \
+                     named members"
+                ),
+            ));
+        }
+    }
     match object.get("id") {
         None | Some(Value::String(_)) => {}
         Some(Value::Number(number)) if number.is_i64() => {}
@@ -107,6 +145,39 @@ fn check(body: &[u8]) -> Result<(), (i64, String)> {
         ));
     }
     Ok(())
+}
+
+/// A JSON object read for its top-level keys only, refusing one written twice (which
+/// `serde_json::Value` would keep the last of, silently).
+struct UniqueKeys;
+
+impl<'de> serde::Deserialize<'de> for UniqueKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Keys;
+        impl<'de> serde::de::Visitor<'de> for Keys {
+            type Value = UniqueKeys;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<UniqueKeys, A::Error> {
+                let mut seen: Vec<String> = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if seen.contains(&key) {
+                        return Err(serde::de::Error::custom(format!(
+                            "the member `{key}` is written twice"
+                        )));
+                    }
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    seen.push(key);
+                }
+                Ok(UniqueKeys)
+            }
+        }
+        deserializer.deserialize_map(Keys)
+    }
 }
 
 /// A JSON-RPC error answer (its `id` is null: the request's could not be trusted), status 400.
@@ -156,5 +227,28 @@ mod tests {
         );
         assert_eq!(code(r#"{"jsonrpc":"2.0","id":1}"#), Some(-32600));
         assert_eq!(code("3"), Some(-32600));
+        assert_eq!(
+            code(r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#),
+            Some(-32600)
+        );
+        assert_eq!(code(r#"{"id":1,"method":"ping"}"#), Some(-32600));
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[]}"#),
+            Some(-32600)
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#),
+            Some(-32600)
+        );
+        let (_, message) =
+            check(br#"{"jsonrpc":"2.0","id":1,"method":"ping","method":"x"}"#).unwrap_err();
+        assert!(
+            message.contains("the member `method` is written twice"),
+            "{message}"
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#),
+            None
+        );
     }
 }
