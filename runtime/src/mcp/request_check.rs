@@ -3,7 +3,7 @@
 //! larger than the cap `413`; a `POST` whose JSON does not parse is `400` with JSON-RPC's
 //! `-32700`, and one that is not a single JSON-RPC 2.0 request (a batch array, no `"jsonrpc":
 //! "2.0"`, a key written twice, an `id` that is neither a string nor an integer, no `method`,
-//! `params` that are not an object) is `400` with `-32600`. Valid requests pass on unchanged.
+//! `params` that are neither an object nor null) is `400` with `-32600`. Valid requests pass on unchanged.
 
 use axum::body::Body;
 use axum::extract::Request;
@@ -107,12 +107,12 @@ fn check(body: &[u8]) -> Result<(), (i64, String)> {
             ));
         }
     }
+    // `null` is left to the method (some clients send it for "no parameters").
     match object.get("params") {
-        None | Some(Value::Object(_)) => {}
+        None | Some(Value::Object(_) | Value::Null) => {}
         Some(other) => {
             let what = match other {
                 Value::Array(_) => "an array",
-                Value::Null => "null",
                 _ => "not an object",
             };
             return Err((
