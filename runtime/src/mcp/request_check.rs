@@ -3,7 +3,8 @@
 //! larger than the cap `413`; a `POST` whose JSON does not parse is `400` with JSON-RPC's
 //! `-32700`, and one that is not a single JSON-RPC 2.0 request (a batch array, no `"jsonrpc":
 //! "2.0"`, a key written twice, an `id` that is neither a string nor an integer, no `method`,
-//! `params` that are neither an object nor null) is `400` with `-32600`. Valid requests pass on unchanged.
+//! `params` that are neither an object nor null) is `400` with `-32600`. Valid requests pass
+//! on unchanged.
 
 use axum::body::Body;
 use axum::extract::Request;
