@@ -30,6 +30,7 @@ const SQL_LAYERS: &[&[&str]] = &[
         "sql::glob",
         "sql::dates",
         "sql::value",
+        "sql::key",
         "sql::ddl",
         "sql::schema_diff",
         "sql::full_text::query",

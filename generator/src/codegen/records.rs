@@ -276,10 +276,7 @@ fn entity_items(spec: &SchemaSpec, entity: &EntitySpec) -> TokenStream {
     let relationship_fns = relationship_methods(spec, entity);
     // The key as the data has it: an integer key is an `i64` to `get`, and its decimal text
     // to the engine.
-    let integer_key = entity
-        .fields
-        .iter()
-        .any(|f| f.name == entity.unique_field && f.ty == FieldType::Integer);
+    let integer_key = entity.key_type() == FieldType::Integer;
     let (id_text, id_arg, id_key) = if integer_key {
         (
             quote!(::std::borrow::Cow::Owned(self.#id_ident.to_string())),

@@ -1127,6 +1127,18 @@ impl EntitySpec {
         self.fields.iter().find(|field| field.name == name)
     }
 
+    /// The type of the unique field: `integer` for a table's own integer key, else `string`.
+    pub fn key_type(&self) -> FieldType {
+        self.field(&self.unique_field)
+            .map_or(FieldType::String, |field| field.ty)
+    }
+
+    /// The column holding the unique field.
+    pub fn key_column(&self) -> &str {
+        self.field(&self.unique_field)
+            .map_or(self.unique_field.as_str(), FieldSpec::column_name)
+    }
+
     /// The computed field with this name.
     pub fn computed_field(&self, name: &str) -> Option<&ComputedFieldSpec> {
         self.computed_fields.iter().find(|field| field.name == name)

@@ -204,9 +204,8 @@ fn marker_of(spec: &SchemaSpec, dialect: SqlDialect) -> String {
     format!("toolforge_access_{:016x}", hasher.finish())
 }
 
-/// The specs whose markers were computed, with them: rendering every view's statements to
-/// hash them costs more than the call's own statement on a small read, so each spec's marker
-/// is rendered once. Held weakly: a spec dropped (a reload) keeps only its allocation until the
+/// The specs whose markers were computed, with them: the marker hashes every view's
+/// statements, which a call need not render again, so each spec's marker is rendered once. Held weakly: a spec dropped (a reload) keeps only its allocation until the
 /// next miss prunes it, and that allocation cannot be reused by another spec meanwhile, so a
 /// pointer match is always the same spec.
 static MARKERS: Mutex<Vec<Marker>> = Mutex::new(Vec::new());

@@ -19,7 +19,7 @@
 //! Both planners inline such views, so a lookup by key or a condition on a plain column still
 //! uses the table's own indexes.
 
-use crate::spec::{EdgeMapping, EntitySpec, FieldSpec, FieldType, RelationshipSpec, TableRef};
+use crate::spec::{EdgeMapping, EntitySpec, FieldType, RelationshipSpec, TableRef};
 
 use super::backend::SqlDialect;
 use super::ident::quote;
@@ -56,17 +56,7 @@ fn read_as(dialect: SqlDialect, alias: &str, column: &str, ty: FieldType) -> Str
 /// The key column of `entity` under `alias`, as every view reads it (so an entity's key and
 /// the edges' ends compare as the same type).
 fn key_as(dialect: SqlDialect, entity: &EntitySpec, alias: &str, column: &str) -> String {
-    let ty = entity
-        .field(&entity.unique_field)
-        .map_or(FieldType::String, |field| field.ty);
-    read_as(dialect, alias, column, ty)
-}
-
-/// The column of `entity`'s unique field.
-fn key_column(entity: &EntitySpec) -> &str {
-    entity
-        .field(&entity.unique_field)
-        .map_or(entity.unique_field.as_str(), FieldSpec::column_name)
+    read_as(dialect, alias, column, entity.key_type())
 }
 
 /// The query presenting the mapped `entity` in the spec's terms, or `None` for an entity whose
@@ -106,7 +96,7 @@ pub(crate) fn edge_query(
             let table = source.source.as_ref()?;
             Some(format!(
                 "SELECT {} AS \"source_id\", {} AS \"target_id\" FROM {} AS \"e\" WHERE {} IS NOT NULL",
-                key_as(dialect, source, "e", key_column(source)),
+                key_as(dialect, source, "e", source.key_column()),
                 key_as(dialect, target, "e", column),
                 table_sql(table, base),
                 format_args!("\"e\".{}", quote(column)),

@@ -48,6 +48,8 @@ pub mod ident;
 pub mod import;
 #[cfg(feature = "sqlite")]
 pub mod introspect;
+#[cfg(feature = "sqlite")]
+pub(crate) mod key;
 pub mod lex;
 #[cfg(feature = "sqlite")]
 pub(crate) mod mapping;

@@ -108,10 +108,7 @@ async fn ids(
         return Ok(Vec::new());
     };
     let field = &entity.unique_field;
-    let integer_key = entity
-        .fields
-        .iter()
-        .any(|f| f.name == *field && f.ty == FieldType::Integer);
+    let integer_key = entity.key_type() == FieldType::Integer;
     let searches: Vec<Value> = match (prefix.is_empty(), integer_key) {
         (true, _) => vec![json!([])],
         (false, false) => {

@@ -59,7 +59,7 @@ pub fn drift(catalog: &Catalog, spec: &SchemaSpec) -> Vec<Drift> {
                 message: format!(
                     "table {}: the key column \"{}\" is neither its primary key nor declared unique",
                     show(source),
-                    key_column(entity)
+                    entity.key_column()
                 ),
                 hint: Some(
                     "a lookup by key may find several rows: make the column the table's primary key or add a UNIQUE index on it, or map a column that is unique"
@@ -74,6 +74,15 @@ pub fn drift(catalog: &Catalog, spec: &SchemaSpec) -> Vec<Drift> {
     unmapped_columns(&lookup, spec, &mut found);
     unmapped_tables(&lookup, spec, &mut found);
     found
+}
+
+/// The candidate closest to `name`, when one is close enough to be a likely typo.
+fn closest<'a>(candidates: impl Iterator<Item = &'a str>, name: &str) -> Option<&'a str> {
+    candidates
+        .map(|candidate| (strsim::jaro_winkler(candidate, name), candidate))
+        .filter(|(score, _)| *score > 0.85)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, candidate)| candidate)
 }
 
 /// Whether `found` is the very table `table` (not an equal one).
@@ -117,7 +126,10 @@ impl<'c> Lookup<'c> {
         found: &mut Vec<Drift>,
     ) -> Option<&'c Table> {
         let Some(table) = self.table(source) else {
-            let close = self.close_tables(&source.name);
+            let close = closest(
+                self.catalog.tables.iter().map(|t| t.name.as_str()),
+                &source.name,
+            );
             found.push(Drift {
                 level: DriftLevel::Breaks,
                 place: place(),
@@ -186,12 +198,7 @@ impl<'c> Lookup<'c> {
     }
 
     fn missing_column(&self, table: &Table, name: &str, place: DriftPlace) -> Drift {
-        let close = table
-            .columns
-            .iter()
-            .map(|c| c.name.as_str())
-            .filter(|candidate| strsim::jaro_winkler(candidate, name) > 0.85)
-            .max_by(|a, b| strsim::jaro_winkler(a, name).total_cmp(&strsim::jaro_winkler(b, name)));
+        let close = closest(table.columns.iter().map(|c| c.name.as_str()), name);
         Drift {
             level: DriftLevel::Breaks,
             place,
@@ -209,15 +216,6 @@ impl<'c> Lookup<'c> {
                 ),
             }),
         }
-    }
-
-    fn close_tables(&self, name: &str) -> Option<&'c str> {
-        self.catalog
-            .tables
-            .iter()
-            .map(|t| t.name.as_str())
-            .filter(|candidate| strsim::jaro_winkler(candidate, name) > 0.85)
-            .max_by(|a, b| strsim::jaro_winkler(a, name).total_cmp(&strsim::jaro_winkler(b, name)))
     }
 
     fn relationship(
@@ -323,21 +321,13 @@ fn fits(kind: &ColumnKind, ty: FieldType, backend: Backend) -> Fit {
 
 /// Whether the entity's key column is its table's primary key or a unique column of it.
 fn is_key(catalog: &Catalog, table: &Table, entity: &EntitySpec) -> bool {
-    let key = key_column(entity);
+    let key = entity.key_column();
     let same = |a: &str| match catalog.backend {
         Backend::Sqlite => a.eq_ignore_ascii_case(key),
         Backend::Postgres => a == key,
     };
     let single = |columns: &[String]| columns.len() == 1 && same(&columns[0]);
     single(&table.primary_key) || table.unique.iter().any(|set| single(set))
-}
-
-fn key_column(entity: &EntitySpec) -> &str {
-    entity
-        .fields
-        .iter()
-        .find(|f| f.name == entity.unique_field)
-        .map_or(entity.unique_field.as_str(), FieldSpec::column_name)
 }
 
 /// The tables `spec` maps: its entities' and its join tables.

@@ -403,27 +403,10 @@ pub async fn get<R: Record>(db: &Database, id: &str) -> Result<Option<R>, Record
     let condition = Condition {
         field: entity.unique_field.clone(),
         operator: Operator::Eq,
-        value: key_value(entity, id),
+        value: super::key::to_json(entity, id),
     };
     let page = run_query::<R>(db, vec![condition], None, 1).await?;
     page.results.into_iter().next().map(decode::<R>).transpose()
-}
-
-/// The JSON value of the key `id` of `entity`: a number for an integer key written in decimal,
-/// text otherwise.
-fn key_value(entity: &EntitySpec, id: &str) -> Value {
-    match id.parse::<i64>() {
-        Ok(n) if integer_key(entity) => Value::from(n),
-        _ => Value::String(id.to_owned()),
-    }
-}
-
-/// Whether `entity`'s unique field is an `integer` (the key of a mapped table, say).
-fn integer_key(entity: &EntitySpec) -> bool {
-    entity
-        .fields
-        .iter()
-        .any(|f| f.name == entity.unique_field && f.ty == crate::spec::FieldType::Integer)
 }
 
 /// Which way a relationship is followed from a record.
@@ -465,9 +448,9 @@ pub async fn related<S: Record, T: Record>(
         Follow::Outgoing => ("source_id", "target_id"),
         Follow::Incoming => ("target_id", "source_id"),
     };
-    let near_key = match spec.entity(S::ENTITY) {
-        Some(source) if integer_key(source) => id.parse::<i64>().ok().map(SqlValue::Integer),
-        _ => None,
+    let id = match spec.entity(S::ENTITY) {
+        Some(source) => super::key::param(source, id),
+        None => SqlValue::Text(id.to_owned()),
     };
     let spec = db.spec_for(T::spec());
     let target = spec.entity(T::ENTITY).unwrap_or(target);
@@ -482,7 +465,6 @@ pub async fn related<S: Record, T: Record>(
         alias = quote(ROW_ALIAS),
         unique = quote(&target.unique_field),
     );
-    let id = near_key.unwrap_or_else(|| SqlValue::Text(id.to_owned()));
     let views = spec.clone();
     let rows = db
         .read_any(move |conn| -> Result<Vec<Vec<SqlValue>>, ExecError> {

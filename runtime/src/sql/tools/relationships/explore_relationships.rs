@@ -269,10 +269,7 @@ fn start_id(start: &EntitySpec, conditions: &[Condition]) -> Option<SqlValue> {
     if condition.field != start.unique_field || condition.operator != Operator::Eq {
         return None;
     }
-    match (
-        &condition.value,
-        crate::sql::tools::shared::key::key_type(start),
-    ) {
+    match (&condition.value, start.key_type()) {
         (serde_json::Value::String(id), _) => {
             Some(crate::sql::tools::shared::key::param(start, id))
         }

@@ -12,6 +12,8 @@ use crate::ToolError;
 use crate::spec::{EntitySpec, FieldType, SchemaSpec};
 use crate::sql::value::SqlValue;
 
+pub(crate) use crate::sql::key::{param, to_json};
+
 /// A key as a model may send it.
 #[derive(Deserialize)]
 #[serde(untagged)]
@@ -46,7 +48,7 @@ pub(crate) fn texts_or_integers<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<S
 /// The JSON Schema type of a key argument: `string`, or when an entity has an integer key
 /// `["integer", "string"]` (a model that quotes the number still names the record).
 pub(crate) fn schema_type(spec: &SchemaSpec) -> Value {
-    let integer = |entity: &EntitySpec| key_type(entity) == FieldType::Integer;
+    let integer = |entity: &EntitySpec| entity.key_type() == FieldType::Integer;
     if spec.entities.iter().any(integer) {
         serde_json::json!(["integer", "string"])
     } else {
@@ -54,17 +56,10 @@ pub(crate) fn schema_type(spec: &SchemaSpec) -> Value {
     }
 }
 
-/// The type of `entity`'s unique field.
-pub(crate) fn key_type(entity: &EntitySpec) -> FieldType {
-    entity
-        .field(&entity.unique_field)
-        .map_or(FieldType::String, |field| field.ty)
-}
-
 /// The value bound for the key `text` of `entity`: an integer for an integer key (an error
 /// naming `path` when `text` is not one), else the text.
 pub(crate) fn bound(entity: &EntitySpec, text: &str, path: &str) -> Result<SqlValue, ToolError> {
-    match key_type(entity) {
+    match entity.key_type() {
         FieldType::Integer => text
             .trim()
             .parse::<i64>()
@@ -78,27 +73,5 @@ pub(crate) fn bound(entity: &EntitySpec, text: &str, path: &str) -> Result<SqlVa
                 ))
             }),
         _ => Ok(SqlValue::Text(text.to_owned())),
-    }
-}
-
-/// The key `text` of `entity` as an answer gives it: a number for an integer key, else the
-/// text.
-pub(crate) fn to_json(entity: &EntitySpec, text: &str) -> Value {
-    match key_type(entity) {
-        FieldType::Integer => text
-            .parse::<i64>()
-            .map_or_else(|_| Value::from(text), Value::from),
-        _ => Value::from(text),
-    }
-}
-
-/// The key `text` of `entity` as a statement parameter: an integer for an integer key (when
-/// it spells one), else the text. Keys the engine read itself always spell one.
-pub(crate) fn param(entity: &EntitySpec, text: &str) -> SqlValue {
-    match key_type(entity) {
-        FieldType::Integer => text
-            .parse::<i64>()
-            .map_or_else(|_| SqlValue::Text(text.to_owned()), SqlValue::Integer),
-        _ => SqlValue::Text(text.to_owned()),
     }
 }
