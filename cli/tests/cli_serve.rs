@@ -645,3 +645,152 @@ async fn malformed_http_requests_get_json_rpc_errors_and_4xx() {
     let (status, answer) = send(head, b"zz\r\n{}\r\n0\r\n\r\n".to_vec()).await;
     assert!(status.starts_with('4'), "{answer}");
 }
+
+/// The requests a clumsy client sends with params that do not fit their method, and what
+/// each answer's message must name.
+const WRONGLY_TYPED: &[(&str, &str, &str)] = &[
+    ("resources/read", r#"{"uri": 123}"#, "`uri`"),
+    ("prompts/get", r#"{"name": null}"#, "`name`"),
+    (
+        "completion/complete",
+        r#"{"ref": {"type": "ref/prompt", "name": "p"}, "argument": {"name": "a", "value": 7}}"#,
+        "`argument.value`",
+    ),
+    ("tools/call", r#"{"name": 1}"#, "`name`"),
+    ("tools/call", "null", "the request has none"),
+];
+
+/// Checks one JSON-RPC answer to a request of `WRONGLY_TYPED` (or to an unknown method).
+fn assert_rpc_error(answer: &serde_json::Value, code: i64, names: &str, request: &str) {
+    assert_eq!(answer["error"]["code"], code, "{request}: {answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains(names), "{request}: {message}");
+}
+
+/// A known method whose params are wrongly typed is `-32602` Invalid params naming the
+/// parameter, over stdio and HTTP, in a session and stateless; only a method that does not
+/// exist is `-32601` (both were `-32601` with the method's name as the message before).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrongly_typed_params_are_invalid_params_on_every_transport() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (_dir, config, db) = seeded(CONFIG);
+    let request = |id: usize, method: &str, params: &str| {
+        format!(r#"{{"jsonrpc": "2.0", "id": {id}, "method": "{method}", "params": {params}}}"#)
+    };
+    let unknown = r#"{"jsonrpc": "2.0", "id": 99, "method": "tools/delete", "params": {}}"#;
+
+    // stdio, as a desktop client speaks it.
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolforge"))
+        .args(["serve", "--config"])
+        .arg(&config)
+        .arg("--db")
+        .arg(&db)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    // Writes `line`; reads the answer unless it is a notification.
+    let mut exchange = async |line: &str| -> serde_json::Value {
+        stdin
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .unwrap();
+        if !line.contains("\"id\"") {
+            return serde_json::Value::Null;
+        }
+        let answer = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("an answer within 30 s")
+            .unwrap()
+            .expect("a line");
+        serde_json::from_str(&answer).unwrap()
+    };
+    let initialized = exchange(
+        r#"{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}"#,
+    )
+    .await;
+    assert!(initialized["result"].is_object(), "{initialized}");
+    exchange(r#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#).await;
+    for (id, (method, params, names)) in WRONGLY_TYPED.iter().enumerate() {
+        let line = request(id + 1, method, params);
+        assert_rpc_error(&exchange(&line).await, -32602, names, &line);
+    }
+    assert_rpc_error(&exchange(unknown).await, -32601, "`tools/delete`", unknown);
+    drop(stdin);
+    let _ = child.wait().await;
+
+    // HTTP: in a 2025-06-18 session, and stateless (2026-07-28).
+    let (_server, url) = http_serve(&config, &db, &[]).await;
+    let post = async |body: String, headers: &[(&str, &str)]| {
+        let client =
+            hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+                .build_http::<axum::body::Body>();
+        let mut request = axum::http::Request::post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let response = client
+            .request(request.body(axum::body::Body::from(body)).unwrap())
+            .await
+            .unwrap();
+        let session = response
+            .headers()
+            .get("mcp-session-id")
+            .map(|value| value.to_str().unwrap().to_owned());
+        let bytes = http_body_util::BodyExt::collect(response.into_body())
+            .await
+            .unwrap()
+            .to_bytes();
+        let text = String::from_utf8_lossy(&bytes);
+        // A JSON answer, or the JSON of an event stream's `data:` line.
+        let json = text
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .find(|data| !data.trim().is_empty())
+            .unwrap_or(&text);
+        let answer: serde_json::Value = serde_json::from_str(json.trim())
+            .unwrap_or_else(|_| serde_json::Value::String(text.clone().into_owned()));
+        (session, answer)
+    };
+    let (session, initialized) = post(
+        r#"{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}"#.to_owned(),
+        &[],
+    )
+    .await;
+    assert!(initialized["result"].is_object(), "{initialized}");
+    let session = session.expect("a session id");
+    let in_session = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-06-18"),
+    ];
+    post(
+        r#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#.to_owned(),
+        &in_session,
+    )
+    .await;
+    for (id, (method, params, names)) in WRONGLY_TYPED.iter().enumerate() {
+        let body = request(id + 1, method, params);
+        let (_, answer) = post(body.clone(), &in_session).await;
+        assert_rpc_error(&answer, -32602, names, &body);
+    }
+    let (_, answer) = post(unknown.to_owned(), &in_session).await;
+    assert_rpc_error(&answer, -32601, "`tools/delete`", unknown);
+
+    let stateless = [("mcp-protocol-version", "2026-07-28")];
+    let meta = r#""_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}, "io.modelcontextprotocol/clientCapabilities": {}}"#;
+    for (id, (method, params, names)) in WRONGLY_TYPED.iter().enumerate() {
+        if *params == "null" {
+            continue; // a stateless request carries its protocol version in its params
+        }
+        let params = format!("{{{meta}, {}", &params[1..]);
+        let body = request(id + 1, method, &params);
+        let (_, answer) = post(body.clone(), &[stateless[0], ("mcp-method", method)]).await;
+        assert_rpc_error(&answer, -32602, names, &body);
+    }
+}

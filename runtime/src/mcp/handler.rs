@@ -560,6 +560,16 @@ impl ServerHandler for McpHandler {
         peers.retain(|peer| !peer.is_transport_closed());
         peers.push(context.peer);
     }
+
+    /// A request rmcp could not read: `-32602` for a method MCP defines (its params did not
+    /// fit), `-32601` for one it does not.
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        Err(super::invalid_params::answer(&request))
+    }
 }
 
 /// A tool's answer: `structuredContent` when it is an object, always mirrored as JSON text.

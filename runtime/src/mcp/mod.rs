@@ -42,6 +42,7 @@ mod handler;
 mod hang_up;
 #[cfg(feature = "mcp-http")]
 mod http;
+mod invalid_params;
 mod offers;
 mod origin;
 #[cfg(feature = "mcp-http")]
