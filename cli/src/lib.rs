@@ -88,7 +88,7 @@ pub enum Command {
     /// Run one tool over a database and print its result as JSON.
     Call(call::Args),
     /// Serve the tools over MCP (stdio, or Streamable HTTP with --http).
-    Serve(serve::Args),
+    Serve(Box<serve::Args>),
     /// Index tools from many sources into a searchable catalog, and search it.
     #[command(subcommand)]
     Catalog(catalog::CatalogCommand),

@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use toolforge::CallLimits;
-use toolforge::mcp::{HttpOptions, McpOptions, McpServer, ServeError, shutdown_signal};
+use toolforge::mcp::{
+    ConnectionLimits, HttpOptions, McpOptions, McpServer, ServeError, shutdown_signal,
+};
 use toolforge_catalog::{Source, SourceKind, TOOL_SEARCH, ToolSearch};
 use toolforge_generator::CompileOptions;
 
@@ -100,9 +102,27 @@ pub struct Args {
     /// (repeatable).
     #[arg(long = "allow-origin", value_name = "ORIGIN")]
     pub allow_origins: Vec<String>,
-    /// HTTP: the largest request body in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = HttpOptions::default().max_body_bytes)]
-    pub max_body_bytes: usize,
+    /// HTTP: the largest request body in bytes (over `toolforge.http.max_body_bytes`;
+    /// default 4194304, 4 MiB).
+    #[arg(long, value_name = "BYTES", value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..))]
+    pub max_body_bytes: Option<u64>,
+    /// HTTP: seconds from a request's first byte to the end of its headers; a connection that
+    /// takes longer is closed (over `toolforge.http.header_timeout_seconds`; default 10).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..))]
+    pub header_timeout: Option<u64>,
+    /// HTTP: seconds from a request's headers to the end of its body; a slower body is
+    /// answered 408 (over `toolforge.http.body_timeout_seconds`; default 30).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..))]
+    pub body_timeout: Option<u64>,
+    /// HTTP: seconds a connection may wait without a request under way before it is closed
+    /// (over `toolforge.http.idle_timeout_seconds`; default 60).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..))]
+    pub idle_timeout: Option<u64>,
+    /// HTTP: the most connections open at once; a new one beyond closes the one waiting
+    /// longest without a request, or is answered 503 when all are answering (over
+    /// `toolforge.http.max_connections`; default 512).
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..))]
+    pub max_connections: Option<u64>,
     /// A context value of every call, `NAME=ENV_VAR` (repeatable): the value is read from the
     /// environment variable when the tools are loaded; the config's row rules
     /// (`toolforge.access`) read it as `:context.NAME`.
@@ -162,7 +182,9 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
         }
     };
     let workbench = args.ui.then(|| workbench(&spec));
-    let http = http.map(|options| options.with_workbench(workbench.clone()));
+    let http = http.map(|options| {
+        with_http_limits(options, args, &spec.mcp.http).with_workbench(workbench.clone())
+    });
     let flags = crate::oauth::OAuthFlags {
         issuer: args.oauth_issuer.clone(),
         audience: args.oauth_audience.clone(),
@@ -353,9 +375,52 @@ fn http_options(args: &Args) -> Result<Option<HttpOptions>, String> {
         defaults
             .with_allowed_hosts(hosts)
             .with_allowed_origins(origins)
-            .with_bearer_token(token)
-            .with_max_body_bytes(args.max_body_bytes),
+            .with_bearer_token(token),
     ))
+}
+
+/// `options` with the body cap and connection limits of the flags, over the config's
+/// `toolforge.http`, over the defaults.
+fn with_http_limits(
+    options: HttpOptions,
+    args: &Args,
+    config: &toolforge::spec::HttpSpec,
+) -> HttpOptions {
+    use toolforge::spec::HttpSpec;
+    let pick = |flag: Option<u64>, key: Option<u64>, default: u64| flag.or(key).unwrap_or(default);
+    let seconds = |flag, key, default| Duration::from_secs(pick(flag, key, default));
+    let limits = ConnectionLimits::default()
+        .with_header_timeout(seconds(
+            args.header_timeout,
+            config.header_timeout_seconds,
+            HttpSpec::DEFAULT_HEADER_TIMEOUT_SECONDS,
+        ))
+        .with_body_timeout(seconds(
+            args.body_timeout,
+            config.body_timeout_seconds,
+            HttpSpec::DEFAULT_BODY_TIMEOUT_SECONDS,
+        ))
+        .with_idle_timeout(seconds(
+            args.idle_timeout,
+            config.idle_timeout_seconds,
+            HttpSpec::DEFAULT_IDLE_TIMEOUT_SECONDS,
+        ))
+        .with_max_connections(
+            usize::try_from(pick(
+                args.max_connections,
+                config.max_connections,
+                HttpSpec::DEFAULT_MAX_CONNECTIONS,
+            ))
+            .unwrap_or(usize::MAX),
+        );
+    let max_body_bytes = pick(
+        args.max_body_bytes,
+        config.max_body_bytes,
+        HttpSpec::DEFAULT_MAX_BODY_BYTES,
+    );
+    options
+        .with_connection_limits(limits)
+        .with_max_body_bytes(usize::try_from(max_body_bytes).unwrap_or(usize::MAX))
 }
 
 /// What a reload needs of the arguments.

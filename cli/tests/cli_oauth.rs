@@ -648,6 +648,138 @@ async fn keys_the_issuer_rotates_are_fetched_again() {
     }
 }
 
+/// A token whose header names `kid` (its signature is never checked: the key is looked up
+/// first).
+fn token_naming_key(kid: &str, issuer: &str, audience: &str) -> String {
+    use base64::Engine as _;
+    let encode = |value: Value| {
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(value.to_string().as_bytes())
+    };
+    format!(
+        "{}.{}.c2lnbmF0dXJl",
+        encode(json!({"alg": "RS256", "typ": "JWT", "kid": kid})),
+        encode(json!({"iss": issuer, "aud": audience, "sub": "x", "exp": 4_000_000_000u64}))
+    )
+}
+
+/// An issuer whose metadata and key set hang, then fail: concurrent requests share one fetch
+/// and are all answered within the fetch timeout (they queued, one fetch each, before: the
+/// 20th after 100 s); tokens naming made-up keys cause at most one fetch while the failure is
+/// remembered; once the issuer is back its keys are fetched, and while it hangs again the
+/// cached keys keep serving without asking it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_issuer_is_asked_once_and_keeps_no_caller_waiting() {
+    if issuer("a_failing_issuer_is_asked_once_and_keeps_no_caller_waiting").is_none() {
+        return;
+    }
+    let flaky = std::env::var("TOOLFORGE_TEST_OIDC_FLAKY_ISSUER")
+        .expect("scripts/with-oidc starts a flaky issuer beside the others");
+    let (_dir, config, db) = seeded(&flaky);
+    let control = async |mode: &str| {
+        let (status, _, body) =
+            http("POST", &format!("{flaky}/keys/{mode}"), &[], String::new()).await;
+        assert_eq!(status, 204, "{body}");
+    };
+    let counts = async || {
+        let (_, _, body) = http("GET", &format!("{flaky}/keys/counts"), &[], String::new()).await;
+        let counts: Value = serde_json::from_str(&body).unwrap();
+        (
+            counts["metadata"].as_u64().unwrap(),
+            counts["jwks"].as_u64().unwrap(),
+        )
+    };
+    let Served {
+        child: _server,
+        url,
+        ..
+    } = serve_http(&["--config", &config, "--db", &db], &[]).await;
+    let valid = token(&flaky, "alice", "mcp read", &url).await;
+    let all = json!({"entity_type": "Loan", "order_by": {"field": "id"}});
+    // `tokens` sent at once; each answer's status and how long it took.
+    let send_all = async |tokens: Vec<String>| {
+        let mut calls = tokio::task::JoinSet::new();
+        for token in tokens {
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "query_entities", "arguments": all.clone(), "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                    "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"}}}})
+            .to_string();
+            let url = url.clone();
+            calls.spawn(async move {
+                let started = std::time::Instant::now();
+                let bearer = format!("Bearer {token}");
+                let headers = [
+                    ("authorization", bearer.as_str()),
+                    ("content-type", "application/json"),
+                    ("accept", "application/json, text/event-stream"),
+                    ("mcp-protocol-version", "2026-07-28"),
+                    ("mcp-method", "tools/call"),
+                    ("mcp-name", "query_entities"),
+                ];
+                let (status, _, body) = http("POST", &url, &headers, body).await;
+                (status, started.elapsed(), body)
+            });
+        }
+        calls.join_all().await
+    };
+    let made_up = |round: &str| {
+        (0..30)
+            .map(|i| token_naming_key(&format!("made-up-{round}-{i}"), &flaky, &url))
+            .collect::<Vec<_>>()
+    };
+
+    // Hanging: the keys were never fetched; 20 requests share one fetch, which gives up at the
+    // fetch timeout (5 s).
+    control("hang").await;
+    let before = counts().await;
+    for (status, took, body) in send_all(vec![valid.clone(); 20]).await {
+        assert_eq!(status, 503, "{body}");
+        assert!(took < Duration::from_secs(9), "answered after {took:?}");
+    }
+    let after = counts().await;
+    assert_eq!(after.0 - before.0, 1, "one metadata request, left hanging");
+    assert_eq!(after.1, before.1);
+
+    // Failing: once the 1 s back-off has passed, 30 tokens naming keys nobody has make one
+    // fetch (its two metadata requests fail), not 30.
+    control("fail").await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let before = counts().await;
+    for (status, _, body) in send_all(made_up("failing")).await {
+        assert_eq!(status, 503, "{body}");
+    }
+    let after = counts().await;
+    assert!(
+        after.0 - before.0 <= 2,
+        "{before:?} {after:?}: one fetch at most"
+    );
+    assert_eq!(after.1, before.1, "no key set was asked for");
+
+    // Back: after the back-off (2 s after a second failure), the keys are fetched.
+    control("serve").await;
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let client = connect(&url, &valid).await;
+    assert_eq!(
+        ids(&call(&client, "query_entities", all.clone()).await),
+        ["n1", "n2"]
+    );
+    client.cancel().await.ok();
+
+    // Hanging again: cached keys keep serving, and made-up keys (within 10 s of the last
+    // fetch) ask nothing of the issuer.
+    control("hang").await;
+    let before = counts().await;
+    for (status, _, body) in send_all(vec![valid.clone(); 20]).await {
+        assert_eq!(status, 200, "{body}");
+    }
+    for (status, _, body) in send_all(made_up("cached")).await {
+        assert_eq!(status, 401, "{body}");
+    }
+    assert_eq!(counts().await, before);
+    control("serve").await;
+}
+
 /// The server refuses to start with settings that would weaken the checks.
 #[test]
 fn conflicting_settings_stop_the_start() {

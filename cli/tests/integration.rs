@@ -12,6 +12,7 @@ mod cli;
 mod cli_catalog;
 mod cli_db;
 mod cli_full_text;
+mod cli_http_limits;
 mod cli_oauth;
 mod cli_offers;
 mod cli_postgres;

@@ -15,8 +15,13 @@
 // A third issuer rotates its keys on `POST /rotate`: a new key signs from then on, the old ones
 // stay in its key set (so tokens signed before stay valid), as an issuer rolling its keys does.
 //
-// Prints one JSON line, {"issuer": URL, "other_issuer": URL, "rotating_issuer": URL}, then
-// serves until killed or its standard input closes.
+// A fourth issuer's metadata and key set can be made to fail: `POST /keys/hang` leaves every
+// request for them unanswered, `POST /keys/fail` answers them 500, `POST /keys/serve` serves
+// them again; `GET /keys/counts` says how many requests each kind has had
+// ({"metadata": n, "jwks": n}). Its token endpoint keeps working throughout.
+//
+// Prints one JSON line, {"issuer": URL, "other_issuer": URL, "rotating_issuer": URL,
+// "flaky_issuer": URL}, then serves until killed or its standard input closes.
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 
@@ -35,13 +40,41 @@ function signingKey(kid) {
   return { ...privateKey.export({ format: 'jwk' }), kid, alg: 'RS256', use: 'sig' };
 }
 
-async function start(name, { rotating = false } = {}) {
+async function start(name, { rotating = false, flaky = false } = {}) {
   const server = createServer();
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${server.address().port}`;
   const keys = [signingKey(`${name}-key`)];
   let handler = provider(issuer, keys).callback();
+  let keysMode = 'serve';
+  const counts = { metadata: 0, jwks: 0 };
   server.on('request', (req, res) => {
+    if (flaky && req.url.startsWith('/keys/')) {
+      if (req.method === 'POST' && ['/keys/hang', '/keys/fail', '/keys/serve'].includes(req.url)) {
+        keysMode = req.url.slice('/keys/'.length);
+        res.writeHead(204);
+        res.end();
+      } else if (req.method === 'GET' && req.url === '/keys/counts') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(counts));
+      } else {
+        res.writeHead(404);
+        res.end();
+      }
+      return;
+    }
+    const kind = req.url.startsWith('/.well-known/') ? 'metadata' : req.url.startsWith('/jwks') ? 'jwks' : null;
+    if (flaky && kind) {
+      counts[kind] += 1;
+      if (keysMode === 'hang') {
+        return; // never answered: the client's own timeout ends it
+      }
+      if (keysMode === 'fail') {
+        res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end('the key service is down');
+        return;
+      }
+    }
     if (rotating && req.method === 'POST' && req.url === '/rotate') {
       keys.unshift(signingKey(`${name}-key-${keys.length + 1}`));
       handler = provider(issuer, keys).callback();
@@ -103,13 +136,20 @@ function provider(issuer, keys) {
 const main = await start('main');
 const other = await start('other');
 const rotating = await start('rotating', { rotating: true });
+const flaky = await start('flaky', { flaky: true });
 process.stdout.write(
-  `${JSON.stringify({ issuer: main.issuer, other_issuer: other.issuer, rotating_issuer: rotating.issuer })}\n`,
+  `${JSON.stringify({
+    issuer: main.issuer,
+    other_issuer: other.issuer,
+    rotating_issuer: rotating.issuer,
+    flaky_issuer: flaky.issuer,
+  })}\n`,
 );
 const stop = () => {
   main.server.close();
   other.server.close();
   rotating.server.close();
+  flaky.server.close();
   process.exit(0);
 };
 process.stdin.on('end', stop);

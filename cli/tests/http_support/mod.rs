@@ -21,11 +21,29 @@ pub struct Served {
 /// `toolforge serve ARGS --http 127.0.0.1:0` with `env` set; returns once it serves. Its log is
 /// read to the end (so the server never blocks on a full pipe) and kept.
 pub async fn serve_http<S: AsRef<OsStr>>(args: &[S], env: &[(&str, &str)]) -> Served {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolforge"))
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolforge"));
+    command.arg("serve").args(args).envs(env.iter().copied());
+    announced(command).await
+}
+
+/// As [`serve_http`], in a process that may open at most `descriptors` files (`ulimit -n`).
+pub async fn serve_http_with_descriptors<S: AsRef<OsStr>>(args: &[S], descriptors: u32) -> Served {
+    let mut command = tokio::process::Command::new("sh");
+    command
+        .args([
+            "-c",
+            &format!("ulimit -n {descriptors} && exec \"$0\" \"$@\""),
+        ])
+        .arg(env!("CARGO_BIN_EXE_toolforge"))
         .arg("serve")
-        .args(args)
+        .args(args);
+    announced(command).await
+}
+
+/// Starts `command` (a `toolforge serve` without its `--http`) on a free loopback port.
+async fn announced(mut command: tokio::process::Command) -> Served {
+    let mut child = command
         .args(["--http", "127.0.0.1:0"])
-        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stderr(Stdio::piped())
         .kill_on_drop(true)

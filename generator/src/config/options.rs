@@ -103,6 +103,68 @@ pub struct ToolforgeOptions {
     /// How records and documents are served as MCP resources (see [`ResourcesOptions`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resources: Option<ResourcesOptions>,
+    /// How `toolforge serve --http` bounds its connections and requests (see
+    /// [`HttpServeOptions`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http: Option<HttpServeOptions>,
+}
+
+/// `toolforge.http`: the deadlines and limits of `toolforge serve --http`, against slow and
+/// idle clients. Each key left out keeps its default; a `serve` flag of the same name
+/// (`--header-timeout`, `--body-timeout`, `--idle-timeout`, `--max-connections`,
+/// `--max-body-bytes`) overrides it.
+///
+/// ```yaml
+/// toolforge:
+///   http:
+///     header_timeout_seconds: 10   # a request's first byte to the end of its headers
+///     body_timeout_seconds: 30     # its headers to the end of its body (408 after)
+///     idle_timeout_seconds: 60     # a connection without a request under way
+///     max_connections: 512         # open at once; beyond, the longest-waiting idle one is closed
+///     max_body_bytes: 4194304      # larger bodies are refused with 413
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct HttpServeOptions {
+    /// Seconds from a request's first byte to the end of its headers; a connection that
+    /// takes longer is closed (default 10, at least 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::header_timeout_seconds")]
+    pub header_timeout_seconds: Option<u64>,
+    /// Seconds from a request's headers to the end of its body; a body that takes longer is
+    /// answered `408` (default 30, at least 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::body_timeout_seconds")]
+    pub body_timeout_seconds: Option<u64>,
+    /// Seconds a connection may wait without a request under way (a keep-alive connection
+    /// between requests, or one that sends nothing) before it is closed (default 60, at
+    /// least 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::idle_timeout_seconds")]
+    pub idle_timeout_seconds: Option<u64>,
+    /// The most connections open at once (default 512, at least 1). A new connection beyond
+    /// it closes the one that has waited longest without a request under way; when every
+    /// open connection is answering, the new one is answered `503` (`/healthz` `200`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::max_connections")]
+    pub max_connections: Option<u64>,
+    /// The largest request body, in bytes; larger ones are refused with `413` (default
+    /// 4194304, 4 MiB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(default = "super::schema::max_body_bytes")]
+    pub max_body_bytes: Option<u64>,
+}
+
+impl HttpServeOptions {
+    /// The serving settings.
+    pub fn to_spec(&self) -> toolforge::spec::HttpSpec {
+        let mut spec = toolforge::spec::HttpSpec::default();
+        spec.header_timeout_seconds = self.header_timeout_seconds;
+        spec.body_timeout_seconds = self.body_timeout_seconds;
+        spec.idle_timeout_seconds = self.idle_timeout_seconds;
+        spec.max_connections = self.max_connections;
+        spec.max_body_bytes = self.max_body_bytes;
+        spec
+    }
 }
 
 /// `toolforge.auth`: `toolforge serve --http` as an OAuth 2.1 resource server. Every request

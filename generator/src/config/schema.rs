@@ -135,6 +135,31 @@ pub(super) fn role() -> Option<String> {
         .and_then(|role| role.as_str().map(str::to_owned))
 }
 
+/// `toolforge.http.header_timeout_seconds`.
+pub(super) fn header_timeout_seconds() -> Option<u64> {
+    Some(toolforge::spec::HttpSpec::DEFAULT_HEADER_TIMEOUT_SECONDS)
+}
+
+/// `toolforge.http.body_timeout_seconds`.
+pub(super) fn body_timeout_seconds() -> Option<u64> {
+    Some(toolforge::spec::HttpSpec::DEFAULT_BODY_TIMEOUT_SECONDS)
+}
+
+/// `toolforge.http.idle_timeout_seconds`.
+pub(super) fn idle_timeout_seconds() -> Option<u64> {
+    Some(toolforge::spec::HttpSpec::DEFAULT_IDLE_TIMEOUT_SECONDS)
+}
+
+/// `toolforge.http.max_connections`.
+pub(super) fn max_connections() -> Option<u64> {
+    Some(toolforge::spec::HttpSpec::DEFAULT_MAX_CONNECTIONS)
+}
+
+/// `toolforge.http.max_body_bytes`.
+pub(super) fn max_body_bytes() -> Option<u64> {
+    Some(toolforge::spec::HttpSpec::DEFAULT_MAX_BODY_BYTES)
+}
+
 /// `toolforge.auth.leeway_seconds` (what `toolforge serve` applies to an absent key).
 pub(super) fn leeway_seconds() -> Option<u64> {
     Some(30)

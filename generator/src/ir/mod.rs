@@ -44,6 +44,9 @@ fn mcp_spec(config: &Config) -> toolforge::spec::McpSpec {
     if let Some(auth) = config.toolforge.as_ref().and_then(|t| t.auth.as_ref()) {
         mcp.auth = Some(auth.to_spec());
     }
+    if let Some(http) = config.toolforge.as_ref().and_then(|t| t.http.as_ref()) {
+        mcp.http = http.to_spec();
+    }
     mcp.prompts = offers::prompts(config);
     mcp.resources = offers::resources(config);
     mcp

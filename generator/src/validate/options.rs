@@ -15,6 +15,42 @@ pub(super) fn check(config: &Config, r: &mut Reporter<'_>) {
             .hint("use at least 1 (default 20)")
             .emit();
     }
+    if let Some(http) = &options.http {
+        use toolforge::spec::HttpSpec;
+        for (key, value, default) in [
+            (
+                "header_timeout_seconds",
+                http.header_timeout_seconds,
+                HttpSpec::DEFAULT_HEADER_TIMEOUT_SECONDS,
+            ),
+            (
+                "body_timeout_seconds",
+                http.body_timeout_seconds,
+                HttpSpec::DEFAULT_BODY_TIMEOUT_SECONDS,
+            ),
+            (
+                "idle_timeout_seconds",
+                http.idle_timeout_seconds,
+                HttpSpec::DEFAULT_IDLE_TIMEOUT_SECONDS,
+            ),
+            (
+                "max_connections",
+                http.max_connections,
+                HttpSpec::DEFAULT_MAX_CONNECTIONS,
+            ),
+            (
+                "max_body_bytes",
+                http.max_body_bytes,
+                HttpSpec::DEFAULT_MAX_BODY_BYTES,
+            ),
+        ] {
+            if value == Some(0) {
+                r.error(&format!("toolforge.http.{key}"), format!("`{key}` is 0"))
+                    .hint(format!("use at least 1 (default {default})"))
+                    .emit();
+            }
+        }
+    }
     if let Some(history) = &options.change_history
         && history.max_changes_per_record == Some(0)
     {

@@ -7,7 +7,9 @@
 //!   which stops DNS-rebinding pages from reaching a local server;
 //! - an optional bearer token ([`HttpOptions::bearer_token`]), compared in constant time;
 //! - request bodies above [`HttpOptions::max_body_bytes`] are refused with 413, bodies that are
-//!   not one JSON-RPC message with 400 and JSON-RPC's `-32700` or `-32600`.
+//!   not one JSON-RPC message with 400 and JSON-RPC's `-32700` or `-32600`;
+//! - deadlines for a request's headers and body, an idle time for keep-alive connections and
+//!   a limit on open connections ([`HttpOptions::connections`], `connections.rs`).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -17,12 +19,12 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::serve::ListenerExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
+use super::connections::ConnectionLimits;
 use super::server::{McpServer, ServeError};
 
 /// Settings of the Streamable HTTP transport.
@@ -38,6 +40,9 @@ pub struct HttpOptions {
     pub bearer_token: Option<String>,
     /// The largest request body, in bytes (default 4 MiB); larger ones are refused with 413.
     pub max_body_bytes: usize,
+    /// Deadlines for requests' headers and bodies, the idle time of a keep-alive connection
+    /// and the most connections open at once (see [`ConnectionLimits`]).
+    pub connections: ConnectionLimits,
     /// When set, the server is an OAuth resource server: every request carries an access token
     /// of the issuer, whose scopes gate the tools and whose claims become context values.
     #[cfg(feature = "mcp-oauth")]
@@ -57,7 +62,8 @@ impl Default for HttpOptions {
                 .map(String::from)
                 .to_vec(),
             bearer_token: None,
-            max_body_bytes: 4 * 1024 * 1024,
+            max_body_bytes: crate::spec::HttpSpec::DEFAULT_MAX_BODY_BYTES as usize,
+            connections: ConnectionLimits::default(),
             #[cfg(feature = "mcp-oauth")]
             oauth: None,
             #[cfg(feature = "mcp-workbench")]
@@ -102,6 +108,12 @@ impl HttpOptions {
     /// Sets [`HttpOptions::max_body_bytes`].
     pub fn with_max_body_bytes(mut self, bytes: usize) -> Self {
         self.max_body_bytes = bytes;
+        self
+    }
+
+    /// Sets [`HttpOptions::connections`].
+    pub fn with_connection_limits(mut self, limits: ConnectionLimits) -> Self {
+        self.connections = limits;
         self
     }
 }
@@ -214,16 +226,8 @@ impl McpServer {
             }
             stop.cancel();
         };
-        // Answers are small and written in pieces: send each at once (no Nagle delay).
-        let listener = listener.tap_io(|stream| {
-            if let Err(error) = stream.set_nodelay(true) {
-                tracing::debug!(%error, "cannot set TCP_NODELAY");
-            }
-        });
-        axum::serve(listener, app)
-            .with_graceful_shutdown(graceful)
-            .await
-            .map_err(|error| ServeError::Transport(error.to_string()))
+        super::connections::serve(listener, app, options.connections, graceful).await;
+        Ok(())
     }
 }
 

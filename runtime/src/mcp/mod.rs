@@ -34,6 +34,8 @@
 #[cfg(feature = "mcp-oauth")]
 mod auth;
 mod client_log;
+#[cfg(feature = "mcp-http")]
+mod connections;
 mod convert;
 #[cfg(feature = "mcp-http")]
 mod direct_call;
@@ -61,6 +63,8 @@ mod workbench;
 
 #[cfg(feature = "mcp-oauth")]
 pub use auth::{Introspection, OAuthOptions};
+#[cfg(feature = "mcp-http")]
+pub use connections::ConnectionLimits;
 pub use handler::McpHandler;
 #[cfg(feature = "mcp-http")]
 pub use http::HttpOptions;

@@ -1,6 +1,6 @@
 //! What a Streamable HTTP request must be before rmcp reads it, answered with the status codes
 //! JSON-RPC over HTTP uses: a body that cannot be read (a broken chunked encoding) is `400`, one
-//! larger than the cap `413`; a `POST` whose JSON does not parse is `400` with JSON-RPC's
+//! larger than the cap `413`, one that does not arrive within the body timeout `408`; a `POST` whose JSON does not parse is `400` with JSON-RPC's
 //! `-32700`, and one that is not a single JSON-RPC 2.0 request (a batch array, no `"jsonrpc":
 //! "2.0"`, a key written twice, an `id` that is neither a string nor an integer, no `method`,
 //! `params` that are neither an object nor null) is `400` with `-32600`. Valid requests pass
@@ -44,7 +44,9 @@ pub(super) async fn read_body(
     axum::body::to_bytes(body, max_body_bytes)
         .await
         .map_err(|error| {
-            if is_length_limit(&error) {
+            if let Some(timeout) = body_timeout(&error) {
+                (StatusCode::REQUEST_TIMEOUT, timeout.to_string()).into_response()
+            } else if is_length_limit(&error) {
                 (
                     StatusCode::PAYLOAD_TOO_LARGE,
                     format!("the request body is larger than {max_body_bytes} bytes"),
@@ -58,6 +60,18 @@ pub(super) async fn read_body(
                     .into_response()
             }
         })
+}
+
+/// The body timeout that made reading a body fail, if that is why.
+fn body_timeout(error: &axum::Error) -> Option<&super::connections::BodyTimeout> {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(error) = cause {
+        if let Some(timeout) = error.downcast_ref::<super::connections::BodyTimeout>() {
+            return Some(timeout);
+        }
+        cause = error.source();
+    }
+    None
 }
 
 /// Whether reading a body failed on the size cap (rather than on a broken body).

@@ -391,6 +391,49 @@ pub struct McpSpec {
     /// How records and documents are served as resources (`toolforge.resources`).
     #[serde(default, skip_serializing_if = "ResourcesSpec::is_default")]
     pub resources: ResourcesSpec,
+    /// How `serve --http` bounds its connections and requests (`toolforge.http`).
+    #[serde(default, skip_serializing_if = "HttpSpec::is_default")]
+    pub http: HttpSpec,
+}
+
+/// `toolforge.http`: how `toolforge serve --http` bounds its connections and requests. Each
+/// key left out keeps its default; a `serve` flag of the same name overrides it.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HttpSpec {
+    /// Seconds from a request's first byte to the end of its headers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header_timeout_seconds: Option<u64>,
+    /// Seconds from a request's headers to the end of its body.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body_timeout_seconds: Option<u64>,
+    /// Seconds a connection may wait without a request under way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_timeout_seconds: Option<u64>,
+    /// The most connections open at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_connections: Option<u64>,
+    /// The largest request body, in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_body_bytes: Option<u64>,
+}
+
+impl HttpSpec {
+    /// The default of [`HttpSpec::header_timeout_seconds`].
+    pub const DEFAULT_HEADER_TIMEOUT_SECONDS: u64 = 10;
+    /// The default of [`HttpSpec::body_timeout_seconds`].
+    pub const DEFAULT_BODY_TIMEOUT_SECONDS: u64 = 30;
+    /// The default of [`HttpSpec::idle_timeout_seconds`].
+    pub const DEFAULT_IDLE_TIMEOUT_SECONDS: u64 = 60;
+    /// The default of [`HttpSpec::max_connections`].
+    pub const DEFAULT_MAX_CONNECTIONS: u64 = 512;
+    /// The default of [`HttpSpec::max_body_bytes`]: 4 MiB.
+    pub const DEFAULT_MAX_BODY_BYTES: u64 = 4 * 1024 * 1024;
+
+    /// Whether every key is left out.
+    pub fn is_default(&self) -> bool {
+        self == &HttpSpec::default()
+    }
 }
 
 /// `toolforge.auth`: the server is an OAuth 2.1 resource server (as MCP's authorization spec

@@ -107,6 +107,7 @@ impl Introspector {
                         &super::keys::agent(timeout),
                         &issuer,
                         "introspection_endpoint",
+                        std::time::Instant::now() + timeout,
                     )
                 })
                 .await
