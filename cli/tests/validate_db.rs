@@ -336,3 +336,110 @@ fn serve_refuses_a_retyped_column_at_its_line_and_logs_what_is_not_mapped_yet() 
         "{log}"
     );
 }
+
+/// A stateless `tools/call` of `serve --http` at `url`: the answer's structured content.
+async fn call_http(url: &str, name: &str, arguments: Value) -> Value {
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"}}}})
+    .to_string();
+    let headers = [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", name),
+    ];
+    let (status, _, answer) = crate::http_support::http("POST", url, &headers, body).await;
+    assert_eq!(status, 200, "{answer}");
+    let answer: Value = serde_json::from_str(&answer).unwrap();
+    answer["result"]["structuredContent"].clone()
+}
+
+/// Waits up to 30 s for a line of `log` containing `text`; the log so far.
+async fn logged(log: &std::sync::Mutex<Vec<String>>, text: &str) -> String {
+    for _ in 0..300 {
+        let so_far = log.lock().unwrap().join("\n");
+        if so_far.contains(text) {
+            return so_far;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("never logged {text:?}:\n{}", log.lock().unwrap().join("\n"));
+}
+
+/// `serve --http --reload` over Chinook as it is: a changed config whose mapping no longer
+/// matches the database is refused at its line and the old tools keep answering; one that maps
+/// one more table is taken, and its tool answers over the new table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reload_refuses_a_config_that_drifted_and_takes_one_that_maps_more() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = chinook_sqlite(dir.path());
+    let config = dir.path().join("partial.yaml");
+    std::fs::write(&config, PARTIAL).unwrap();
+    let served = crate::http_support::serve_http(
+        &[
+            "--config".as_ref(),
+            config.as_os_str(),
+            "--db".as_ref(),
+            db.as_os_str(),
+            "--reload".as_ref(),
+        ],
+        &[],
+    )
+    .await;
+    let artists =
+        serde_json::json!({"entity_type": "Artist", "order_by": {"field": "ArtistId"}, "limit": 2});
+    let names = |answer: &Value| -> Vec<String> {
+        answer["results"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{answer}"))
+            .iter()
+            .map(|record| record["Name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let first = call_http(&served.url, "query_entities", artists.clone()).await;
+    assert_eq!(names(&first), ["AC/DC", "Accept"]);
+    let before = std::fs::read(&db).unwrap();
+
+    std::fs::write(
+        &config,
+        PARTIAL.replace(
+            "{name: Milliseconds, type: integer}",
+            "{name: Milliseconds, type: datetime}",
+        ),
+    )
+    .unwrap();
+    let log = logged(&served.log, "the changed config is refused").await;
+    assert!(log.contains("partial.yaml:24:16"), "{log}");
+    assert!(
+        log.contains("column \"Milliseconds\" has type INTEGER"),
+        "{log}"
+    );
+    let still = call_http(&served.url, "query_entities", artists).await;
+    assert_eq!(names(&still), ["AC/DC", "Accept"]);
+
+    std::fs::write(
+        &config,
+        format!(
+            "{PARTIAL}  - name: Genre\n    table: Genre\n    unique_field: GenreId\n    \
+             searchable_fields:\n      - {{name: GenreId, type: integer}}\n      - {{name: Name, type: string}}\n"
+        ),
+    )
+    .unwrap();
+    logged(&served.log, "config reloaded").await;
+    let genres = call_http(
+        &served.url,
+        "query_entities",
+        serde_json::json!({"entity_type": "Genre", "order_by": {"field": "GenreId"}, "limit": 3}),
+    )
+    .await;
+    assert_eq!(names(&genres), ["Rock", "Jazz", "Metal"]);
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        before,
+        "the database is untouched"
+    );
+}
