@@ -84,6 +84,13 @@ pub mod __private {
         db.path_graphs().counts()
     }
 
+    /// How many semantic searches on `db` the HNSW graphs of its loaded vector indexes
+    /// answered (the rest were exact scans): what tests read to tell which search answered.
+    #[cfg(all(feature = "sqlite", feature = "ann"))]
+    pub fn approximate_answers(db: &crate::sql::Database) -> u64 {
+        db.vector_cache().approximate_answers()
+    }
+
     /// The body of the placeholder impl the derive emits next to a compile error.
     pub fn derive_failed() -> crate::ToolError {
         crate::ToolError::new(
