@@ -6,6 +6,8 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
+use crate::unprivileged::{self, chmod};
+
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -861,40 +863,9 @@ fn a_refused_import_changes_nothing_not_even_the_journal_mode() {
     assert_eq!(journal_mode(&fresh), (vec![2, 2], "wal".to_string()));
 }
 
-/// Runs `toolforge` so that file permissions apply: as the user `nobody` (uid 65534) when the
-/// tests run as root (root writes anywhere, whatever the permissions), as the current user
-/// otherwise.
+/// Runs `toolforge` as a user for whom file permissions hold (see `unprivileged.rs`).
 fn toolforge_without_privileges(args: &[&str]) -> Run {
-    use std::os::unix::process::CommandExt;
-    if !is_root() {
-        return finish(
-            Command::new(env!("CARGO_BIN_EXE_toolforge"))
-                .args(args)
-                .output()
-                .expect("run toolforge"),
-        );
-    }
-    // The build folder may sit where `nobody` cannot go (a checkout under /root): run a copy of
-    // the binary from a folder everyone can read.
-    let bin_dir = tempfile::tempdir().unwrap();
-    chmod(bin_dir.path(), 0o755);
-    let binary = bin_dir.path().join("toolforge");
-    std::fs::copy(env!("CARGO_BIN_EXE_toolforge"), &binary).unwrap();
-    chmod(&binary, 0o755);
-    let mut command = Command::new(&binary);
-    command.args(args).uid(65_534).gid(65_534);
-    finish(command.output().expect("run toolforge"))
-}
-
-fn is_root() -> bool {
-    std::fs::metadata("/proc/self")
-        .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
-        .unwrap_or(false)
-}
-
-fn chmod(path: &Path, mode: u32) {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    finish(unprivileged::toolforge(args))
 }
 
 /// `call` reads a database in a folder its user cannot write (read-only media): here a WAL
@@ -924,13 +895,7 @@ fn call_reads_a_database_in_a_folder_it_cannot_write() {
     chmod(&folder, 0o555);
 
     // The folder really is read-only for the user that runs the call.
-    let mut probe = Command::new("sh");
-    probe.args(["-c", &format!("touch '{}/probe'", folder.display())]);
-    if is_root() {
-        use std::os::unix::process::CommandExt;
-        probe.uid(65_534).gid(65_534);
-    }
-    let probe = probe.output().unwrap();
+    let probe = unprivileged::shell(&format!("touch '{}/probe'", folder.display()));
     assert!(
         !probe.status.success(),
         "the folder must not be writable for the test user"

@@ -6,6 +6,9 @@ use std::path::{Path, PathBuf};
 
 use toolforge_cli::{Output, run_with};
 
+#[cfg(unix)]
+use crate::unprivileged::{self, chmod};
+
 fn run(args: &[&str]) -> (i32, String, String) {
     let mut stdout = Vec::new();
     let mut stderr = Vec::new();
@@ -329,11 +332,15 @@ fn a_file_mentioning_the_marker_is_refused_unless_forced() {
     );
 }
 
+/// A generation into a folder its user cannot write fails and changes no file. The failing
+/// run is `toolforge` as a user for whom the folder's mode holds (`unprivileged.rs`: `nobody`
+/// when the tests run as root), and that it holds is checked first.
 #[cfg(unix)]
 #[test]
 fn an_unwritable_folder_changes_no_file() {
-    use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
+    // The user of the failing run reads the config and the folder.
+    chmod(dir.path(), 0o755);
     let out = dir.path().join("tools");
     let config = config_with(dir.path(), 1);
     let args = [
@@ -346,14 +353,16 @@ fn an_unwritable_folder_changes_no_file() {
     assert_eq!(run(&args).0, 0);
     let before = snapshot(&out);
     config_with(dir.path(), 2);
-    fs::set_permissions(&out, fs::Permissions::from_mode(0o555)).unwrap();
-    let (code, _, stderr) = run(&args);
-    fs::set_permissions(&out, fs::Permissions::from_mode(0o755)).unwrap();
-    if code == 0 {
-        // Running as root: permissions are not enforced, nothing to prove here.
-        return;
-    }
-    assert_eq!(code, 1);
+    chmod(&out, 0o555);
+    let probe = unprivileged::shell(&format!("touch '{}/probe'", out.display()));
+    assert!(
+        !probe.status.success(),
+        "the folder must not be writable for the user of the run"
+    );
+    let failed = unprivileged::toolforge(&args);
+    chmod(&out, 0o755);
+    let stderr = String::from_utf8(failed.stderr).unwrap();
+    assert_eq!(failed.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("error:"), "{stderr}");
     assert_eq!(snapshot(&out), before, "no torn or partial file");
 }

@@ -7,6 +7,7 @@ mod http_support;
 #[path = "../../runtime/tests/pg_support/mod.rs"]
 mod pg_support;
 mod sample_databases;
+mod unprivileged;
 
 mod cli;
 mod cli_catalog;

@@ -54,6 +54,8 @@ const SQL_LAYERS: &[&[&str]] = &[
         "sql::full_text::pg_tables",
         "sql::vectors",
         "sql::graphs",
+        // The graphs `find_path` walks, kept per data stamp.
+        "sql::path_graphs",
         // The views presenting an existing database's tables in a spec's terms.
         "sql::mapping",
     ],

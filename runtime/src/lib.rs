@@ -76,6 +76,21 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 
+    /// How many graphs `find_path` loaded on `db`, and how many times its calls searched one
+    /// in memory (the rest walked statement by statement): what tests read to tell which
+    /// search answered.
+    #[cfg(feature = "sqlite")]
+    pub fn path_graph_counts(db: &crate::sql::Database) -> (u64, u64) {
+        db.path_graphs().counts()
+    }
+
+    /// How many semantic searches on `db` the HNSW graphs of its loaded vector indexes
+    /// answered (the rest were exact scans): what tests read to tell which search answered.
+    #[cfg(all(feature = "sqlite", feature = "ann"))]
+    pub fn approximate_answers(db: &crate::sql::Database) -> u64 {
+        db.vector_cache().approximate_answers()
+    }
+
     /// The body of the placeholder impl the derive emits next to a compile error.
     pub fn derive_failed() -> crate::ToolError {
         crate::ToolError::new(

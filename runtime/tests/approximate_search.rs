@@ -195,7 +195,8 @@ fn semantic_search_answers_from_the_graph_once_it_is_built() {
         1
     );
 
-    for row in [0, 17, 1_199] {
+    assert_eq!(toolforge::__private::approximate_answers(&db), 0);
+    for (searched, row) in [0, 17, 1_199].into_iter().enumerate() {
         let answer = search(
             &spec,
             &db,
@@ -203,6 +204,11 @@ fn semantic_search_answers_from_the_graph_once_it_is_built() {
         );
         assert_eq!(ids(&answer)[0], format!("n{row}"), "{answer:#}");
         assert!((answer["results"][0]["score"].as_f64().unwrap() - 1.0).abs() < 1e-5);
+        // The graph answered it, not an exact scan.
+        assert_eq!(
+            toolforge::__private::approximate_answers(&db),
+            searched as u64 + 1
+        );
     }
     // Conditions that keep a small share of the rows are answered exactly among them.
     let answer = search(
@@ -212,6 +218,11 @@ fn semantic_search_answers_from_the_graph_once_it_is_built() {
                "conditions": [{"field": "title", "operator": "=", "value": "note 18"}]}),
     );
     assert_eq!(ids(&answer), ["n18"], "{answer:#}");
+    assert_eq!(
+        toolforge::__private::approximate_answers(&db),
+        3,
+        "an exact scan"
+    );
     // A write makes the next search read the vectors again (exact until a new graph is built).
     db.import(&spec, |import| {
         let data = json!({"uuid": "n0", "title": "note 0", "embedding": rows[1]});

@@ -7,6 +7,7 @@ mod changes_fixture;
 mod clusters_fixture;
 mod full_text_fixture;
 mod join_fixture;
+mod paths_fixture;
 mod pg_support;
 mod places_fixture;
 mod registry_support;

@@ -1024,9 +1024,96 @@ async fn tools_never_write() {
     assert_eq!(before, dump(&f.db));
 }
 
+/// Where calls meet: each arrival waits until `parties` have arrived (or 10 s have passed).
+struct Meeting {
+    parties: usize,
+    arrived: std::sync::Mutex<usize>,
+    all_here: std::sync::Condvar,
+}
+
+impl Meeting {
+    /// Arrives and waits; 1 when every party met, 0 when the wait ran out first.
+    fn meet(&self) -> i64 {
+        let mut arrived = self.arrived.lock().unwrap();
+        *arrived += 1;
+        self.all_here.notify_all();
+        let (arrived, _) = self
+            .all_here
+            .wait_timeout_while(arrived, std::time::Duration::from_secs(10), |arrived| {
+                *arrived < self.parties
+            })
+            .unwrap();
+        i64::from(*arrived >= self.parties)
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn calls_run_in_parallel_on_the_pool() {
-    let f = Arc::new(fixture());
+    let (dir, spec, db) = seeded();
+    let parties = db.reader_count();
+    assert!(parties >= 2, "{parties} pooled readers");
+    // `meet()` on every pooled connection: as many reads at once as there are connections,
+    // each keeping its connection until all have registered the function (so each read has
+    // its own), which also proves the pool hands them out in parallel.
+    let meeting = Arc::new(Meeting {
+        parties,
+        arrived: std::sync::Mutex::new(0),
+        all_here: std::sync::Condvar::new(),
+    });
+    let registered = Arc::new(Meeting {
+        parties,
+        arrived: std::sync::Mutex::new(0),
+        all_here: std::sync::Condvar::new(),
+    });
+    let mut reads = Vec::new();
+    for _ in 0..parties {
+        let (meeting, registered, db) = (meeting.clone(), registered.clone(), db.clone());
+        reads.push(tokio::spawn(async move {
+            db.read(move |conn| {
+                conn.create_scalar_function(
+                    "meet",
+                    0,
+                    rusqlite::functions::FunctionFlags::SQLITE_UTF8,
+                    move |_| Ok(meeting.meet()),
+                )
+                .unwrap();
+                registered.meet()
+            })
+            .await
+        }));
+    }
+    for read in reads {
+        assert_eq!(
+            read.await.unwrap().unwrap(),
+            1,
+            "the pool gave {parties} reads at once"
+        );
+    }
+    // A tool whose statement meets the others inside SQLite: its calls can only all answer
+    // met = 1 if as many run at once, each on its own pooled connection.
+    let mut with_meeting = (*spec).clone();
+    with_meeting.declared_tools.push(
+        serde_json::from_value(json!({
+            "name": "meet", "description": "Meets the other calls.", "limit": 1,
+            "sql": {"sqlite": "SELECT meet() AS \"met\""}
+        }))
+        .unwrap(),
+    );
+    let f = Arc::new(Fixture {
+        _dir: dir,
+        tools: database_tools(Arc::new(with_meeting), db.clone()),
+        db,
+    });
+    let mut meetings = Vec::new();
+    for _ in 0..parties {
+        let f = f.clone();
+        meetings.push(tokio::spawn(async move { f.call("meet", json!({})).await }));
+    }
+    for meeting in meetings {
+        let answer = meeting.await.unwrap().expect("answered");
+        assert_eq!(answer["rows"][0]["met"], 1, "{answer}");
+    }
+    // Many more calls than connections, at once: each answers as alone.
     let mut handles = Vec::new();
     for i in 0..32 {
         let f = f.clone();

@@ -33,6 +33,11 @@ use super::handler_error::HandlerError;
 use super::ident::quote;
 use super::value::SqlValue;
 
+/// The most records a graph tool loads or visits in one call.
+pub(crate) const MAX_GRAPH_NODES: usize = 1_000_000;
+/// The most edges a graph tool loads in one call.
+pub(crate) const MAX_GRAPH_EDGES: usize = 5_000_000;
+
 /// How many rows one statement of a load reads.
 pub(crate) const PAGE_ROWS: usize = 10_000;
 
@@ -97,19 +102,26 @@ impl LoadedGraph {
     }
 }
 
-/// Ids in one string, with where each ends.
+/// Ids in one string, with where each ends (also what `path_graphs.rs` keeps).
 #[derive(Debug, Default)]
-struct IdList {
+pub(crate) struct IdList {
     text: String,
     ends: Vec<u32>,
 }
 
 impl IdList {
-    fn len(&self) -> usize {
+    /// The number of ids.
+    pub(crate) fn len(&self) -> usize {
         self.ends.len()
     }
 
-    fn get(&self, position: usize) -> &str {
+    /// The bytes the list takes: its text and one end offset per id.
+    pub(crate) fn bytes(&self) -> usize {
+        self.text.len() + 4 * self.ends.len()
+    }
+
+    /// The id at `position`.
+    pub(crate) fn get(&self, position: usize) -> &str {
         let start = match position {
             0 => 0,
             _ => self.ends[position - 1] as usize,
@@ -119,7 +131,7 @@ impl IdList {
 
     /// Adds `id`; `false` (nothing added) once the ids would pass 4 GiB of text, which
     /// offsets of 32 bits cannot reach.
-    fn push(&mut self, id: &str) -> bool {
+    pub(crate) fn push(&mut self, id: &str) -> bool {
         let Ok(end) = u32::try_from(self.text.len() + id.len()) else {
             return false;
         };
@@ -128,7 +140,8 @@ impl IdList {
         true
     }
 
-    fn find(&self, id: &str) -> Option<u32> {
+    /// The position of `id` in a list in byte order ([`IdList::sorted`]).
+    pub(crate) fn find(&self, id: &str) -> Option<u32> {
         let (mut low, mut high) = (0usize, self.len());
         while low < high {
             let middle = (low + high) / 2;
@@ -142,7 +155,7 @@ impl IdList {
     }
 
     /// The same ids in byte order (a backend's collation may order text otherwise).
-    fn sorted(self) -> IdList {
+    pub(crate) fn sorted(self) -> IdList {
         let mut order: Vec<u32> = (0..self.len() as u32).collect();
         if order
             .windows(2)
@@ -179,6 +192,11 @@ struct Flight {
 }
 
 impl GraphCache {
+    /// The places for loads, which the graphs `find_path` walks take too.
+    pub(crate) fn places(&self) -> &Places {
+        &self.places
+    }
+
     /// The graph `spec` describes, as of a moment after `started`: one a call loaded since
     /// then and still in use (when `shareable`), or loaded now.
     pub(crate) fn graph(
@@ -223,13 +241,13 @@ impl GraphCache {
 
 /// The places for loads: at most [`LOADS_AT_ONCE`] at a time.
 #[derive(Debug, Default)]
-struct Places {
+pub(crate) struct Places {
     taken: Mutex<usize>,
     freed: Condvar,
 }
 
 /// A place taken; given back when dropped.
-struct Place<'a>(&'a Places);
+pub(crate) struct Place<'a>(&'a Places);
 
 impl Drop for Place<'_> {
     fn drop(&mut self) {
@@ -240,7 +258,7 @@ impl Drop for Place<'_> {
 
 impl Places {
     /// Waits for a place until the call's deadline.
-    fn take(&self) -> Result<Place<'_>, ExecError> {
+    pub(crate) fn take(&self) -> Result<Place<'_>, ExecError> {
         let deadline = CallBudget::current().and_then(|budget| budget.deadline());
         let mut taken = lock(&self.taken);
         while *taken >= LOADS_AT_ONCE {

@@ -54,6 +54,8 @@ pub mod lex;
 #[cfg(feature = "sqlite")]
 pub(crate) mod mapping;
 pub mod names;
+#[cfg(feature = "sqlite")]
+mod path_graphs;
 pub mod places;
 #[cfg(feature = "postgres")]
 pub mod postgres;

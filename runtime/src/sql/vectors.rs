@@ -46,6 +46,9 @@ pub(crate) struct IndexVectors {
     /// The HNSW graph, set once built (never for a small or dot-product index).
     #[cfg(feature = "ann")]
     approximate: std::sync::OnceLock<ApproximateIndex>,
+    /// How many searches the graph answered.
+    #[cfg(feature = "ann")]
+    approximate_answers: std::sync::atomic::AtomicU64,
 }
 
 impl IndexVectors {
@@ -54,6 +57,8 @@ impl IndexVectors {
             matrix,
             #[cfg(feature = "ann")]
             approximate: std::sync::OnceLock::new(),
+            #[cfg(feature = "ann")]
+            approximate_answers: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -70,6 +75,8 @@ impl IndexVectors {
         if let Some(graph) = self.approximate.get() {
             let share = allowed.map_or(1.0, |ids| ids.len() as f64 / self.matrix.len() as f64);
             if share >= SELECTIVE {
+                self.approximate_answers
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 return graph.top_k(&self.matrix, query, k, &keep);
             }
         }
@@ -161,6 +168,20 @@ impl VectorCache {
             approximate: settings,
             ..VectorCache::default()
         }
+    }
+
+    /// How many searches the HNSW graphs of the indexes loaded now answered (the rest were
+    /// exact scans): what tests read through `__private::approximate_answers`.
+    #[cfg(feature = "ann")]
+    pub(crate) fn approximate_answers(&self) -> u64 {
+        lock(&self.entries)
+            .values()
+            .map(|(_, vectors)| {
+                vectors
+                    .approximate_answers
+                    .load(std::sync::atomic::Ordering::Relaxed)
+            })
+            .sum()
     }
 
     /// Where `index` is searched. `server_column` is the backend's answer, asked only when the

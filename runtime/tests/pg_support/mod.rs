@@ -1,7 +1,8 @@
 //! A real PostgreSQL server for tests: its URL comes from `TOOLFORGE_TEST_POSTGRES_URL`
 //! (`scripts/with-postgres` starts a throwaway one and sets it). Without it, PostgreSQL tests
 //! print that they were skipped. Each test that runs appends its name to the file named by
-//! `TOOLFORGE_POSTGRES_TEST_LOG`, so CI can check how many ran.
+//! `TOOLFORGE_POSTGRES_TEST_LOG`, so CI can check that the tests listed in
+//! `.ci/postgres-tests.txt` ran, and no other.
 #![allow(dead_code)]
 
 use std::io::Write;

@@ -51,6 +51,14 @@ pub(crate) trait Reader {
         Ok(())
     }
 
+    /// A stamp of what the database holds as this connection reads it: two equal stamps of
+    /// one database mean that nothing was committed between the reads that gave them, so
+    /// what was read at the first still holds at the second (a stamp may also change when
+    /// nothing did). `None` when the backend cannot tell: then nothing read may be kept.
+    fn data_stamp(&self) -> Result<Option<String>, ExecError> {
+        Ok(None)
+    }
+
     /// Runs a statement answering one integer (`SELECT count(*) ...`).
     fn count(&self, sql: &str, params: &[SqlValue]) -> Result<u64, ExecError> {
         let rows = self.rows(sql, params)?;

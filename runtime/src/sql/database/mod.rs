@@ -16,6 +16,7 @@ use crate::sql::ddl::{ObjectKind, schema_objects};
 #[cfg(feature = "ann")]
 use crate::sql::handler_error::HandlerError;
 use crate::sql::schema_diff::{SchemaDifference, SchemaPlan, plan};
+use crate::sql::sqlite::data_stamp::{DataStamps, StampedReader};
 use crate::sql::sqlite::functions::configure;
 use crate::sql::sqlite::pool::{
     Access, CallSlot, InterruptOnDrop, Pool, PooledReader, SqliteDatabase, needs_write_access,
@@ -84,6 +85,8 @@ pub struct Database {
     vectors: Arc<crate::sql::vectors::VectorCache>,
     /// The graphs `rank_entities` loads, shared by every clone of the handle.
     graphs: Arc<crate::sql::graphs::GraphCache>,
+    /// The graphs `find_path` walks, kept per data stamp and shared by every clone.
+    paths: Arc<crate::sql::path_graphs::PathGraphs>,
 }
 
 /// The backend a [`Database`] runs on.
@@ -196,10 +199,12 @@ impl Database {
         for _ in 0..size {
             idle.push(open_reader(&path, access)?);
         }
+        let stamps = DataStamps::new(open_reader(&path, access)?.conn)?;
         Ok(Database {
             embedder: None,
             vectors: Arc::default(),
             graphs: Arc::default(),
+            paths: Arc::default(),
             backend: Backend::Sqlite(Arc::new(SqliteDatabase {
                 path,
                 writer: writer.map(Mutex::new),
@@ -208,6 +213,7 @@ impl Database {
                     available: Condvar::new(),
                     size,
                 },
+                stamps,
             })),
         })
     }
@@ -307,6 +313,11 @@ impl Database {
         &self.graphs
     }
 
+    /// The graphs `find_path` walks.
+    pub(crate) fn path_graphs(&self) -> &crate::sql::path_graphs::PathGraphs {
+        &self.paths
+    }
+
     /// The SQL dialect of the database's backend.
     pub fn dialect(&self) -> SqlDialect {
         match &self.backend {
@@ -332,6 +343,7 @@ impl Database {
             embedder: None,
             vectors: Arc::default(),
             graphs: Arc::default(),
+            paths: Arc::default(),
             backend: Backend::Postgres(Arc::new(PgBackend {
                 db: PgDatabase::open(url, read_only)?,
                 views: Mutex::new(Vec::new()),
@@ -497,7 +509,12 @@ impl Database {
     /// has no SQLite connection to hand out, the answer is [`DbError::NotSqlite`] (check with
     /// [`Database::dialect`]).
     pub fn read_blocking<T>(&self, f: impl FnOnce(&Connection) -> T) -> Result<T, DbError> {
-        self.read_until(None, &CallSlot::default(), crate::ContextValues::new(), f)
+        self.read_until(
+            None,
+            &CallSlot::default(),
+            crate::ContextValues::new(),
+            |read| f(read.conn),
+        )
     }
 
     /// Runs `f` on a read-only connection, stopping SQLite at `deadline` (and when `call` is
@@ -507,9 +524,10 @@ impl Database {
         deadline: Option<Instant>,
         call: &CallSlot,
         values: crate::ContextValues,
-        f: impl FnOnce(&Connection) -> T,
+        f: impl FnOnce(StampedReader<'_>) -> T,
     ) -> Result<T, DbError> {
-        let pool = &self.sqlite()?.readers;
+        let sqlite = self.sqlite()?;
+        let pool = &sqlite.readers;
         let reader = {
             let mut idle = lock(&pool.idle);
             loop {
@@ -565,12 +583,14 @@ impl Database {
             call,
             reader: Some(reader),
         };
-        let conn = &guard
+        let reader = guard
             .reader
             .as_ref()
-            .expect("connection is present until drop")
-            .conn;
-        Ok(f(conn))
+            .expect("connection is present until drop");
+        Ok(f(StampedReader {
+            conn: &reader.conn,
+            stamps: &sqlite.stamps,
+        }))
     }
 
     /// Runs `f` on a read-only connection on tokio's blocking thread pool.
@@ -587,14 +607,16 @@ impl Database {
         T: Send + 'static,
         F: FnOnce(&Connection) -> T + Send + 'static,
     {
-        self.read_with(crate::ContextValues::new(), f).await
+        self.read_with(crate::ContextValues::new(), |read| f(read.conn))
+            .await
     }
 
-    /// [`Database::read`] for a call with context values (what row rules read).
+    /// [`Database::read`] for a call with context values (what row rules read), on the pooled
+    /// reader with its stamps.
     async fn read_with<T, F>(&self, values: crate::ContextValues, f: F) -> Result<T, DbError>
     where
         T: Send + 'static,
-        F: FnOnce(&Connection) -> T + Send + 'static,
+        F: FnOnce(StampedReader<'_>) -> T + Send + 'static,
     {
         let db = self.clone();
         let deadline = CallBudget::current_deadline();
@@ -650,7 +672,7 @@ impl Database {
             guard.disarm();
             return result?;
         }
-        self.read_with(values, move |conn| f(conn)).await
+        self.read_with(values, move |read| f(&read)).await
     }
 
     /// [`Database::read_any_with`] for an `f` that may run more than once, giving the same

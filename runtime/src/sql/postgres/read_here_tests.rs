@@ -2,7 +2,8 @@
 //! (`TOOLFORGE_TEST_POSTGRES_URL`, see `scripts/with-postgres`): they answer as a blocking
 //! read does, a handler of more statements than the rounds allow goes on on a blocking
 //! thread, and a failed statement ends the read with its error. Each test that runs appends
-//! its name to the file `TOOLFORGE_POSTGRES_TEST_LOG` names, so CI can count it.
+//! its name to the file `TOOLFORGE_POSTGRES_TEST_LOG` names, so CI can check that it ran
+//! (`.ci/postgres-tests.txt`).
 
 use std::io::Write;
 use std::sync::Arc;

@@ -318,6 +318,23 @@ impl Reader for Session<'_> {
         self.run(move |client| trusted_rows(client, prelude, sql, params, offset, take))
     }
 
+    /// The snapshot the session reads with: which transactions had completed. Two equal
+    /// snapshots see the same data (it covers every database of the server, so a write to
+    /// another changes it too).
+    fn data_stamp(&self) -> Result<Option<String>, ExecError> {
+        let rows = self.rows("SELECT pg_current_snapshot()::text", &[])?;
+        Ok(
+            match rows
+                .into_iter()
+                .next()
+                .and_then(|row| row.into_iter().next())
+            {
+                Some(SqlValue::Text(snapshot)) => Some(snapshot),
+                _ => None,
+            },
+        )
+    }
+
     fn rows(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>, ExecError> {
         let _span = crate::trace::statement("postgresql", sql);
         let prelude = self.prelude();

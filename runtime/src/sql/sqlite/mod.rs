@@ -2,8 +2,10 @@
 //! (`pool`), the functions every connection carries (`functions`, its `REGEXP` matcher in
 //! `stoppable_regex`), a connection as the
 //! engine reads and writes through it (`reader`), SQLite's errors (`error`) and the
-//! trusted statements of declared tools run read-only (`trusted`).
+//! trusted statements of declared tools run read-only (`trusted`), and the stamps that tell
+//! whether anything was committed since a read (`data_stamp`).
 
+pub(crate) mod data_stamp;
 pub(crate) mod error;
 pub(crate) mod functions;
 pub(crate) mod import_sink;

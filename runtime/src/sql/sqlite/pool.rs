@@ -7,6 +7,7 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use rusqlite::{Connection, OpenFlags};
 
+use crate::sql::sqlite::data_stamp::DataStamps;
 use crate::sql::sqlite::functions::{configure, register_context};
 use crate::sql::sqlite::watch::{Watch, lock};
 
@@ -27,6 +28,8 @@ pub(crate) struct SqliteDatabase {
     pub(crate) path: PathBuf,
     pub(crate) writer: Option<Mutex<Connection>>,
     pub(crate) readers: Pool,
+    /// What tells whether anything was committed since a read (see `data_stamp.rs`).
+    pub(crate) stamps: DataStamps,
 }
 
 /// How many SQLite virtual-machine steps run between two checks of a read's deadline.

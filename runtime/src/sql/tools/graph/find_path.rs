@@ -1,8 +1,10 @@
 //! `find_path {from: {entity_type, id}, to: {entity_type, id}, relationship_types?, direction?,
-//! max_depth?}`: a shortest path, as hops, found breadth first one level at a time (each
-//! level one batched statement per edge table), visiting at most [`MAX_GRAPH_NODES`] records.
+//! max_depth?}`: a shortest path, as hops, found breadth first: in the graph of the edge
+//! tables the database keeps for calls while nothing is committed (`path_in_memory.rs`), or
+//! statement by statement (`path_by_statements.rs`) when none may be kept or loaded; both
+//! answer the same path.
 
-use std::collections::HashMap;
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -11,13 +13,16 @@ use serde_json::{Map, Value, json};
 use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{CallBudget, ErrorCode, ToolDefinition, ToolError};
 
+use crate::sql::Database;
 use crate::sql::arg_name::ArgName;
 use crate::sql::backend::Reader;
 use crate::sql::describe::{DescriptionBuilder, bounded_list, relationship_arrow};
 use crate::sql::ident::{qualified, quote};
+use crate::sql::path_graphs::{EdgeTable, PathGraph, PathGraphSpec};
 use crate::sql::query::ROW_ALIAS;
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::graph::walk::{MAX_GRAPH_NODES, edges_from, walks};
+use crate::sql::tools::graph::walk::{Node, PathSearch, walks};
+use crate::sql::tools::graph::{path_by_statements, path_in_memory};
 use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
 use crate::sql::tools::shared::common::{
@@ -29,10 +34,6 @@ use crate::sql::value::SqlValue;
 pub const DEFAULT_MAX_DEPTH: i64 = 6;
 /// The largest `max_depth`.
 pub const MAX_DEPTH: i64 = 12;
-
-/// What one visited record takes besides its id's text: its place in the visited map (key,
-/// parent, hash slot) and in the frontier.
-const NODE_BYTES: usize = 160;
 
 /// One end of a path: a record named by its entity and unique id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -146,12 +147,18 @@ impl EngineTool for FindPathArgs {
     }
 
     fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
-        handle(spec, conn, self)
+        handle(spec, conn, self, None)
+    }
+
+    fn execute_in(
+        self,
+        spec: &SchemaSpec,
+        conn: &dyn Reader,
+        db: &Database,
+    ) -> Result<Value, HandlerError> {
+        handle(spec, conn, self, Some(db))
     }
 }
-
-/// A record of the graph: its entity's index in the spec and its id.
-type Node = (usize, String);
 
 fn entity_index(spec: &SchemaSpec, entity: &EntitySpec) -> usize {
     spec.entities
@@ -209,6 +216,7 @@ fn handle(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     arguments: FindPathArgs,
+    db: Option<&Database>,
 ) -> Result<Value, HandlerError> {
     let from_entity = entity(spec, &arguments.from.entity_type, "from.entity_type")?;
     let to_entity = entity(spec, &arguments.to.entity_type, "to.entity_type")?;
@@ -243,114 +251,86 @@ fn handle(
         }
     }
     let walks = walks(spec, &arguments.relationship_types, arguments.direction);
-    let start: Node = (entity_index(spec, from_entity), arguments.from.id.clone());
-    let goal: Node = (entity_index(spec, to_entity), arguments.to.id.clone());
-    // How each visited node was reached: (previous node, walk index).
-    let mut parent: HashMap<Node, Option<(Node, usize)>> = HashMap::new();
-    parent.insert(start.clone(), None);
-    let mut frontier: Vec<Node> = vec![start.clone()];
-    let mut found = start == goal;
-    let mut depth = 0;
-    let cap = CallBudget::current().and_then(|budget| budget.limits().max_memory_bytes);
-    let mut used = 0usize;
-    while !found && depth < max_depth && !frontier.is_empty() {
-        depth += 1;
-        frontier.sort();
-        let mut next: Vec<Node> = Vec::new();
-        for (walk_index, walk) in walks.iter().enumerate() {
-            let Some(near) = spec
-                .entities
-                .iter()
-                .position(|e| e.name == walk.start_entity())
-            else {
-                continue;
-            };
-            let Some(far) = spec
-                .entities
-                .iter()
-                .position(|e| e.name == walk.to_entity())
-            else {
-                continue;
-            };
-            let ids: Vec<String> = frontier
-                .iter()
-                .filter(|(index, _)| *index == near)
-                .map(|(_, id)| id.clone())
-                .collect();
-            if ids.is_empty() {
-                continue;
-            }
-            for (a, b) in edges_from(conn, walk, &spec.entities[near], &ids)? {
-                let reached: Node = (far, b);
-                if parent.contains_key(&reached) {
-                    continue;
-                }
-                if parent.len() >= MAX_GRAPH_NODES {
-                    return Err(ToolError::new(
-                        ErrorCode::TooLarge,
-                        format!(
-                            "the search visited {MAX_GRAPH_NODES} records without reaching the \
-                             target; lower max_depth or narrow relationship_types"
-                        ),
-                    )
-                    .into());
-                }
-                // The node is held twice (visited, frontier), its parent once more.
-                used = used.saturating_add(3 * reached.1.len() + NODE_BYTES);
-                if let Some(cap) = cap
-                    && used > cap
-                {
-                    return Err(ToolError::new(
-                        ErrorCode::TooLarge,
-                        format!(
-                            "the search visited {} records without reaching the target and \
-                             holds more memory than one call may use (max_memory_bytes: {cap} \
-                             bytes); lower max_depth, narrow relationship_types, or raise the \
-                             cap (--max-memory-bytes)",
-                            parent.len()
-                        ),
-                    )
-                    .with_details(json!({"limit": "max_memory_bytes", "max_memory_bytes": cap}))
-                    .into());
-                }
-                parent.insert(reached.clone(), Some(((near, a), walk_index)));
-                if reached == goal {
-                    found = true;
-                }
-                next.push(reached);
-            }
-        }
-        frontier = next;
-    }
+    let search = PathSearch {
+        spec,
+        walks: &walks,
+        start: (entity_index(spec, from_entity), arguments.from.id.clone()),
+        goal: (entity_index(spec, to_entity), arguments.to.id.clone()),
+        max_depth,
+    };
+    let hops = match db
+        .map(|db| kept_graph(spec, conn, db))
+        .transpose()?
+        .flatten()
+    {
+        Some(graph) => path_in_memory::shortest(&graph, &search)?,
+        None => path_by_statements::shortest(conn, &search)?,
+    };
+    let (start, goal) = (&search.start, &search.goal);
     let mut answer = Map::new();
-    answer.insert("from".into(), node_json(spec, conn, &start)?);
-    answer.insert("to".into(), node_json(spec, conn, &goal)?);
-    answer.insert("found".into(), json!(found));
-    if !found {
+    answer.insert("from".into(), node_json(spec, conn, start)?);
+    answer.insert("to".into(), node_json(spec, conn, goal)?);
+    answer.insert("found".into(), json!(hops.is_some()));
+    let Some(hops) = hops else {
         answer.insert("length".into(), Value::Null);
         answer.insert("hops".into(), json!([]));
         answer.insert("max_depth".into(), json!(max_depth));
         return Ok(Value::Object(answer));
-    }
-    let mut chain: Vec<(Node, Node, usize)> = Vec::new();
-    let mut at = goal.clone();
-    while let Some(Some((previous, walk_index))) = parent.get(&at) {
-        chain.push((previous.clone(), at.clone(), *walk_index));
-        at = previous.clone();
-    }
-    chain.reverse();
-    let mut hops = Vec::with_capacity(chain.len());
-    for (a, b, walk_index) in &chain {
+    };
+    let mut listed = Vec::with_capacity(hops.len());
+    for (a, b, walk_index) in &hops {
         let walk = &walks[*walk_index];
-        hops.push(json!({
+        listed.push(json!({
             "from": node_json(spec, conn, a)?,
             "relationship": relationship_arrow(walk.relationship),
             "direction": if walk.outgoing { "outgoing" } else { "incoming" },
             "to": node_json(spec, conn, b)?,
         }));
     }
-    answer.insert("length".into(), json!(hops.len()));
-    answer.insert("hops".into(), Value::Array(hops));
+    answer.insert("length".into(), json!(listed.len()));
+    answer.insert("hops".into(), Value::Array(listed));
     answer.insert("max_depth".into(), json!(max_depth));
     Ok(Value::Object(answer))
+}
+
+/// The graph of `spec`'s edge tables as `db` keeps it for this call (see
+/// `sql/path_graphs.rs`), when one may be used: not with row rules (each caller sees its own
+/// rows, and a kept graph is everyone's), and only when the search over it stays within the
+/// call's memory cap.
+fn kept_graph(
+    spec: &SchemaSpec,
+    conn: &dyn Reader,
+    db: &Database,
+) -> Result<Option<Arc<PathGraph>>, HandlerError> {
+    if !spec.access.is_empty() {
+        return Ok(None);
+    }
+    let index = |name: &str| spec.entities.iter().position(|e| e.name == name);
+    let Some(tables) = spec
+        .relationships
+        .iter()
+        .map(|r| {
+            Some(EdgeTable {
+                table: r.table.clone(),
+                source: index(&r.source)?,
+                target: index(&r.target)?,
+            })
+        })
+        .collect::<Option<Vec<_>>>()
+    else {
+        return Ok(None);
+    };
+    let graph_spec = PathGraphSpec {
+        entities: spec.entities.len(),
+        tables,
+    };
+    let Some(graph) = db
+        .path_graphs()
+        .graph(conn, &graph_spec, db.graph_cache().places())?
+    else {
+        return Ok(None);
+    };
+    let cap = CallBudget::current().and_then(|budget| budget.limits().max_memory_bytes);
+    let needs = graph.bytes() + path_in_memory::search_bytes(&graph, spec.entities.len());
+    Ok(cap.is_none_or(|cap| needs <= cap).then_some(graph))
 }

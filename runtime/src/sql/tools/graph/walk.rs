@@ -16,10 +16,7 @@ use crate::sql::ident::quote;
 use crate::sql::tools::TraversalDirection;
 use crate::sql::value::SqlValue;
 
-/// The most records a graph tool loads or visits in one call.
-pub const MAX_GRAPH_NODES: usize = 1_000_000;
-/// The most edges a graph tool loads in one call.
-pub const MAX_GRAPH_EDGES: usize = 5_000_000;
+pub(crate) use crate::sql::graphs::{MAX_GRAPH_EDGES, MAX_GRAPH_NODES};
 /// How many ids one statement looks up.
 pub(crate) const ID_BATCH: usize = 500;
 
@@ -70,6 +67,38 @@ impl Walk<'_> {
     }
 }
 
+/// A record of the graph: its entity's index in the spec and its id.
+pub(crate) type Node = (usize, String);
+
+/// A path as its hops, from the start: the record left, the record reached and the index of
+/// the walk followed.
+pub(crate) type Hops = Vec<(Node, Node, usize)>;
+
+/// What a search for a shortest path is asked: from `start` to `goal` along `walks`, at most
+/// `max_depth` hops. Both searches (`path_by_statements.rs`, `path_in_memory.rs`) answer the
+/// same path: breadth first, a level's records in order of entity then id (bytes), the walks
+/// in order, each record's edges in order of the far id (bytes); a record is reached by the
+/// first edge found to it.
+pub(crate) struct PathSearch<'a, 's> {
+    /// The spec.
+    pub spec: &'s SchemaSpec,
+    /// The walks a path may follow.
+    pub walks: &'a [Walk<'s>],
+    /// Where the path starts.
+    pub start: Node,
+    /// Where it ends.
+    pub goal: Node,
+    /// The most hops.
+    pub max_depth: usize,
+}
+
+impl PathSearch<'_, '_> {
+    /// The index in the spec of the entity named `name`.
+    pub fn entity_index(&self, name: &str) -> Option<usize> {
+        self.spec.entities.iter().position(|e| e.name == name)
+    }
+}
+
 /// The walks of the relationships named `types` (every relationship when empty) in
 /// `direction`, in spec order (outgoing before incoming).
 pub(crate) fn walks<'s>(
@@ -109,7 +138,8 @@ pub(crate) fn check_deadline() -> Result<(), ExecError> {
     crate::sql::graphs::check_deadline(CallBudget::current().as_ref())
 }
 
-/// The edges `(near, far)` of `walk` whose near end is one of `ids`, ordered by near then far.
+/// The edges `(near, far)` of `walk` whose near end is one of `ids`, ordered by near then far
+/// (their ids' bytes, whatever order the backend's collation or an integer key gives).
 pub(crate) fn edges_from(
     conn: &dyn Reader,
     walk: &Walk<'_>,
@@ -142,6 +172,7 @@ pub(crate) fn edges_from(
             ))
         }));
     }
+    out.sort_unstable();
     Ok(out)
 }
 
