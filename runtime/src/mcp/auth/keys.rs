@@ -21,13 +21,13 @@ use serde_json::Value;
 use tokio::sync::watch;
 
 /// The shortest time between two fetches of the key set for a key it lacks.
-pub(super) const REFETCH_INTERVAL: Duration = Duration::from_secs(10);
+const REFETCH_INTERVAL: Duration = Duration::from_secs(10);
 
 /// No fetch for this long after a failed one; doubled after each further failure.
-pub(super) const FIRST_BACKOFF: Duration = Duration::from_secs(1);
+const FIRST_BACKOFF: Duration = Duration::from_secs(1);
 
 /// The longest wait between two fetches while the issuer keeps failing.
-pub(super) const MAX_BACKOFF: Duration = Duration::from_secs(60);
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
 /// Keys older than this are fetched again (an issuer rotates them).
 const MAX_AGE: Duration = Duration::from_secs(3600);
