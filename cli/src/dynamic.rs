@@ -94,6 +94,16 @@ pub enum LoadError {
         /// Every table or column that cannot be read.
         differences: Vec<SchemaDifference>,
     },
+    /// A config over existing tables has a full-text index that toolforge's side store does
+    /// not hold yet (`toolforge db init` creates it).
+    SideStoreMissing {
+        /// The database path given.
+        db: PathBuf,
+        /// The config path given.
+        config: PathBuf,
+        /// Each index missing.
+        missing: Vec<String>,
+    },
     /// The tools could not be registered (a name clash, for example).
     Registry(RegistryError),
 }
@@ -168,6 +178,29 @@ impl fmt::Display for LoadError {
                      `toolforge init --from-db {} --out {} --force`",
                     db.display(),
                     config.display()
+                )
+            }
+            LoadError::SideStoreMissing {
+                db,
+                config,
+                missing,
+            } => {
+                writeln!(
+                    f,
+                    "error: the config {} searches existing tables of {} through indexes not \
+                     created yet:",
+                    config.display(),
+                    db.display()
+                )?;
+                for line in missing {
+                    writeln!(f, "  - {line}")?;
+                }
+                write!(
+                    f,
+                    "  = hint: create and fill them (your tables are only read) with \
+                     `toolforge db init --config {} --db {}`",
+                    config.display(),
+                    db.display()
                 )
             }
             LoadError::NotInitialised {
@@ -316,9 +349,36 @@ pub fn is_server_url(db: &Path) -> bool {
 /// The message [`toolforge::sql::schema_gaps`] gives a missing table or index.
 const MISSING: &str = "does not exist";
 
-/// Checks that `database` (found at `db`) has exactly the tables and indexes of `spec`.
-/// `config` is only used in messages.
+/// Checks that `database` (found at `db`) has exactly the tables and indexes of `spec`, and
+/// for a config over existing tables, the indexes its side store keeps. `config` is only used
+/// in messages.
 pub fn check_ready(
+    database: &Database,
+    db: &Path,
+    spec: &SchemaSpec,
+    config: &Path,
+) -> Result<(), LoadError> {
+    check_tables(database, db, spec, config)?;
+    let missing = database
+        .side_store_gaps(spec)
+        .map_err(|error| LoadError::Database {
+            db: db.to_path_buf(),
+            message: error.to_string(),
+        })?;
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(LoadError::SideStoreMissing {
+            db: db.to_path_buf(),
+            config: config.to_path_buf(),
+            missing,
+        })
+    }
+}
+
+/// Checks that `database` (found at `db`) has exactly the tables and indexes of `spec`: those
+/// it creates, or the tables and columns it maps.
+pub fn check_tables(
     database: &Database,
     db: &Path,
     spec: &SchemaSpec,

@@ -58,6 +58,7 @@ const SQL_LAYERS: &[&[&str]] = &[
         "sql::path_graphs",
         // The views presenting an existing database's tables in a spec's terms.
         "sql::mapping",
+        "sql::side_store",
     ],
     // The backends, one folder each.
     &["sql::sqlite", "sql::postgres"],

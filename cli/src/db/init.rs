@@ -1,7 +1,8 @@
 //! `toolforge db init --config FILE --db DB`.
 //!
 //! Creates the tables and indexes the config needs. Run again, it changes nothing and says
-//! so. If the database holds a table or index the config defines differently, it lists every
+//! so. For a config over existing tables it creates only the full-text indexes kept in
+//! toolforge's side store, and fills them. If the database holds a table or index the config defines differently, it lists every
 //! difference, changes nothing and exits 1.
 
 use std::path::PathBuf;
@@ -37,6 +38,10 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
 fn init(args: &Args, out: &mut Output<'_>) -> Result<(), LoadError> {
     let compiled = dynamic::compile(&args.config, &Default::default())?;
     let _ = write!(out.stderr, "{}", compiled.warnings.render());
+    if compiled.spec.side_entities().next().is_some() {
+        // The user's tables are read as they are; their full-text indexes are kept apart.
+        return super::refresh::refresh(&args.db, &compiled.spec, &args.config, out);
+    }
     if compiled.spec.is_mapped() {
         // The user's tables are read as they are: checked, never written.
         dynamic::open_ready(&args.db, &compiled.spec, &args.config)?;

@@ -1,8 +1,10 @@
-//! `toolforge db init|import`: create a database from a config and load data into it.
+//! `toolforge db init|import|embed|refresh`: create a database from a config, load data into
+//! it, compute its embeddings, and keep the indexes over existing tables up to date.
 
 pub mod embed;
 pub mod import;
 pub mod init;
+pub mod refresh;
 
 use std::path::Path;
 
@@ -19,6 +21,8 @@ pub enum DbCommand {
     Import(import::Args),
     /// Compute the embeddings missing from the vector indexes (all of them with --force).
     Embed(embed::Args),
+    /// Bring the full-text indexes over existing tables up to date with their rows.
+    Refresh(refresh::Args),
 }
 
 /// Runs a `db` subcommand.
@@ -27,6 +31,7 @@ pub fn run(command: &DbCommand, out: &mut super::Output<'_>) -> i32 {
         DbCommand::Init(args) => init::run(args, out),
         DbCommand::Import(args) => import::run(args, out),
         DbCommand::Embed(args) => embed::run(args, out),
+        DbCommand::Refresh(args) => refresh::run(args, out),
     }
 }
 

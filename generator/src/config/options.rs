@@ -107,6 +107,32 @@ pub struct ToolforgeOptions {
     /// [`HttpServeOptions`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http: Option<HttpServeOptions>,
+    /// Where toolforge keeps its own objects beside the tables of an existing database (see
+    /// [`SideStoreOptions`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side_store: Option<SideStoreOptions>,
+}
+
+/// `toolforge.side_store`: where the full-text indexes of entities that read existing tables
+/// (`table:`) are kept, apart from the user's tables, which toolforge never writes.
+/// `toolforge db init` creates them there and `toolforge db refresh` brings them up to date.
+///
+/// ```yaml
+/// toolforge:
+///   side_store:
+///     schema: toolforge           # PostgreSQL: a schema of toolforge's own
+///     file: shop.toolforge.db     # SQLite: a file beside the database, attached to it
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SideStoreOptions {
+    /// PostgreSQL: the schema holding the indexes (default `toolforge`; created when
+    /// missing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// SQLite: the file holding them, relative to the database file's folder (default: the
+    /// database's name with `.toolforge.db`, beside it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
 }
 
 /// `toolforge.http`: the deadlines and limits of `toolforge serve --http`, against slow and
@@ -582,6 +608,12 @@ impl ToolforgeOptions {
         options.families = families;
         if let Some(vector_search) = &self.vector_search {
             options.vector_search = vector_search.to_settings();
+        }
+        if let Some(store) = &self.side_store {
+            if let Some(schema) = &store.schema {
+                options.side_store.schema = schema.clone();
+            }
+            options.side_store.file = store.file.clone();
         }
         options
     }

@@ -4,9 +4,10 @@
 //! create all of them; one of each is refused, so that `db init` and imports never write into
 //! a database the user owns. A mapped entity's key is one of its own columns (listed, text or
 //! integer), every relationship says where its edges are (a foreign key column or a join
-//! table), and what would need objects of toolforge's own beside the user's tables (full-text
-//! and vector indexes, change tracking, materialized computed fields, points) is refused with
-//! what to do instead.
+//! table). A full-text index is kept apart in toolforge's side store (`toolforge db init`
+//! creates it, `toolforge db refresh` brings it up to date); what would need other objects of
+//! toolforge's own beside the user's tables (vector indexes, change tracking, materialized
+//! computed fields, points) is refused with what to do instead.
 
 use toolforge::spec::TableRef;
 
@@ -160,12 +161,6 @@ fn check_mapped_entity(entity: &Entity, base: &str, r: &mut Reporter<'_>) {
             .emit();
         }
     };
-    unsupported(
-        "full_text_index",
-        entity.full_text_index.is_some(),
-        "remove it; `query_entities` with CONTAINS, STARTS WITH or REGEX conditions still searches text fields",
-        r,
-    );
     unsupported(
         "vector_index",
         entity.vector_index.is_some(),

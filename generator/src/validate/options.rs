@@ -51,6 +51,24 @@ pub(super) fn check(config: &Config, r: &mut Reporter<'_>) {
             }
         }
     }
+    if let Some(store) = &options.side_store {
+        if store.schema.as_deref().is_some_and(|s| s.trim().is_empty()) {
+            r.error("toolforge.side_store.schema", "`schema` is empty")
+                .hint("name a schema for toolforge's own objects, or leave it out for `toolforge`")
+                .emit();
+        }
+        if let Some(file) = store.file.as_deref() {
+            let path = std::path::Path::new(file);
+            if file.trim().is_empty() || path.file_name().is_none() {
+                r.error(
+                    "toolforge.side_store.file",
+                    format!("`file: {file}` names no file"),
+                )
+                .hint("name a file beside the database, such as `shop.toolforge.db`")
+                .emit();
+            }
+        }
+    }
     if let Some(history) = &options.change_history
         && history.max_changes_per_record == Some(0)
     {

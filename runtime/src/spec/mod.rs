@@ -947,6 +947,62 @@ pub struct ToolOptions {
     /// How vector searches run and where vectors are kept.
     #[serde(default, skip_serializing_if = "VectorSearchSettings::is_default")]
     pub vector_search: VectorSearchSettings,
+    /// Where toolforge keeps its own objects beside the tables of an existing database.
+    #[serde(default, skip_serializing_if = "SideStore::is_default")]
+    pub side_store: SideStore,
+}
+
+/// Where toolforge keeps the objects a mapped entity needs beside the user's own tables (the
+/// full-text index of an entity that reads an existing table): `toolforge.side_store` in the
+/// config. The user's tables are never written; these objects are created by `toolforge db
+/// init` and filled again by `toolforge db refresh`.
+///
+/// ```
+/// let store = toolforge::spec::SideStore::default();
+/// assert_eq!(store.schema, "toolforge");
+/// assert_eq!(store.sqlite_file(std::path::Path::new("data/shop.db")),
+///            std::path::Path::new("data/shop.toolforge.db"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct SideStore {
+    /// PostgreSQL: the schema holding the objects (`toolforge` by default).
+    pub schema: String,
+    /// SQLite: the file holding them, attached to every connection; relative to the
+    /// database file's folder. By default the database's name with `.toolforge.db` for its
+    /// extension, beside it.
+    pub file: Option<String>,
+}
+
+impl Default for SideStore {
+    fn default() -> Self {
+        SideStore {
+            schema: "toolforge".to_owned(),
+            file: None,
+        }
+    }
+}
+
+impl SideStore {
+    /// Whether every setting is the default.
+    pub fn is_default(&self) -> bool {
+        *self == SideStore::default()
+    }
+
+    /// The SQLite file beside the database at `database`.
+    pub fn sqlite_file(&self, database: &std::path::Path) -> std::path::PathBuf {
+        let folder = database.parent().unwrap_or(std::path::Path::new(""));
+        match &self.file {
+            Some(file) => folder.join(file),
+            None => {
+                let stem = database
+                    .file_stem()
+                    .map_or_else(|| "database".into(), |s| s.to_string_lossy().into_owned());
+                folder.join(format!("{stem}.toolforge.db"))
+            }
+        }
+    }
 }
 
 /// How vector searches run and where vectors are kept (`toolforge.vector_search` in the
@@ -1021,6 +1077,7 @@ impl Default for ToolOptions {
             max_limit: 500,
             families: ToolFamily::DEFAULT.to_vec(),
             vector_search: VectorSearchSettings::default(),
+            side_store: SideStore::default(),
         }
     }
 }
@@ -1126,6 +1183,14 @@ impl SchemaSpec {
     /// `table:`): tools then only read, and toolforge creates none of those tables.
     pub fn is_mapped(&self) -> bool {
         self.entities.iter().any(EntitySpec::is_mapped)
+    }
+
+    /// The mapped entities whose objects toolforge keeps in its [`SideStore`] (those with a
+    /// full-text index), in config order.
+    pub fn side_entities(&self) -> impl Iterator<Item = &EntitySpec> {
+        self.entities
+            .iter()
+            .filter(|entity| entity.is_mapped() && entity.full_text.is_some())
     }
 
     /// The entity named exactly `name`.

@@ -62,7 +62,8 @@ fn rule_views(spec: &SchemaSpec, dialect: SqlDialect, base: &str) -> Vec<String>
         SqlDialect::Postgres => "",
     };
     // What a view reads: the base table, or for a mapped entity the query presenting the
-    // user's table in the spec's terms (which has no rowid; full text is not offered there).
+    // user's table in the spec's terms (which has no rowid: its full-text index in the side
+    // store is joined on its key).
     let entity_source = |entity: &crate::spec::EntitySpec| match super::mapping::entity_query(
         entity, dialect, base,
     ) {
@@ -90,21 +91,33 @@ fn rule_views(spec: &SchemaSpec, dialect: SqlDialect, base: &str) -> Vec<String>
         }
     }
     // PostgreSQL's full-text postings: the documents and terms of visible records only, so
-    // hidden records neither match nor weigh in BM25's statistics.
+    // hidden records neither match nor weigh in BM25's statistics. Those of a mapped entity
+    // are in the side store's schema, seen here under their usual names.
     if dialect == SqlDialect::Postgres {
-        for rule in &spec.access {
-            let Some(entity) = spec.entity(&rule.entity) else {
-                continue;
-            };
-            if entity.full_text.is_none() {
+        use super::full_text::pg_tables::{docs_table, terms_table, totals_table};
+        let side = quote(&spec.tools.side_store.schema);
+        for entity in spec.entities.iter().filter(|e| e.full_text.is_some()) {
+            let ruled = spec.access_rule(&entity.name).is_some();
+            let home = if entity.is_mapped() { &side } else { base };
+            if !ruled {
+                if entity.is_mapped() {
+                    for table in [
+                        terms_table(entity),
+                        docs_table(entity),
+                        totals_table(entity),
+                    ] {
+                        statements.push(format!(
+                            "{create} {} AS SELECT * FROM {home}.{}",
+                            quote(&table),
+                            quote(&table)
+                        ));
+                    }
+                }
                 continue;
             }
-            for table in [
-                super::full_text::pg_tables::terms_table(entity),
-                super::full_text::pg_tables::docs_table(entity),
-            ] {
+            for table in [terms_table(entity), docs_table(entity)] {
                 statements.push(format!(
-                    "{create} {} AS SELECT \"e\".* FROM {base}.{} AS \"e\" WHERE \"e\".\"id\" IN \
+                    "{create} {} AS SELECT \"e\".* FROM {home}.{} AS \"e\" WHERE \"e\".\"id\" IN \
                      (SELECT {} FROM {temp}.{})",
                     quote(&table),
                     quote(&table),
@@ -116,8 +129,8 @@ fn rule_views(spec: &SchemaSpec, dialect: SqlDialect, base: &str) -> Vec<String>
             statements.push(format!(
                 "{create} {} AS SELECT count(*) AS \"documents\", \
                  coalesce(sum(\"length\"), 0) AS \"tokens\" FROM {temp}.{}",
-                quote(&super::full_text::pg_tables::totals_table(entity)),
-                quote(&super::full_text::pg_tables::docs_table(entity))
+                quote(&totals_table(entity)),
+                quote(&docs_table(entity))
             ));
         }
     }
@@ -279,6 +292,7 @@ pub(crate) fn enter(
                     _ => None,
                 })
                 .collect();
+            statements.extend(super::side_store::sqlite_attach(conn, spec)?);
             statements.extend(view_statements(spec, SqlDialect::Sqlite, "main"));
             conn.temporary_objects(&statements)
         }
@@ -321,7 +335,7 @@ fn postgres_enter(
     params.push(SqlValue::Text(
         cached_marker(spec, SqlDialect::Postgres).to_string(),
     ));
-    columns.push("CAST(current_schema() AS TEXT)".to_owned());
+    columns.push(super::side_store::pg_base_schema(spec));
     columns.push(format!(
         "EXISTS (SELECT 1 FROM pg_catalog.pg_class WHERE relname = CAST(?{} AS TEXT) \
          AND relnamespace = pg_my_temp_schema())",

@@ -6,7 +6,8 @@
 //! - SQL text and values, without a connection: [`value`], [`ident`], [`names`], [`dates`],
 //!   [`glob`], [`places`], [`ddl`], [`schema_diff`], the full-text query language.
 //! - [`backend`]: what the engine asks of any backend, naming none.
-//! - What the backends and the services share: the vectors and the graphs kept in memory.
+//! - What the backends and the services share: the vectors and the graphs kept in memory,
+//!   the presentation of existing tables and toolforge's side store beside them.
 //! - The backends, one folder each: [`sqlite`] and `postgres`.
 //! - [`Database`] ([`database`]): the one handle over either backend.
 //! - The services: [`query`] (conditions, ordering and limits checked against the spec,
@@ -66,6 +67,8 @@ pub mod records;
 #[cfg(feature = "sqlite")]
 pub mod schema_diff;
 #[cfg(feature = "sqlite")]
+pub(crate) mod side_store;
+#[cfg(feature = "sqlite")]
 pub mod sqlite;
 #[cfg(feature = "sqlite")]
 mod standard_registry;
@@ -86,6 +89,8 @@ pub use import::{EndPoint, ImportError, ImportStats, Importer};
 pub use records::RecordsError;
 #[cfg(feature = "sqlite")]
 pub use schema_diff::{SchemaConversion, SchemaDifference};
+#[cfg(feature = "sqlite")]
+pub use side_store::{EntityRefresh, RefreshReport};
 #[cfg(feature = "sqlite")]
 pub use sqlite::check_sqlite_reads;
 #[cfg(feature = "sqlite")]

@@ -146,7 +146,10 @@ fn mapping_gaps(db: &Database, spec: &SchemaSpec) -> Result<Vec<SchemaDifference
         let base = match conn.dialect() {
             SqlDialect::Sqlite => "\"main\"".to_owned(),
             SqlDialect::Postgres => match conn
-                .rows("SELECT CAST(current_schema() AS TEXT)", &[])?
+                .rows(
+                    &format!("SELECT {}", crate::sql::side_store::pg_base_schema(&spec)),
+                    &[],
+                )?
                 .into_iter()
                 .next()
                 .and_then(|row| row.into_iter().next())

@@ -61,6 +61,10 @@ pub enum DbError {
     /// and the database (`user@host:port/name`, never a password).
     #[error("PostgreSQL: {0}")]
     Postgres(String),
+    /// toolforge's side store beside an existing database cannot be used as configured (what
+    /// is wrong, with what to do).
+    #[error("{0}")]
+    SideStore(String),
     /// The vectors of an index could not be kept in memory (the process's cap, with what to
     /// do about it).
     #[error("{0}")]

@@ -487,6 +487,47 @@ impl Database {
         })?
     }
 
+    /// Creates toolforge's own objects beside the existing tables a mapped `spec` reads (the
+    /// full-text indexes of its mapped entities, kept in its
+    /// [`SideStore`](crate::spec::SideStore)) and brings them up to date with the user's rows:
+    /// only records that are new or whose indexed text changed are indexed again, and records
+    /// gone from the table leave the index, all in one transaction. The user's tables are
+    /// only read: on SQLite the database file is opened read-only and the side file beside it
+    /// is written; on PostgreSQL only the side store's schema is.
+    pub fn refresh_side_store(
+        &self,
+        spec: &SchemaSpec,
+    ) -> Result<crate::sql::side_store::RefreshReport, DbError> {
+        #[cfg(feature = "postgres")]
+        if let Backend::Postgres(pg) = &self.backend {
+            return pg.db.write(|session| {
+                crate::sql::postgres::side_store::refresh(session, spec)
+                    .map_err(|error| pg.db.error(error))
+            });
+        }
+        crate::sql::sqlite::side_store::refresh(&self.sqlite()?.path, spec)
+    }
+
+    /// What is missing of the side store a mapped `spec` needs (see
+    /// [`Database::refresh_side_store`]): one line per missing index, none when it is
+    /// complete or not needed.
+    pub fn side_store_gaps(&self, spec: &SchemaSpec) -> Result<Vec<String>, DbError> {
+        if spec.side_entities().next().is_none() {
+            return Ok(Vec::new());
+        }
+        #[cfg(feature = "postgres")]
+        if let Backend::Postgres(_) = &self.backend {
+            let spec = spec.clone();
+            return self
+                .read_any_blocking(move |conn| crate::sql::postgres::side_store::gaps(conn, &spec))?
+                .map_err(DbError::from);
+        }
+        Ok(crate::sql::sqlite::side_store::gaps(
+            &self.sqlite()?.path,
+            spec,
+        )?)
+    }
+
     /// Runs `f` with the writer connection (blocking the current thread), then copies what
     /// it wrote from the `-wal` file into the database file (`PRAGMA
     /// wal_checkpoint(TRUNCATE)`), so that the database file alone holds every committed

@@ -52,14 +52,32 @@ pub(crate) const TOTALS_TRIGGERS: [(&str, &str); 4] = [
 /// The tables (and the index on `id`) of an entity's full-text index on PostgreSQL, its
 /// totals row, and the triggers keeping it.
 pub fn pg_full_text_objects(entity: &EntitySpec) -> Vec<SchemaObject> {
+    postings_objects(entity, None)
+}
+
+/// The full-text objects of `entity`: in the current schema beside the entity's table (`side`
+/// `None`), or in the side store's schema `side` for an entity that reads an existing table.
+/// There the ids have the key's own type and no foreign key (the user's table gets none), and
+/// `__fts_docs` keeps a hash of each record's text, so a refresh rewrites only what changed.
+pub(crate) fn postings_objects(entity: &EntitySpec, side: Option<&str>) -> Vec<SchemaObject> {
     if entity.full_text.is_none() {
         return Vec::new();
     }
-    let reference = format!(
-        "REFERENCES {}({}) ON DELETE CASCADE ON UPDATE CASCADE",
-        quote(&entity.table),
-        quote(&entity.unique_field)
-    );
+    let name = |table: &str| qualified(side, table);
+    let (id, reference) = match side {
+        None => (
+            "TEXT COLLATE \"C\"",
+            format!(
+                " REFERENCES {}({}) ON DELETE CASCADE ON UPDATE CASCADE",
+                quote(&entity.table),
+                quote(&entity.unique_field)
+            ),
+        ),
+        Some(_) if entity.key_type() == crate::spec::FieldType::Integer => {
+            ("BIGINT", String::new())
+        }
+        Some(_) => ("TEXT", String::new()),
+    };
     let column = |name: &str, ty: &str| ColumnDef {
         name: name.to_owned(),
         decl_type: ty.to_owned(),
@@ -68,14 +86,19 @@ pub fn pg_full_text_objects(entity: &EntitySpec) -> Vec<SchemaObject> {
     let terms = terms_table(entity);
     let docs = docs_table(entity);
     let index = format!("{terms}__id__idx");
+    let hash = if side.is_some() {
+        ",\n  \"hash\" TEXT NOT NULL"
+    } else {
+        ""
+    };
     vec![
         SchemaObject {
             kind: ObjectKind::Table,
             sql: format!(
-                "CREATE TABLE {} (\n  \"id\" TEXT COLLATE \"C\" NOT NULL {reference},\n  \
+                "CREATE TABLE {} (\n  \"id\" {id} NOT NULL{reference},\n  \
                  \"field\" INTEGER NOT NULL,\n  \"term\" TEXT COLLATE \"C\" NOT NULL,\n  \
                  \"positions\" TEXT NOT NULL,\n  PRIMARY KEY (\"term\", \"id\", \"field\")\n)",
-                quote(&terms)
+                name(&terms)
             ),
             name: terms.clone(),
             table: terms.clone(),
@@ -91,7 +114,7 @@ pub fn pg_full_text_objects(entity: &EntitySpec) -> Vec<SchemaObject> {
             sql: format!(
                 "CREATE INDEX {} ON {} (\"id\")",
                 quote(&index),
-                quote(&terms)
+                name(&terms)
             ),
             name: index,
             table: terms,
@@ -100,21 +123,29 @@ pub fn pg_full_text_objects(entity: &EntitySpec) -> Vec<SchemaObject> {
         SchemaObject {
             kind: ObjectKind::Table,
             sql: format!(
-                "CREATE TABLE {} (\n  \"id\" TEXT COLLATE \"C\" PRIMARY KEY {reference},\n  \
-                 \"length\" INTEGER NOT NULL\n)",
-                quote(&docs)
+                "CREATE TABLE {} (\n  \"id\" {id} PRIMARY KEY{reference},\n  \
+                 \"length\" INTEGER NOT NULL{hash}\n)",
+                name(&docs),
             ),
             name: docs.clone(),
             table: docs.clone(),
             columns: vec![column("id", "text"), column("length", "integer")],
         },
-        totals_object(entity, &docs),
-        totals_triggers(entity, &docs),
+        totals_object(entity, side),
+        totals_triggers(entity, side),
     ]
 }
 
+/// `table` in the schema `side` (quoted), or alone.
+pub(crate) fn qualified(side: Option<&str>, table: &str) -> String {
+    match side {
+        Some(schema) => format!("{}.{}", quote(schema), quote(table)),
+        None => quote(table),
+    }
+}
+
 /// The totals table, filled from the document lengths already stored.
-fn totals_object(entity: &EntitySpec, docs: &str) -> SchemaObject {
+fn totals_object(entity: &EntitySpec, side: Option<&str>) -> SchemaObject {
     let totals = totals_table(entity);
     let column = |name: &str| ColumnDef {
         name: name.to_owned(),
@@ -127,8 +158,8 @@ fn totals_object(entity: &EntitySpec, docs: &str) -> SchemaObject {
             "CREATE TABLE {table} (\n  \"documents\" BIGINT NOT NULL,\n  \"tokens\" BIGINT NOT NULL\n);\n\
              INSERT INTO {table} (\"documents\", \"tokens\") \
              SELECT count(*), coalesce(sum(\"length\"), 0) FROM {docs}",
-            table = quote(&totals),
-            docs = quote(docs)
+            table = qualified(side, &totals),
+            docs = qualified(side, &docs_table(entity))
         ),
         name: totals.clone(),
         table: totals,
@@ -138,8 +169,9 @@ fn totals_object(entity: &EntitySpec, docs: &str) -> SchemaObject {
 
 /// The function and the statement-level triggers that add what a statement wrote to
 /// `__fts_docs` to the totals row, and take away what it removed.
-fn totals_triggers(entity: &EntitySpec, docs: &str) -> SchemaObject {
-    let totals = quote(&totals_table(entity));
+fn totals_triggers(entity: &EntitySpec, side: Option<&str>) -> SchemaObject {
+    let totals = qualified(side, &totals_table(entity));
+    let docs = docs_table(entity);
     let function = totals_function(entity);
     let sum = |rows: &str| format!("(SELECT coalesce(sum(\"length\"), 0) FROM {rows})");
     let count = |rows: &str| format!("(SELECT count(*) FROM {rows})");
@@ -158,7 +190,7 @@ fn totals_triggers(entity: &EntitySpec, docs: &str) -> SchemaObject {
          \x20 RETURN NULL;\n\
          END\n\
          $$",
-        name = quote(&function),
+        name = qualified(side, &function),
         new_count = count("\"new_rows\""),
         new_sum = sum("\"new_rows\""),
         old_count = count("\"old_rows\""),
@@ -176,15 +208,15 @@ fn totals_triggers(entity: &EntitySpec, docs: &str) -> SchemaObject {
              CREATE TRIGGER {trigger} AFTER {event} ON {docs} {transitions}\
              FOR EACH STATEMENT EXECUTE FUNCTION {function}()",
             trigger = quote(trigger),
-            docs = quote(docs),
-            function = quote(&function),
+            docs = qualified(side, &docs),
+            function = qualified(side, &function),
         ));
     }
     SchemaObject {
         kind: ObjectKind::Trigger,
         sql,
         name: function,
-        table: docs.to_owned(),
+        table: docs,
         columns: Vec::new(),
     }
 }
@@ -257,8 +289,10 @@ pub(crate) fn field_texts(
                     quote(&entity.unique_field),
                     placeholders(1, chunk.len())
                 );
-                let params: Vec<SqlValue> =
-                    chunk.iter().map(|id| SqlValue::Text(id.clone())).collect();
+                let params: Vec<SqlValue> = chunk
+                    .iter()
+                    .map(|id| crate::sql::key::param(entity, id))
+                    .collect();
                 read(&sql, &params)?;
             }
         }

@@ -400,7 +400,10 @@ pub(crate) fn pg_rank(
     let projection = Projection::of(entity, &names, "display_name_field")
         .or_else(|_| Projection::of(entity, &[], "unique_field"))?;
     let ids: Vec<String> = page.iter().map(|p| p.0.clone()).collect();
-    let params: Vec<SqlValue> = ids.iter().map(|id| SqlValue::Text(id.clone())).collect();
+    let params: Vec<SqlValue> = ids
+        .iter()
+        .map(|id| crate::sql::key::param(entity, id))
+        .collect();
     let sql = format!(
         "SELECT {} FROM {} AS \"n\" WHERE \"n\".{} IN ({})",
         projection.select_list(),
@@ -413,6 +416,7 @@ pub(crate) fn pg_rank(
         let record = projection.record(&row, 0);
         let id = match record.get(&entity.unique_field) {
             Some(Value::String(id)) => id.clone(),
+            Some(Value::Number(id)) => id.to_string(),
             _ => continue,
         };
         display.insert(id, names.first().and_then(|n| record.get(n).cloned()));

@@ -82,9 +82,19 @@ fn rank(
     } else {
         "NULL".to_owned()
     };
+    // The index of a mapped entity is in the side file (found by name there, as the user's
+    // database has no table of that name), holding each record's key.
+    let join = if crate::sql::side_store::is_side(entity) {
+        format!(
+            "{unique} = {fts}.{}",
+            quote(crate::sql::side_store::KEY_COLUMN)
+        )
+    } else {
+        format!("\"n\".rowid = {fts}.rowid")
+    };
     let sql = format!(
         "SELECT {select}, {bm25} AS \"score\", {snippet} FROM {fts} JOIN {table} AS \"n\" \
-         ON \"n\".rowid = {fts}.rowid WHERE {fts} MATCH ?1 ORDER BY \"score\", {unique} \
+         ON {join} WHERE {fts} MATCH ?1 ORDER BY \"score\", {unique} \
          LIMIT ?2 OFFSET ?3",
         select = projection.select_list(),
         bm25 = ranking.bm25(&fts),

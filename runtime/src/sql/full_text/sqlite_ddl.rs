@@ -19,7 +19,7 @@ pub fn full_text_table_name(table: &str) -> String {
 }
 
 /// FTS5's `tokenize` option for an analyzer.
-pub(super) fn tokenizer(analyzer: Analyzer) -> &'static str {
+pub(crate) fn tokenizer(analyzer: Analyzer) -> &'static str {
     match analyzer {
         Analyzer::Porter => "porter unicode61",
         Analyzer::Unicode61 => "unicode61",

@@ -33,6 +33,7 @@ pub(crate) mod read_settings;
 pub(crate) mod replay;
 pub mod schema;
 pub(crate) mod session;
+pub(crate) mod side_store;
 pub mod types;
 
 pub(crate) use bulk::{BulkBatch, Refused, Rows, SAVEPOINT, Sent};

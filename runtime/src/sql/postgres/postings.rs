@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::spec::EntitySpec;
+use crate::spec::{EntitySpec, FullTextSpec};
 use crate::sql::backend::ExecError;
 use crate::sql::full_text::pg_tables::{CHUNK, docs_table, field_texts, placeholders, terms_table};
 use crate::sql::full_text::tokens::Tokenizer;
@@ -26,63 +26,85 @@ pub(crate) fn reindex(
     match ids {
         None => session.batch(&format!("DELETE FROM {terms}; DELETE FROM {docs}"))?,
         Some(ids) => {
-            for chunk in ids.chunks(CHUNK) {
-                let params: Vec<SqlValue> =
-                    chunk.iter().map(|id| SqlValue::Text(id.clone())).collect();
-                let list = placeholders(1, chunk.len());
-                for table in [&terms, &docs] {
-                    session.execute(
-                        &format!("DELETE FROM {table} WHERE \"id\" IN ({list})"),
-                        params.clone(),
-                        false,
-                    )?;
-                }
-            }
+            let ids: Vec<SqlValue> = ids.iter().map(|id| SqlValue::Text(id.clone())).collect();
+            delete(session, &terms, &docs, &ids)?;
         }
     }
-    let tokenizer = Tokenizer::new(index.analyzer)?;
-    let mut postings: Vec<SqlValue> = Vec::new();
-    let mut lengths: Vec<SqlValue> = Vec::new();
-    let flush_postings = |values: &mut Vec<SqlValue>| -> Result<(), ExecError> {
-        if values.is_empty() {
-            return Ok(());
-        }
-        let rows: Vec<String> = (0..values.len() / 4)
-            .map(|r| format!("({})", placeholders(r * 4 + 1, 4)))
-            .collect();
-        session.execute(
-            &format!(
-                "INSERT INTO {terms} (\"id\", \"field\", \"term\", \"positions\") VALUES {}",
-                rows.join(", ")
-            ),
-            std::mem::take(values),
-            false,
-        )?;
-        Ok(())
-    };
-    let flush_lengths = |values: &mut Vec<SqlValue>| -> Result<(), ExecError> {
-        if values.is_empty() {
-            return Ok(());
-        }
-        let rows: Vec<String> = (0..values.len() / 2)
-            .map(|r| format!("({})", placeholders(r * 2 + 1, 2)))
-            .collect();
-        session.execute(
-            &format!(
-                "INSERT INTO {docs} (\"id\", \"length\") VALUES {}",
-                rows.join(", ")
-            ),
-            std::mem::take(values),
-            false,
-        )?;
-        Ok(())
-    };
+    let mut postings = Postings::new(session, index, terms, docs, false)?;
     for (id, texts) in field_texts(session, entity, index, ids)? {
+        postings.add(SqlValue::Text(id), &texts, None)?;
+    }
+    postings.finish()
+}
+
+/// Deletes the postings and lengths of the records `ids` from the tables `terms` and `docs`
+/// (quoted, qualified where they need to be).
+pub(crate) fn delete(
+    conn: &Session<'_>,
+    terms: &str,
+    docs: &str,
+    ids: &[SqlValue],
+) -> Result<(), ExecError> {
+    for chunk in ids.chunks(CHUNK) {
+        let list = placeholders(1, chunk.len());
+        for table in [terms, docs] {
+            conn.execute(
+                &format!("DELETE FROM {table} WHERE \"id\" IN ({list})"),
+                chunk.to_vec(),
+                false,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Postings being written: records' terms and lengths, inserted in chunks of [`CHUNK`] rows
+/// (statements of varying length, so none is kept prepared).
+pub(crate) struct Postings<'a, 's> {
+    conn: &'a Session<'s>,
+    tokenizer: Tokenizer,
+    terms: String,
+    docs: String,
+    /// Whether `docs` has a `hash` column (the side store's).
+    hashed: bool,
+    postings: Vec<SqlValue>,
+    lengths: Vec<SqlValue>,
+}
+
+impl<'a, 's> Postings<'a, 's> {
+    /// Postings of `index` into the tables `terms` and `docs` (quoted, qualified where they
+    /// need to be); `hashed` when `docs` keeps each record's text hash.
+    pub(crate) fn new(
+        conn: &'a Session<'s>,
+        index: &FullTextSpec,
+        terms: String,
+        docs: String,
+        hashed: bool,
+    ) -> Result<Self, ExecError> {
+        Ok(Postings {
+            conn,
+            tokenizer: Tokenizer::new(index.analyzer)?,
+            terms,
+            docs,
+            hashed,
+            postings: Vec::new(),
+            lengths: Vec::new(),
+        })
+    }
+
+    /// Adds the record `id` with the text of each indexed field (and its hash, for a hashed
+    /// `docs` table).
+    pub(crate) fn add(
+        &mut self,
+        id: SqlValue,
+        texts: &[Option<String>],
+        hash: Option<String>,
+    ) -> Result<(), ExecError> {
         let mut length = 0i64;
         for (field, text) in texts.iter().enumerate() {
             let Some(text) = text else { continue };
             let mut positions: BTreeMap<String, Vec<String>> = BTreeMap::new();
-            for (position, term) in tokenizer.terms(text)?.into_iter().enumerate() {
+            for (position, term) in self.tokenizer.terms(text)?.into_iter().enumerate() {
                 length += 1;
                 positions
                     .entry(term)
@@ -90,23 +112,79 @@ pub(crate) fn reindex(
                     .push(position.to_string());
             }
             for (term, at) in positions {
-                postings.extend([
-                    SqlValue::Text(id.clone()),
+                self.postings.extend([
+                    id.clone(),
                     SqlValue::Integer(field as i64),
                     SqlValue::Text(term),
                     SqlValue::Text(at.join(" ")),
                 ]);
-                if postings.len() >= CHUNK * 4 {
-                    flush_postings(&mut postings)?;
+                if self.postings.len() >= CHUNK * 4 {
+                    self.flush_postings()?;
                 }
             }
         }
-        lengths.extend([SqlValue::Text(id), SqlValue::Integer(length)]);
-        if lengths.len() >= CHUNK * 2 {
-            flush_lengths(&mut lengths)?;
+        self.lengths.extend([id, SqlValue::Integer(length)]);
+        if self.hashed {
+            self.lengths
+                .push(hash.map_or(SqlValue::Text(String::new()), SqlValue::Text));
         }
+        if self.lengths.len() >= CHUNK * self.length_width() {
+            self.flush_lengths()?;
+        }
+        Ok(())
     }
-    flush_postings(&mut postings)?;
-    flush_lengths(&mut lengths)?;
-    Ok(())
+
+    /// Writes what is left.
+    pub(crate) fn finish(mut self) -> Result<(), ExecError> {
+        self.flush_postings()?;
+        self.flush_lengths()
+    }
+
+    fn length_width(&self) -> usize {
+        if self.hashed { 3 } else { 2 }
+    }
+
+    fn flush_postings(&mut self) -> Result<(), ExecError> {
+        if self.postings.is_empty() {
+            return Ok(());
+        }
+        let rows: Vec<String> = (0..self.postings.len() / 4)
+            .map(|r| format!("({})", placeholders(r * 4 + 1, 4)))
+            .collect();
+        self.conn.execute(
+            &format!(
+                "INSERT INTO {} (\"id\", \"field\", \"term\", \"positions\") VALUES {}",
+                self.terms,
+                rows.join(", ")
+            ),
+            std::mem::take(&mut self.postings),
+            false,
+        )?;
+        Ok(())
+    }
+
+    fn flush_lengths(&mut self) -> Result<(), ExecError> {
+        if self.lengths.is_empty() {
+            return Ok(());
+        }
+        let width = self.length_width();
+        let rows: Vec<String> = (0..self.lengths.len() / width)
+            .map(|r| format!("({})", placeholders(r * width + 1, width)))
+            .collect();
+        let columns = if self.hashed {
+            "\"id\", \"length\", \"hash\""
+        } else {
+            "\"id\", \"length\""
+        };
+        self.conn.execute(
+            &format!(
+                "INSERT INTO {} ({columns}) VALUES {}",
+                self.docs,
+                rows.join(", ")
+            ),
+            std::mem::take(&mut self.lengths),
+            false,
+        )?;
+        Ok(())
+    }
 }

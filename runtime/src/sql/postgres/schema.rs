@@ -170,7 +170,8 @@ pub fn pg_schema_objects(
     // Full-text indexes: FTS5 tables and triggers on SQLite, postings tables here.
     objects
         .retain(|object| !matches!(object.kind, ObjectKind::FullTextTable | ObjectKind::Trigger));
-    for entity in &spec.entities {
+    // A mapped entity's index is in the side store (`postgres/side_store.rs`).
+    for entity in spec.entities.iter().filter(|e| !e.is_mapped()) {
         objects.extend(crate::sql::full_text::pg_full_text_objects(entity));
         // The coordinates of points are read from `jsonb` here, from JSON text on SQLite.
         for index in super::super::ddl::point_indexes(entity, true) {

@@ -12,6 +12,7 @@ pub(crate) mod import_sink;
 pub(crate) mod introspect;
 pub(crate) mod pool;
 pub(crate) mod reader;
+pub(crate) mod side_store;
 pub(crate) mod stoppable_regex;
 pub(crate) mod trusted;
 pub(crate) mod value;

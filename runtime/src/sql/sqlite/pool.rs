@@ -47,6 +47,12 @@ pub(crate) enum Access {
 
 /// `file:` URI of `path` with `immutable=1` (`%`, `?` and `#` escaped), if `path` is text.
 pub(crate) fn immutable_uri(path: &Path) -> Option<String> {
+    file_uri(path, "immutable=1")
+}
+
+/// `file:` URI of `path` with the parameters `query` (`%`, `?` and `#` of the path escaped),
+/// if `path` is text.
+pub(crate) fn file_uri(path: &Path, query: &str) -> Option<String> {
     let text = path.to_str()?;
     let mut uri = String::from(if text.starts_with('/') {
         "file://"
@@ -61,7 +67,8 @@ pub(crate) fn immutable_uri(path: &Path) -> Option<String> {
             other => uri.push(other),
         }
     }
-    uri.push_str("?immutable=1");
+    uri.push('?');
+    uri.push_str(query);
     Some(uri)
 }
 

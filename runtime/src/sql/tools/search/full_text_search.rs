@@ -241,7 +241,7 @@ fn handle(
     let mut collector = Collector::new(&limits, &head);
     let mut results = Vec::with_capacity(hits.len());
     for hit in hits {
-        let result = result(hit);
+        let result = result(entity, hit);
         if !collector.take(&result) {
             break;
         }
@@ -257,10 +257,10 @@ fn handle(
 }
 
 /// One result: `{"id", "name", "score", "snippet"}` (`name` only when the entity has a display
-/// name field).
-fn result(hit: Hit) -> Value {
+/// name field; `id` a number for an integer key).
+fn result(entity: &crate::spec::EntitySpec, hit: Hit) -> Value {
     let mut result = Map::new();
-    result.insert("id".into(), Value::String(hit.id));
+    result.insert("id".into(), crate::sql::key::to_json(entity, &hit.id));
     if let Some(name) = hit.name {
         result.insert("name".into(), name);
     }

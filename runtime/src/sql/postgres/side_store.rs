@@ -1,0 +1,127 @@
+//! The PostgreSQL side store (see `sql/side_store.rs`): a schema of its own holding the
+//! postings of mapped entities' full-text indexes, created, filled and refreshed from the
+//! user's tables in one write transaction.
+
+use crate::spec::SchemaSpec;
+use crate::sql::backend::{ExecError, Reader};
+use crate::sql::full_text::pg_tables::{docs_table, postings_objects, qualified, terms_table};
+use crate::sql::ident::quote;
+use crate::sql::side_store::{EntityRefresh, RefreshReport, changes, pg_base_schema, texts};
+use crate::sql::value::SqlValue;
+
+use super::Session;
+use super::postings::{Postings, delete};
+
+/// The quoted schema where `spec` finds tables named without one on `session`.
+fn base_schema(session: &dyn Reader, spec: &SchemaSpec) -> Result<String, ExecError> {
+    let rows = session.rows(&format!("SELECT {}", pg_base_schema(spec)), &[])?;
+    Ok(
+        match rows
+            .into_iter()
+            .next()
+            .and_then(|row| row.into_iter().next())
+        {
+            Some(SqlValue::Text(schema)) => quote(&schema),
+            _ => "\"public\"".to_owned(),
+        },
+    )
+}
+
+/// Whether the table `name` of the schema `schema` exists.
+fn exists(session: &dyn Reader, schema: &str, name: &str) -> Result<bool, ExecError> {
+    Ok(session.count(
+        "SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = ?1 AND tablename = ?2",
+        &[
+            SqlValue::Text(schema.to_owned()),
+            SqlValue::Text(name.to_owned()),
+        ],
+    )? > 0)
+}
+
+/// Creates what is missing of the side store of `spec` and brings every index up to date
+/// with the user's rows (inside the caller's write transaction).
+pub(crate) fn refresh(
+    session: &Session<'_>,
+    spec: &SchemaSpec,
+) -> Result<RefreshReport, ExecError> {
+    let schema = &spec.tools.side_store.schema;
+    let mut report = RefreshReport {
+        place: format!("schema {schema}"),
+        ..RefreshReport::default()
+    };
+    let base = base_schema(session, spec)?;
+    if spec.side_entities().next().is_some() {
+        session.batch(&format!("CREATE SCHEMA IF NOT EXISTS {}", quote(schema)))?;
+    }
+    for entity in spec.side_entities() {
+        let Some(index) = &entity.full_text else {
+            continue;
+        };
+        let docs_name = docs_table(entity);
+        let created = !exists(session, schema, &docs_name)?;
+        if created {
+            for object in postings_objects(entity, Some(schema)) {
+                session.batch(&object.sql)?;
+            }
+        }
+        let terms = qualified(Some(schema), &terms_table(entity));
+        let docs = qualified(Some(schema), &docs_name);
+        let held: Vec<(SqlValue, SqlValue, String)> = session
+            .rows(&format!("SELECT \"id\", \"hash\" FROM {docs}"), &[])?
+            .into_iter()
+            .map(|row| {
+                let mut row = row.into_iter();
+                let key = row.next().unwrap_or(SqlValue::Null);
+                let hash = match row.next() {
+                    Some(SqlValue::Text(hash)) => hash,
+                    _ => String::new(),
+                };
+                (key.clone(), key, hash)
+            })
+            .collect();
+        let found = changes(session, entity, index, &base, held)?;
+        let stale: Vec<SqlValue> = found
+            .removed
+            .iter()
+            .cloned()
+            .chain(found.updated.iter().map(|(key, _)| key.clone()))
+            .collect();
+        delete(session, &terms, &docs, &stale)?;
+        let keys: Vec<SqlValue> = found
+            .added
+            .iter()
+            .cloned()
+            .chain(found.updated.iter().map(|(key, _)| key.clone()))
+            .collect();
+        let mut postings = Postings::new(session, index, terms, docs, true)?;
+        for (key, values, hash) in texts(session, entity, index, &base, &keys)? {
+            postings.add(key, &values, Some(hash))?;
+        }
+        postings.finish()?;
+        report.entities.push(EntityRefresh {
+            entity: entity.name.clone(),
+            created,
+            added: found.added.len() as u64,
+            updated: found.updated.len() as u64,
+            removed: found.removed.len() as u64,
+            unchanged: found.unchanged,
+        });
+    }
+    Ok(report)
+}
+
+/// What is missing of the side store of `spec`: an entity's index.
+pub(crate) fn gaps(session: &dyn Reader, spec: &SchemaSpec) -> Result<Vec<String>, ExecError> {
+    let schema = &spec.tools.side_store.schema;
+    let mut missing = Vec::new();
+    for entity in spec.side_entities() {
+        let docs = docs_table(entity);
+        if !exists(session, schema, &docs)? {
+            missing.push(format!(
+                "the full-text index of {} (table \"{docs}\" of the schema \"{schema}\")",
+                entity.name
+            ));
+        }
+    }
+    Ok(missing)
+}

@@ -1,0 +1,314 @@
+//! toolforge's own objects beside an existing database's tables: the full-text index of an
+//! entity that reads a table the user owns (a config's `table:` with `full_text_index`).
+//!
+//! The user's tables are never written, so such an index cannot live in them or be kept by
+//! triggers on them. It lives apart, in the [`SideStore`](crate::spec::SideStore):
+//!
+//! - on SQLite, in a file of its own beside the database (`shop.toolforge.db` for
+//!   `shop.db`), attached to every connection as `toolforge`: an FTS5 table
+//!   `toolforge."<table>__fts"` holding each record's indexed text, its key (`__key`) and a
+//!   hash of the text (`__hash`), both unindexed;
+//! - on PostgreSQL, in a schema of its own (`toolforge` by default): the postings tables
+//!   every full-text index has there (`full_text/pg_tables.rs`), keyed by the mapped key in
+//!   its own type, their `__fts_docs` with each record's text hash. Read connections see them
+//!   through temporary views of their usual names, so searches run as over any other index.
+//!
+//! `toolforge db init` creates these objects and fills them; `toolforge db refresh` brings
+//! them up to date: one statement reads every record's key and text hash from the user's
+//! table, only records whose hash changed (or that are new) are read in full and indexed
+//! again, and records gone from the table leave the index. Searches see the index as of the
+//! last refresh.
+
+use std::collections::HashMap;
+
+use crate::spec::{EntitySpec, FullTextSpec, SchemaSpec};
+
+use super::backend::{ExecError, Reader, SqlDialect};
+use super::full_text::pg_tables::{CHUNK, placeholders, text};
+use super::ident::quote;
+use super::value::SqlValue;
+
+/// The name the side file is attached under on SQLite.
+pub(crate) const SQLITE_SCHEMA: &str = "toolforge";
+
+/// The hidden column of the side FTS5 table holding a record's key.
+pub(crate) const KEY_COLUMN: &str = "__key";
+
+/// The hidden column of the side FTS5 table holding the hash of a record's text.
+pub(crate) const HASH_COLUMN: &str = "__hash";
+
+/// The SQLite function the refresh computes text hashes with.
+pub(crate) const HASH_FUNCTION: &str = "toolforge_text_hash";
+
+/// What a refresh of the side store did, per entity (in config order).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RefreshReport {
+    /// Where the objects are: the side file on SQLite, the schema on PostgreSQL.
+    pub place: String,
+    /// Each entity's full-text index.
+    pub entities: Vec<EntityRefresh>,
+}
+
+/// What a refresh did to one entity's full-text index.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct EntityRefresh {
+    /// The entity.
+    pub entity: String,
+    /// Whether this run created the index (it was not there, or had another definition).
+    pub created: bool,
+    /// Records indexed for the first time.
+    pub added: u64,
+    /// Records whose text changed, indexed again.
+    pub updated: u64,
+    /// Records gone from the table, removed from the index.
+    pub removed: u64,
+    /// Records whose text was already indexed as it is.
+    pub unchanged: u64,
+}
+
+/// A record's key as the index holds it, the text of each indexed field, and their hash.
+pub(crate) type Texts = (SqlValue, Vec<Option<String>>, String);
+
+/// What a refresh of one entity must do: the keys to index (again), and what to remove (each
+/// with what the index holds for it: its SQLite rowid, or the key itself).
+pub(crate) struct Changes<T> {
+    /// Keys new to the index.
+    pub(crate) added: Vec<SqlValue>,
+    /// Keys whose text changed, with what the index holds for them.
+    pub(crate) updated: Vec<(SqlValue, T)>,
+    /// What the index holds for records gone from the table.
+    pub(crate) removed: Vec<T>,
+    /// Records already indexed as they are.
+    pub(crate) unchanged: u64,
+}
+
+/// The text of the `index` fields and the index's own definition, as the hash covers them: a
+/// changed field list or analyzer changes every hash, so a refresh rewrites every record.
+fn signature(index: &FullTextSpec) -> String {
+    let fields: Vec<&str> = index.fields.iter().map(|f| f.name.as_str()).collect();
+    format!("{:?}:{}", index.analyzer, fields.join(","))
+}
+
+/// The SQL of the hash of a record's indexed text on `dialect`, over the row alias `q`.
+fn hash_sql(index: &FullTextSpec, dialect: SqlDialect) -> String {
+    let signature = format!("'{}'", signature(index).replace('\'', "''"));
+    let fields = index
+        .fields
+        .iter()
+        .map(|f| format!("CAST(\"q\".{} AS TEXT)", quote(&f.name)));
+    match dialect {
+        SqlDialect::Sqlite => {
+            let mut arguments = vec![signature];
+            arguments.extend(fields);
+            format!("{HASH_FUNCTION}({})", arguments.join(", "))
+        }
+        SqlDialect::Postgres => {
+            let mut parts = vec![signature];
+            parts.extend(fields.map(|field| format!("coalesce('+' || {field}, '-')")));
+            format!("md5(concat_ws(chr(31), {}))", parts.join(", "))
+        }
+    }
+}
+
+/// The hash [`HASH_FUNCTION`] computes on SQLite: of the signature, then of each value
+/// (marked present or absent).
+pub(crate) fn text_hash(values: &[Option<String>]) -> String {
+    let mut joined = String::new();
+    for value in values {
+        match value {
+            Some(text) => {
+                joined.push('+');
+                joined.push_str(text);
+            }
+            None => joined.push('-'),
+        }
+        joined.push('\u{1f}');
+    }
+    crate::embed::content_hash("full_text", &joined)
+}
+
+/// The query presenting a mapped entity's rows (its `SELECT`, parenthesised for a `FROM`).
+fn rows_sql(entity: &EntitySpec, dialect: SqlDialect, base: &str) -> Result<String, ExecError> {
+    super::mapping::entity_query(entity, dialect, base)
+        .map(|query| format!("({query}) AS \"q\""))
+        .ok_or_else(|| ExecError::Unavailable(format!("{} reads no existing table", entity.name)))
+}
+
+/// A key's identity in maps: its type and its text.
+fn key_of(value: &SqlValue) -> String {
+    match value {
+        SqlValue::Integer(n) => format!("i{n}"),
+        other => format!("t{}", text(Some(other)).unwrap_or_default()),
+    }
+}
+
+/// Compares what the index holds (`held`: key, what identifies it in the index, hash) with
+/// the user's table as it is now.
+pub(crate) fn changes<T>(
+    conn: &dyn Reader,
+    entity: &EntitySpec,
+    index: &FullTextSpec,
+    base: &str,
+    held: Vec<(SqlValue, T, String)>,
+) -> Result<Changes<T>, ExecError> {
+    let dialect = conn.dialect();
+    let mut held: HashMap<String, (T, String)> = held
+        .into_iter()
+        .map(|(key, place, hash)| (key_of(&key), (place, hash)))
+        .collect();
+    let sql = format!(
+        "SELECT \"q\".{}, {} FROM {}",
+        quote(&entity.unique_field),
+        hash_sql(index, dialect),
+        rows_sql(entity, dialect, base)?
+    );
+    let mut changes = Changes {
+        added: Vec::new(),
+        updated: Vec::new(),
+        removed: Vec::new(),
+        unchanged: 0,
+    };
+    for row in conn.rows(&sql, &[])? {
+        let mut row = row.into_iter();
+        let (Some(key), hash) = (row.next(), text(row.next().as_ref())) else {
+            continue;
+        };
+        if matches!(key, SqlValue::Null) {
+            continue;
+        }
+        match held.remove(&key_of(&key)) {
+            None => changes.added.push(key),
+            Some((_, old)) if Some(&old) == hash.as_ref() => changes.unchanged += 1,
+            Some((place, _)) => changes.updated.push((key, place)),
+        }
+    }
+    changes.removed = held.into_values().map(|(place, _)| place).collect();
+    Ok(changes)
+}
+
+/// The indexed text of the records `keys`, in chunks, with each record's hash.
+pub(crate) fn texts(
+    conn: &dyn Reader,
+    entity: &EntitySpec,
+    index: &FullTextSpec,
+    base: &str,
+    keys: &[SqlValue],
+) -> Result<Vec<Texts>, ExecError> {
+    let dialect = conn.dialect();
+    let columns: Vec<String> = index
+        .fields
+        .iter()
+        .map(|f| format!("CAST(\"q\".{} AS TEXT)", quote(&f.name)))
+        .collect();
+    let mut out = Vec::with_capacity(keys.len());
+    for chunk in keys.chunks(CHUNK) {
+        let sql = format!(
+            "SELECT \"q\".{key}, {}, {} FROM {} WHERE \"q\".{key} IN ({})",
+            columns.join(", "),
+            hash_sql(index, dialect),
+            rows_sql(entity, dialect, base)?,
+            placeholders(1, chunk.len()),
+            key = quote(&entity.unique_field),
+        );
+        for row in conn.rows(&sql, chunk)? {
+            let width = index.fields.len();
+            let key = row.first().cloned().unwrap_or(SqlValue::Null);
+            let values = (1..=width).map(|i| text(row.get(i))).collect();
+            let hash = text(row.get(width + 1)).unwrap_or_default();
+            out.push((key, values, hash));
+        }
+    }
+    Ok(out)
+}
+
+/// The SQLite FTS5 table of `entity`'s index in the side file.
+pub(crate) fn sqlite_table(entity: &EntitySpec) -> String {
+    super::full_text::full_text_table_name(&entity.table)
+}
+
+/// The statement creating `entity`'s FTS5 table in the side file: its indexed fields, then
+/// the key and the hash, unindexed (so column numbers and BM25 weights are the fields' own).
+pub(crate) fn sqlite_create(entity: &EntitySpec, index: &FullTextSpec) -> String {
+    let mut columns: Vec<String> = index.fields.iter().map(|f| quote(&f.name)).collect();
+    columns.push(format!("{} UNINDEXED", quote(KEY_COLUMN)));
+    columns.push(format!("{} UNINDEXED", quote(HASH_COLUMN)));
+    format!(
+        "CREATE VIRTUAL TABLE {}.{} USING fts5({}, tokenize='{}')",
+        quote(SQLITE_SCHEMA),
+        quote(&sqlite_table(entity)),
+        columns.join(", "),
+        super::full_text::tokenizer(index.analyzer)
+    )
+}
+
+/// Whether full-text searches of `entity` read the side store.
+pub(crate) fn is_side(entity: &EntitySpec) -> bool {
+    entity.is_mapped() && entity.full_text.is_some()
+}
+
+/// The statements attaching the side file to a SQLite read connection of `spec` (none when
+/// no entity needs it, or when the right file is attached already). A side file not created
+/// yet is an error naming it and the command that creates it.
+pub(crate) fn sqlite_attach(
+    conn: &dyn Reader,
+    spec: &SchemaSpec,
+) -> Result<Vec<String>, ExecError> {
+    if spec.side_entities().next().is_none() {
+        return Ok(Vec::new());
+    }
+    let mut main = None;
+    let mut attached = None;
+    for row in conn.rows("SELECT name, file FROM pragma_database_list", &[])? {
+        match (text(row.first()).as_deref(), text(row.get(1))) {
+            (Some("main"), file) => main = file,
+            (Some(SQLITE_SCHEMA), file) => attached = file,
+            _ => {}
+        }
+    }
+    let Some(main) = main.filter(|file| !file.is_empty()) else {
+        return Err(ExecError::Unavailable(
+            "a database in memory has no side file for the full-text indexes of existing tables"
+                .into(),
+        ));
+    };
+    let file = spec
+        .tools
+        .side_store
+        .sqlite_file(std::path::Path::new(&main));
+    let wanted = file.to_string_lossy().into_owned();
+    let mut statements = Vec::new();
+    match attached {
+        Some(attached) if attached == wanted => return Ok(statements),
+        Some(_) => statements.push(format!("DETACH DATABASE {}", quote(SQLITE_SCHEMA))),
+        None => {}
+    }
+    if !file.is_file() {
+        return Err(ExecError::Unavailable(format!(
+            "the full-text indexes of existing tables are kept in {wanted}, which does not \
+             exist yet: create it with `toolforge db init`"
+        )));
+    }
+    statements.push(format!(
+        "ATTACH DATABASE '{}' AS {}",
+        wanted.replace('\'', "''"),
+        quote(SQLITE_SCHEMA)
+    ));
+    Ok(statements)
+}
+
+/// PostgreSQL: the SQL (a text value) of the schema where `spec` finds tables named without
+/// one: the current schema, or for a spec with a side store, the first schema of the search
+/// path other than the side store's (a role named like it, as `toolforge` is, has that schema
+/// first in the default `"$user", public`).
+pub(crate) fn pg_base_schema(spec: &SchemaSpec) -> String {
+    if spec.side_entities().next().is_none() {
+        return "CAST(current_schema() AS TEXT)".to_owned();
+    }
+    format!(
+        "(SELECT CAST(\"s\" AS TEXT) FROM unnest(current_schemas(false)) WITH ORDINALITY AS \
+         \"t\"(\"s\", \"n\") WHERE \"s\" <> '{}' ORDER BY \"n\" LIMIT 1)",
+        spec.tools.side_store.schema.replace('\'', "''")
+    )
+}
