@@ -84,6 +84,29 @@ pub(crate) struct Changes<T> {
     pub(crate) unchanged: u64,
 }
 
+impl<T> Changes<T> {
+    /// The keys to index: the new ones, then the changed ones.
+    pub(crate) fn to_index(&self) -> Vec<SqlValue> {
+        self.added
+            .iter()
+            .cloned()
+            .chain(self.updated.iter().map(|(key, _)| key.clone()))
+            .collect()
+    }
+
+    /// What the refresh of `entity` did.
+    pub(crate) fn report(&self, entity: &EntitySpec, created: bool) -> EntityRefresh {
+        EntityRefresh {
+            entity: entity.name.clone(),
+            created,
+            added: self.added.len() as u64,
+            updated: self.updated.len() as u64,
+            removed: self.removed.len() as u64,
+            unchanged: self.unchanged,
+        }
+    }
+}
+
 /// The text of the `index` fields and the index's own definition, as the hash covers them: a
 /// changed field list or analyzer changes every hash, so a refresh rewrites every record.
 fn signature(index: &FullTextSpec) -> String {

@@ -6,7 +6,7 @@ use crate::spec::SchemaSpec;
 use crate::sql::backend::{ExecError, Reader};
 use crate::sql::full_text::pg_tables::{docs_table, postings_objects, qualified, terms_table};
 use crate::sql::ident::quote;
-use crate::sql::side_store::{EntityRefresh, RefreshReport, changes, pg_base_schema, texts};
+use crate::sql::side_store::{RefreshReport, changes, pg_base_schema, texts};
 use crate::sql::value::SqlValue;
 
 use super::Session;
@@ -87,25 +87,13 @@ pub(crate) fn refresh(
             .chain(found.updated.iter().map(|(key, _)| key.clone()))
             .collect();
         delete(session, &terms, &docs, &stale)?;
-        let keys: Vec<SqlValue> = found
-            .added
-            .iter()
-            .cloned()
-            .chain(found.updated.iter().map(|(key, _)| key.clone()))
-            .collect();
+        let keys = found.to_index();
         let mut postings = Postings::new(session, index, terms, docs, true)?;
         for (key, values, hash) in texts(session, entity, index, &base, &keys)? {
             postings.add(key, &values, Some(hash))?;
         }
         postings.finish()?;
-        report.entities.push(EntityRefresh {
-            entity: entity.name.clone(),
-            created,
-            added: found.added.len() as u64,
-            updated: found.updated.len() as u64,
-            removed: found.removed.len() as u64,
-            unchanged: found.unchanged,
-        });
+        report.entities.push(found.report(entity, created));
     }
     Ok(report)
 }

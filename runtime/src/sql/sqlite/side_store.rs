@@ -11,7 +11,7 @@ use crate::sql::backend::{ExecError, Reader};
 use crate::sql::database::DbError;
 use crate::sql::ident::quote;
 use crate::sql::side_store::{
-    EntityRefresh, HASH_COLUMN, HASH_FUNCTION, KEY_COLUMN, RefreshReport, SQLITE_SCHEMA, changes,
+    HASH_COLUMN, HASH_FUNCTION, KEY_COLUMN, RefreshReport, SQLITE_SCHEMA, changes,
     sqlite_create, sqlite_table, text_hash, texts,
 };
 use crate::sql::value::SqlValue;
@@ -138,12 +138,7 @@ fn fill(conn: &Connection, spec: &SchemaSpec, side: &Path) -> Result<RefreshRepo
         {
             delete.execute([rowid])?;
         }
-        let keys: Vec<SqlValue> = found
-            .added
-            .iter()
-            .cloned()
-            .chain(found.updated.iter().map(|(key, _)| key.clone()))
-            .collect();
+        let keys = found.to_index();
         let mut columns: Vec<String> = index.fields.iter().map(|f| quote(&f.name)).collect();
         columns.push(quote(KEY_COLUMN));
         columns.push(quote(HASH_COLUMN));
@@ -162,14 +157,7 @@ fn fill(conn: &Connection, spec: &SchemaSpec, side: &Path) -> Result<RefreshRepo
             params.push(SqlValue::Text(hash));
             insert.execute(rusqlite::params_from_iter(params))?;
         }
-        report.entities.push(EntityRefresh {
-            entity: entity.name.clone(),
-            created,
-            added: found.added.len() as u64,
-            updated: found.updated.len() as u64,
-            removed: found.removed.len() as u64,
-            unchanged: found.unchanged,
-        });
+        report.entities.push(found.report(entity, created));
     }
     Ok(report)
 }
