@@ -17,6 +17,13 @@ the rest:
    answer that is not a successful tool result as an error;
 6. prints calls/s, p50 and p99 (the median over the rounds), the peak memory of each server,
    its start-up time and its `tools/list` in bytes and o200k_base tokens, and the ratios.
+
+With `--existing`, the database is the one a team already has: tables of its own design
+(`books`, `authors`, `book_authors`; a FTS5 table over `books` on SQLite, a GIN index over its
+tsvector on PostgreSQL) written by this script, not by toolforge. toolforge reads them through a
+config that maps them (`table:`, `join_table:`, its full-text index in its side store, made by
+`toolforge db init`), the peers through statements over the same tables; and a fourth server,
+toolforge over the same data imported into its own schema, measures what the mapping costs.
 """
 
 import argparse
@@ -68,6 +75,52 @@ toolforge:
   tools: [schema, query, lookup, relationships, search]
 """
 
+# The same bookshop as a team's own tables, read where they are (`--existing`).
+EXISTING_CONFIG = """\
+name: bookshop
+version: 1.0.0
+description: The books of a bookshop and the authors who wrote them
+entities:
+  - name: Book
+    description: A book of the catalogue
+    table: books
+    unique_field: isbn
+    display_name_field: title
+    searchable_fields:
+      - {name: isbn, type: string, description: The ISBN-13}
+      - {name: title, type: string, description: The title}
+      - {name: genre, type: string, description: The genre}
+      - {name: year, type: integer, description: Year of publication}
+      - {name: pages, type: integer, description: Number of pages}
+      - {name: blurb, type: string, description: The back-cover text}
+    full_text_index: {fields: [title, blurb]}
+    relationships:
+      - type: WRITTEN_BY
+        target: Author
+        description: The book's authors
+        join_table: {table: book_authors, source_column: isbn, target_column: slug}
+  - name: Author
+    description: A person who wrote books of the catalogue
+    table: authors
+    unique_field: slug
+    display_name_field: name
+    searchable_fields:
+      - {name: slug, type: string, description: Lower-case id}
+      - {name: name, type: string, description: Full name}
+      - {name: born, type: integer, description: Year of birth}
+toolforge:
+  tools: [schema, query, lookup, relationships, search]
+"""
+
+EXISTING_SCHEMA = """\
+CREATE TABLE books (isbn TEXT PRIMARY KEY, title TEXT NOT NULL, genre TEXT, year INTEGER,
+                    pages INTEGER, blurb TEXT);
+CREATE TABLE authors (slug TEXT PRIMARY KEY, name TEXT, born INTEGER);
+CREATE TABLE book_authors (isbn TEXT REFERENCES books, slug TEXT REFERENCES authors,
+                           PRIMARY KEY (isbn, slug));
+CREATE INDEX book_authors_slug ON book_authors (slug);
+"""
+
 GENRES = [
     "novel", "science-fiction", "fantasy", "crime", "thriller", "romance", "horror",
     "history", "biography", "essay", "poetry", "drama", "travel", "cooking", "science",
@@ -110,6 +163,29 @@ QUESTIONS = {
         "plainto_tsquery('english', {ph})) DESC, isbn LIMIT 10",
     },
 }
+
+
+# The peers' statements over the team's own tables (`--existing`).
+EXISTING_STATEMENTS = {
+    "lookup": {"statement": f"SELECT {BOOK_COLUMNS} FROM books WHERE isbn = {{ph}}"},
+    "list": {"statement": f"SELECT {BOOK_COLUMNS} FROM books WHERE genre = {{ph}} "
+             "ORDER BY year DESC, isbn LIMIT 20"},
+    "hop": {"statement": f"SELECT {', '.join('b.' + c.strip() for c in BOOK_COLUMNS.split(','))} "
+            "FROM book_authors e JOIN books b ON b.isbn = e.isbn "
+            "WHERE e.slug = {ph} ORDER BY b.isbn LIMIT 20"},
+    "full_text": {
+        "sqlite": f"SELECT {', '.join('b.' + c.strip() for c in BOOK_COLUMNS.split(','))} "
+        "FROM books_fts f JOIN books b ON b.rowid = f.rowid WHERE books_fts MATCH {ph} "
+        "ORDER BY bm25(books_fts), b.isbn LIMIT 10",
+        "postgres": f"SELECT {BOOK_COLUMNS} FROM books "
+        "WHERE to_tsvector('english', title || ' ' || blurb) @@ plainto_tsquery('english', {ph}) "
+        "ORDER BY ts_rank(to_tsvector('english', title || ' ' || blurb), "
+        "plainto_tsquery('english', {ph})) DESC, isbn LIMIT 10",
+    },
+}
+
+# Which statements the peers are given: QUESTIONS' own, or EXISTING_STATEMENTS'.
+STATEMENTS = {"existing": False}
 
 
 def log(message):
@@ -168,6 +244,48 @@ def write_data(path, books, seed=7):
         # Words of middle frequency (ranks 40-100): a few hundred to a few thousand matches.
         "full_text": vocabulary[40:100],
     }
+
+
+def existing_tables(data, backend, db, work):
+    """The team's own tables (EXISTING_SCHEMA) filled with the records of `data`, at `db`."""
+    books, authors, links = [], [], []
+    with open(data) as lines:
+        for line in lines:
+            item = json.loads(line)
+            if item.get("entity") == "Book":
+                d = item["data"]
+                books.append((d["isbn"], d["title"], d["genre"], d["year"], d["pages"], d["blurb"]))
+            elif item.get("entity") == "Author":
+                d = item["data"]
+                authors.append((d["slug"], d["name"], d["born"]))
+            else:
+                links.append((item["from"]["id"], item["to"]["id"]))
+    if backend == "sqlite":
+        import sqlite3
+        conn = sqlite3.connect(db)
+        conn.executescript(EXISTING_SCHEMA)
+        conn.executemany("INSERT INTO authors VALUES (?, ?, ?)", authors)
+        conn.executemany("INSERT INTO books VALUES (?, ?, ?, ?, ?, ?)", books)
+        conn.executemany("INSERT INTO book_authors VALUES (?, ?)", links)
+        # The team's own full-text table, which the peers' statements read.
+        conn.executescript(
+            "CREATE VIRTUAL TABLE books_fts USING fts5(title, blurb, content='books', "
+            "content_rowid='rowid', tokenize='porter unicode61');"
+            "INSERT INTO books_fts(books_fts) VALUES ('rebuild'); ANALYZE;")
+        conn.commit()
+        conn.close()
+        return
+    import csv
+    for name, rows in (("authors", authors), ("books", books), ("book_authors", links)):
+        with open(os.path.join(work, f"{name}.csv"), "w", newline="") as out:
+            csv.writer(out).writerows(rows)
+    script = EXISTING_SCHEMA + "".join(
+        f"\\copy {name} FROM '{os.path.join(work, name + '.csv')}' WITH (FORMAT csv)\n"
+        for name in ("authors", "books", "book_authors")) + (
+        "CREATE INDEX books_words ON books USING gin "
+        "(to_tsvector('english', title || ' ' || blurb));\nANALYZE;\n")
+    subprocess.run(["psql", "-q", "-v", "ON_ERROR_STOP=1", db], input=script, text=True,
+                   check=True, stdout=subprocess.DEVNULL)
 
 
 # ---- MCP over HTTP -------------------------------------------------------------------------
@@ -394,7 +512,7 @@ def peer_calls(samples):
 
 
 def statement(question, backend):
-    spec = QUESTIONS[question]
+    spec = EXISTING_STATEMENTS[question] if STATEMENTS["existing"] else QUESTIONS[question]
     text = spec.get(backend, spec.get("statement"))
     return text.replace("{ph}", "?" if backend == "sqlite" else "$1")
 
@@ -536,9 +654,11 @@ def failed_answers(client, headers, bodies):
 
 # ---- the run -----------------------------------------------------------------------------
 
-def run_backend(backend, db, args, samples, work, tokens):
+def run_backend(backend, db, args, samples, work, tokens, names):
     log(f"{backend}: starting the servers")
     config = os.path.join(work, "config.yaml")
+    own_config = os.path.join(work, "own.yaml")
+    own_db = db if backend == "postgres" else os.path.join(work, "books-own.db")
     toolbox_file = os.path.join(work, f"toolbox-{backend}.yaml")
     dbhub_file = os.path.join(work, f"dbhub-{backend}.toml")
     toolbox_config(toolbox_file, backend, db)
@@ -549,6 +669,9 @@ def run_backend(backend, db, args, samples, work, tokens):
         if name == "toolforge":
             argv = [args.toolforge, "serve", "--config", config, "--db", db,
                     "--http", f"127.0.0.1:{port}"]
+        elif name == "toolforge-own":
+            argv = [args.toolforge, "serve", "--config", own_config, "--db", own_db,
+                    "--http", f"127.0.0.1:{port}"]
         elif name == "toolbox":
             argv = [args.toolbox, "--config", toolbox_file, "--port", str(port),
                     "--address", "127.0.0.1", "--disable-reload", "--log-level", "ERROR"]
@@ -557,7 +680,6 @@ def run_backend(backend, db, args, samples, work, tokens):
                     "--port", str(port)]
         return Server(name, argv, port, work)
 
-    names = ["toolforge", "toolbox", "dbhub"]
     # Start-up: each server started and stopped three times, the best kept.
     startup = {}
     for name in names:
@@ -575,7 +697,7 @@ def run_backend(backend, db, args, samples, work, tokens):
         clients, listed = {}, {}
         for name, server in servers.items():
             # toolforge speaks the stateless 2026-07-28 protocol; the peers have no sessions.
-            client = Mcp(server.url, stateless=name == "toolforge")
+            client = Mcp(server.url, stateless=name.startswith("toolforge"))
             client.initialize()
             clients[name] = client
             tools = client.tools()
@@ -583,6 +705,7 @@ def run_backend(backend, db, args, samples, work, tokens):
             listed[name] = (len(tools), len(text.encode()), tokens(text))
 
         calls = {"toolforge": toolforge_calls(samples)}
+        calls["toolforge-own"] = calls["toolforge"]
         calls["toolbox"] = calls["dbhub"] = peer_calls(samples)
         # Same records from every server, for every sample of every question.
         for question in QUESTIONS:
@@ -639,13 +762,20 @@ def median(runs, key):
     return statistics.median(r[key] for r in runs)
 
 
-def report(backend, results, startup, memory, listed, args):
-    names = ["toolforge", "toolbox", "dbhub"]
-    out = [f"### {backend}", "",
+TITLES = {"toolforge": "toolforge", "toolforge-own": "toolforge, own schema",
+          "toolbox": "Toolbox", "dbhub": "DBHub"}
+
+
+def report(backend, results, startup, memory, listed, args, names):
+    own = "toolforge-own" in names
+    title = f"### {backend}" + (", the team's own tables" if own else "")
+    out = [title, "",
            f"calls/s (p50 / p99 ms), median of {args.rounds} rounds of {args.seconds} s, "
            f"{args.connections} connections", "",
-           "| call | toolforge | Toolbox | DBHub | toolforge ÷ best peer (calls/s) | p99 vs best peer's |",
-           "|---|---|---|---|---|---|"]
+           "| call | " + " | ".join(TITLES[n] for n in names) +
+           " | toolforge ÷ best peer (calls/s) | p99 vs best peer's |" +
+           (" own schema ÷ mapped (calls/s) |" if own else ""),
+           "|---|" + "---|" * (len(names) + 2 + own)]
     for question, spec in QUESTIONS.items():
         cells = []
         for name in names:
@@ -655,9 +785,15 @@ def report(backend, results, startup, memory, listed, args):
         best = max(("toolbox", "dbhub"), key=lambda n: median(results[(question, n)], "rate"))
         ratio = median(results[(question, "toolforge")], "rate") / median(results[(question, best)], "rate")
         p99 = median(results[(question, "toolforge")], "p99") / median(results[(question, best)], "p99")
-        out.append(f"| {spec['what']} | " + " | ".join(cells) +
-                   f" | **{ratio:.2f}×** ({best}) | {p99:.2f}× |")
-    out += ["", "| | toolforge | Toolbox | DBHub |", "|---|---|---|---|",
+        line = (f"| {spec['what']} | " + " | ".join(cells) +
+                f" | **{ratio:.2f}×** ({best}) | {p99:.2f}× |")
+        if own:
+            mapped = median(results[(question, "toolforge-own")], "rate") / median(
+                results[(question, "toolforge")], "rate")
+            line += f" {mapped:.2f}× |"
+        out.append(line)
+    out += ["", "| | " + " | ".join(TITLES[n] for n in names) + " |",
+            "|---|" + "---|" * len(names),
             "| start-up until `tools/list` answers (best of 3) | " +
             " | ".join(f"{startup[n]:.0f} ms" for n in names) + " |",
             "| peak memory (VmHWM) after the load | " +
@@ -680,7 +816,12 @@ def main():
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--backends", default="sqlite,postgres")
     parser.add_argument("--keep", action="store_true", help="keep the work folder")
+    parser.add_argument("--existing", action="store_true",
+                        help="serve the team's own tables (toolforge through a mapping), and "
+                        "toolforge over its own import of them beside")
     args = parser.parse_args()
+    STATEMENTS["existing"] = args.existing
+    names = ["toolforge"] + (["toolforge-own"] if args.existing else []) + ["toolbox", "dbhub"]
 
     import bpe_openai
     encoding = bpe_openai.get_encoding("o200k_base")
@@ -689,6 +830,8 @@ def main():
     work = tempfile.mkdtemp(prefix="bench-peers-")
     try:
         with open(os.path.join(work, "config.yaml"), "w") as out:
+            out.write(EXISTING_CONFIG if args.existing else CONFIG)
+        with open(os.path.join(work, "own.yaml"), "w") as out:
             out.write(CONFIG)
         data = os.path.join(work, "data.jsonl")
         log(f"writing {args.books:,} books")
@@ -703,29 +846,40 @@ def main():
                 log("TOOLFORGE_TEST_POSTGRES_URL is not set: PostgreSQL skipped "
                     "(run under scripts/with-postgres)")
         cores = os.cpu_count()
-        print(f"## toolforge, MCP Toolbox and DBHub side by side ({args.books:,} books, "
+        where = ", on the team's own tables" if args.existing else ""
+        print(f"## toolforge, MCP Toolbox and DBHub side by side ({args.books:,} books{where}, "
               f"{cores} cores)\n", flush=True)
         for backend, db in backends:
             log(f"{backend}: toolforge db init + db import")
             if backend == "postgres":
                 # The test server of scripts/with-postgres: emptied, so that a run starts afresh.
                 subprocess.run(["psql", "-q", db, "-c",
-                                "DROP SCHEMA public CASCADE; CREATE SCHEMA public;"],
+                                "DROP SCHEMA IF EXISTS toolforge CASCADE; DROP SCHEMA public CASCADE; CREATE SCHEMA public;"],
                                check=True, env={**os.environ,
                                                 "PGOPTIONS": "--client-min-messages=warning"})
-            subprocess.run([args.toolforge, "db", "init", "--config", os.path.join(work, "config.yaml"),
-                            "--db", db], check=True, stdout=subprocess.DEVNULL)
+            own_db = db
+            if args.existing:
+                existing_tables(data, backend, db, work)
+                # toolforge's full-text index of the team's `books`, in its side store.
+                subprocess.run([args.toolforge, "db", "init", "--config",
+                                os.path.join(work, "config.yaml"), "--db", db],
+                               check=True, stdout=subprocess.DEVNULL)
+                if backend == "sqlite":
+                    own_db = os.path.join(work, "books-own.db")
+            subprocess.run([args.toolforge, "db", "init", "--config", os.path.join(work, "own.yaml"),
+                            "--db", own_db], check=True, stdout=subprocess.DEVNULL)
             subprocess.run([args.toolforge, "db", "import", "--config",
-                            os.path.join(work, "config.yaml"), "--db", db, data],
+                            os.path.join(work, "own.yaml"), "--db", own_db, data],
                            check=True, stdout=subprocess.DEVNULL)
-            if backend == "postgres":
+            if backend == "postgres" and not args.existing:
                 # What a PostgreSQL user gives a full-text statement: a GIN index over the tsvector.
                 subprocess.run(["psql", "-q", db, "-c",
                                 "CREATE INDEX IF NOT EXISTS book_words ON book USING gin "
                                 "(to_tsvector('english', title || ' ' || blurb)); ANALYZE;"],
                                check=True)
-            results, startup, memory, listed = run_backend(backend, db, args, samples, work, tokens)
-            print(report(backend, results, startup, memory, listed, args), flush=True)
+            results, startup, memory, listed = run_backend(backend, db, args, samples, work,
+                                                           tokens, names)
+            print(report(backend, results, startup, memory, listed, args, names), flush=True)
     except BaseException:
         args.keep = True
         raise
