@@ -188,7 +188,7 @@ impl fmt::Display for LoadError {
                 writeln!(
                     f,
                     "error: the config {} searches existing tables of {} through indexes not \
-                     created yet:",
+                     made for it yet:",
                     config.display(),
                     db.display()
                 )?;
@@ -197,7 +197,7 @@ impl fmt::Display for LoadError {
                 }
                 write!(
                     f,
-                    "  = hint: create and fill them (your tables are only read) with \
+                    "  = hint: create or rebuild them (your tables are only read) with \
                      `toolforge db init --config {} --db {}`",
                     config.display(),
                     db.display()

@@ -277,6 +277,39 @@ fn a_full_text_index_over_chinook_lives_beside_the_file_and_follows_the_users_wr
         .collect();
     assert_eq!(ids(&answer), want, "{answer}");
     assert!(!want.is_empty() && want.len() < all.len());
+
+    another_definition_is_rebuilt(dir.path(), "sqlite", db_s);
+}
+
+/// A config whose index has other fields than the one built is refused until a refresh
+/// rebuilds it, which indexes every record again.
+fn another_definition_is_rebuilt(dir: &Path, backend: &str, db: &str) {
+    let narrower = dir.join("narrower.yaml");
+    std::fs::write(
+        &narrower,
+        config_for(backend, "").replace("fields: [name, composer]", "fields: [name]"),
+    )
+    .unwrap();
+    let narrower_s = narrower.to_str().unwrap();
+    let refused = toolforge(&["serve", "--config", narrower_s, "--db", db]);
+    assert_eq!(refused.code, 1);
+    assert!(
+        refused
+            .stderr
+            .contains("was made for other fields or another analyzer"),
+        "{}",
+        refused.stderr
+    );
+    let rebuilt = toolforge(&["db", "refresh", "--config", narrower_s, "--db", db]);
+    assert_eq!(rebuilt.code, 0, "{}", rebuilt.stderr);
+    assert!(
+        rebuilt.stdout.contains(" 0 unchanged"),
+        "{}",
+        rebuilt.stdout
+    );
+    // Composers are no longer searched.
+    let answer = search(&narrower, db, "angus", 5);
+    assert_eq!(answer["total"], json!(0), "{answer}");
 }
 
 fn config_text(backend: &str) -> String {
@@ -429,4 +462,6 @@ fn a_full_text_index_over_chinook_on_postgres_lives_in_a_schema_of_its_own() {
     assert_eq!(got, want, "{answer}");
     assert_eq!(answer["total"], json!(want.len()));
     assert!(!want.is_empty() && want.len() < all.len());
+
+    another_definition_is_rebuilt(dir.path(), "postgres", &url);
 }

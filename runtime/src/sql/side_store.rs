@@ -6,8 +6,9 @@
 //!
 //! - on SQLite, in a file of its own beside the database (`shop.toolforge.db` for
 //!   `shop.db`), attached to every connection as `toolforge`: an FTS5 table
-//!   `toolforge."<table>__fts"` holding each record's indexed text, its key (`__key`) and a
-//!   hash of the text (`__hash`), both unindexed;
+//!   `toolforge."<table>__fts"` holding each record's indexed text, and beside it
+//!   `toolforge."<table>__fts_keys"`: by the same rowid, the record's key and a hash of its
+//!   text;
 //! - on PostgreSQL, in a schema of its own (`toolforge` by default): the postings tables
 //!   every full-text index has there (`full_text/pg_tables.rs`), keyed by the mapped key in
 //!   its own type, their `__fts_docs` with each record's text hash. Read connections see them
@@ -30,12 +31,6 @@ use super::value::SqlValue;
 
 /// The name the side file is attached under on SQLite.
 pub(crate) const SQLITE_SCHEMA: &str = "toolforge";
-
-/// The hidden column of the side FTS5 table holding a record's key.
-pub(crate) const KEY_COLUMN: &str = "__key";
-
-/// The hidden column of the side FTS5 table holding the hash of a record's text.
-pub(crate) const HASH_COLUMN: &str = "__hash";
 
 /// The SQLite function the refresh computes text hashes with.
 pub(crate) const HASH_FUNCTION: &str = "toolforge_text_hash";
@@ -109,7 +104,7 @@ impl<T> Changes<T> {
 
 /// The text of the `index` fields and the index's own definition, as the hash covers them: a
 /// changed field list or analyzer changes every hash, so a refresh rewrites every record.
-fn signature(index: &FullTextSpec) -> String {
+pub(crate) fn signature(index: &FullTextSpec) -> String {
     let fields: Vec<&str> = index.fields.iter().map(|f| f.name.as_str()).collect();
     format!("{:?}:{}", index.analyzer, fields.join(","))
 }
@@ -251,19 +246,30 @@ pub(crate) fn sqlite_table(entity: &EntitySpec) -> String {
     super::full_text::full_text_table_name(&entity.table)
 }
 
-/// The statement creating `entity`'s FTS5 table in the side file: its indexed fields, then
-/// the key and the hash, unindexed (so column numbers and BM25 weights are the fields' own).
-pub(crate) fn sqlite_create(entity: &EntitySpec, index: &FullTextSpec) -> String {
-    let mut columns: Vec<String> = index.fields.iter().map(|f| quote(&f.name)).collect();
-    columns.push(format!("{} UNINDEXED", quote(KEY_COLUMN)));
-    columns.push(format!("{} UNINDEXED", quote(HASH_COLUMN)));
-    format!(
-        "CREATE VIRTUAL TABLE {}.{} USING fts5({}, tokenize='{}')",
-        quote(SQLITE_SCHEMA),
-        quote(&sqlite_table(entity)),
-        columns.join(", "),
-        super::full_text::tokenizer(index.analyzer)
-    )
+/// The SQLite table beside it holding each indexed record's key and text hash, by the rowid
+/// its text has in the FTS5 table: narrow, so a search reads keys without the text.
+pub(crate) fn sqlite_keys_table(entity: &EntitySpec) -> String {
+    format!("{}_keys", sqlite_table(entity))
+}
+
+/// The statements creating `entity`'s index in the side file: the FTS5 table of its indexed
+/// fields (storing their text, for snippets), then the keys table.
+pub(crate) fn sqlite_create(entity: &EntitySpec, index: &FullTextSpec) -> [String; 2] {
+    let columns: Vec<String> = index.fields.iter().map(|f| quote(&f.name)).collect();
+    let schema = quote(SQLITE_SCHEMA);
+    [
+        format!(
+            "CREATE VIRTUAL TABLE {schema}.{} USING fts5({}, tokenize='{}')",
+            quote(&sqlite_table(entity)),
+            columns.join(", "),
+            super::full_text::tokenizer(index.analyzer)
+        ),
+        format!(
+            "CREATE TABLE {schema}.{} (\"id\" INTEGER PRIMARY KEY, \"key\" NOT NULL UNIQUE, \
+             \"hash\" TEXT NOT NULL)",
+            quote(&sqlite_keys_table(entity))
+        ),
+    ]
 }
 
 /// Whether full-text searches of `entity` read the side store.

@@ -83,22 +83,25 @@ fn rank(
         "NULL".to_owned()
     };
     // The index of a mapped entity is in the side file (found by name there, as the user's
-    // database has no table of that name), holding each record's key.
+    // database has no table of that name), its keys beside it by rowid.
     let join = if crate::sql::side_store::is_side(entity) {
         format!(
-            "{unique} = {fts}.{}",
-            quote(crate::sql::side_store::KEY_COLUMN)
+            "{}.{} AS \"k\" ON \"k\".\"id\" = {fts}.rowid JOIN {} AS \"n\" ON {unique} = \"k\".\"key\"",
+            quote(crate::sql::side_store::SQLITE_SCHEMA),
+            quote(&crate::sql::side_store::sqlite_keys_table(entity)),
+            quote(&entity.table),
         )
     } else {
-        format!("\"n\".rowid = {fts}.rowid")
+        format!(
+            "{} AS \"n\" ON \"n\".rowid = {fts}.rowid",
+            quote(&entity.table)
+        )
     };
     let sql = format!(
-        "SELECT {select}, {bm25} AS \"score\", {snippet} FROM {fts} JOIN {table} AS \"n\" \
-         ON {join} WHERE {fts} MATCH ?1 ORDER BY \"score\", {unique} \
-         LIMIT ?2 OFFSET ?3",
+        "SELECT {select}, {bm25} AS \"score\", {snippet} FROM {fts} JOIN {join} \
+         WHERE {fts} MATCH ?1 ORDER BY \"score\", {unique} LIMIT ?2 OFFSET ?3",
         select = projection.select_list(),
         bm25 = ranking.bm25(&fts),
-        table = quote(&entity.table),
     );
     let mut params = vec![
         SqlValue::Text(ranking.match_text()),

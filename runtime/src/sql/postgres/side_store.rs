@@ -6,7 +6,7 @@ use crate::spec::SchemaSpec;
 use crate::sql::backend::{ExecError, Reader};
 use crate::sql::full_text::pg_tables::{docs_table, postings_objects, qualified, terms_table};
 use crate::sql::ident::quote;
-use crate::sql::side_store::{RefreshReport, changes, pg_base_schema, texts};
+use crate::sql::side_store::{RefreshReport, changes, pg_base_schema, signature, texts};
 use crate::sql::value::SqlValue;
 
 use super::Session;
@@ -93,6 +93,20 @@ pub(crate) fn refresh(
             postings.add(key, &values, Some(hash))?;
         }
         postings.finish()?;
+        // Fresh postings get the planner's statistics now, not at autovacuum's next pass.
+        if created || !keys.is_empty() || !stale.is_empty() {
+            session.batch(&format!(
+                "ANALYZE {terms_table}, {docs_table}",
+                terms_table = qualified(Some(schema), &terms_table(entity)),
+                docs_table = qualified(Some(schema), &docs_name),
+            ))?;
+        }
+        // What the postings were made for, which `gaps` compares with the config's.
+        session.batch(&format!(
+            "COMMENT ON TABLE {docs_table} IS '{}'",
+            signature(index).replace('\'', "''"),
+            docs_table = qualified(Some(schema), &docs_name),
+        ))?;
         report.entities.push(found.report(entity, created));
     }
     Ok(report)
@@ -103,10 +117,33 @@ pub(crate) fn gaps(session: &dyn Reader, spec: &SchemaSpec) -> Result<Vec<String
     let schema = &spec.tools.side_store.schema;
     let mut missing = Vec::new();
     for entity in spec.side_entities() {
+        let Some(index) = &entity.full_text else {
+            continue;
+        };
         let docs = docs_table(entity);
         if !exists(session, schema, &docs)? {
             missing.push(format!(
                 "the full-text index of {} (table \"{docs}\" of the schema \"{schema}\")",
+                entity.name
+            ));
+            continue;
+        }
+        let made_for = session.rows(
+            "SELECT CAST(obj_description(to_regclass(?1), 'pg_class') AS TEXT)",
+            &[SqlValue::Text(qualified(Some(schema), &docs))],
+        )?;
+        let made_for = match made_for
+            .into_iter()
+            .next()
+            .and_then(|row| row.into_iter().next())
+        {
+            Some(SqlValue::Text(text)) => text,
+            _ => String::new(),
+        };
+        if made_for != signature(index) {
+            missing.push(format!(
+                "the full-text index of {} in the schema \"{schema}\" was made for other \
+                 fields or another analyzer than the config's",
                 entity.name
             ));
         }

@@ -11,8 +11,8 @@ use crate::sql::backend::{ExecError, Reader};
 use crate::sql::database::DbError;
 use crate::sql::ident::quote;
 use crate::sql::side_store::{
-    HASH_COLUMN, HASH_FUNCTION, KEY_COLUMN, RefreshReport, SQLITE_SCHEMA, changes,
-    sqlite_create, sqlite_table, text_hash, texts,
+    HASH_FUNCTION, RefreshReport, SQLITE_SCHEMA, changes, sqlite_create, sqlite_keys_table,
+    sqlite_table, text_hash, texts,
 };
 use crate::sql::value::SqlValue;
 
@@ -81,85 +81,111 @@ fn fill(conn: &Connection, spec: &SchemaSpec, side: &Path) -> Result<RefreshRepo
         place: side.display().to_string(),
         ..RefreshReport::default()
     };
-    let schema = quote(SQLITE_SCHEMA);
     for entity in spec.side_entities() {
         let Some(index) = &entity.full_text else {
             continue;
         };
-        let name = sqlite_table(entity);
-        let table = format!("{schema}.{}", quote(&name));
-        // A table of another definition (other fields, another analyzer) is made anew.
-        let wanted = sqlite_create(entity, index);
-        let stored: Option<String> = conn
-            .query_row(
-                &format!("SELECT sql FROM {schema}.sqlite_schema WHERE name = ?1"),
-                [&name],
-                |row| row.get(0),
-            )
-            .ok();
-        let unqualified = |sql: &str| sql.replace(&format!("{schema}."), "");
-        let created = stored.as_deref().map(unqualified) != Some(unqualified(&wanted));
+        let fts = qualified(&sqlite_table(entity));
+        let keys = qualified(&sqlite_keys_table(entity));
+        // Tables of another definition (other fields, another analyzer) are made anew.
+        let created = !is_current(conn, entity, index)?;
         if created {
-            if stored.is_some() {
-                conn.execute_batch(&format!("DROP TABLE {table}"))?;
+            conn.execute_batch(&format!(
+                "DROP TABLE IF EXISTS {fts}; DROP TABLE IF EXISTS {keys}"
+            ))?;
+            for statement in sqlite_create(entity, index) {
+                conn.execute_batch(&statement)?;
             }
-            conn.execute_batch(&wanted)?;
         }
         let held: Vec<(SqlValue, i64, String)> = conn
             .rows(
-                &format!(
-                    "SELECT {}, rowid, {} FROM {table}",
-                    quote(KEY_COLUMN),
-                    quote(HASH_COLUMN)
-                ),
+                &format!("SELECT \"key\", \"id\", \"hash\" FROM {keys}"),
                 &[],
             )?
             .into_iter()
             .map(|row| {
                 let mut row = row.into_iter();
                 let key = row.next().unwrap_or(SqlValue::Null);
-                let rowid = match row.next() {
-                    Some(SqlValue::Integer(rowid)) => rowid,
+                let id = match row.next() {
+                    Some(SqlValue::Integer(id)) => id,
                     _ => 0,
                 };
                 let hash = match row.next() {
                     Some(SqlValue::Text(hash)) => hash,
                     _ => String::new(),
                 };
-                (key, rowid, hash)
+                (key, id, hash)
             })
             .collect();
         let found = changes(conn, entity, index, "\"main\"", held)?;
-        let mut delete = conn.prepare(&format!("DELETE FROM {table} WHERE rowid = ?1"))?;
-        for rowid in found
+        let mut delete_text = conn.prepare(&format!("DELETE FROM {fts} WHERE rowid = ?1"))?;
+        let mut delete_key = conn.prepare(&format!("DELETE FROM {keys} WHERE \"id\" = ?1"))?;
+        for id in found
             .removed
             .iter()
-            .chain(found.updated.iter().map(|(_, rowid)| rowid))
+            .chain(found.updated.iter().map(|(_, id)| id))
         {
-            delete.execute([rowid])?;
+            delete_text.execute([id])?;
+            delete_key.execute([id])?;
         }
-        let keys = found.to_index();
-        let mut columns: Vec<String> = index.fields.iter().map(|f| quote(&f.name)).collect();
-        columns.push(quote(KEY_COLUMN));
-        columns.push(quote(HASH_COLUMN));
-        let marks: Vec<String> = (1..=columns.len()).map(|i| format!("?{i}")).collect();
-        let mut insert = conn.prepare(&format!(
-            "INSERT INTO {table} ({}) VALUES ({})",
+        let columns: Vec<String> = index.fields.iter().map(|f| quote(&f.name)).collect();
+        let marks: Vec<String> = (2..=columns.len() + 1).map(|i| format!("?{i}")).collect();
+        let mut insert_key = conn.prepare(&format!(
+            "INSERT INTO {keys} (\"key\", \"hash\") VALUES (?1, ?2)"
+        ))?;
+        let mut insert_text = conn.prepare(&format!(
+            "INSERT INTO {fts} (rowid, {}) VALUES (?1, {})",
             columns.join(", "),
             marks.join(", ")
         ))?;
-        for (key, values, hash) in texts(conn, entity, index, "\"main\"", &keys)? {
-            let mut params: Vec<SqlValue> = values
-                .into_iter()
-                .map(|value| value.map_or(SqlValue::Null, SqlValue::Text))
-                .collect();
-            params.push(key);
-            params.push(SqlValue::Text(hash));
-            insert.execute(rusqlite::params_from_iter(params))?;
+        for (key, values, hash) in texts(conn, entity, index, "\"main\"", &found.to_index())? {
+            insert_key.execute(rusqlite::params![key, hash])?;
+            let mut params = vec![SqlValue::Integer(conn.last_insert_rowid())];
+            params.extend(
+                values
+                    .into_iter()
+                    .map(|value| value.map_or(SqlValue::Null, SqlValue::Text)),
+            );
+            insert_text.execute(rusqlite::params_from_iter(params))?;
         }
         report.entities.push(found.report(entity, created));
     }
     Ok(report)
+}
+
+/// `table` of the side file, quoted.
+fn qualified(table: &str) -> String {
+    format!("{}.{}", quote(SQLITE_SCHEMA), quote(table))
+}
+
+/// Whether the side file `conn` has attached as [`SQLITE_SCHEMA`] holds `entity`'s index as
+/// the config defines it (the statements stored in its schema, less the schema's name).
+fn is_current(
+    conn: &Connection,
+    entity: &crate::spec::EntitySpec,
+    index: &crate::spec::FullTextSpec,
+) -> rusqlite::Result<bool> {
+    let unqualified = |sql: &str| sql.replace(&format!("{}.", quote(SQLITE_SCHEMA)), "");
+    let wanted = sqlite_create(entity, index);
+    for (name, wanted) in [sqlite_table(entity), sqlite_keys_table(entity)]
+        .iter()
+        .zip(wanted.iter())
+    {
+        let stored: Option<String> = conn
+            .query_row(
+                &format!(
+                    "SELECT sql FROM {}.sqlite_schema WHERE name = ?1",
+                    quote(SQLITE_SCHEMA)
+                ),
+                [name],
+                |row| row.get(0),
+            )
+            .ok();
+        if stored.as_deref().map(unqualified) != Some(unqualified(wanted)) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// What is missing of the side file for `spec` beside the database at `database`: the file,
@@ -176,21 +202,37 @@ pub(crate) fn gaps(database: &Path, spec: &SchemaSpec) -> Result<Vec<String>, Ex
             side.display()
         )]);
     }
-    let conn = Connection::open_with_flags(
-        &side,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    let conn = Connection::open_in_memory()?;
+    let uri = super::pool::file_uri(&side, "mode=ro")
+        .ok_or_else(|| rusqlite::Error::InvalidPath(side.clone()))?;
+    conn.execute(
+        &format!("ATTACH DATABASE ?1 AS {}", quote(SQLITE_SCHEMA)),
+        [uri],
     )?;
     let mut missing = Vec::new();
     for entity in entities {
-        let name = sqlite_table(entity);
-        let found: i64 = conn.query_row(
-            "SELECT count(*) FROM sqlite_schema WHERE name = ?1",
-            [&name],
+        let Some(index) = &entity.full_text else {
+            continue;
+        };
+        let present: i64 = conn.query_row(
+            &format!(
+                "SELECT count(*) FROM {}.sqlite_schema WHERE name = ?1",
+                quote(SQLITE_SCHEMA)
+            ),
+            [sqlite_table(entity)],
             |row| row.get(0),
         )?;
-        if found == 0 {
+        if present == 0 {
             missing.push(format!(
-                "the full-text index of {} (table \"{name}\" of {})",
+                "the full-text index of {} (table \"{}\" of {})",
+                entity.name,
+                sqlite_table(entity),
+                side.display()
+            ));
+        } else if !is_current(&conn, entity, index)? {
+            missing.push(format!(
+                "the full-text index of {} in {} was made for other fields or another \
+                 analyzer than the config's",
                 entity.name,
                 side.display()
             ));
