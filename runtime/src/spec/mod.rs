@@ -1190,7 +1190,7 @@ impl SchemaSpec {
     pub fn side_entities(&self) -> impl Iterator<Item = &EntitySpec> {
         self.entities
             .iter()
-            .filter(|entity| entity.is_mapped() && entity.full_text.is_some())
+            .filter(|entity| entity.has_side_index())
     }
 
     /// The entity named exactly `name`.
@@ -1228,6 +1228,12 @@ impl EntitySpec {
     /// Whether this entity reads an existing table (the config's `table:`).
     pub fn is_mapped(&self) -> bool {
         self.source.is_some()
+    }
+
+    /// Whether this entity's full-text index is kept in the [`SideStore`]: it reads an
+    /// existing table and has one.
+    pub fn has_side_index(&self) -> bool {
+        self.is_mapped() && self.full_text.is_some()
     }
 
     /// The stored field with this name.

@@ -220,18 +220,18 @@ pub(crate) fn texts(
         .iter()
         .map(|f| format!("CAST(\"q\".{} AS TEXT)", quote(&f.name)))
         .collect();
+    let key = quote(&entity.unique_field);
+    let select = format!(
+        "SELECT \"q\".{key}, {}, {} FROM {} WHERE \"q\".{key} IN",
+        columns.join(", "),
+        hash_sql(index, dialect),
+        rows_sql(entity, dialect, base)?,
+    );
+    let width = index.fields.len();
     let mut out = Vec::with_capacity(keys.len());
     for chunk in keys.chunks(CHUNK) {
-        let sql = format!(
-            "SELECT \"q\".{key}, {}, {} FROM {} WHERE \"q\".{key} IN ({})",
-            columns.join(", "),
-            hash_sql(index, dialect),
-            rows_sql(entity, dialect, base)?,
-            placeholders(1, chunk.len()),
-            key = quote(&entity.unique_field),
-        );
+        let sql = format!("{select} ({})", placeholders(1, chunk.len()));
         for row in conn.rows(&sql, chunk)? {
-            let width = index.fields.len();
             let key = row.first().cloned().unwrap_or(SqlValue::Null);
             let values = (1..=width).map(|i| text(row.get(i))).collect();
             let hash = text(row.get(width + 1)).unwrap_or_default();
@@ -270,11 +270,6 @@ pub(crate) fn sqlite_create(entity: &EntitySpec, index: &FullTextSpec) -> [Strin
             quote(&sqlite_keys_table(entity))
         ),
     ]
-}
-
-/// Whether full-text searches of `entity` read the side store.
-pub(crate) fn is_side(entity: &EntitySpec) -> bool {
-    entity.is_mapped() && entity.full_text.is_some()
 }
 
 /// The statements attaching the side file to a SQLite read connection of `spec` (none when

@@ -84,7 +84,7 @@ fn rank(
     };
     // The index of a mapped entity is in the side file (found by name there, as the user's
     // database has no table of that name), its keys beside it by rowid.
-    let join = if crate::sql::side_store::is_side(entity) {
+    let join = if entity.has_side_index() {
         format!(
             "{}.{} AS \"k\" ON \"k\".\"id\" = {fts}.rowid JOIN {} AS \"n\" ON {unique} = \"k\".\"key\"",
             quote(crate::sql::side_store::SQLITE_SCHEMA),
