@@ -106,6 +106,13 @@ pub enum LoadError {
     },
     /// The tools could not be registered (a name clash, for example).
     Registry(RegistryError),
+    /// toolforge's side store beside the user's tables could not be brought up to date.
+    SideStore {
+        /// The database path given.
+        db: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
 }
 
 impl fmt::Display for LoadError {
@@ -214,6 +221,11 @@ impl fmt::Display for LoadError {
                 db.display(),
                 config.display(),
                 init_command(config, db)
+            ),
+            LoadError::SideStore { db, message } => write!(
+                f,
+                "error: the side store of {} was left as it was: {message}",
+                db.display()
             ),
             LoadError::Registry(error) => {
                 write!(f, "error: {error}")?;

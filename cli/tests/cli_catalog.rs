@@ -49,7 +49,7 @@ fn notes(dir: &Path) -> (PathBuf, PathBuf) {
     (config, db)
 }
 
-fn model_dir() -> PathBuf {
+pub(crate) fn model_dir() -> PathBuf {
     match std::env::var_os("TOOLFORGE_TEST_MODEL_DIR") {
         Some(dir) => PathBuf::from(dir),
         None => {

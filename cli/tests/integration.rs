@@ -29,4 +29,5 @@ mod mapped_full_text;
 mod mapped_postgres;
 mod mapped_serve;
 mod mapped_sqlite;
+mod mapped_vectors;
 mod validate_db;

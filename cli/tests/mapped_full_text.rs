@@ -47,13 +47,13 @@ fn config_for(backend: &str, access: &str) -> String {
         .replace("{access}", access)
 }
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
+pub(crate) struct Run {
+    pub(crate) code: i32,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
-fn toolforge(args: &[&str]) -> Run {
+pub(crate) fn toolforge(args: &[&str]) -> Run {
     let output = Command::new(env!("CARGO_BIN_EXE_toolforge"))
         .args(args)
         .output()
@@ -393,20 +393,7 @@ fn a_full_text_index_over_chinook_on_postgres_lives_in_a_schema_of_its_own() {
     );
 
     // Served by a role that may only read the user's tables and the side store.
-    let role = format!("tf_ft_reader_{}", std::process::id());
-    pg_support::batch(
-        &url,
-        &format!(
-            "DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN; \
-             GRANT USAGE ON SCHEMA public, toolforge TO {role}; \
-             GRANT SELECT ON ALL TABLES IN SCHEMA public, toolforge TO {role}"
-        ),
-    );
-    let reader = {
-        let (scheme, rest) = url.split_once("://").unwrap();
-        let host = rest.split_once('@').map_or(rest, |(_, host)| host);
-        format!("{scheme}://{role}@{host}")
-    };
+    let reader = side_store_reader(&url, "tf_ft_reader");
     assert_ranked_as_fts5(&config, &reader, &pg_rows(&url));
     assert_eq!(
         pg_support::dump(&url),
@@ -464,4 +451,21 @@ fn a_full_text_index_over_chinook_on_postgres_lives_in_a_schema_of_its_own() {
     assert!(!want.is_empty() && want.len() < all.len());
 
     another_definition_is_rebuilt(dir.path(), "postgres", &url);
+}
+
+/// The URL of a new role `<prefix>_<pid>` on the server of `url` that may only read the
+/// tables of the schemas `public` and `toolforge` (the side store).
+pub(crate) fn side_store_reader(url: &str, prefix: &str) -> String {
+    let role = format!("{prefix}_{}", std::process::id());
+    pg_support::batch(
+        url,
+        &format!(
+            "DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN; \
+             GRANT USAGE ON SCHEMA public, toolforge TO {role}; \
+             GRANT SELECT ON ALL TABLES IN SCHEMA public, toolforge TO {role}"
+        ),
+    );
+    let (scheme, rest) = url.split_once("://").unwrap();
+    let host = rest.split_once('@').map_or(rest, |(_, host)| host);
+    format!("{scheme}://{role}@{host}")
 }

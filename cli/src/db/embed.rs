@@ -51,8 +51,16 @@ fn embed(args: &Args, out: &mut Output<'_>) -> Result<(), String> {
             args.config.display()
         ));
     };
-    let db = super::open_writable(&args.db, &args.config, false).map_err(|e| e.to_string())?;
-    dynamic::check_ready(&db, &args.db, spec, &args.config).map_err(|e| e.to_string())?;
+    let db = if spec.is_mapped() {
+        // Over existing tables: the vectors are kept in the side store, the tables only read.
+        let db = super::refresh::open_mapped(&args.db, &args.config).map_err(|e| e.to_string())?;
+        dynamic::check_tables(&db, &args.db, spec, &args.config).map_err(|e| e.to_string())?;
+        db
+    } else {
+        let db = super::open_writable(&args.db, &args.config, false).map_err(|e| e.to_string())?;
+        dynamic::check_ready(&db, &args.db, spec, &args.config).map_err(|e| e.to_string())?;
+        db
+    };
     let db = db.with_embedder(crate::embedding::with_progress(embedder));
     let stats = db
         .embed(spec, args.force)
@@ -63,11 +71,17 @@ fn embed(args: &Args, out: &mut Output<'_>) -> Result<(), String> {
 
 /// Says what an embedding pass did (nothing when it had nothing to do).
 pub(crate) fn report(stats: &EmbedStats, out: &mut Output<'_>) {
-    if stats.embedded > 0 || stats.unchanged > 0 {
+    if stats.embedded > 0 || stats.unchanged > 0 || stats.cleared > 0 {
         let _ = writeln!(
             out.stdout,
-            "embeddings: {} computed, {} already up to date",
-            stats.embedded, stats.unchanged
+            "embeddings: {} computed, {} already up to date{}",
+            stats.embedded,
+            stats.unchanged,
+            if stats.cleared > 0 {
+                format!(", {} removed", stats.cleared)
+            } else {
+                String::new()
+            }
         );
     }
     if stats.missing > 0 {

@@ -1,7 +1,7 @@
-//! `toolforge db refresh --config FILE --db DB`: brings the full-text indexes a config over
-//! existing tables keeps in toolforge's side store up to date with the tables' rows. Only
-//! records that are new or whose indexed text changed are indexed again; records gone from a
-//! table leave its index. The user's tables are only read.
+//! `toolforge db refresh --config FILE --db DB`: brings the full-text indexes and the vectors
+//! a config over existing tables keeps in toolforge's side store up to date with the tables'
+//! rows. Only records that are new or whose indexed text changed are indexed (or embedded)
+//! again; records gone from a table leave its index. The user's tables are only read.
 
 use std::path::{Path, PathBuf};
 
@@ -30,8 +30,8 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
             return Err(LoadError::Database {
                 db: args.db.clone(),
                 message: format!(
-                    "nothing to refresh: {} has no full-text index over an existing table (an \
-                     entity with both `table:` and `full_text_index`)",
+                    "nothing to refresh: {} has no full-text or vector index over an existing \
+                     table (an entity with `table:` and `full_text_index` or `vector_indexes`)",
                     args.config.display()
                 ),
             });
@@ -48,20 +48,53 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
 }
 
 /// Checks the mapped tables of `spec` in `db`, then creates what is missing of its side
-/// store and brings every index up to date, saying what it did (`db init` and `db refresh`).
+/// store and brings every index up to date, saying what it did (`db init` and `db refresh`):
+/// the full-text indexes, then the vectors, with the config's embedding provider (without
+/// one, a note says how many records have none).
 pub(crate) fn refresh(
     db: &Path,
     spec: &SchemaSpec,
     config: &Path,
     out: &mut Output<'_>,
 ) -> Result<(), LoadError> {
-    dynamic::not_a_folder(db)?;
-    let database_error = |error: &dyn std::fmt::Display| LoadError::Database {
+    let database = open_mapped(db, config)?;
+    dynamic::check_tables(&database, db, spec, config)?;
+    let database_error = |error: &dyn std::fmt::Display| LoadError::SideStore {
         db: db.to_path_buf(),
         message: error.to_string(),
     };
-    let database = if dynamic::is_server_url(db) {
-        // Only the side store's schema is written.
+    let report = database
+        .refresh_side_store(spec)
+        .map_err(|e| database_error(&e))?;
+    describe(&report, out);
+    if spec.entities.iter().any(|e| e.has_side_vectors()) {
+        match crate::embedding::for_spec(spec, config) {
+            Some(embedder) => {
+                let stats = database
+                    .with_embedder(crate::embedding::with_progress(embedder))
+                    .embed(spec, false)
+                    .map_err(|e| database_error(&e))?;
+                super::embed::report(&stats, out);
+            }
+            None => {
+                let _ = writeln!(
+                    out.stderr,
+                    "note: no embedding provider in {}: the vector indexes stay empty until \
+                     `toolforge.embeddings` names one and `toolforge db embed` runs",
+                    config.display()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Opens the database a mapped config reads, for writing its side store only: a SQLite file
+/// read-only (the side file is opened apart), a PostgreSQL server as it is (only the side
+/// store's schema is written).
+pub(crate) fn open_mapped(db: &Path, config: &Path) -> Result<Database, LoadError> {
+    dynamic::not_a_folder(db)?;
+    if dynamic::is_server_url(db) {
         Database::open(db)
     } else if db.is_file() {
         Database::open_read_only(db)
@@ -71,17 +104,21 @@ pub(crate) fn refresh(
             config: config.to_path_buf(),
         });
     }
-    .map_err(|e| database_error(&e))?;
-    dynamic::check_tables(&database, db, spec, config)?;
-    let report = database
-        .refresh_side_store(spec)
-        .map_err(|e| database_error(&e))?;
-    describe(&report, out);
-    Ok(())
+    .map_err(|error| LoadError::Database {
+        db: db.to_path_buf(),
+        message: error.to_string(),
+    })
 }
 
 /// What a refresh did, one line per index.
 fn describe(report: &RefreshReport, out: &mut Output<'_>) {
+    for entity in &report.vectors_created {
+        let _ = writeln!(
+            out.stdout,
+            "vectors of {entity}: table created in {}",
+            report.place
+        );
+    }
     for entity in &report.entities {
         let _ = writeln!(
             out.stdout,

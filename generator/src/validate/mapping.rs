@@ -4,10 +4,11 @@
 //! create all of them; one of each is refused, so that `db init` and imports never write into
 //! a database the user owns. A mapped entity's key is one of its own columns (listed, text or
 //! integer), every relationship says where its edges are (a foreign key column or a join
-//! table). A full-text index is kept apart in toolforge's side store (`toolforge db init`
-//! creates it, `toolforge db refresh` brings it up to date); what would need other objects of
-//! toolforge's own beside the user's tables (vector indexes, change tracking, materialized
-//! computed fields, points) is refused with what to do instead.
+//! table). A full-text index and the vectors of vector indexes are kept apart in toolforge's
+//! side store (`toolforge db init` creates them, `toolforge db refresh` and `toolforge db
+//! embed` bring them up to date); what would need other objects of toolforge's own beside
+//! the user's tables (change tracking, materialized computed fields, points) is refused with
+//! what to do instead.
 
 use toolforge::spec::TableRef;
 
@@ -161,18 +162,6 @@ fn check_mapped_entity(entity: &Entity, base: &str, r: &mut Reporter<'_>) {
             .emit();
         }
     };
-    unsupported(
-        "vector_index",
-        entity.vector_index.is_some(),
-        "remove it; semantic search over existing tables is not available yet",
-        r,
-    );
-    unsupported(
-        "vector_indexes",
-        !entity.vector_indexes.is_empty(),
-        "remove them; semantic search over existing tables is not available yet",
-        r,
-    );
     unsupported(
         "change_tracking",
         entity.change_tracking.is_some() && entity.track_changes != Some(false),

@@ -1186,11 +1186,11 @@ impl SchemaSpec {
     }
 
     /// The mapped entities whose objects toolforge keeps in its [`SideStore`] (those with a
-    /// full-text index), in config order.
+    /// full-text index or a vector index), in config order.
     pub fn side_entities(&self) -> impl Iterator<Item = &EntitySpec> {
         self.entities
             .iter()
-            .filter(|entity| entity.has_side_index())
+            .filter(|entity| entity.has_side_index() || entity.has_side_vectors())
     }
 
     /// The entity named exactly `name`.
@@ -1234,6 +1234,12 @@ impl EntitySpec {
     /// existing table and has one.
     pub fn has_side_index(&self) -> bool {
         self.is_mapped() && self.full_text.is_some()
+    }
+
+    /// Whether this entity's vectors are kept in the [`SideStore`]: it reads an existing table
+    /// and has a vector index.
+    pub fn has_side_vectors(&self) -> bool {
+        self.is_mapped() && !self.vector_indexes.is_empty()
     }
 
     /// The stored field with this name.

@@ -28,6 +28,7 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 use crate::spec::{CHANGES_TABLE, SchemaSpec};
 
 use super::backend::{ExecError, Reader, SqlDialect};
+use super::ddl::VERSIONS_TABLE;
 use super::ident::quote;
 use super::value::SqlValue;
 
@@ -64,8 +65,12 @@ fn rule_views(spec: &SchemaSpec, dialect: SqlDialect, base: &str) -> Vec<String>
     // What a view reads: the base table, or for a mapped entity the query presenting the
     // user's table in the spec's terms (which has no rowid: its full-text index in the side
     // store is joined on its key).
+    let side = super::side_store::side_schema(spec, dialect);
     let entity_source = |entity: &crate::spec::EntitySpec| match super::mapping::entity_query(
-        entity, dialect, base,
+        entity,
+        dialect,
+        base,
+        Some(&side),
     ) {
         Some(query) => (format!("({query})"), ""),
         None => (format!("{base}.{}", quote(&entity.table)), rowid),
@@ -86,9 +91,28 @@ fn rule_views(spec: &SchemaSpec, dialect: SqlDialect, base: &str) -> Vec<String>
         if spec.access_rule(&entity.name).is_some() {
             continue;
         }
-        if let Some(query) = super::mapping::entity_query(entity, dialect, base) {
+        if let Some(query) = super::mapping::entity_query(entity, dialect, base, Some(&side)) {
             statements.push(format!("{create} {} AS {query}", quote(&entity.table)));
         }
+    }
+    // A mapped entity's vectors, and the versions searches reload them by, under the names
+    // they have beside toolforge's own tables: every call's searches share them, whatever
+    // its rules.
+    let vectors: Vec<&crate::spec::EntitySpec> = spec
+        .entities
+        .iter()
+        .filter(|e| e.has_side_vectors())
+        .collect();
+    for table in vectors
+        .iter()
+        .map(|entity| super::mapping::vectors_table(entity))
+        .chain((!vectors.is_empty()).then(|| VERSIONS_TABLE.to_owned()))
+    {
+        statements.push(format!(
+            "{create} {} AS SELECT * FROM {side}.{}",
+            quote(&table),
+            quote(&table)
+        ));
     }
     // PostgreSQL's full-text postings: the documents and terms of visible records only, so
     // hidden records neither match nor weigh in BM25's statistics. Those of a mapped entity

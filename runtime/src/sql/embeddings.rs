@@ -7,15 +7,20 @@
 //!
 //! Every pass bumps the table's version in [`VERSIONS_TABLE`], so searches reload vectors
 //! kept in memory. A provider failure fails the pass, and with it the whole transaction.
+//!
+//! An entity over an existing table keeps its vectors in the side store instead
+//! (`side_store.rs`): the pass reads the user's rows through the entity's query joined with
+//! them, writes vectors there by key, and removes the vectors of records gone from the table.
 
 use std::time::Instant;
 
 use crate::embed::{EmbedError, Embedder, content_hash, embed_all};
-use crate::spec::{EntitySpec, SchemaSpec, VectorIndexSpec};
+use crate::spec::{EntitySpec, FieldType, SchemaSpec, VectorIndexSpec};
 
-use super::backend::{ExecError, Writer};
+use super::backend::{ExecError, SqlDialect, Writer};
 use super::ddl::VERSIONS_TABLE;
 use super::ident::quote;
+use super::side_store::SidePlaces;
 use super::value::SqlValue;
 
 /// Records read (and embedded) per round: bounds the memory one pass holds.
@@ -69,6 +74,20 @@ pub(crate) struct Pass<'a> {
     pub force: bool,
     /// Only these entities (all when empty).
     pub entities: &'a [&'a str],
+    /// Where entities over existing tables are: `None` when the spec has none.
+    pub side: Option<SidePlaces<'a>>,
+}
+
+/// Where one entity's source texts are read and its vectors written.
+struct Home {
+    /// What the texts are read from (a table, or a parenthesised query with its alias).
+    rows: String,
+    /// The key of the first page (keys are paged in order).
+    first_key: SqlValue,
+    /// Clears the vector and hash of records whose source text is gone.
+    clear: String,
+    /// Stores a vector (`?1`), its hash (`?2`) for the record with key `?3`.
+    store: String,
 }
 
 /// Runs the pass over `spec`'s vector indexes on `conn` (inside the caller's transaction).
@@ -81,6 +100,7 @@ pub(crate) fn run(
         embedder,
         force,
         entities,
+        side,
     } = pass;
     let mut stats = EmbedStats::default();
     for entity in &spec.entities {
@@ -93,41 +113,140 @@ pub(crate) fn run(
             entity: entity.name.clone(),
             source,
         };
+        let mut versions = quote(VERSIONS_TABLE);
+        if entity.has_side_vectors() {
+            let places = side.ok_or_else(|| {
+                db_error(ExecError::Unavailable(format!(
+                    "the vectors of {} are kept in the side store, which this pass was not given",
+                    entity.name
+                )))
+            })?;
+            stats.cleared += remove_gone(conn, entity, places).map_err(db_error)?;
+            versions = format!("{}.{versions}", places.side);
+        }
         for index in &entity.vector_indexes {
             if index.source_field.is_some() {
-                refresh_index(conn, entity, index, embedder, force, &mut stats)?;
+                let home = home(conn, entity, index, side);
+                refresh_index(conn, entity, index, &home, (embedder, force), &mut stats)?;
             }
         }
-        bump_version(conn, &entity.table).map_err(db_error)?;
+        bump_version_in(conn, &versions, &entity.table).map_err(db_error)?;
     }
     Ok(stats)
 }
 
 /// Bumps `table`'s version in [`VERSIONS_TABLE`].
 pub(crate) fn bump_version(conn: &dyn Writer, table: &str) -> Result<(), ExecError> {
+    bump_version_in(conn, &quote(VERSIONS_TABLE), table)
+}
+
+/// Bumps `table`'s version in the versions table `versions` (quoted, maybe qualified).
+fn bump_version_in(conn: &dyn Writer, versions: &str, table: &str) -> Result<(), ExecError> {
     conn.execute(
         &format!(
             "INSERT INTO {versions} (\"name\", \"version\") VALUES (?1, 1) \
-             ON CONFLICT (\"name\") DO UPDATE SET \"version\" = {versions}.\"version\" + 1",
-            versions = quote(VERSIONS_TABLE)
+             ON CONFLICT (\"name\") DO UPDATE SET \"version\" = {versions}.\"version\" + 1"
         ),
         vec![SqlValue::Text(table.to_owned())],
     )?;
     Ok(())
 }
 
+/// The vectors table of the mapped `entity` in the side store, quoted and qualified.
+fn side_table(entity: &EntitySpec, places: SidePlaces<'_>) -> String {
+    format!(
+        "{}.{}",
+        places.side,
+        quote(&super::mapping::vectors_table(entity))
+    )
+}
+
+/// The mapped `entity`'s rows joined with their vectors, for a `FROM`.
+fn side_rows(entity: &EntitySpec, dialect: SqlDialect, places: SidePlaces<'_>) -> String {
+    let query = super::mapping::entity_query(entity, dialect, places.base, Some(places.side))
+        .unwrap_or_default();
+    format!("({query}) AS \"t\"")
+}
+
+/// Removes the vectors of records gone from the mapped `entity`'s table: how many.
+fn remove_gone(
+    conn: &dyn Writer,
+    entity: &EntitySpec,
+    places: SidePlaces<'_>,
+) -> Result<usize, ExecError> {
+    let key = quote(&entity.unique_field);
+    let query =
+        super::mapping::entity_query(entity, conn.dialect(), places.base, None).unwrap_or_default();
+    let removed = conn.execute(
+        &format!(
+            "DELETE FROM {} WHERE {key} NOT IN (SELECT \"q\".{key} FROM ({query}) AS \"q\")",
+            side_table(entity, places)
+        ),
+        Vec::new(),
+    )?;
+    Ok(removed as usize)
+}
+
+/// Where `index`'s texts and vectors are for `entity`: its own table, or for an entity over
+/// an existing table the user's rows and the side store.
+fn home(
+    conn: &dyn Writer,
+    entity: &EntitySpec,
+    index: &VectorIndexSpec,
+    side: Option<SidePlaces<'_>>,
+) -> Home {
+    let unique = quote(&entity.unique_field);
+    let vector = quote(&index.column);
+    let hash = quote(&index.hash_column());
+    let source = quote(index.source_field.as_deref().unwrap_or_default());
+    let first_key = match entity.key_type() {
+        FieldType::Integer => SqlValue::Integer(i64::MIN),
+        _ => SqlValue::Text(String::new()),
+    };
+    match side.filter(|_| entity.has_side_vectors()) {
+        None => {
+            let table = quote(&entity.table);
+            Home {
+                clear: format!(
+                    "UPDATE {table} SET {vector} = NULL, {hash} = NULL \
+                     WHERE {source} IS NULL AND {hash} IS NOT NULL"
+                ),
+                store: format!("UPDATE {table} SET {vector} = ?1, {hash} = ?2 WHERE {unique} = ?3"),
+                rows: table,
+                first_key,
+            }
+        }
+        Some(places) => {
+            let table = side_table(entity, places);
+            let rows = side_rows(entity, conn.dialect(), places);
+            Home {
+                clear: format!(
+                    "UPDATE {table} SET {vector} = NULL, {hash} = NULL WHERE {hash} IS NOT NULL \
+                     AND {unique} IN (SELECT \"t\".{unique} FROM {rows} WHERE \"t\".{source} IS NULL)"
+                ),
+                store: format!(
+                    "INSERT INTO {table} ({unique}, {vector}, {hash}) VALUES (?3, ?1, ?2) \
+                     ON CONFLICT ({unique}) DO UPDATE SET {vector} = excluded.{vector}, \
+                     {hash} = excluded.{hash}"
+                ),
+                rows,
+                first_key,
+            }
+        }
+    }
+}
+
 fn refresh_index(
     conn: &dyn Writer,
     entity: &EntitySpec,
     index: &VectorIndexSpec,
-    embedder: Option<&dyn Embedder>,
-    force: bool,
+    home: &Home,
+    (embedder, force): (Option<&dyn Embedder>, bool),
     stats: &mut EmbedStats,
 ) -> Result<(), EmbedPassError> {
     let Some(source) = &index.source_field else {
         return Ok(());
     };
-    let table = quote(&entity.table);
     let unique = quote(&entity.unique_field);
     let vector = quote(&index.column);
     let hash = quote(&index.hash_column());
@@ -137,37 +256,35 @@ fn refresh_index(
         source,
     };
     // Text cleared: a computed vector goes with it.
-    stats.cleared += conn
-        .execute(
-            &format!(
-                "UPDATE {table} SET {vector} = NULL, {hash} = NULL \
-                 WHERE {source_column} IS NULL AND {hash} IS NOT NULL"
-            ),
-            Vec::new(),
-        )
-        .map_err(db_error)? as usize;
+    stats.cleared += conn.execute(&home.clear, Vec::new()).map_err(db_error)? as usize;
     let page_sql = format!(
-        "SELECT {unique}, CAST({source_column} AS TEXT), {hash}, CASE WHEN {vector} IS NULL THEN 1 ELSE 0 END FROM {table} \
-         WHERE {source_column} IS NOT NULL AND {unique} > ?1 ORDER BY {unique} LIMIT {PAGE}"
+        "SELECT {unique}, CAST({source_column} AS TEXT), {hash}, CASE WHEN {vector} IS NULL THEN 1 ELSE 0 END FROM {rows} \
+         WHERE {source_column} IS NOT NULL AND {unique} > CAST(?1 AS {key_type}) ORDER BY {unique} LIMIT {PAGE}",
+        rows = home.rows,
+        // The bound key's own type (a mapped PostgreSQL key may be narrower than the
+        // parameter; the comparison across widths keeps the key's index).
+        key_type = match home.first_key {
+            SqlValue::Integer(_) => "BIGINT",
+            _ => "TEXT",
+        },
     );
-    let update_sql = format!("UPDATE {table} SET {vector} = ?1, {hash} = ?2 WHERE {unique} = ?3");
     let model_id = embedder
         .map(|e| e.model_id().to_owned())
         .unwrap_or_default();
-    let mut after = String::new();
+    let mut after = home.first_key.clone();
     loop {
         let rows = conn
-            .rows(&page_sql, &[SqlValue::Text(after.clone())])
+            .rows(&page_sql, std::slice::from_ref(&after))
             .map_err(db_error)?;
         let Some(last) = rows.last() else {
             break;
         };
-        if let Some(SqlValue::Text(id)) = last.first() {
+        if let Some(id) = last.first() {
             after = id.clone();
         }
-        let mut todo: Vec<(String, String, String)> = Vec::new();
+        let mut todo: Vec<(SqlValue, String, String)> = Vec::new();
         for row in &rows {
-            let [SqlValue::Text(id), text, stored_hash, vector_missing] = row.as_slice() else {
+            let [id, text, stored_hash, vector_missing] = row.as_slice() else {
                 continue;
             };
             let text = match text {
@@ -214,11 +331,11 @@ fn refresh_index(
             })?;
             for ((id, _, wanted), vector) in todo.iter().zip(vectors) {
                 conn.execute(
-                    &update_sql,
+                    &home.store,
                     vec![
                         SqlValue::Blob(vector_bytes(&vector)),
                         SqlValue::Text(wanted.clone()),
-                        SqlValue::Text(id.clone()),
+                        id.clone(),
                     ],
                 )
                 .map_err(db_error)?;

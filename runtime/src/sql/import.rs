@@ -934,7 +934,10 @@ impl Database {
 
     /// Computes the embeddings missing from `spec`'s vector indexes (every one with `force`)
     /// with the database's embedder ([`Database::with_embedder`]), in one transaction: a
-    /// provider failure changes nothing.
+    /// provider failure changes nothing. Over existing tables (a mapped `spec`), the vectors
+    /// are kept in the side store (see [`Database::refresh_side_store`]): those of new and
+    /// changed texts are computed, those of records gone from the tables removed, and the
+    /// user's tables only read.
     pub fn embed(
         &self,
         spec: &SchemaSpec,
@@ -947,7 +950,8 @@ impl Database {
                 message: "no embedding provider: set `toolforge.embeddings` in the config (or give the database one with `Database::with_embedder`)".into(),
             });
         };
-        let pass = |conn: &dyn super::backend::Writer| {
+        let pass = |conn: &dyn super::backend::Writer,
+                    side: Option<crate::sql::side_store::SidePlaces<'_>>| {
             super::embeddings::run(
                 conn,
                 spec,
@@ -955,6 +959,7 @@ impl Database {
                     embedder: Some(embedder),
                     force,
                     entities: &[],
+                    side,
                 },
             )
             .map_err(|error| ImportError {
@@ -963,7 +968,11 @@ impl Database {
                 message: format!("{error}; nothing was changed"),
             })
         };
-        self.with_import_sink(|sink| pass(sink.writer()))
+        if spec.entities.iter().any(|e| e.has_side_vectors()) {
+            // Over existing tables: the user's rows are read, the side store is written.
+            return self.write_side_store(spec, |conn, places| pass(conn, Some(places)));
+        }
+        self.with_import_sink(|sink| pass(sink.writer(), None))
     }
 
     /// Keeps the vector indexes up to date after a write, in its transaction.
@@ -980,6 +989,7 @@ impl Database {
                 embedder,
                 force: false,
                 entities: &[],
+                side: None,
             },
         )
         .map_err(|error| ImportError {

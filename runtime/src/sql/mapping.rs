@@ -59,27 +59,50 @@ fn key_as(dialect: SqlDialect, entity: &EntitySpec, alias: &str, column: &str) -
     read_as(dialect, alias, column, entity.key_type())
 }
 
+/// The side store's table of a mapped entity's vectors (see `side_store.rs`), which its view
+/// joins.
+pub(crate) fn vectors_table(entity: &EntitySpec) -> String {
+    format!("{}__vectors", entity.table)
+}
+
 /// The query presenting the mapped `entity` in the spec's terms, or `None` for an entity whose
-/// table toolforge created. `base` is the quoted schema of tables named without one.
-pub(crate) fn entity_query(entity: &EntitySpec, dialect: SqlDialect, base: &str) -> Option<String> {
+/// table toolforge created. `base` is the quoted schema of tables named without one; `side`,
+/// the quoted schema of the side store, whose vectors of the entity the query joins in (as
+/// the columns toolforge's own table would have), or `None` for the user's columns alone.
+pub(crate) fn entity_query(
+    entity: &EntitySpec,
+    dialect: SqlDialect,
+    base: &str,
+    side: Option<&str>,
+) -> Option<String> {
     let table = entity.source.as_ref()?;
-    let columns: Vec<String> = entity
+    let key = key_as(dialect, entity, "n", entity.key_column());
+    let mut columns: Vec<String> = entity
         .fields
         .iter()
         .map(|field| {
             let value = if field.name == entity.unique_field {
-                key_as(dialect, entity, "n", field.column_name())
+                key.clone()
             } else {
                 read_as(dialect, "n", field.column_name(), field.ty)
             };
             format!("{value} AS {}", quote(&field.name))
         })
         .collect();
-    Some(format!(
-        "SELECT {} FROM {} AS \"n\"",
-        columns.join(", "),
-        table_sql(table, base)
-    ))
+    let mut from = format!("{} AS \"n\"", table_sql(table, base));
+    if let Some(side) = side.filter(|_| !entity.vector_indexes.is_empty()) {
+        for index in &entity.vector_indexes {
+            for column in [index.column.clone(), index.hash_column()] {
+                columns.push(format!("\"v\".{0} AS {0}", quote(&column)));
+            }
+        }
+        from.push_str(&format!(
+            " LEFT JOIN {side}.{} AS \"v\" ON \"v\".{} = {key}",
+            quote(&vectors_table(entity)),
+            quote(&entity.unique_field)
+        ));
+    }
+    Some(format!("SELECT {} FROM {from}", columns.join(", ")))
 }
 
 /// The query presenting the mapped relationship `edge` as an edge table (`source_id`,

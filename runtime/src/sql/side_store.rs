@@ -1,5 +1,6 @@
-//! toolforge's own objects beside an existing database's tables: the full-text index of an
-//! entity that reads a table the user owns (a config's `table:` with `full_text_index`).
+//! toolforge's own objects beside an existing database's tables: the full-text index and the
+//! vectors of an entity that reads a table the user owns (a config's `table:` with
+//! `full_text_index` or `vector_indexes`).
 //!
 //! The user's tables are never written, so such an index cannot live in them or be kept by
 //! triggers on them. It lives apart, in the [`SideStore`](crate::spec::SideStore):
@@ -14,6 +15,14 @@
 //!   its own type, their `__fts_docs` with each record's text hash. Read connections see them
 //!   through temporary views of their usual names, so searches run as over any other index.
 //!
+//! A mapped entity's vectors are in a table of the side store, `"<table>__vectors"`: by the
+//! record's key (named and typed as the key), each index's vector and the hash of the text it
+//! was computed from, beside the [`VERSIONS_TABLE`] searches reload vectors by. The entity's
+//! view on each read connection joins it (`mapping.rs`), so every vector tool reads the
+//! vectors as the columns they are in toolforge's own tables. `toolforge db embed` (and `db
+//! init`, `db refresh` with an embedding provider) computes those of new and changed texts and
+//! removes those of records gone.
+//!
 //! `toolforge db init` creates these objects and fills them; `toolforge db refresh` brings
 //! them up to date: one statement reads every record's key and text hash from the user's
 //! table, only records whose hash changed (or that are new) are read in full and indexed
@@ -22,11 +31,13 @@
 
 use std::collections::HashMap;
 
-use crate::spec::{EntitySpec, FullTextSpec, SchemaSpec};
+use crate::spec::{EntitySpec, FieldType, FullTextSpec, SchemaSpec};
 
 use super::backend::{ExecError, Reader, SqlDialect};
+use super::ddl::VERSIONS_TABLE;
 use super::full_text::pg_tables::{CHUNK, placeholders, text};
 use super::ident::quote;
+pub(crate) use super::mapping::vectors_table;
 use super::value::SqlValue;
 
 /// The name the side file is attached under on SQLite.
@@ -43,6 +54,9 @@ pub struct RefreshReport {
     pub place: String,
     /// Each entity's full-text index.
     pub entities: Vec<EntityRefresh>,
+    /// The entities whose vectors table this run created (it was not there, or was made for
+    /// other vector indexes); `toolforge db embed` fills them.
+    pub vectors_created: Vec<String>,
 }
 
 /// What a refresh did to one entity's full-text index.
@@ -61,6 +75,16 @@ pub struct EntityRefresh {
     pub removed: u64,
     /// Records whose text was already indexed as it is.
     pub unchanged: u64,
+}
+
+/// Where a write of the side store finds the user's tables and the side store (quoted
+/// schemas).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SidePlaces<'a> {
+    /// The schema of the user's tables named without one.
+    pub base: &'a str,
+    /// The side store's schema.
+    pub side: &'a str,
 }
 
 /// A record's key as the index holds it, the text of each indexed field, and their hash.
@@ -149,7 +173,7 @@ pub(crate) fn text_hash(values: &[Option<String>]) -> String {
 
 /// The query presenting a mapped entity's rows (its `SELECT`, parenthesised for a `FROM`).
 fn rows_sql(entity: &EntitySpec, dialect: SqlDialect, base: &str) -> Result<String, ExecError> {
-    super::mapping::entity_query(entity, dialect, base)
+    super::mapping::entity_query(entity, dialect, base, None)
         .map(|query| format!("({query}) AS \"q\""))
         .ok_or_else(|| ExecError::Unavailable(format!("{} reads no existing table", entity.name)))
 }
@@ -335,4 +359,52 @@ pub(crate) fn pg_base_schema(spec: &SchemaSpec) -> String {
          \"t\"(\"s\", \"n\") WHERE \"s\" <> '{}' ORDER BY \"n\" LIMIT 1)",
         spec.tools.side_store.schema.replace('\'', "''")
     )
+}
+
+/// The quoted name of the side store's schema on `dialect`: the side file's attachment on
+/// SQLite, the configured schema on PostgreSQL.
+pub(crate) fn side_schema(spec: &SchemaSpec, dialect: SqlDialect) -> String {
+    match dialect {
+        SqlDialect::Sqlite => quote(SQLITE_SCHEMA),
+        SqlDialect::Postgres => quote(&spec.tools.side_store.schema),
+    }
+}
+
+/// The columns of `entity`'s vectors table on `dialect`: the key (named and typed as the
+/// entity's), then each vector index's vector and text hash, as toolforge's own tables name
+/// them.
+pub(crate) fn vectors_columns(entity: &EntitySpec, dialect: SqlDialect) -> String {
+    let (key, bytes) = match (dialect, entity.key_type()) {
+        (SqlDialect::Sqlite, FieldType::Integer) => ("INTEGER", "BLOB"),
+        (SqlDialect::Sqlite, _) => ("TEXT", "BLOB"),
+        (SqlDialect::Postgres, FieldType::Integer) => ("BIGINT", "BYTEA"),
+        (SqlDialect::Postgres, _) => ("TEXT", "BYTEA"),
+    };
+    let mut columns = vec![format!("{} {key} PRIMARY KEY", quote(&entity.unique_field))];
+    for index in &entity.vector_indexes {
+        columns.push(format!("{} {bytes}", quote(&index.column)));
+        columns.push(format!("{} TEXT", quote(&index.hash_column())));
+    }
+    columns.join(", ")
+}
+
+/// The statements creating `entity`'s vectors table in the side store `schema` (quoted), and
+/// the versions table beside it when it is not there.
+pub(crate) fn vectors_create(
+    entity: &EntitySpec,
+    dialect: SqlDialect,
+    schema: &str,
+) -> [String; 2] {
+    [
+        format!(
+            "CREATE TABLE {schema}.{} ({})",
+            quote(&vectors_table(entity)),
+            vectors_columns(entity, dialect)
+        ),
+        format!(
+            "CREATE TABLE IF NOT EXISTS {schema}.{} (\"name\" TEXT PRIMARY KEY, \"version\" \
+             BIGINT NOT NULL)",
+            quote(VERSIONS_TABLE)
+        ),
+    ]
 }

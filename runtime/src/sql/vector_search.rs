@@ -176,10 +176,7 @@ pub(crate) fn allowed_ids(
     )?;
     Ok(Some(
         rows.into_iter()
-            .filter_map(|row| match row.into_iter().next() {
-                Some(SqlValue::Text(id)) => Some(id),
-                _ => None,
-            })
+            .filter_map(|row| row.into_iter().next().and_then(SqlValue::into_key_text))
             .collect(),
     ))
 }

@@ -409,7 +409,8 @@ fn load(
     let mut vector = Vec::with_capacity(dimension);
     for row in rows {
         let mut row = row.into_iter();
-        let (Some(SqlValue::Text(id)), Some(SqlValue::Blob(bytes))) = (row.next(), row.next())
+        let (Some(id), Some(SqlValue::Blob(bytes))) =
+            (row.next().and_then(SqlValue::into_key_text), row.next())
         else {
             continue;
         };
@@ -435,8 +436,13 @@ pub(crate) fn read_vector(bytes: &[u8], dimension: usize, into: &mut Vec<f32>) -
     true
 }
 
-/// `entity`'s table itself, schema-qualified, rather than a row rule's view of it.
+/// `entity`'s table itself, schema-qualified, rather than a row rule's view of it: for an
+/// entity over an existing table, its vectors table in the side store (which every read
+/// connection sees under its own name).
 fn base_table(conn: &dyn Reader, entity: &EntitySpec) -> Result<String, ExecError> {
+    if entity.has_side_vectors() {
+        return Ok(quote(&super::mapping::vectors_table(entity)));
+    }
     let schema = match conn.dialect() {
         SqlDialect::Sqlite => "main".to_owned(),
         SqlDialect::Postgres => {

@@ -508,6 +508,47 @@ impl Database {
         crate::sql::sqlite::side_store::refresh(&self.sqlite()?.path, spec)
     }
 
+    /// Runs `f` in one write transaction of the side store of the mapped `spec`, its vectors
+    /// tables ready: `f` gets a writer that reads the user's tables (never writing them) and
+    /// writes the side store, and where each is (quoted schemas: the tables named without
+    /// one, the side store). An error of `f` rolls back everything it wrote.
+    pub(crate) fn write_side_store<T, E: From<DbError>>(
+        &self,
+        spec: &SchemaSpec,
+        f: impl FnOnce(
+            &dyn crate::sql::backend::Writer,
+            crate::sql::side_store::SidePlaces<'_>,
+        ) -> Result<T, E>,
+    ) -> Result<T, E> {
+        #[cfg(feature = "postgres")]
+        if let Backend::Postgres(pg) = &self.backend {
+            return pg.db.write(|session| {
+                let prepared = crate::sql::postgres::side_store::ensure_vectors(session, spec)
+                    .and_then(|_| crate::sql::postgres::side_store::base_schema(session, spec));
+                let base = prepared.map_err(|error| E::from(pg.db.error(error)))?;
+                let side = crate::sql::ident::quote(&spec.tools.side_store.schema);
+                f(
+                    session,
+                    crate::sql::side_store::SidePlaces {
+                        base: &base,
+                        side: &side,
+                    },
+                )
+            });
+        }
+        let path = &self.sqlite().map_err(E::from)?.path;
+        crate::sql::sqlite::side_store::write(path, spec, |conn, _, _| {
+            let side = crate::sql::ident::quote(crate::sql::side_store::SQLITE_SCHEMA);
+            f(
+                conn,
+                crate::sql::side_store::SidePlaces {
+                    base: "\"main\"",
+                    side: &side,
+                },
+            )
+        })
+    }
+
     /// What is missing of the side store a mapped `spec` needs (see
     /// [`Database::refresh_side_store`]): one line per missing index, none when it is
     /// complete or not needed.

@@ -302,7 +302,12 @@ pub fn schema_objects(spec: &SchemaSpec) -> Result<Vec<SchemaObject>, SpecError>
         objects.extend(relationship_objects(spec, relationship)?);
     }
 
-    if spec.entities.iter().any(|e| !e.vector_indexes.is_empty()) {
+    // (Those of entities over existing tables are in the side store.)
+    if spec
+        .entities
+        .iter()
+        .any(|e| !e.is_mapped() && !e.vector_indexes.is_empty())
+    {
         objects.push(versions_table("TEXT", "BIGINT"));
     }
     if spec.change_log.is_some() {

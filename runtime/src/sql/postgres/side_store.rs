@@ -3,17 +3,20 @@
 //! user's tables in one write transaction.
 
 use crate::spec::SchemaSpec;
-use crate::sql::backend::{ExecError, Reader};
+use crate::sql::backend::{ExecError, Reader, SqlDialect};
 use crate::sql::full_text::pg_tables::{docs_table, postings_objects, qualified, terms_table};
 use crate::sql::ident::quote;
-use crate::sql::side_store::{RefreshReport, changes, pg_base_schema, signature, texts};
+use crate::sql::side_store::{
+    RefreshReport, changes, pg_base_schema, signature, texts, vectors_columns, vectors_create,
+    vectors_table,
+};
 use crate::sql::value::SqlValue;
 
 use super::Session;
 use super::postings::{Postings, delete};
 
 /// The quoted schema where `spec` finds tables named without one on `session`.
-fn base_schema(session: &dyn Reader, spec: &SchemaSpec) -> Result<String, ExecError> {
+pub(crate) fn base_schema(session: &dyn Reader, spec: &SchemaSpec) -> Result<String, ExecError> {
     let rows = session.rows(&format!("SELECT {}", pg_base_schema(spec)), &[])?;
     Ok(
         match rows
@@ -50,9 +53,7 @@ pub(crate) fn refresh(
         ..RefreshReport::default()
     };
     let base = base_schema(session, spec)?;
-    if spec.side_entities().next().is_some() {
-        session.batch(&format!("CREATE SCHEMA IF NOT EXISTS {}", quote(schema)))?;
-    }
+    report.vectors_created = ensure_vectors(session, spec)?;
     for entity in spec.side_entities() {
         let Some(index) = &entity.full_text else {
             continue;
@@ -112,10 +113,81 @@ pub(crate) fn refresh(
     Ok(report)
 }
 
-/// What is missing of the side store of `spec`: an entity's index.
+/// Creates the side store's schema when `spec` needs it, the vectors tables of its mapped
+/// entities that are missing (again, empty, those made for other vector indexes: each table's
+/// comment holds its columns), and the versions table: the entities whose table this created.
+pub(crate) fn ensure_vectors(
+    session: &Session<'_>,
+    spec: &SchemaSpec,
+) -> Result<Vec<String>, ExecError> {
+    let schema = &spec.tools.side_store.schema;
+    if spec.side_entities().next().is_some() {
+        session.batch(&format!("CREATE SCHEMA IF NOT EXISTS {}", quote(schema)))?;
+    }
+    let mut created = Vec::new();
+    for entity in spec.entities.iter().filter(|e| e.has_side_vectors()) {
+        let name = vectors_table(entity);
+        let columns = vectors_columns(entity, SqlDialect::Postgres);
+        if made_for(session, schema, &name)?.as_deref() == Some(columns.as_str()) {
+            continue;
+        }
+        let table = qualified(Some(schema), &name);
+        let [create, versions] = vectors_create(entity, SqlDialect::Postgres, &quote(schema));
+        session.batch(&format!("DROP TABLE IF EXISTS {table}"))?;
+        session.batch(&create)?;
+        session.batch(&versions)?;
+        session.batch(&format!(
+            "COMMENT ON TABLE {table} IS '{}'",
+            columns.replace('\'', "''")
+        ))?;
+        created.push(entity.name.clone());
+    }
+    Ok(created)
+}
+
+/// The comment of the side store's table `name` (what it was made for), `None` when the
+/// table is not there.
+fn made_for(session: &dyn Reader, schema: &str, name: &str) -> Result<Option<String>, ExecError> {
+    if !exists(session, schema, name)? {
+        return Ok(None);
+    }
+    let rows = session.rows(
+        "SELECT CAST(obj_description(to_regclass(?1), 'pg_class') AS TEXT)",
+        &[SqlValue::Text(qualified(Some(schema), name))],
+    )?;
+    Ok(Some(
+        match rows
+            .into_iter()
+            .next()
+            .and_then(|row| row.into_iter().next())
+        {
+            Some(SqlValue::Text(text)) => text,
+            _ => String::new(),
+        },
+    ))
+}
+
+/// What is missing of the side store of `spec`: an entity's index or vectors table.
 pub(crate) fn gaps(session: &dyn Reader, spec: &SchemaSpec) -> Result<Vec<String>, ExecError> {
     let schema = &spec.tools.side_store.schema;
     let mut missing = Vec::new();
+    for entity in spec.entities.iter().filter(|e| e.has_side_vectors()) {
+        let name = vectors_table(entity);
+        match made_for(session, schema, &name)? {
+            None => missing.push(format!(
+                "the vectors of {} (table \"{name}\" of the schema \"{schema}\")",
+                entity.name
+            )),
+            Some(columns) if columns != vectors_columns(entity, SqlDialect::Postgres) => {
+                missing.push(format!(
+                    "the vectors of {} in the schema \"{schema}\" were made for other vector \
+                     indexes than the config's",
+                    entity.name
+                ));
+            }
+            Some(_) => {}
+        }
+    }
     for entity in spec.side_entities() {
         let Some(index) = &entity.full_text else {
             continue;
@@ -128,19 +200,7 @@ pub(crate) fn gaps(session: &dyn Reader, spec: &SchemaSpec) -> Result<Vec<String
             ));
             continue;
         }
-        let made_for = session.rows(
-            "SELECT CAST(obj_description(to_regclass(?1), 'pg_class') AS TEXT)",
-            &[SqlValue::Text(qualified(Some(schema), &docs))],
-        )?;
-        let made_for = match made_for
-            .into_iter()
-            .next()
-            .and_then(|row| row.into_iter().next())
-        {
-            Some(SqlValue::Text(text)) => text,
-            _ => String::new(),
-        };
-        if made_for != signature(index) {
+        if made_for(session, schema, &docs)?.unwrap_or_default() != signature(index) {
             missing.push(format!(
                 "the full-text index of {} in the schema \"{schema}\" was made for other \
                  fields or another analyzer than the config's",

@@ -4,27 +4,65 @@
 use std::path::Path;
 
 use rusqlite::functions::FunctionFlags;
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use crate::spec::SchemaSpec;
-use crate::sql::backend::{ExecError, Reader};
+use crate::sql::backend::{ExecError, Reader, SqlDialect};
 use crate::sql::database::DbError;
 use crate::sql::ident::quote;
 use crate::sql::side_store::{
     HASH_FUNCTION, RefreshReport, SQLITE_SCHEMA, changes, sqlite_create, sqlite_keys_table,
-    sqlite_table, text_hash, texts,
+    sqlite_table, text_hash, texts, vectors_create, vectors_table,
 };
 use crate::sql::value::SqlValue;
 
 /// Creates what is missing of the side file of the database at `database` and brings every
 /// index of `spec` up to date with the user's rows, in one transaction of the side file.
 pub(crate) fn refresh(database: &Path, spec: &SchemaSpec) -> Result<RefreshReport, DbError> {
+    write(database, spec, |conn, side, vectors_created| {
+        let mut report = fill(conn, spec, side)?;
+        report.vectors_created = vectors_created.to_vec();
+        Ok(report)
+    })
+}
+
+/// Runs `f` in one transaction of the side file of the database at `database` (created when
+/// missing), on a connection where the database is `main`, opened read-only, and the side
+/// file is attached as [`SQLITE_SCHEMA`] with its vectors tables ready. `f` is given the side
+/// file's path and the entities whose vectors table was created; its error rolls everything
+/// back.
+pub(crate) fn write<T, E: From<DbError>>(
+    database: &Path,
+    spec: &SchemaSpec,
+    f: impl FnOnce(&Connection, &Path, &[String]) -> Result<T, E>,
+) -> Result<T, E> {
     let side = spec.tools.side_store.sqlite_file(database);
+    let conn = open(database, &side)?;
+    conn.execute_batch("BEGIN IMMEDIATE")
+        .map_err(DbError::from)?;
+    let done = ensure_vectors(&conn, spec)
+        .map_err(E::from)
+        .and_then(|created| f(&conn, &side, &created));
+    match done {
+        Ok(value) => {
+            conn.execute_batch("COMMIT").map_err(DbError::from)?;
+            Ok(value)
+        }
+        Err(error) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(error)
+        }
+    }
+}
+
+/// A connection to the database at `database` (read-only) with its side file `side` attached
+/// (created when missing) and the text hash function the refresh computes.
+fn open(database: &Path, side: &Path) -> Result<Connection, DbError> {
     let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
     };
-    if same(&side, database) {
+    if same(side, database) {
         return Err(DbError::SideStore(format!(
             "toolforge.side_store.file names the database itself ({}); toolforge never writes \
              your database: name another file, or leave the key out for {}",
@@ -48,7 +86,7 @@ pub(crate) fn refresh(database: &Path, spec: &SchemaSpec) -> Result<RefreshRepor
     super::functions::configure_scratch(&conn)?;
     conn.execute(
         &format!("ATTACH DATABASE ?1 AS {}", quote(SQLITE_SCHEMA)),
-        [uri(&side, "mode=rwc")?],
+        [uri(side, "mode=rwc")?],
     )?;
     conn.pragma_update(Some(SQLITE_SCHEMA), "journal_mode", "WAL")?;
     conn.create_scalar_function(
@@ -62,18 +100,43 @@ pub(crate) fn refresh(database: &Path, spec: &SchemaSpec) -> Result<RefreshRepor
             Ok(text_hash(&values))
         },
     )?;
-    conn.execute_batch("BEGIN IMMEDIATE")?;
-    let report = fill(&conn, spec, &side);
-    match report {
-        Ok(report) => {
-            conn.execute_batch("COMMIT")?;
-            Ok(report)
+    Ok(conn)
+}
+
+/// Creates the vectors tables of `spec`'s mapped entities that are missing from the side file
+/// (again, empty, those made for other vector indexes), and the versions table: the entities
+/// whose table this created.
+fn ensure_vectors(conn: &Connection, spec: &SchemaSpec) -> Result<Vec<String>, DbError> {
+    let mut created = Vec::new();
+    for entity in spec.entities.iter().filter(|e| e.has_side_vectors()) {
+        let [table, versions] = vectors_create(entity, SqlDialect::Sqlite, &quote(SQLITE_SCHEMA));
+        let name = vectors_table(entity);
+        if stored_sql(conn, &name)?.as_deref().map(unqualified) != Some(unqualified(&table)) {
+            conn.execute_batch(&format!("DROP TABLE IF EXISTS {}", qualified(&name)))?;
+            conn.execute_batch(&table)?;
+            created.push(entity.name.clone());
         }
-        Err(error) => {
-            let _ = conn.execute_batch("ROLLBACK");
-            Err(error)
-        }
+        conn.execute_batch(&versions)?;
     }
+    Ok(created)
+}
+
+/// The statement the side file attached as [`SQLITE_SCHEMA`] stores for `name`.
+fn stored_sql(conn: &Connection, name: &str) -> rusqlite::Result<Option<String>> {
+    conn.query_row(
+        &format!(
+            "SELECT sql FROM {}.sqlite_schema WHERE name = ?1",
+            quote(SQLITE_SCHEMA)
+        ),
+        [name],
+        |row| row.get(0),
+    )
+    .optional()
+}
+
+/// `sql` without the side schema's name.
+fn unqualified(sql: &str) -> String {
+    sql.replace(&format!("{}.", quote(SQLITE_SCHEMA)), "")
 }
 
 fn fill(conn: &Connection, spec: &SchemaSpec, side: &Path) -> Result<RefreshReport, DbError> {
@@ -165,23 +228,12 @@ fn is_current(
     entity: &crate::spec::EntitySpec,
     index: &crate::spec::FullTextSpec,
 ) -> rusqlite::Result<bool> {
-    let unqualified = |sql: &str| sql.replace(&format!("{}.", quote(SQLITE_SCHEMA)), "");
     let wanted = sqlite_create(entity, index);
     for (name, wanted) in [sqlite_table(entity), sqlite_keys_table(entity)]
         .iter()
         .zip(wanted.iter())
     {
-        let stored: Option<String> = conn
-            .query_row(
-                &format!(
-                    "SELECT sql FROM {}.sqlite_schema WHERE name = ?1",
-                    quote(SQLITE_SCHEMA)
-                ),
-                [name],
-                |row| row.get(0),
-            )
-            .ok();
-        if stored.as_deref().map(unqualified) != Some(unqualified(wanted)) {
+        if stored_sql(conn, name)?.as_deref().map(unqualified) != Some(unqualified(wanted)) {
             return Ok(false);
         }
     }
@@ -210,6 +262,26 @@ pub(crate) fn gaps(database: &Path, spec: &SchemaSpec) -> Result<Vec<String>, Ex
         [uri],
     )?;
     let mut missing = Vec::new();
+    for entity in entities.iter().filter(|e| e.has_side_vectors()) {
+        let name = vectors_table(entity);
+        let [wanted, _] = vectors_create(entity, SqlDialect::Sqlite, &quote(SQLITE_SCHEMA));
+        match stored_sql(&conn, &name)? {
+            None => missing.push(format!(
+                "the vectors of {} (table \"{name}\" of {})",
+                entity.name,
+                side.display()
+            )),
+            Some(stored) if unqualified(&stored) != unqualified(&wanted) => {
+                missing.push(format!(
+                    "the vectors of {} in {} were made for other vector indexes than the \
+                     config's",
+                    entity.name,
+                    side.display()
+                ));
+            }
+            Some(_) => {}
+        }
+    }
     for entity in entities {
         let Some(index) = &entity.full_text else {
             continue;
