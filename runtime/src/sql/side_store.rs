@@ -388,6 +388,28 @@ pub(crate) fn vectors_columns(entity: &EntitySpec, dialect: SqlDialect) -> Strin
     columns.join(", ")
 }
 
+/// What is missing of `entity`'s vectors table in the side store at `place` (the side file, or
+/// `the schema "toolforge"`), from whether it is there and made for the config's vector
+/// indexes (`None`: not there): `None` when nothing is.
+pub(crate) fn vectors_gap(
+    entity: &EntitySpec,
+    place: &str,
+    current: Option<bool>,
+) -> Option<String> {
+    match current {
+        None => Some(format!(
+            "the vectors of {} (table \"{}\" of {place})",
+            entity.name,
+            vectors_table(entity)
+        )),
+        Some(false) => Some(format!(
+            "the vectors of {} in {place} were made for other vector indexes than the config's",
+            entity.name
+        )),
+        Some(true) => None,
+    }
+}
+
 /// The statements creating `entity`'s vectors table in the side store `schema` (quoted), and
 /// the versions table beside it when it is not there.
 pub(crate) fn vectors_create(

@@ -8,7 +8,7 @@ use crate::sql::full_text::pg_tables::{docs_table, postings_objects, qualified, 
 use crate::sql::ident::quote;
 use crate::sql::side_store::{
     RefreshReport, changes, pg_base_schema, signature, texts, vectors_columns, vectors_create,
-    vectors_table,
+    vectors_gap, vectors_table,
 };
 use crate::sql::value::SqlValue;
 
@@ -126,12 +126,11 @@ pub(crate) fn ensure_vectors(
     }
     let mut created = Vec::new();
     for entity in spec.entities.iter().filter(|e| e.has_side_vectors()) {
-        let name = vectors_table(entity);
-        let columns = vectors_columns(entity, SqlDialect::Postgres);
-        if made_for(session, schema, &name)?.as_deref() == Some(columns.as_str()) {
+        if vectors_current(session, schema, entity)? == Some(true) {
             continue;
         }
-        let table = qualified(Some(schema), &name);
+        let columns = vectors_columns(entity, SqlDialect::Postgres);
+        let table = qualified(Some(schema), &vectors_table(entity));
         let [create, versions] = vectors_create(entity, SqlDialect::Postgres, &quote(schema));
         session.batch(&format!("DROP TABLE IF EXISTS {table}"))?;
         session.batch(&create)?;
@@ -143,6 +142,17 @@ pub(crate) fn ensure_vectors(
         created.push(entity.name.clone());
     }
     Ok(created)
+}
+
+/// Whether the side store's schema `schema` holds `entity`'s vectors table as the config
+/// defines it (`None`: not at all).
+fn vectors_current(
+    session: &dyn Reader,
+    schema: &str,
+    entity: &crate::spec::EntitySpec,
+) -> Result<Option<bool>, ExecError> {
+    Ok(made_for(session, schema, &vectors_table(entity))?
+        .map(|columns| columns == vectors_columns(entity, SqlDialect::Postgres)))
 }
 
 /// The comment of the side store's table `name` (what it was made for), `None` when the
@@ -171,22 +181,13 @@ fn made_for(session: &dyn Reader, schema: &str, name: &str) -> Result<Option<Str
 pub(crate) fn gaps(session: &dyn Reader, spec: &SchemaSpec) -> Result<Vec<String>, ExecError> {
     let schema = &spec.tools.side_store.schema;
     let mut missing = Vec::new();
+    let place = format!("the schema \"{schema}\"");
     for entity in spec.entities.iter().filter(|e| e.has_side_vectors()) {
-        let name = vectors_table(entity);
-        match made_for(session, schema, &name)? {
-            None => missing.push(format!(
-                "the vectors of {} (table \"{name}\" of the schema \"{schema}\")",
-                entity.name
-            )),
-            Some(columns) if columns != vectors_columns(entity, SqlDialect::Postgres) => {
-                missing.push(format!(
-                    "the vectors of {} in the schema \"{schema}\" were made for other vector \
-                     indexes than the config's",
-                    entity.name
-                ));
-            }
-            Some(_) => {}
-        }
+        missing.extend(vectors_gap(
+            entity,
+            &place,
+            vectors_current(session, schema, entity)?,
+        ));
     }
     for entity in spec.side_entities() {
         let Some(index) = &entity.full_text else {

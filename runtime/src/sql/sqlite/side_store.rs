@@ -12,7 +12,7 @@ use crate::sql::database::DbError;
 use crate::sql::ident::quote;
 use crate::sql::side_store::{
     HASH_FUNCTION, RefreshReport, SQLITE_SCHEMA, changes, sqlite_create, sqlite_keys_table,
-    sqlite_table, text_hash, texts, vectors_create, vectors_table,
+    sqlite_table, text_hash, texts, vectors_create, vectors_gap, vectors_table,
 };
 use crate::sql::value::SqlValue;
 
@@ -110,8 +110,8 @@ fn ensure_vectors(conn: &Connection, spec: &SchemaSpec) -> Result<Vec<String>, D
     let mut created = Vec::new();
     for entity in spec.entities.iter().filter(|e| e.has_side_vectors()) {
         let [table, versions] = vectors_create(entity, SqlDialect::Sqlite, &quote(SQLITE_SCHEMA));
-        let name = vectors_table(entity);
-        if stored_sql(conn, &name)?.as_deref().map(unqualified) != Some(unqualified(&table)) {
+        if vectors_current(conn, entity)? != Some(true) {
+            let name = vectors_table(entity);
             conn.execute_batch(&format!("DROP TABLE IF EXISTS {}", qualified(&name)))?;
             conn.execute_batch(&table)?;
             created.push(entity.name.clone());
@@ -119,6 +119,17 @@ fn ensure_vectors(conn: &Connection, spec: &SchemaSpec) -> Result<Vec<String>, D
         conn.execute_batch(&versions)?;
     }
     Ok(created)
+}
+
+/// Whether the side file attached as [`SQLITE_SCHEMA`] holds `entity`'s vectors table as the
+/// config defines it (`None`: not at all).
+fn vectors_current(
+    conn: &Connection,
+    entity: &crate::spec::EntitySpec,
+) -> rusqlite::Result<Option<bool>> {
+    let [wanted, _] = vectors_create(entity, SqlDialect::Sqlite, &quote(SQLITE_SCHEMA));
+    Ok(stored_sql(conn, &vectors_table(entity))?
+        .map(|stored| unqualified(&stored) == unqualified(&wanted)))
 }
 
 /// The statement the side file attached as [`SQLITE_SCHEMA`] stores for `name`.
@@ -263,24 +274,8 @@ pub(crate) fn gaps(database: &Path, spec: &SchemaSpec) -> Result<Vec<String>, Ex
     )?;
     let mut missing = Vec::new();
     for entity in entities.iter().filter(|e| e.has_side_vectors()) {
-        let name = vectors_table(entity);
-        let [wanted, _] = vectors_create(entity, SqlDialect::Sqlite, &quote(SQLITE_SCHEMA));
-        match stored_sql(&conn, &name)? {
-            None => missing.push(format!(
-                "the vectors of {} (table \"{name}\" of {})",
-                entity.name,
-                side.display()
-            )),
-            Some(stored) if unqualified(&stored) != unqualified(&wanted) => {
-                missing.push(format!(
-                    "the vectors of {} in {} were made for other vector indexes than the \
-                     config's",
-                    entity.name,
-                    side.display()
-                ));
-            }
-            Some(_) => {}
-        }
+        let place = side.display().to_string();
+        missing.extend(vectors_gap(entity, &place, vectors_current(&conn, entity)?));
     }
     for entity in entities {
         let Some(index) = &entity.full_text else {
