@@ -25,6 +25,7 @@ mod cli_workbench;
 mod codegen_folder;
 mod guide_reference;
 mod init_from_db;
+mod mapped_changes;
 mod mapped_full_text;
 mod mapped_postgres;
 mod mapped_serve;

@@ -72,10 +72,22 @@ fn search(config: &Path, db: &str, query: &str, top_k: u32) -> Value {
 /// A search with the context values `context` (`NAME=VALUE`).
 fn search_in(config: &Path, db: &str, query: &str, top_k: u32, context: &[&str]) -> Value {
     let arguments = json!({"entity_type": "Track", "query": query, "top_k": top_k});
+    call_tool(config, db, "full_text_search", &arguments, context)
+}
+
+/// The answer of `toolforge call tool` with `arguments` and the context values `context`
+/// (`NAME=VALUE`), which must succeed.
+pub(crate) fn call_tool(
+    config: &Path,
+    db: &str,
+    tool: &str,
+    arguments: &Value,
+    context: &[&str],
+) -> Value {
     let arguments = arguments.to_string();
     let mut args = vec![
         "call",
-        "full_text_search",
+        tool,
         "--config",
         config.to_str().unwrap(),
         "--db",
@@ -86,7 +98,7 @@ fn search_in(config: &Path, db: &str, query: &str, top_k: u32, context: &[&str])
     }
     args.push(&arguments);
     let run = toolforge(&args);
-    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(run.code, 0, "{tool}: {}{}", run.stdout, run.stderr);
     serde_json::from_str(&run.stdout).unwrap()
 }
 

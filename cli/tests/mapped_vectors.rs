@@ -12,7 +12,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 use toolforge::embed::{Embedder, LocalModel};
 
-use crate::mapped_full_text::{side_store_reader, toolforge};
+use crate::mapped_full_text::{call_tool, side_store_reader, toolforge};
 use crate::pg_support;
 use crate::sample_databases::{chinook_postgres, chinook_sqlite};
 
@@ -55,22 +55,8 @@ fn config_for(backend: &str, access: &str) -> String {
 
 /// `semantic_search` for `query`, with the context values `context` (`NAME=VALUE`).
 fn search(config: &Path, db: &str, query: &str, top_k: u32, context: &[&str]) -> Value {
-    let arguments = json!({"entity_type": "Artist", "query": query, "top_k": top_k}).to_string();
-    let mut args = vec![
-        "call",
-        "semantic_search",
-        "--config",
-        config.to_str().unwrap(),
-        "--db",
-        db,
-    ];
-    for value in context {
-        args.extend(["--context", value]);
-    }
-    args.push(&arguments);
-    let run = toolforge(&args);
-    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    serde_json::from_str(&run.stdout).unwrap()
+    let arguments = json!({"entity_type": "Artist", "query": query, "top_k": top_k});
+    call_tool(config, db, "semantic_search", &arguments, context)
 }
 
 /// The hits of an answer: (key, score), best first.

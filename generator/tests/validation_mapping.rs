@@ -133,21 +133,23 @@ fn a_relationship_between_mapped_tables_says_where_its_edges_are() {
 }
 
 #[test]
-fn what_needs_objects_beside_the_users_tables_is_refused_with_what_to_do() {
+fn what_lives_in_the_side_store_is_accepted_and_what_would_change_a_table_is_refused() {
+    // A full-text index and change tracking are kept in the side store: no error.
     let source = MAPPED.replace(
         "    searchable_fields:\n      - {name: sku, type: string}\n",
         "    searchable_fields:\n      - {name: sku, type: string}\n    full_text_index: {fields: [sku]}\n    track_changes: true\n",
     );
-    let errors = fail(&source);
-    find(&errors, "`track_changes` on `Product`");
-    // A full-text index is kept in the side store: it is no error.
-    assert!(
-        !errors
-            .items()
-            .iter()
-            .any(|e| e.message.contains("`full_text_index` on")),
-        "{errors:?}"
+    let spec = ok(&source).spec;
+    assert!(spec.entities[1].has_side_changes());
+    assert!(spec.change_log.is_some());
+    // A materialized computed field would add a column to the user's table.
+    let source = MAPPED.replace(
+        "    searchable_fields:\n      - {name: sku, type: string}\n",
+        "    searchable_fields:\n      - {name: sku, type: string}\n    computed_fields:\n      - {name: code, type: string, expression: \"upper(sku)\", materialized: true}\n",
     );
+    let errors = fail(&source);
+    let error = find(&errors, "`code` cannot be materialized");
+    assert!(hint(error).contains("remove `materialized`"), "{error:?}");
 }
 
 #[test]

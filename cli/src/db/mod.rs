@@ -21,7 +21,8 @@ pub enum DbCommand {
     Import(import::Args),
     /// Compute the embeddings missing from the vector indexes (all of them with --force).
     Embed(embed::Args),
-    /// Bring the full-text indexes over existing tables up to date with their rows.
+    /// Bring what is kept beside existing tables up to date with their rows: full-text
+    /// indexes, vectors, and the changes of tracked entities since the last refresh.
     Refresh(refresh::Args),
 }
 

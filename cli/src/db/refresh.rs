@@ -1,7 +1,9 @@
-//! `toolforge db refresh --config FILE --db DB`: brings the full-text indexes and the vectors
-//! a config over existing tables keeps in toolforge's side store up to date with the tables'
-//! rows. Only records that are new or whose indexed text changed are indexed (or embedded)
-//! again; records gone from a table leave its index. The user's tables are only read.
+//! `toolforge db refresh --config FILE --db DB`: brings the full-text indexes, the vectors and
+//! the change log a config over existing tables keeps in toolforge's side store up to date
+//! with the tables' rows. Only records that are new or whose indexed text changed are
+//! indexed (or embedded) again; records gone from a table leave its index; each record
+//! created, updated or deleted since the last refresh gets one change in the log. The user's
+//! tables are only read.
 
 use std::path::{Path, PathBuf};
 
@@ -30,8 +32,8 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> i32 {
             return Err(LoadError::Database {
                 db: args.db.clone(),
                 message: format!(
-                    "nothing to refresh: {} has no full-text or vector index over an existing \
-                     table (an entity with `table:` and `full_text_index` or `vector_indexes`)",
+                    "nothing to refresh: {} keeps nothing beside the existing tables (an entity \
+                     with `table:` and `full_text_index`, `vector_indexes` or change tracking)",
                     args.config.display()
                 ),
             });
@@ -131,5 +133,25 @@ fn describe(report: &RefreshReport, out: &mut Output<'_>) {
             entity.removed,
             entity.unchanged
         );
+    }
+    for changes in &report.changes {
+        if changes.baseline {
+            let _ = writeln!(
+                out.stdout,
+                "changes of {}: baseline of {} records taken in {}; the next refresh records \
+                 what changed since",
+                changes.entity, changes.unchanged, report.place
+            );
+        } else {
+            let _ = writeln!(
+                out.stdout,
+                "changes of {}: {} created, {} updated, {} deleted, {} unchanged",
+                changes.entity,
+                changes.created,
+                changes.updated,
+                changes.deleted,
+                changes.unchanged
+            );
+        }
     }
 }

@@ -5,10 +5,10 @@
 //! a database the user owns. A mapped entity's key is one of its own columns (listed, text or
 //! integer), every relationship says where its edges are (a foreign key column or a join
 //! table). A full-text index and the vectors of vector indexes are kept apart in toolforge's
-//! side store (`toolforge db init` creates them, `toolforge db refresh` and `toolforge db
-//! embed` bring them up to date); what would need other objects of toolforge's own beside
-//! the user's tables (change tracking, materialized computed fields, points) is refused with
-//! what to do instead.
+//! side store, and so is the change log of an entity tracking its changes (`toolforge db
+//! init` creates them, `toolforge db refresh` and `toolforge db embed` bring them up to
+//! date); what would need other objects of toolforge's own inside the user's tables
+//! (materialized computed fields, points) is refused with what to do instead.
 
 use toolforge::spec::TableRef;
 
@@ -149,31 +149,6 @@ fn check_mapped_entity(entity: &Entity, base: &str, r: &mut Reporter<'_>) {
             .emit();
         }
     }
-    let unsupported = |key: &str, given: bool, hint: &str, r: &mut Reporter<'_>| {
-        if given {
-            r.error(
-                &format!("{base}.{key}"),
-                format!(
-                    "`{key}` on `{}`, which reads an existing table, is not supported yet: it needs objects of toolforge's own beside your tables",
-                    entity.name
-                ),
-            )
-            .hint(hint.to_owned())
-            .emit();
-        }
-    };
-    unsupported(
-        "change_tracking",
-        entity.change_tracking.is_some() && entity.track_changes != Some(false),
-        "remove it; toolforge records changes only of the records it imports",
-        r,
-    );
-    unsupported(
-        "track_changes",
-        entity.track_changes == Some(true),
-        "remove it; toolforge records changes only of the records it imports",
-        r,
-    );
     for (j, computed) in entity.computed_fields.iter().enumerate() {
         if computed.materialized == Some(true) {
             r.error(

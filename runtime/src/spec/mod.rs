@@ -1186,11 +1186,11 @@ impl SchemaSpec {
     }
 
     /// The mapped entities whose objects toolforge keeps in its [`SideStore`] (those with a
-    /// full-text index or a vector index), in config order.
+    /// full-text index, a vector index or change tracking), in config order.
     pub fn side_entities(&self) -> impl Iterator<Item = &EntitySpec> {
-        self.entities
-            .iter()
-            .filter(|entity| entity.has_side_index() || entity.has_side_vectors())
+        self.entities.iter().filter(|entity| {
+            entity.has_side_index() || entity.has_side_vectors() || entity.has_side_changes()
+        })
     }
 
     /// The entity named exactly `name`.
@@ -1240,6 +1240,12 @@ impl EntitySpec {
     /// and has a vector index.
     pub fn has_side_vectors(&self) -> bool {
         self.is_mapped() && !self.vector_indexes.is_empty()
+    }
+
+    /// Whether this entity's changes are recorded in the [`SideStore`]: it reads an existing
+    /// table and tracks its changes (compared at each `toolforge db refresh`).
+    pub fn has_side_changes(&self) -> bool {
+        self.is_mapped() && self.change_tracking.is_some()
     }
 
     /// The stored field with this name.

@@ -158,20 +158,27 @@ fn rule_views(spec: &SchemaSpec, dialect: SqlDialect, base: &str) -> Vec<String>
             ));
         }
     }
-    let visible = |entity_name: &str, column: &str| -> Option<String> {
+    // The condition that `column` names a record of `entity_name` its rule lets through;
+    // `as_text`: the column holds keys as text (the change log), so an integer key is
+    // compared as its text.
+    let visible = |entity_name: &str, column: &str, as_text: bool| -> Option<String> {
         spec.access_rule(entity_name)?;
         let entity = spec.entity(entity_name)?;
+        let key = quote(&entity.unique_field);
+        let key = match entity.key_type() {
+            crate::spec::FieldType::Integer if as_text => format!("CAST({key} AS TEXT)"),
+            _ => key,
+        };
         Some(format!(
-            "\"e\".{} IN (SELECT {} FROM {temp}.{})",
+            "\"e\".{} IN (SELECT {key} FROM {temp}.{})",
             quote(column),
-            quote(&entity.unique_field),
             quote(&entity.table)
         ))
     };
     for edge in &spec.relationships {
         let conditions: Vec<String> = [
-            visible(&edge.source, "source_id"),
-            visible(&edge.target, "target_id"),
+            visible(&edge.source, "source_id", false),
+            visible(&edge.target, "target_id", false),
         ]
         .into_iter()
         .flatten()
@@ -198,6 +205,12 @@ fn rule_views(spec: &SchemaSpec, dialect: SqlDialect, base: &str) -> Vec<String>
         ));
     }
     if spec.change_log.is_some() {
+        // A mapped spec's change log is in the side store.
+        let home = if spec.is_mapped() {
+            side.as_str()
+        } else {
+            base
+        };
         let ruled: Vec<&str> = spec
             .access
             .iter()
@@ -214,7 +227,7 @@ fn rule_views(spec: &SchemaSpec, dialect: SqlDialect, base: &str) -> Vec<String>
                     .join(", ")
             )];
             for name in &ruled {
-                if let Some(condition) = visible(name, "record_id") {
+                if let Some(condition) = visible(name, "record_id", true) {
                     allowed.push(format!(
                         "(\"e\".\"entity\" = {} AND {condition})",
                         literal(name)
@@ -222,10 +235,16 @@ fn rule_views(spec: &SchemaSpec, dialect: SqlDialect, base: &str) -> Vec<String>
                 }
             }
             statements.push(format!(
-                "{create} {} AS SELECT \"e\".* FROM {base}.{} AS \"e\" WHERE {}",
+                "{create} {} AS SELECT \"e\".* FROM {home}.{} AS \"e\" WHERE {}",
                 quote(CHANGES_TABLE),
                 quote(CHANGES_TABLE),
                 allowed.join(" OR ")
+            ));
+        } else if spec.is_mapped() {
+            statements.push(format!(
+                "{create} {} AS SELECT * FROM {home}.{}",
+                quote(CHANGES_TABLE),
+                quote(CHANGES_TABLE)
             ));
         }
     }

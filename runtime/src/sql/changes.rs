@@ -42,8 +42,13 @@ impl Serialize for MetadataJson<'_> {
     }
 }
 
+/// The metadata `values` of the fields `names` as the JSON object the change log stores.
+fn metadata_json(names: &[String], values: &[Value]) -> String {
+    serde_json::to_string(&MetadataJson(names, values)).unwrap_or_else(|_| "{}".to_owned())
+}
+
 /// The columns read for an entity's snapshot: the content columns, then the metadata fields.
-struct SnapshotPlan<'s> {
+pub(crate) struct SnapshotPlan<'s> {
     entity: &'s EntitySpec,
     tracking: &'s ChangeTrackingSpec,
     /// The content field, or every stored field (rendered `name: value`, one a line).
@@ -51,7 +56,8 @@ struct SnapshotPlan<'s> {
 }
 
 impl<'s> SnapshotPlan<'s> {
-    fn new(entity: &'s EntitySpec, tracking: &'s ChangeTrackingSpec) -> Self {
+    /// The snapshot columns of `entity`, tracked as `tracking` says.
+    pub(crate) fn new(entity: &'s EntitySpec, tracking: &'s ChangeTrackingSpec) -> Self {
         let content_columns = match &tracking.content_field {
             Some(field) => vec![field.as_str()],
             None => entity.fields.iter().map(|f| f.name.as_str()).collect(),
@@ -77,13 +83,45 @@ impl<'s> SnapshotPlan<'s> {
         )
     }
 
+    /// The fields a snapshot reads, in order: the content columns, then the metadata fields.
+    pub(crate) fn columns(&self) -> impl Iterator<Item = &'s str> {
+        let metadata = self.tracking.metadata_fields.iter().map(String::as_str);
+        self.content_columns.clone().into_iter().chain(metadata)
+    }
+
     /// A row read with [`SnapshotPlan::select_sql`]: the record's id and its snapshot.
     fn snapshot(&self, row: Vec<SqlValue>) -> (String, Snapshot) {
         let mut row = row.into_iter();
         let id = text_of(row.next());
-        let content = self.content(row.by_ref().take(self.content_columns.len()));
-        let metadata = row.map(json_of).collect();
-        (id, Snapshot { content, metadata })
+        (id, self.snapshot_of(row))
+    }
+
+    /// The snapshot of the values of [`SnapshotPlan::columns`], in order.
+    pub(crate) fn snapshot_of(&self, values: impl Iterator<Item = SqlValue>) -> Snapshot {
+        let mut values = values.into_iter();
+        let content = self.content(values.by_ref().take(self.content_columns.len()));
+        let metadata = values.map(json_of).collect();
+        Snapshot { content, metadata }
+    }
+
+    /// A snapshot's metadata as the change log stores it: a JSON object of the metadata
+    /// fields, in their order.
+    pub(crate) fn metadata_json(&self, snapshot: &Snapshot) -> String {
+        metadata_json(&self.tracking.metadata_fields, &snapshot.metadata)
+    }
+
+    /// A snapshot from its content and its metadata as [`SnapshotPlan::metadata_json`] wrote
+    /// it (a field it lacks is null).
+    pub(crate) fn parse(&self, content: String, metadata: &str) -> Snapshot {
+        let mut object: serde_json::Map<String, Value> =
+            serde_json::from_str(metadata).unwrap_or_default();
+        let metadata = self
+            .tracking
+            .metadata_fields
+            .iter()
+            .map(|name| object.remove(name).unwrap_or(Value::Null))
+            .collect();
+        Snapshot { content, metadata }
     }
 
     /// The content of the values of the content columns, in order.
@@ -101,7 +139,7 @@ impl<'s> SnapshotPlan<'s> {
 }
 
 /// Text for the diff: text as it is, numbers written out, null as nothing.
-fn text_of(value: Option<SqlValue>) -> String {
+pub(crate) fn text_of(value: Option<SqlValue>) -> String {
     match value {
         Some(SqlValue::Text(text)) => text,
         Some(SqlValue::Integer(n)) => n.to_string(),
@@ -366,7 +404,8 @@ impl<'s> Tracker<'s> {
             .collect();
         let rows = change_rows(pairs, &timestamp);
         let recorded = rows.len();
-        let mut inserter = ChangeInserter::new(conn);
+        let table = quote(CHANGES_TABLE);
+        let mut inserter = ChangeInserter::new(conn, table.clone());
         for row in rows {
             inserter.push(conn, row)?;
         }
@@ -377,7 +416,13 @@ impl<'s> Tracker<'s> {
             .and_then(|log| log.max_changes_per_record)
         {
             for touched in &self.touched {
-                prune(conn, &spec.entities[touched.entity].name, &touched.id, keep)?;
+                prune(
+                    conn,
+                    &table,
+                    &spec.entities[touched.entity].name,
+                    &touched.id,
+                    keep,
+                )?;
             }
         }
         Ok(recorded)
@@ -412,7 +457,7 @@ fn read_snapshots(
 }
 
 /// The instant of a write, in whole seconds (`2024-05-01T12:00:00Z`).
-fn now() -> String {
+pub(crate) fn now() -> String {
     let now = jiff::Timestamp::now();
     jiff::Timestamp::from_second(now.as_second())
         .unwrap_or(now)
@@ -457,8 +502,8 @@ const PARALLEL_FROM: usize = 2_000;
 
 /// The change-log rows of `pairs` (in their order), diffs computed on every available core
 /// for large imports: diffing is the part of recording that needs no database.
-fn change_rows(pairs: Vec<Pair<'_>>, timestamp: &str) -> Vec<[SqlValue; CHANGE_COLUMNS.len()]> {
-    let rows_of = |pairs: Vec<Pair<'_>>| -> Vec<[SqlValue; CHANGE_COLUMNS.len()]> {
+fn change_rows(pairs: Vec<Pair<'_>>, timestamp: &str) -> Vec<ChangeRow> {
+    let rows_of = |pairs: Vec<Pair<'_>>| -> Vec<ChangeRow> {
         pairs
             .into_iter()
             .filter_map(|pair| {
@@ -495,13 +540,13 @@ fn change_rows(pairs: Vec<Pair<'_>>, timestamp: &str) -> Vec<[SqlValue; CHANGE_C
 
 /// The change-log row for a record that held `old` and now holds `new`; `None` when nothing
 /// tracked changed.
-fn change_row(
+pub(crate) fn change_row(
     entity: &EntitySpec,
     id: &str,
     old: Option<&Snapshot>,
     new: Option<Snapshot>,
     timestamp: &str,
-) -> Option<[SqlValue; CHANGE_COLUMNS.len()]> {
+) -> Option<ChangeRow> {
     let change_type = match (old, &new) {
         (None, None) => return None,
         (Some(old), Some(new)) if old == new => return None,
@@ -518,10 +563,7 @@ fn change_row(
         .as_ref()
         .map_or(&[][..], |tracking| &tracking.metadata_fields);
     let metadata = |snapshot: Option<&Snapshot>| match snapshot {
-        Some(snapshot) => SqlValue::Text(
-            serde_json::to_string(&MetadataJson(names, &snapshot.metadata))
-                .unwrap_or_else(|_| "{}".to_owned()),
-        ),
+        Some(snapshot) => SqlValue::Text(metadata_json(names, &snapshot.metadata)),
         None => SqlValue::Null,
     };
     let metadata_before = metadata(old);
@@ -539,6 +581,9 @@ fn change_row(
         new.map_or(SqlValue::Null, |s| SqlValue::Text(s.content)),
     ])
 }
+
+/// One row of the change log, its values in the order of [`CHANGE_COLUMNS`].
+pub(crate) type ChangeRow = [SqlValue; CHANGE_COLUMNS.len()];
 
 const CHANGE_COLUMNS: [&str; 10] = [
     "entity",
@@ -561,8 +606,8 @@ const SERVER_ROWS_PER_INSERT: usize = 200;
 /// once per run), so several rows a statement cost less than one.
 const SQLITE_ROWS_PER_INSERT: usize = 64;
 
-/// `INSERT` of `rows` change rows.
-fn insert_sql(rows: usize) -> String {
+/// `INSERT` of `rows` change rows into `table` (quoted).
+fn insert_sql(table: &str, rows: usize) -> String {
     let columns: Vec<String> = CHANGE_COLUMNS.iter().map(|c| quote(c)).collect();
     let width = CHANGE_COLUMNS.len();
     let values: Vec<String> = (0..rows)
@@ -574,15 +619,16 @@ fn insert_sql(rows: usize) -> String {
         })
         .collect();
     format!(
-        "INSERT INTO {} ({}) VALUES {}",
-        quote(CHANGES_TABLE),
+        "INSERT INTO {table} ({}) VALUES {}",
         columns.join(", "),
         values.join(", ")
     )
 }
 
 /// Change rows on their way into the log, `rows_per_insert` a statement.
-struct ChangeInserter {
+pub(crate) struct ChangeInserter {
+    /// The change log (quoted, qualified where it is not the connection's own).
+    table: String,
     rows_per_insert: usize,
     /// The statement for a full batch, built on first use.
     full_batch: Option<String>,
@@ -591,45 +637,53 @@ struct ChangeInserter {
 }
 
 impl ChangeInserter {
-    fn new(conn: &dyn Writer) -> Self {
+    /// Rows for the change log `table` (quoted) of `conn`.
+    pub(crate) fn new(conn: &dyn Writer, table: String) -> Self {
         let rows_per_insert = match conn.dialect() {
             super::backend::SqlDialect::Sqlite => SQLITE_ROWS_PER_INSERT,
             _ => SERVER_ROWS_PER_INSERT,
         };
         ChangeInserter {
+            table,
             rows_per_insert,
             full_batch: None,
             values: Vec::new(),
         }
     }
 
-    fn push(
-        &mut self,
-        conn: &dyn Writer,
-        row: [SqlValue; CHANGE_COLUMNS.len()],
-    ) -> Result<(), ExecError> {
+    /// Adds a row, sending a full batch.
+    pub(crate) fn push(&mut self, conn: &dyn Writer, row: ChangeRow) -> Result<(), ExecError> {
         self.values.extend(row);
         if self.values.len() == self.rows_per_insert * CHANGE_COLUMNS.len() {
             let rows = self.rows_per_insert;
-            let sql = self.full_batch.get_or_insert_with(|| insert_sql(rows));
+            let table = &self.table;
+            let sql = self
+                .full_batch
+                .get_or_insert_with(|| insert_sql(table, rows));
             conn.execute(sql, std::mem::take(&mut self.values))?;
         }
         Ok(())
     }
 
-    fn finish(self, conn: &dyn Writer) -> Result<(), ExecError> {
+    /// Sends the rows still waiting.
+    pub(crate) fn finish(self, conn: &dyn Writer) -> Result<(), ExecError> {
         if self.values.is_empty() {
             return Ok(());
         }
         let rows = self.values.len() / CHANGE_COLUMNS.len();
-        conn.execute(&insert_sql(rows), self.values)?;
+        conn.execute(&insert_sql(&self.table, rows), self.values)?;
         Ok(())
     }
 }
 
-/// Keeps the newest `keep` changes of one record.
-fn prune(conn: &dyn Writer, entity: &str, id: &str, keep: u32) -> Result<(), ExecError> {
-    let table = quote(CHANGES_TABLE);
+/// Keeps the newest `keep` changes of one record in the change log `table` (quoted).
+pub(crate) fn prune(
+    conn: &dyn Writer,
+    table: &str,
+    entity: &str,
+    id: &str,
+    keep: u32,
+) -> Result<(), ExecError> {
     conn.execute(
         &format!(
             "DELETE FROM {table} WHERE \"entity\" = ?1 AND \"record_id\" = ?2 AND \"id\" NOT IN \

@@ -67,6 +67,8 @@ pub mod records;
 #[cfg(feature = "sqlite")]
 pub mod schema_diff;
 #[cfg(feature = "sqlite")]
+pub(crate) mod side_changes;
+#[cfg(feature = "sqlite")]
 pub(crate) mod side_store;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
@@ -90,7 +92,7 @@ pub use records::RecordsError;
 #[cfg(feature = "sqlite")]
 pub use schema_diff::{SchemaConversion, SchemaDifference};
 #[cfg(feature = "sqlite")]
-pub use side_store::{EntityRefresh, RefreshReport};
+pub use side_store::{ChangesRefresh, EntityRefresh, RefreshReport};
 #[cfg(feature = "sqlite")]
 pub use sqlite::check_sqlite_reads;
 #[cfg(feature = "sqlite")]

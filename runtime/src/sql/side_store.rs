@@ -57,6 +57,28 @@ pub struct RefreshReport {
     /// The entities whose vectors table this run created (it was not there, or was made for
     /// other vector indexes); `toolforge db embed` fills them.
     pub vectors_created: Vec<String>,
+    /// The changes this run recorded, per entity that tracks them.
+    pub changes: Vec<ChangesRefresh>,
+}
+
+/// What a refresh recorded of one entity's changes: the records that were created, updated
+/// or deleted since the last refresh, each one change in the log.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ChangesRefresh {
+    /// The entity.
+    pub entity: String,
+    /// Whether this run took the entity's baseline instead (its first refresh, or the first
+    /// since its `change_tracking` changed): what every record holds, and no change.
+    pub baseline: bool,
+    /// Records new since the last refresh.
+    pub created: u64,
+    /// Records whose tracked values changed.
+    pub updated: u64,
+    /// Records gone from the table.
+    pub deleted: u64,
+    /// Records as they were (or, for a baseline, the records taken).
+    pub unchanged: u64,
 }
 
 /// What a refresh did to one entity's full-text index.
@@ -361,6 +383,30 @@ pub(crate) fn pg_base_schema(spec: &SchemaSpec) -> String {
     )
 }
 
+/// Whether the side store of `spec` holds the table `name` (on SQLite, in the side file
+/// attached as [`SQLITE_SCHEMA`]).
+pub(crate) fn side_table_exists(
+    conn: &dyn Reader,
+    spec: &SchemaSpec,
+    name: &str,
+) -> Result<bool, ExecError> {
+    let name = SqlValue::Text(name.to_owned());
+    let found = match conn.dialect() {
+        SqlDialect::Sqlite => conn.count(
+            &format!(
+                "SELECT count(*) FROM {}.sqlite_schema WHERE type = 'table' AND name = ?1",
+                quote(SQLITE_SCHEMA)
+            ),
+            &[name],
+        )?,
+        SqlDialect::Postgres => conn.count(
+            "SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = ?1 AND tablename = ?2",
+            &[SqlValue::Text(spec.tools.side_store.schema.clone()), name],
+        )?,
+    };
+    Ok(found > 0)
+}
+
 /// The quoted name of the side store's schema on `dialect`: the side file's attachment on
 /// SQLite, the configured schema on PostgreSQL.
 pub(crate) fn side_schema(spec: &SchemaSpec, dialect: SqlDialect) -> String {
@@ -374,18 +420,27 @@ pub(crate) fn side_schema(spec: &SchemaSpec, dialect: SqlDialect) -> String {
 /// entity's), then each vector index's vector and text hash, as toolforge's own tables name
 /// them.
 pub(crate) fn vectors_columns(entity: &EntitySpec, dialect: SqlDialect) -> String {
-    let (key, bytes) = match (dialect, entity.key_type()) {
-        (SqlDialect::Sqlite, FieldType::Integer) => ("INTEGER", "BLOB"),
-        (SqlDialect::Sqlite, _) => ("TEXT", "BLOB"),
-        (SqlDialect::Postgres, FieldType::Integer) => ("BIGINT", "BYTEA"),
-        (SqlDialect::Postgres, _) => ("TEXT", "BYTEA"),
+    let bytes = match dialect {
+        SqlDialect::Sqlite => "BLOB",
+        SqlDialect::Postgres => "BYTEA",
     };
-    let mut columns = vec![format!("{} {key} PRIMARY KEY", quote(&entity.unique_field))];
+    let mut columns = vec![key_column(entity, dialect)];
     for index in &entity.vector_indexes {
         columns.push(format!("{} {bytes}", quote(&index.column)));
         columns.push(format!("{} TEXT", quote(&index.hash_column())));
     }
     columns.join(", ")
+}
+
+/// The key column of a side store table keyed by `entity`'s records: named and typed as the
+/// entity's key (a whole number, or text).
+pub(crate) fn key_column(entity: &EntitySpec, dialect: SqlDialect) -> String {
+    let ty = match (dialect, entity.key_type()) {
+        (SqlDialect::Sqlite, FieldType::Integer) => "INTEGER",
+        (SqlDialect::Postgres, FieldType::Integer) => "BIGINT",
+        _ => "TEXT",
+    };
+    format!("{} {ty} PRIMARY KEY", quote(&entity.unique_field))
 }
 
 /// What is missing of `entity`'s vectors table in the side store at `place` (the side file, or

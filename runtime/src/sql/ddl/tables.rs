@@ -310,7 +310,8 @@ pub fn schema_objects(spec: &SchemaSpec) -> Result<Vec<SchemaObject>, SpecError>
     {
         objects.push(versions_table("TEXT", "BIGINT"));
     }
-    if spec.change_log.is_some() {
+    // (That of a spec over existing tables is in the side store.)
+    if spec.change_log.is_some() && !spec.is_mapped() {
         objects.extend(changes_objects(ChangeLogTypes::SQLITE));
     }
     let mut names = std::collections::HashSet::new();
@@ -387,6 +388,17 @@ impl ChangeLogTypes {
         text_name: "TEXT",
         integer: "INTEGER",
         integer_name: "INTEGER",
+    };
+
+    /// PostgreSQL's: an identity key, and text compared byte by byte (`COLLATE "C"`), as
+    /// timestamps and ids are ordered.
+    pub const POSTGRES: ChangeLogTypes = ChangeLogTypes {
+        id: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
+        id_name: "bigint",
+        text: "TEXT COLLATE \"C\"",
+        text_name: "text",
+        integer: "BIGINT",
+        integer_name: "bigint",
     };
 }
 

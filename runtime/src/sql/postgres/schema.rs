@@ -187,15 +187,7 @@ pub fn pg_schema_objects(
         if object.name == super::super::ddl::VERSIONS_TABLE {
             *object = super::super::ddl::versions_table("text", "bigint");
         } else if object.name == crate::spec::CHANGES_TABLE {
-            let (text, text_name) = text_type();
-            let types = super::super::ddl::ChangeLogTypes {
-                id: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
-                id_name: "bigint",
-                text,
-                text_name,
-                integer: "BIGINT",
-                integer_name: "bigint",
-            };
+            let types = super::super::ddl::ChangeLogTypes::POSTGRES;
             if let Some(table) = super::super::ddl::changes_objects(types).into_iter().next() {
                 *object = table;
             }

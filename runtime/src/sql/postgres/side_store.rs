@@ -7,8 +7,8 @@ use crate::sql::backend::{ExecError, Reader, SqlDialect};
 use crate::sql::full_text::pg_tables::{docs_table, postings_objects, qualified, terms_table};
 use crate::sql::ident::quote;
 use crate::sql::side_store::{
-    RefreshReport, changes, pg_base_schema, signature, texts, vectors_columns, vectors_create,
-    vectors_gap, vectors_table,
+    RefreshReport, SidePlaces, changes, pg_base_schema, signature, texts, vectors_columns,
+    vectors_create, vectors_gap, vectors_table,
 };
 use crate::sql::value::SqlValue;
 
@@ -110,6 +110,12 @@ pub(crate) fn refresh(
         ))?;
         report.entities.push(found.report(entity, created));
     }
+    let side = quote(schema);
+    let places = SidePlaces {
+        base: &base,
+        side: &side,
+    };
+    report.changes = crate::sql::side_changes::refresh(session, spec, places)?;
     Ok(report)
 }
 
@@ -189,6 +195,7 @@ pub(crate) fn gaps(session: &dyn Reader, spec: &SchemaSpec) -> Result<Vec<String
             vectors_current(session, schema, entity)?,
         ));
     }
+    missing.extend(crate::sql::side_changes::gaps(session, spec, &place)?);
     for entity in spec.side_entities() {
         let Some(index) = &entity.full_text else {
             continue;

@@ -11,8 +11,8 @@ use crate::sql::backend::{ExecError, Reader, SqlDialect};
 use crate::sql::database::DbError;
 use crate::sql::ident::quote;
 use crate::sql::side_store::{
-    HASH_FUNCTION, RefreshReport, SQLITE_SCHEMA, changes, sqlite_create, sqlite_keys_table,
-    sqlite_table, text_hash, texts, vectors_create, vectors_gap, vectors_table,
+    HASH_FUNCTION, RefreshReport, SQLITE_SCHEMA, SidePlaces, changes, sqlite_create,
+    sqlite_keys_table, sqlite_table, text_hash, texts, vectors_create, vectors_gap, vectors_table,
 };
 use crate::sql::value::SqlValue;
 
@@ -22,6 +22,11 @@ pub(crate) fn refresh(database: &Path, spec: &SchemaSpec) -> Result<RefreshRepor
     write(database, spec, |conn, side, vectors_created| {
         let mut report = fill(conn, spec, side)?;
         report.vectors_created = vectors_created.to_vec();
+        let places = SidePlaces {
+            base: "\"main\"",
+            side: &quote(SQLITE_SCHEMA),
+        };
+        report.changes = crate::sql::side_changes::refresh(conn, spec, places)?;
         Ok(report)
     })
 }
@@ -273,10 +278,11 @@ pub(crate) fn gaps(database: &Path, spec: &SchemaSpec) -> Result<Vec<String>, Ex
         [uri],
     )?;
     let mut missing = Vec::new();
+    let place = side.display().to_string();
     for entity in entities.iter().filter(|e| e.has_side_vectors()) {
-        let place = side.display().to_string();
         missing.extend(vectors_gap(entity, &place, vectors_current(&conn, entity)?));
     }
+    missing.extend(crate::sql::side_changes::gaps(&conn, spec, &place)?);
     for entity in entities {
         let Some(index) = &entity.full_text else {
             continue;

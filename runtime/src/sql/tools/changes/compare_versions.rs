@@ -26,6 +26,8 @@ pub struct CompareEntityVersionsArgs<E = String> {
     #[schemars(extend("x-toolforge-slot" = "tracked_entity"))]
     pub entity_type: E,
     /// The value of the record's unique field.
+    #[serde(deserialize_with = "crate::sql::tools::shared::key::text_or_integer")]
+    #[schemars(extend("x-toolforge-slot" = "key"))]
     pub id: String,
     /// The older version: a `change_id` (the version that change produced) or an instant
     /// (ISO 8601 or relative: the version current then).

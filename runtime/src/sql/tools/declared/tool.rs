@@ -66,7 +66,7 @@ impl DeclaredTool {
             .map(|param| param.name.clone())
             .collect();
         Some(DeclaredTool {
-            definition: definition(tool),
+            definition: definition(&spec, tool),
             context_bound,
             source,
             index,
@@ -77,11 +77,14 @@ impl DeclaredTool {
 
 /// The definitions of the spec's declared tools, in config order.
 pub(crate) fn definitions(spec: &SchemaSpec) -> Vec<ToolDefinition> {
-    spec.declared_tools.iter().map(definition).collect()
+    spec.declared_tools
+        .iter()
+        .map(|tool| definition(spec, tool))
+        .collect()
 }
 
 /// The tool's definition: read-only, idempotent, closed world, with the page answer's schema.
-fn definition(tool: &DeclaredToolSpec) -> ToolDefinition {
+fn definition(spec: &SchemaSpec, tool: &DeclaredToolSpec) -> ToolDefinition {
     let mut properties = Map::new();
     let mut required = Vec::new();
     for param in tool.parameters.iter().filter(|p| p.from_context.is_none()) {
@@ -119,7 +122,7 @@ fn definition(tool: &DeclaredToolSpec) -> ToolDefinition {
                 " Returns `{}` records, at most {} per page (page with `offset`).",
                 tool.entity, tool.limit
             ));
-            answers::output_schema::<answers::EntityPage>()
+            answers::output_schema::<answers::EntityPage>(spec)
         }
         Some(_) => {
             description.push_str(&format!(

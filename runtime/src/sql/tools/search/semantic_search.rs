@@ -301,7 +301,7 @@ pub(crate) fn ranked_answer(
     for (id, score) in hits {
         let (name, text) = details.get(&id).cloned().unwrap_or((None, None));
         let hit = RankedHit {
-            id,
+            id: crate::sql::key::to_json(entity, &id),
             name,
             score,
             snippet: text.map(|text| snippet(&text)),

@@ -8,6 +8,8 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
 
+use crate::spec::SchemaSpec;
+
 /// A record: the entity's fields by name.
 type Record = Map<String, Value>;
 
@@ -62,6 +64,7 @@ pub(crate) struct EntityPage {
 #[allow(dead_code)]
 pub(crate) struct SearchHit {
     /// The record's unique id (fetch the record with `get_entities_by_ids`).
+    #[schemars(extend("x-toolforge-slot" = "key"))]
     id: String,
     /// The record's display name, when the entity has a display name field.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -246,6 +249,7 @@ pub(crate) struct PathNode {
     /// The record's entity.
     entity_type: String,
     /// The record's unique id.
+    #[schemars(extend("x-toolforge-slot" = "key"))]
     id: String,
 }
 
@@ -306,7 +310,7 @@ pub(crate) struct RankAnswer {
 /// no prose. The tool's description says what it answers; a client checks the structure, and
 /// every `tools/list` carries the schema (its descriptions were a fifth of the tokens of the
 /// corpus configs' definitions: `scripts/count-tool-tokens.py`).
-pub(crate) fn output_schema<T: JsonSchema>() -> Value {
+pub(crate) fn output_schema<T: JsonSchema>(spec: &SchemaSpec) -> Value {
     let mut settings = SchemaSettings::draft2020_12().for_serialize();
     settings.inline_subschemas = true;
     let mut schema = settings
@@ -319,32 +323,53 @@ pub(crate) fn output_schema<T: JsonSchema>() -> Value {
         }
     }
     without_prose(&mut schema);
+    with_key_types(&mut schema, spec);
     schema
 }
 
 /// Removes the `description` keyword from `schema` and every schema inside it (a property
 /// named `description` stays: only keywords go).
 fn without_prose(schema: &mut Value) {
+    each_schema(schema, &mut |map| {
+        map.remove("description");
+    });
+}
+
+/// Gives every record key of `schema` (a schema marked `"x-toolforge-slot": "key"`) the type
+/// of `spec`'s keys: `string`, or `["integer", "string"]` when an entity's key is a whole
+/// number (an existing table's own), as the answers give them.
+fn with_key_types(schema: &mut Value, spec: &SchemaSpec) {
+    let ty = super::key::schema_type(spec);
+    each_schema(schema, &mut |map| {
+        if map.get("x-toolforge-slot").and_then(Value::as_str) == Some("key") {
+            map.remove("x-toolforge-slot");
+            map.insert("type".into(), ty.clone());
+        }
+    });
+}
+
+/// Runs `f` on `schema` and on every schema inside it.
+fn each_schema(schema: &mut Value, f: &mut impl FnMut(&mut Map<String, Value>)) {
     let Value::Object(map) = schema else {
         return;
     };
-    map.remove("description");
+    f(map);
     for (keyword, value) in map.iter_mut() {
         match (keyword.as_str(), value) {
             (
                 "properties" | "$defs" | "definitions" | "patternProperties",
                 Value::Object(named),
             ) => {
-                named.values_mut().for_each(without_prose);
+                named.values_mut().for_each(|value| each_schema(value, f));
             }
             ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(schemas)) => {
-                schemas.iter_mut().for_each(without_prose);
+                schemas.iter_mut().for_each(|value| each_schema(value, f));
             }
             (
                 "items" | "additionalProperties" | "not" | "if" | "then" | "else" | "contains",
                 value,
             ) => {
-                without_prose(value);
+                each_schema(value, f);
             }
             _ => {}
         }
@@ -374,8 +399,9 @@ pub(crate) struct RankedAnswer {
 /// One match of a ranked search.
 #[derive(JsonSchema, serde::Serialize)]
 pub(crate) struct RankedHit {
-    /// The record's unique id.
-    pub id: String,
+    /// The record's unique id: a whole number for an integer key, else text.
+    #[schemars(with = "String", extend("x-toolforge-slot" = "key"))]
+    pub id: Value,
     /// The record's display name, when the entity has a display field.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -390,9 +416,43 @@ pub(crate) struct RankedHit {
 mod tests {
     use super::*;
 
+    /// A spec of one entity whose key has the type `key`.
+    fn spec(key: &str) -> SchemaSpec {
+        serde_json::from_value(serde_json::json!({
+            "name": "shop",
+            "entities": [
+                {"name": "Item", "table": "item", "unique_field": "id",
+                 "fields": [{"name": "id", "type": key, "unique": true}]}
+            ],
+            "relationships": [],
+            "tools": {"default_limit": 20, "max_limit": 100, "families": ["search"]}
+        }))
+        .expect("a spec")
+    }
+
+    #[test]
+    fn record_keys_in_answers_have_the_type_of_the_specs_keys() {
+        for (key, wanted) in [
+            ("string", serde_json::json!("string")),
+            ("integer", serde_json::json!(["integer", "string"])),
+        ] {
+            let spec = spec(key);
+            let ranked = output_schema::<RankedAnswer>(&spec);
+            let hit = &ranked["properties"]["results"]["items"]["properties"]["id"];
+            assert_eq!(hit["type"], wanted, "{ranked}");
+            let path = output_schema::<PathAnswer>(&spec);
+            assert_eq!(
+                path["properties"]["from"]["properties"]["id"]["type"],
+                wanted
+            );
+            let search = output_schema::<SearchPage>(&spec).to_string();
+            assert!(!search.contains("x-toolforge-slot"), "{search}");
+        }
+    }
+
     #[test]
     fn output_schemas_keep_structure_and_a_property_named_description_but_no_prose() {
-        let schema = output_schema::<EntityDescription>();
+        let schema = output_schema::<EntityDescription>(&spec("string"));
         let text = schema.to_string();
         let properties = &schema["properties"];
         assert!(properties.get("description").is_some(), "{text}");

@@ -430,7 +430,7 @@ pub(crate) fn definition<A: EngineTool>(
         title: Some(title.to_string()),
         description: crate::dialect::fit_description(&description).into_owned(),
         input_schema: input_schema::<A>(spec),
-        output_schema: Some(crate::sql::tools::shared::answers::output_schema::<A::Answer>()),
+        output_schema: Some(crate::sql::tools::shared::answers::output_schema::<A::Answer>(spec)),
         annotations: ToolAnnotations {
             read_only: Some(true),
             destructive: Some(false),
