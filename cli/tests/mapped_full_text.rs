@@ -75,6 +75,33 @@ fn search_in(config: &Path, db: &str, query: &str, top_k: u32, context: &[&str])
     call_tool(config, db, "full_text_search", &arguments, context)
 }
 
+/// Checks `answer` of `tool` against the output schema `tools list` gives it (what an MCP
+/// client checks `structuredContent` against).
+pub(crate) fn assert_matches_output_schema(config: &Path, tool: &str, answer: &Value) {
+    let run = toolforge(&[
+        "tools",
+        "list",
+        "--config",
+        config.to_str().unwrap(),
+        "--format",
+        "mcp",
+        "--output-schemas",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let tools: Value = serde_json::from_str(&run.stdout).unwrap();
+    let schema = tools
+        .as_array()
+        .and_then(|tools| tools.iter().find(|t| t["name"] == tool))
+        .map(|t| t["outputSchema"].clone())
+        .unwrap_or_else(|| panic!("no {tool} in {tools}"));
+    let validator = jsonschema::validator_for(&schema).expect("a valid output schema");
+    let errors: Vec<String> = validator
+        .iter_errors(answer)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{tool}: {errors:?}\n{schema}\n{answer}");
+}
+
 /// The answer of `toolforge call tool` with `arguments` and the context values `context`
 /// (`NAME=VALUE`), which must succeed.
 pub(crate) fn call_tool(
@@ -173,6 +200,7 @@ fn assert_ranked_as_fts5(config: &Path, db: &str, rows: &[(i64, Option<String>, 
         let (page, total) = oracle(rows, query, 25);
         assert_eq!(ids(&answer), page, "{query}: {answer}");
         assert_eq!(answer["total"], json!(total), "{query}");
+        assert_matches_output_schema(config, "full_text_search", &answer);
     }
 }
 

@@ -12,7 +12,9 @@ use std::path::Path;
 use serde_json::{Value, json};
 use toolforge::embed::{Embedder, LocalModel};
 
-use crate::mapped_full_text::{call_tool, side_store_reader, toolforge};
+use crate::mapped_full_text::{
+    assert_matches_output_schema, call_tool, side_store_reader, toolforge,
+};
 use crate::pg_support;
 use crate::sample_databases::{chinook_postgres, chinook_sqlite};
 
@@ -59,18 +61,18 @@ fn search(config: &Path, db: &str, query: &str, top_k: u32, context: &[&str]) ->
     call_tool(config, db, "semantic_search", &arguments, context)
 }
 
-/// The hits of an answer: (key, score), best first.
+/// The hits of an answer: (key, score), best first. An integer key is a number in answers.
 fn hits(answer: &Value) -> Vec<(i64, f64)> {
     answer["results"]
         .as_array()
         .unwrap_or_else(|| panic!("no results in {answer}"))
         .iter()
         .map(|hit| {
-            let id = match &hit["id"] {
-                Value::String(text) => text.parse().expect("an integer key"),
-                other => other.as_i64().expect("an integer key"),
-            };
-            (id, hit["score"].as_f64().unwrap())
+            let id = hit["id"].as_i64();
+            (
+                id.expect("an integer key, as a number"),
+                hit["score"].as_f64().unwrap(),
+            )
         })
         .collect()
 }
@@ -143,6 +145,7 @@ fn assert_searches_rank_by_the_model(config: &Path, db: &str, rows: &[(i64, Stri
     ] {
         let answer = search(config, db, query, 10, &[]);
         assert_ranked_by_the_model(&answer, query, rows, 10);
+        assert_matches_output_schema(config, "semantic_search", &answer);
     }
 }
 
@@ -254,6 +257,7 @@ fn vectors_over_chinook_live_beside_the_file_and_follow_the_users_writes() {
         Some(1),
         "{hybrid}"
     );
+    assert_matches_output_schema(&config, "hybrid_search", &hybrid);
     let again = embed_run();
     assert!(
         again
