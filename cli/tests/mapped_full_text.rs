@@ -496,13 +496,19 @@ fn a_full_text_index_over_chinook_on_postgres_lives_in_a_schema_of_its_own() {
 /// The URL of a new role `<prefix>_<pid>` on the server of `url` that may only read the
 /// tables of the schemas `public` and `toolforge` (the side store).
 pub(crate) fn side_store_reader(url: &str, prefix: &str) -> String {
+    select_only_role(url, prefix, "public, toolforge")
+}
+
+/// The URL of a new role `<prefix>_<pid>` on the server of `url` that may only read the
+/// tables (as they are now) of `schemas` (`public, toolforge`).
+pub(crate) fn select_only_role(url: &str, prefix: &str, schemas: &str) -> String {
     let role = format!("{prefix}_{}", std::process::id());
     pg_support::batch(
         url,
         &format!(
             "DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN; \
-             GRANT USAGE ON SCHEMA public, toolforge TO {role}; \
-             GRANT SELECT ON ALL TABLES IN SCHEMA public, toolforge TO {role}"
+             GRANT USAGE ON SCHEMA {schemas} TO {role}; \
+             GRANT SELECT ON ALL TABLES IN SCHEMA {schemas} TO {role}"
         ),
     );
     let (scheme, rest) = url.split_once("://").unwrap();

@@ -125,19 +125,7 @@ fn the_tools_answer_over_chinook_on_postgres_as_sql_does_with_a_select_only_role
     let (_db, url) = pg_support::fresh(&base, "chinook_mapped");
     chinook_postgres(&url);
     let role = format!("tf_reader_{}", std::process::id());
-    pg_support::batch(
-        &url,
-        &format!(
-            "DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN; \
-             GRANT USAGE ON SCHEMA public TO {role}; \
-             GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}"
-        ),
-    );
-    let reader = {
-        let (scheme, rest) = url.split_once("://").unwrap();
-        let host = rest.split_once('@').map_or(rest, |(_, host)| host);
-        format!("{scheme}://{role}@{host}")
-    };
+    let reader = crate::mapped_full_text::select_only_role(&url, "tf_reader", "public");
     let before = pg_support::dump(&url);
 
     let dir = tempfile::tempdir().unwrap();

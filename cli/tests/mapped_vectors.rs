@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use toolforge::embed::{Embedder, LocalModel};
 
 use crate::mapped_full_text::{
-    assert_matches_output_schema, call_tool, side_store_reader, toolforge,
+    assert_matches_output_schema, call_tool, select_only_role, side_store_reader, toolforge,
 };
 use crate::pg_support;
 use crate::sample_databases::{chinook_postgres, chinook_sqlite};
@@ -424,4 +424,237 @@ fn vectors_over_chinook_on_postgres_live_in_a_schema_of_their_own() {
     assert_ranked_by_the_model(&answer, "heavy metal band", &visible, 10);
 
     another_definition_is_rebuilt(dir.path(), "postgres", &url, rows.len());
+}
+
+/// The config over Chinook's artists whose vectors are the user's own pgvector column
+/// `embedding` of `{dimension}` values.
+const OWN_COLUMN: &str = r#"
+name: chinook
+entities:
+  - name: Artist
+    table: artist
+    unique_field: artist_id
+    display_name_field: name
+    searchable_fields:
+      - {name: artist_id, type: integer}
+      - {name: name, type: string}
+    vector_indexes:
+      - {name: by_name, column: embedding, dimension: {dimension}}
+toolforge:
+  tools: [search, lookup]
+  embeddings:
+    provider: local
+    model_path: {model}
+"#;
+
+fn own_column_config(dimension: u32) -> String {
+    let model = crate::cli_catalog::model_dir();
+    OWN_COLUMN
+        .replace("{dimension}", &dimension.to_string())
+        .replace("{model}", &json!(model.to_str().unwrap()).to_string())
+}
+
+/// pgvector's text form of `vector`.
+fn pgvector_text(vector: &[f32]) -> String {
+    let values: Vec<String> = vector.iter().map(f32::to_string).collect();
+    format!("[{}]", values.join(","))
+}
+
+#[test]
+fn a_pgvector_column_of_the_users_own_is_searched_as_it_is_with_nothing_of_toolforges() {
+    let Some(base) = pg_support::pgvector_url(
+        "mapped_vectors::a_pgvector_column_of_the_users_own_is_searched_as_it_is_with_nothing_of_toolforges",
+    ) else {
+        return;
+    };
+    let (_db, url) = pg_support::fresh(&base, "chinook_own_vectors");
+    chinook_postgres(&url);
+    // The user's own vectors: a pgvector column with its HNSW index, filled by the model,
+    // one artist left without one.
+    let rows: Vec<(i64, String)> = pg_rows(&url);
+    let names: Vec<&str> = rows.iter().map(|(_, name)| name.as_str()).collect();
+    let vectors = embed(&names);
+    let mut script = "CREATE EXTENSION IF NOT EXISTS vector; \
+         ALTER TABLE artist ADD COLUMN embedding vector(384); \
+         CREATE INDEX artist_embedding ON artist USING hnsw (embedding vector_cosine_ops);"
+        .to_owned();
+    for ((key, _), vector) in rows.iter().zip(&vectors) {
+        if *key != 3 {
+            script.push_str(&format!(
+                "UPDATE artist SET embedding = '{}' WHERE artist_id = {key};",
+                pgvector_text(vector)
+            ));
+        }
+    }
+    pg_support::batch(&url, &script);
+    let reader = select_only_role(&url, "tf_own_vectors", "public");
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("own.yaml");
+    std::fs::write(&config, own_column_config(384)).unwrap();
+    let before = pg_support::dump(&url);
+
+    // No `db init`: nothing of toolforge's is needed, and a role that may only read serves it.
+    let with_vectors: Vec<(i64, String)> = rows.iter().filter(|(k, _)| *k != 3).cloned().collect();
+    for query in ["heavy metal band", "classical orchestra"] {
+        let answer = search(&config, &reader, query, 10, &[]);
+        assert_ranked_by_the_model(&answer, query, &with_vectors, 10);
+        assert_matches_output_schema(&config, "semantic_search", &answer);
+    }
+    // The neighbours of artist 1, by the cosine of the stored vectors.
+    let similar = call_tool(
+        &config,
+        &reader,
+        "find_similar",
+        &json!({"entity_type": "Artist", "id": 1, "top_k": 5}),
+        &[],
+    );
+    let own = &vectors[rows.iter().position(|(k, _)| *k == 1).unwrap()];
+    let mut expected: Vec<(i64, f64)> = rows
+        .iter()
+        .zip(&vectors)
+        .filter(|((key, _), _)| *key != 1 && *key != 3)
+        .map(|((key, _), vector)| (*key, cosine(own, vector)))
+        .collect();
+    expected.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let got = hits(&similar);
+    assert_eq!(got.len(), 5, "{similar}");
+    for ((key, score), (want_key, want)) in got.iter().zip(&expected) {
+        assert!(
+            (score - want).abs() < 1e-4,
+            "{key}: {score}, the model {want}"
+        );
+        assert!(key == want_key || (score - want).abs() < 1e-6, "{similar}");
+    }
+    assert_eq!(
+        pg_support::dump(&url),
+        before,
+        "the user's tables are unchanged"
+    );
+    assert_eq!(
+        pg_support::query_text(
+            &url,
+            "SELECT CAST(count(*) AS text) FROM pg_namespace WHERE nspname = 'toolforge'"
+        ),
+        "0",
+        "no schema of toolforge's"
+    );
+
+    // `init --from-db` writes the column as a vector index that reads it, and the config it
+    // writes validates against the database.
+    let written = toolforge(&[
+        "init",
+        "--from-db",
+        &reader,
+        "--include",
+        "artist",
+        "--dir",
+        dir.path().to_str().unwrap(),
+        "--out",
+        "written.yaml",
+    ]);
+    assert_eq!(written.code, 0, "{}{}", written.stdout, written.stderr);
+    let text = std::fs::read_to_string(dir.path().join("written.yaml")).unwrap();
+    assert!(
+        text.contains(
+            "    vector_indexes:\n      - {name: embedding, column: embedding, dimension: 384}\n"
+        ),
+        "{text}"
+    );
+    let validated = toolforge(&[
+        "validate",
+        "--config",
+        dir.path().join("written.yaml").to_str().unwrap(),
+        "--db",
+        &reader,
+    ]);
+    assert_eq!(
+        validated.code, 0,
+        "{}{}",
+        validated.stdout, validated.stderr
+    );
+
+    // A config whose dimension is not the column's: `validate --db` (as `serve` at its start)
+    // names the column and the index.
+    let wrong = dir.path().join("wrong.yaml");
+    std::fs::write(&wrong, own_column_config(512)).unwrap();
+    let refused = toolforge(&[
+        "validate",
+        "--config",
+        wrong.to_str().unwrap(),
+        "--db",
+        &reader,
+    ]);
+    assert_eq!(refused.code, 1, "{}", refused.stdout);
+    assert!(
+        refused
+            .stderr
+            .contains("column \"embedding\" holds vectors of 384 values, but vector index `by_name` has dimension 512"),
+        "{}",
+        refused.stderr
+    );
+}
+
+#[test]
+fn a_column_of_bytes_on_sqlite_is_refused_as_a_vector_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = chinook_sqlite(dir.path());
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch("ALTER TABLE Artist ADD COLUMN Embedding BLOB")
+        .unwrap();
+    let before = std::fs::read(&db).unwrap();
+    let config = dir.path().join("own.yaml");
+    std::fs::write(
+        &config,
+        own_column_config(384)
+            .replace("table: artist", "table: Artist")
+            .replace("unique_field: artist_id", "unique_field: ArtistId")
+            .replace(
+                "{name: artist_id, type: integer}",
+                "{name: ArtistId, type: integer}",
+            )
+            .replace(
+                "{name: name, type: string}",
+                "{name: name, column: Name, type: string}",
+            )
+            .replace("column: embedding", "column: Embedding"),
+    )
+    .unwrap();
+    let refused = toolforge(&[
+        "call",
+        "semantic_search",
+        "--config",
+        config.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+        r#"{"entity_type":"Artist","query":"metal"}"#,
+    ]);
+    assert_eq!(refused.code, 1, "{}", refused.stdout);
+    let answer: Value = serde_json::from_str(&refused.stdout).unwrap();
+    assert!(
+        answer["message"]
+            .as_str()
+            .is_some_and(|message| message.contains(
+                "reads the column \"Embedding\" of your table, which is not a pgvector column"
+            )),
+        "{answer}"
+    );
+    // `validate --db` (and `serve`, which refuses to start) names the column and the index.
+    let validated = toolforge(&[
+        "validate",
+        "--config",
+        config.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert_eq!(validated.code, 1, "{}", validated.stdout);
+    assert!(
+        validated.stderr.contains(
+            "column \"Embedding\" has type BLOB, and vector index `by_name` reads only a pgvector column"
+        ),
+        "{}{}",
+        validated.stdout,
+        validated.stderr
+    );
+    assert_eq!(std::fs::read(&db).unwrap(), before);
 }

@@ -193,3 +193,42 @@ entities:
             .contains("\"pages\" INTEGER")
     );
 }
+
+#[test]
+fn a_vector_index_reads_a_column_of_an_existing_table_only_as_it_is() {
+    // On a mapped entity: the user's own column, read as it is.
+    let source = MAPPED.replace(
+        "    searchable_fields:\n      - {name: sku, type: string}\n",
+        "    searchable_fields:\n      - {name: sku, type: string}\n    vector_indexes:\n      - {name: by_text, column: embedding, dimension: 384}\n",
+    );
+    let spec = ok(&source).spec;
+    let index = &spec.entities[1].vector_indexes[0];
+    assert_eq!(index.existing_column.as_deref(), Some("embedding"));
+    assert!(!spec.entities[1].has_side_vectors());
+    // With a source field too: toolforge would have to write the user's column.
+    let both = source.replace(
+        "{name: by_text, column: embedding, dimension: 384}",
+        "{name: by_text, column: embedding, source_field: sku, dimension: 384}",
+    );
+    let errors = fail(&both);
+    let error = find(
+        &errors,
+        "reads the vectors of your column `embedding` as they are",
+    );
+    assert!(hint(error).contains("remove `source_field`"), "{error:?}");
+    // On an entity toolforge creates, there is no table of the user's to read.
+    let own = "\
+entities:
+  - name: Note
+    searchable_fields:
+      - {name: title, type: string}
+    vector_indexes:
+      - {name: by_title, column: embedding, source_field: title, dimension: 8}
+";
+    let errors = fail(own);
+    let error = find(
+        &errors,
+        "`column:` reads the vectors of vector index `by_title`",
+    );
+    at(error, 6, 34, "entities[0].vector_indexes[0].column");
+}

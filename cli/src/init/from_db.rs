@@ -93,7 +93,15 @@ pub fn write_config(catalog: &Catalog, command: &str) -> Written {
 /// A field of an entity or a property of a relationship, or a column left out.
 enum Slot<'c> {
     Field(Field<'c>),
-    LeftOut { column: &'c Column, reason: String },
+    /// A pgvector column of this many values: an entity's vector index reads it as it is.
+    Vectors {
+        column: &'c Column,
+        dimension: u32,
+    },
+    LeftOut {
+        column: &'c Column,
+        reason: String,
+    },
 }
 
 struct Field<'c> {
@@ -345,8 +353,27 @@ impl<'c> Mapper<'c> {
             let _ = writeln!(out, "    display_name_field: {}", scalar(display));
         }
         out.push_str("    searchable_fields:\n");
-        let fields: Vec<&Slot<'_>> = self.slots[i].iter().collect();
+        let (vectors, fields): (Vec<&Slot<'_>>, Vec<&Slot<'_>>) = self.slots[i]
+            .iter()
+            .partition(|slot| matches!(slot, Slot::Vectors { .. }));
         summary.columns_left_out += write_slots(out, "      ", &fields);
+        if !vectors.is_empty() {
+            out.push_str(
+                "    # pgvector columns, searched as they are; queries are embedded with\n    \
+                 # `toolforge.embeddings`: name the model that made these vectors there\n",
+            );
+            out.push_str("    vector_indexes:\n");
+            for slot in vectors {
+                if let Slot::Vectors { column, dimension } = slot {
+                    let _ = writeln!(
+                        out,
+                        "      - {{name: {}, column: {}, dimension: {dimension}}}",
+                        scalar(&identifier(&column.name, "vectors")),
+                        scalar(&column.name)
+                    );
+                }
+            }
+        }
 
         // Relationships: the foreign keys, then the join tables declared here.
         let mut items: Vec<String> = Vec::new();
@@ -393,7 +420,7 @@ impl<'c> Mapper<'c> {
                 .filter(|slot| {
                     let column = match slot {
                         Slot::Field(field) => &field.column.name,
-                        Slot::LeftOut { column, .. } => &column.name,
+                        Slot::Vectors { column, .. } | Slot::LeftOut { column, .. } => &column.name,
                     };
                     *column != join.source_column && *column != join.target_column
                 })
@@ -502,6 +529,15 @@ fn write_slots(out: &mut String, indent: &str, slots: &[&Slot<'_>]) -> usize {
                     }
                 }
             }
+            Slot::Vectors { column, .. } => {
+                left_out += 1;
+                let _ = writeln!(
+                    out,
+                    "{indent}# column {} ({}) left out: vectors are searched on entities, not relationships",
+                    comment(&quote_ident(&column.name)),
+                    comment(&column.declared_type),
+                );
+            }
             Slot::LeftOut { column, reason } => {
                 left_out += 1;
                 let declared = if column.declared_type.is_empty() {
@@ -528,15 +564,18 @@ fn slots(columns: &[Column]) -> Vec<Slot<'_>> {
     let mut taken = Names::default();
     columns
         .iter()
-        .map(|column| match field_type(column) {
-            Ok((ty, values)) => Slot::Field(Field {
-                name: taken.field(&column.name),
-                column,
-                ty,
-                values,
-            }),
-            Err(reason) => Slot::LeftOut { column, reason },
-        })
+        .map(
+            |column| match (field_type(column), column.pgvector_dimension()) {
+                (Err(_), Some(dimension)) => Slot::Vectors { column, dimension },
+                (Ok((ty, values)), _) => Slot::Field(Field {
+                    name: taken.field(&column.name),
+                    column,
+                    ty,
+                    values,
+                }),
+                (Err(reason), None) => Slot::LeftOut { column, reason },
+            },
+        )
         .collect()
 }
 

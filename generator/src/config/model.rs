@@ -513,6 +513,11 @@ pub struct VectorIndex {
     /// The field the embedding is computed from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_field: Option<String>,
+    /// On an entity over an existing table: the table's own pgvector column (`vector(N)` or
+    /// `halfvec(N)`) holding the vectors, searched as it is by PostgreSQL (no `source_field`:
+    /// toolforge never writes your table, so your application keeps the vectors current).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<String>,
     /// The number of dimensions (positive).
     pub dimension: i64,
     /// The similarity function (`cosine`, `euclidean`, `dot`).

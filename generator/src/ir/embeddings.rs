@@ -100,6 +100,7 @@ pub(super) fn add_pipelines(config: &Config, spec: &mut SchemaSpec) {
                 name: pipeline.name.clone(),
                 column: pipeline.target_property.clone(),
                 source_field: Some(pipeline.source.clone()),
+                existing_column: None,
                 dimension,
                 similarity: similarity(similarity_name),
                 model,

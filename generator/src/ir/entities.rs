@@ -79,6 +79,7 @@ pub(super) fn lower_entity(entity: &Entity) -> EntitySpec {
                     .clone()
                     .unwrap_or_else(|| DEFAULT_VECTOR_COLUMN.to_owned()),
                 source_field: index.source_field.clone(),
+                existing_column: index.column.clone().filter(|_| entity.table.is_some()),
                 dimension,
                 similarity: super::embeddings::similarity(index.similarity.as_deref()),
                 model: index.model.clone(),

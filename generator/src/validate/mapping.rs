@@ -53,6 +53,19 @@ pub(super) fn check(config: &Config, r: &mut Reporter<'_>) {
 
 /// What only a mapped entity may say, said on one toolforge creates.
 fn check_own_entity(entity: &Entity, base: &str, r: &mut Reporter<'_>) {
+    for (suffix, index) in entity.all_vector_indexes() {
+        if index.column.is_some() {
+            r.error(
+                &format!("{base}.{suffix}.column"),
+                format!(
+                    "`column:` reads the vectors of vector index `{}` from an existing table's column, and `{}` names no `table:`",
+                    index.name, entity.name
+                ),
+            )
+            .hint("add `table:` to the entity to read an existing table, or remove `column:` (`field:` names the column of toolforge's own table)")
+            .emit();
+        }
+    }
     for (j, field) in entity.searchable_fields.iter().enumerate() {
         if field.column.is_some() {
             r.error(
@@ -87,6 +100,31 @@ fn check_own_entity(entity: &Entity, base: &str, r: &mut Reporter<'_>) {
 }
 
 fn check_mapped_entity(entity: &Entity, base: &str, r: &mut Reporter<'_>) {
+    for (suffix, index) in entity.all_vector_indexes() {
+        let Some(column) = &index.column else {
+            continue;
+        };
+        if column.trim().is_empty() {
+            r.error(
+                &format!("{base}.{suffix}.column"),
+                "`column:` is empty".to_owned(),
+            )
+            .hint("name the table's pgvector column, or remove `column:` to keep toolforge's vectors in its side store")
+            .emit();
+        } else if index.source_field.is_some() {
+            r.error(
+                &format!("{base}.{suffix}.source_field"),
+                format!(
+                    "vector index `{}` reads the vectors of your column `{column}` as they are, so toolforge embeds no `source_field` into it (it never writes your table)",
+                    index.name
+                ),
+            )
+            .hint(format!(
+                "remove `source_field` (your application keeps `{column}` current), or remove `column:` to let toolforge embed `source_field` into its side store"
+            ))
+            .emit();
+        }
+    }
     let unique = entity.unique_field();
     let listed: Vec<&str> = entity
         .searchable_fields

@@ -728,6 +728,11 @@ pub struct VectorIndexSpec {
     /// The field the embedding is computed from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_field: Option<String>,
+    /// On an entity over an existing table: the table's own pgvector column holding the
+    /// vectors, read as it is (presented as [`VectorIndexSpec::column`]); `None`: the vectors
+    /// are toolforge's, kept in its own table or, over an existing table, in the side store.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub existing_column: Option<String>,
     /// The number of f32 values.
     pub dimension: u32,
     /// How vectors are compared.
@@ -1237,9 +1242,17 @@ impl EntitySpec {
     }
 
     /// Whether this entity's vectors are kept in the [`SideStore`]: it reads an existing table
-    /// and has a vector index.
+    /// and has a vector index that reads no column of it.
     pub fn has_side_vectors(&self) -> bool {
-        self.is_mapped() && !self.vector_indexes.is_empty()
+        self.side_vector_indexes().next().is_some()
+    }
+
+    /// The vector indexes whose vectors are kept in the [`SideStore`]: those of an entity over
+    /// an existing table that read no column of it.
+    pub fn side_vector_indexes(&self) -> impl Iterator<Item = &VectorIndexSpec> {
+        self.vector_indexes
+            .iter()
+            .filter(|index| self.is_mapped() && index.existing_column.is_none())
     }
 
     /// Whether this entity's changes are recorded in the [`SideStore`]: it reads an existing

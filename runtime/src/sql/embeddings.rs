@@ -104,7 +104,9 @@ pub(crate) fn run(
     } = pass;
     let mut stats = EmbedStats::default();
     for entity in &spec.entities {
+        // (The vectors of a user's own column are theirs: nothing to compute.)
         if entity.vector_indexes.is_empty()
+            || (entity.is_mapped() && !entity.has_side_vectors())
             || (!entities.is_empty() && !entities.contains(&entity.name.as_str()))
         {
             continue;

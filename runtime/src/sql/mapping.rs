@@ -90,17 +90,33 @@ pub(crate) fn entity_query(
         })
         .collect();
     let mut from = format!("{} AS \"n\"", table_sql(table, base));
-    if let Some(side) = side.filter(|_| !entity.vector_indexes.is_empty()) {
+    if let Some(side) = side {
+        // Vectors of the user's own column are read as they are (with no text hash); the
+        // others are the side store's.
         for index in &entity.vector_indexes {
-            for column in [index.column.clone(), index.hash_column()] {
-                columns.push(format!("\"v\".{0} AS {0}", quote(&column)));
+            let hash = quote(&index.hash_column());
+            match &index.existing_column {
+                Some(existing) => {
+                    columns.push(format!(
+                        "\"n\".{} AS {}",
+                        quote(existing),
+                        quote(&index.column)
+                    ));
+                    columns.push(format!("CAST(NULL AS TEXT) AS {hash}"));
+                }
+                None => {
+                    columns.push(format!("\"v\".{0} AS {0}", quote(&index.column)));
+                    columns.push(format!("\"v\".{hash} AS {hash}"));
+                }
             }
         }
-        from.push_str(&format!(
-            " LEFT JOIN {side}.{} AS \"v\" ON \"v\".{} = {key}",
-            quote(&vectors_table(entity)),
-            quote(&entity.unique_field)
-        ));
+        if entity.has_side_vectors() {
+            from.push_str(&format!(
+                " LEFT JOIN {side}.{} AS \"v\" ON \"v\".{} = {key}",
+                quote(&vectors_table(entity)),
+                quote(&entity.unique_field)
+            ));
+        }
     }
     Some(format!("SELECT {} FROM {from}", columns.join(", ")))
 }
@@ -184,6 +200,15 @@ pub(crate) fn probes(spec: &crate::spec::SchemaSpec, base: &str) -> Vec<Probe> {
                 Some(field.column_name()),
                 format!("field {}.{}", entity.name, field.name),
             );
+        }
+        for index in &entity.vector_indexes {
+            if let Some(column) = &index.existing_column {
+                add(
+                    table,
+                    Some(column),
+                    format!("vector index {}.{}", entity.name, index.name),
+                );
+            }
         }
     }
     for edge in &spec.relationships {

@@ -425,7 +425,7 @@ pub(crate) fn vectors_columns(entity: &EntitySpec, dialect: SqlDialect) -> Strin
         SqlDialect::Postgres => "BYTEA",
     };
     let mut columns = vec![key_column(entity, dialect)];
-    for index in &entity.vector_indexes {
+    for index in entity.side_vector_indexes() {
         columns.push(format!("{} {bytes}", quote(&index.column)));
         columns.push(format!("{} TEXT", quote(&index.hash_column())));
     }

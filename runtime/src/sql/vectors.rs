@@ -193,10 +193,25 @@ impl VectorCache {
         entity: &EntitySpec,
         index: &VectorIndexSpec,
         server_column: impl FnOnce() -> Result<Option<String>, ExecError>,
-    ) -> Result<VectorHome, ExecError> {
+    ) -> Result<VectorHome, HandlerError> {
         let key = (entity.table.clone(), index.column.clone());
         let known = lock(&self.homes).get(&key).cloned();
         if let Some((Some(version), _)) = known {
+            return Ok(VectorHome::Server { version });
+        }
+        if let Some(column) = &index.existing_column {
+            // A user's own column is searched where it is, always current: only pgvector's
+            // columns can be (nothing tells a process that a column of bytes changed).
+            let Some(version) = server_column()? else {
+                return Err(HandlerError::Tool(ToolError::execution_failed(format!(
+                    "vector index `{}` of {} reads the column \"{column}\" of your table, \
+                     which is not a pgvector column (`vector(N)` or `halfvec(N)`) of \
+                     PostgreSQL: only those are searched as they are; remove `column:` to \
+                     keep toolforge's own vectors of `source_field` in its side store",
+                    index.name, entity.name
+                ))));
+            };
+            lock(&self.homes).insert(key, (Some(version.clone()), 0));
             return Ok(VectorHome::Server { version });
         }
         let version = table_version(conn, &entity.table)?;

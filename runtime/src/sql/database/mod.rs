@@ -294,7 +294,7 @@ impl Database {
         conn: &dyn AnyReader,
         entity: &crate::spec::EntitySpec,
         index: &crate::spec::VectorIndexSpec,
-    ) -> Result<crate::sql::vectors::VectorHome, crate::sql::backend::ExecError> {
+    ) -> Result<crate::sql::vectors::VectorHome, crate::sql::handler_error::HandlerError> {
         self.vectors
             .home(conn, entity, index, || match &self.backend {
                 Backend::Sqlite(_) => Ok(None),

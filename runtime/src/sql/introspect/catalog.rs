@@ -156,6 +156,28 @@ pub struct Column {
     pub check_in_values: Option<Vec<String>>,
 }
 
+impl Column {
+    /// The number of values of a pgvector column (`vector(N)`, `halfvec(N)`), `None` for any
+    /// other type: what a vector index may read as it is.
+    ///
+    /// ```
+    /// # use toolforge::sql::introspect::{Column, ColumnKind};
+    /// let column = |ty: &str| Column {
+    ///     name: "embedding".into(), declared_type: ty.into(), kind: ColumnKind::Unsupported,
+    ///     not_null: false, comment: None, enum_values: None, check_in_values: None,
+    /// };
+    /// assert_eq!(column("vector(384)").pgvector_dimension(), Some(384));
+    /// assert_eq!(column("halfvec(768)").pgvector_dimension(), Some(768));
+    /// assert_eq!(column("bytea").pgvector_dimension(), None);
+    /// ```
+    pub fn pgvector_dimension(&self) -> Option<u32> {
+        ["vector(", "halfvec("]
+            .iter()
+            .find_map(|prefix| self.declared_type.strip_prefix(prefix)?.strip_suffix(')'))
+            .and_then(|n| n.parse().ok())
+    }
+}
+
 /// A foreign key: columns of its table holding the referenced table's key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ForeignKey {

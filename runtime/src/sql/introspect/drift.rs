@@ -49,6 +49,11 @@ pub fn drift(catalog: &Catalog, spec: &SchemaSpec) -> Vec<Drift> {
             };
             lookup.field(table, field, place, &mut found);
         }
+        for index in &entity.vector_indexes {
+            if let Some(column) = &index.existing_column {
+                lookup.vector_column(table, entity, index, column, &mut found);
+            }
+        }
         if table.kind == TableKind::Table && !is_key(lookup.catalog, table, entity) {
             found.push(Drift {
                 level: DriftLevel::Risky,
@@ -194,6 +199,57 @@ impl<'c> Lookup<'c> {
                 column.name
             ),
             hint: Some(hint),
+        });
+    }
+
+    /// The user's column a vector index reads: there, and a pgvector column of the index's
+    /// dimension.
+    fn vector_column(
+        &self,
+        table: &Table,
+        entity: &EntitySpec,
+        index: &crate::spec::VectorIndexSpec,
+        name: &str,
+        found: &mut Vec<Drift>,
+    ) {
+        let place = DriftPlace::Entity {
+            entity: entity.name.clone(),
+        };
+        let Some(column) = table.columns.iter().find(|c| self.same(&c.name, name)) else {
+            found.push(self.missing_column(table, name, place));
+            return;
+        };
+        let ty = column.declared_type.as_str();
+        let problem = match column.pgvector_dimension() {
+            Some(n) if n == index.dimension => return,
+            Some(n) => format!(
+                "holds vectors of {n} values, but vector index `{}` has dimension {}",
+                index.name, index.dimension
+            ),
+            None => format!(
+                "has {}, and vector index `{}` reads only a pgvector column (`vector({})` or \
+                 `halfvec({})`) of PostgreSQL as it is",
+                if ty.is_empty() {
+                    "no declared type".to_owned()
+                } else {
+                    format!("type {ty}")
+                },
+                index.name,
+                index.dimension,
+                index.dimension
+            ),
+        };
+        found.push(Drift {
+            level: DriftLevel::Breaks,
+            place,
+            message: format!(
+                "table {}: column \"{}\" {problem}",
+                show_table(table),
+                column.name
+            ),
+            hint: Some(
+                "set the index's `dimension` to the column's, or remove `column:` to keep toolforge's own vectors of a `source_field` in its side store".to_owned(),
+            ),
         });
     }
 
@@ -416,6 +472,12 @@ fn used_columns<'s>(spec: &'s SchemaSpec, lookup: &Lookup<'_>, table: &Table) ->
     for entity in &spec.entities {
         if entity.source.as_ref().is_some_and(is_this) {
             used.extend(entity.fields.iter().map(FieldSpec::column_name));
+            used.extend(
+                entity
+                    .vector_indexes
+                    .iter()
+                    .filter_map(|index| index.existing_column.as_deref()),
+            );
         }
     }
     for relationship in &spec.relationships {
