@@ -15,7 +15,7 @@
 use std::time::Instant;
 
 use crate::embed::{EmbedError, Embedder, content_hash, embed_all};
-use crate::spec::{EntitySpec, FieldType, SchemaSpec, VectorIndexSpec};
+use crate::spec::{EntitySpec, SchemaSpec, VectorIndexSpec};
 
 use super::backend::{ExecError, SqlDialect, Writer};
 use super::ddl::VERSIONS_TABLE;
@@ -82,8 +82,6 @@ pub(crate) struct Pass<'a> {
 struct Home {
     /// What the texts are read from (a table, or a parenthesised query with its alias).
     rows: String,
-    /// The key of the first page (keys are paged in order).
-    first_key: SqlValue,
     /// Clears the vector and hash of records whose source text is gone.
     clear: String,
     /// Stores a vector (`?1`), its hash (`?2`) for the record with key `?3`.
@@ -201,10 +199,6 @@ fn home(
     let vector = quote(&index.column);
     let hash = quote(&index.hash_column());
     let source = quote(index.source_field.as_deref().unwrap_or_default());
-    let first_key = match entity.key_type() {
-        FieldType::Integer => SqlValue::Integer(i64::MIN),
-        _ => SqlValue::Text(String::new()),
-    };
     match side.filter(|_| entity.has_side_vectors()) {
         None => {
             let table = quote(&entity.table);
@@ -215,7 +209,6 @@ fn home(
                 ),
                 store: format!("UPDATE {table} SET {vector} = ?1, {hash} = ?2 WHERE {unique} = ?3"),
                 rows: table,
-                first_key,
             }
         }
         Some(places) => {
@@ -232,7 +225,6 @@ fn home(
                      {hash} = excluded.{hash}"
                 ),
                 rows,
-                first_key,
             }
         }
     }
@@ -259,21 +251,15 @@ fn refresh_index(
     };
     // Text cleared: a computed vector goes with it.
     stats.cleared += conn.execute(&home.clear, Vec::new()).map_err(db_error)? as usize;
+    let (mut after, key_type) = super::side_store::key_paging(entity);
     let page_sql = format!(
         "SELECT {unique}, CAST({source_column} AS TEXT), {hash}, CASE WHEN {vector} IS NULL THEN 1 ELSE 0 END FROM {rows} \
          WHERE {source_column} IS NOT NULL AND {unique} > CAST(?1 AS {key_type}) ORDER BY {unique} LIMIT {PAGE}",
         rows = home.rows,
-        // The bound key's own type (a mapped PostgreSQL key may be narrower than the
-        // parameter; the comparison across widths keeps the key's index).
-        key_type = match home.first_key {
-            SqlValue::Integer(_) => "BIGINT",
-            _ => "TEXT",
-        },
     );
     let model_id = embedder
         .map(|e| e.model_id().to_owned())
         .unwrap_or_default();
-    let mut after = home.first_key.clone();
     loop {
         let rows = conn
             .rows(&page_sql, std::slice::from_ref(&after))

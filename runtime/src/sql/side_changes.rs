@@ -25,7 +25,9 @@ use super::backend::{ExecError, Reader, SqlDialect, Writer};
 use super::changes::{ChangeInserter, Snapshot, SnapshotPlan, change_row, now, prune, text_of};
 use super::ddl::{ChangeLogTypes, ObjectKind, changes_objects};
 use super::ident::quote;
-use super::side_store::{ChangesRefresh, SidePlaces, key_column, side_schema, side_table_exists};
+use super::side_store::{
+    ChangesRefresh, SidePlaces, key_column, key_paging, side_schema, side_table_exists,
+};
 use super::value::SqlValue;
 
 /// The side store's table of what each tracked entity's states were taken for: a state table
@@ -179,15 +181,19 @@ pub(crate) fn refresh(
     let timestamp = now();
     let mut reports = Vec::with_capacity(entities.len());
     for entity in entities {
+        let (Some(tracking), Some(rows)) = (
+            &entity.change_tracking,
+            super::mapping::entity_query(entity, conn.dialect(), places.base, None),
+        ) else {
+            continue;
+        };
         let baseline = ensure(conn, spec, entity, places.side)?;
         let mut pass = Pass {
             conn,
             entity,
             places,
-            plan: match &entity.change_tracking {
-                Some(tracking) => SnapshotPlan::new(entity, tracking),
-                None => continue,
-            },
+            rows,
+            plan: SnapshotPlan::new(entity, tracking),
             log: ChangeInserter::new(conn, log_table(places)),
             timestamp: &timestamp,
             changed: Vec::new(),
@@ -228,6 +234,8 @@ struct Pass<'a, 's> {
     conn: &'a dyn Writer,
     entity: &'s EntitySpec,
     places: SidePlaces<'a>,
+    /// The query presenting the user's table in the spec's terms.
+    rows: String,
     plan: SnapshotPlan<'s>,
     log: ChangeInserter,
     timestamp: &'a str,
@@ -241,14 +249,6 @@ impl Pass<'_, '_> {
         format!("{}.{}", self.places.side, quote(&states_table(self.entity)))
     }
 
-    /// The first key of the key order, and the type a bound key is cast to.
-    fn first_key(&self) -> (SqlValue, &'static str) {
-        match self.entity.key_type() {
-            crate::spec::FieldType::Integer => (SqlValue::Integer(i64::MIN), "BIGINT"),
-            _ => (SqlValue::Text(String::new()), "TEXT"),
-        }
-    }
-
     /// Compares the records of the table with their states, a page at a time.
     fn present(&mut self) -> Result<(), ExecError> {
         let key = quote(&self.entity.unique_field);
@@ -258,12 +258,8 @@ impl Pass<'_, '_> {
             .map(|c| format!("\"q\".{}", quote(c)))
             .collect();
         let width = columns.len();
-        let query =
-            super::mapping::entity_query(self.entity, self.conn.dialect(), self.places.base, None)
-                .ok_or_else(|| {
-                    ExecError::Unavailable(format!("{} reads no existing table", self.entity.name))
-                })?;
-        let (mut after, cast) = self.first_key();
+        let query = &self.rows;
+        let (mut after, cast) = key_paging(self.entity);
         let page = format!(
             "SELECT \"q\".{key}, {}, \"t\".\"content\", \"t\".\"metadata\" FROM ({query}) AS \"q\" \
              LEFT JOIN {} AS \"t\" ON \"t\".{key} = \"q\".{key} WHERE \"q\".{key} > CAST(?1 AS \
@@ -351,10 +347,8 @@ impl Pass<'_, '_> {
     /// longer holds, and drops their states.
     fn gone(&mut self) -> Result<(), ExecError> {
         let key = quote(&self.entity.unique_field);
-        let query =
-            super::mapping::entity_query(self.entity, self.conn.dialect(), self.places.base, None)
-                .unwrap_or_default();
-        let (mut after, cast) = self.first_key();
+        let query = &self.rows;
+        let (mut after, cast) = key_paging(self.entity);
         let page = format!(
             "SELECT \"t\".{key}, \"t\".\"content\", \"t\".\"metadata\" FROM {} AS \"t\" WHERE \
              \"t\".{key} > CAST(?1 AS {cast}) AND NOT EXISTS (SELECT 1 FROM ({query}) AS \"q\" \

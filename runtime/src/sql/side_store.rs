@@ -432,6 +432,16 @@ pub(crate) fn vectors_columns(entity: &EntitySpec, dialect: SqlDialect) -> Strin
     columns.join(", ")
 }
 
+/// Where paging through `entity`'s records in key order starts, and the SQL type a bound key
+/// is cast to (`key > CAST(?1 AS <type>)`): the key's own, so that a mapped PostgreSQL key
+/// narrower than the parameter still uses its index.
+pub(crate) fn key_paging(entity: &EntitySpec) -> (SqlValue, &'static str) {
+    match entity.key_type() {
+        FieldType::Integer => (SqlValue::Integer(i64::MIN), "BIGINT"),
+        _ => (SqlValue::Text(String::new()), "TEXT"),
+    }
+}
+
 /// The key column of a side store table keyed by `entity`'s records: named and typed as the
 /// entity's key (a whole number, or text).
 pub(crate) fn key_column(entity: &EntitySpec, dialect: SqlDialect) -> String {
