@@ -30,6 +30,7 @@ use crate::spec::{CHANGES_TABLE, SchemaSpec};
 use super::backend::{ExecError, Reader, SqlDialect};
 use super::ddl::VERSIONS_TABLE;
 use super::ident::quote;
+use super::side_store;
 use super::value::SqlValue;
 
 /// The statements creating the views of `spec`'s rules over the base tables in `base` (a
@@ -305,7 +306,7 @@ pub(crate) fn context_names(spec: &SchemaSpec) -> Vec<&str> {
 /// apply its row rules (created once per connection, again when the rules change), and on
 /// PostgreSQL the values themselves (on SQLite they are the connection's, set by the read that
 /// holds it).
-pub(crate) fn enter(
+pub(crate) async fn enter(
     conn: &dyn Reader,
     spec: &Arc<SchemaSpec>,
     values: &crate::ContextValues,
@@ -317,17 +318,21 @@ pub(crate) fn enter(
     match conn.dialect() {
         SqlDialect::Sqlite => {
             let marker = cached_marker(spec, SqlDialect::Sqlite);
-            let present = conn.count(
-                "SELECT count(*) FROM temp.sqlite_master WHERE name = ?1",
-                &[SqlValue::Text(marker.to_string())],
-            )?;
+            let present = conn
+                .count(
+                    "SELECT count(*) FROM temp.sqlite_master WHERE name = ?1",
+                    &[SqlValue::Text(marker.to_string())],
+                )
+                .await?;
             if present > 0 {
                 return Ok(());
             }
-            let old = conn.rows(
-                "SELECT name FROM temp.sqlite_master WHERE type = 'view'",
-                &[],
-            )?;
+            let old = conn
+                .rows(
+                    "SELECT name FROM temp.sqlite_master WHERE type = 'view'",
+                    &[],
+                )
+                .await?;
             let mut statements: Vec<String> = old
                 .into_iter()
                 .filter_map(|row| match row.into_iter().next() {
@@ -335,13 +340,16 @@ pub(crate) fn enter(
                     _ => None,
                 })
                 .collect();
-            statements.extend(super::side_store::sqlite_attach(conn, spec)?);
+            if spec.side_entities().next().is_some() {
+                let databases = conn.rows(side_store::SQLITE_DATABASES, &[]).await?;
+                statements.extend(side_store::sqlite_attach(databases, spec)?);
+            }
             statements.extend(view_statements(spec, SqlDialect::Sqlite, "main"));
-            conn.temporary_objects(&statements)
+            conn.temporary_objects(&statements).await
         }
         SqlDialect::Postgres => {
             let (sql, params) = postgres_enter(spec, values);
-            let rows = conn.rows(&sql, &params)?;
+            let rows = conn.rows(&sql, &params).await?;
             let row = rows.into_iter().next().unwrap_or_default();
             if matches!(row.last(), Some(SqlValue::Integer(1))) {
                 return Ok(());
@@ -351,6 +359,7 @@ pub(crate) fn enter(
                 _ => "public".to_owned(),
             };
             conn.temporary_objects(&postgres_script(spec, &schema))
+                .await
         }
     }
 }
@@ -423,21 +432,27 @@ mod tests {
 
     #[test]
     fn the_views_are_created_once_per_connection() {
-        let conn = rusqlite::Connection::open_in_memory().unwrap();
-        conn.execute_batch(
-            "CREATE TABLE member (id TEXT PRIMARY KEY, branch TEXT);
+        let conn = std::sync::Mutex::new(rusqlite::Connection::open_in_memory().unwrap());
+        conn.lock()
+            .unwrap()
+            .execute_batch(
+                "CREATE TABLE member (id TEXT PRIMARY KEY, branch TEXT);
              INSERT INTO member VALUES ('m1', 'b1'), ('m2', 'b2');",
-        )
-        .unwrap();
+            )
+            .unwrap();
         let temp_version = || -> i64 {
-            conn.query_row("PRAGMA temp.schema_version", [], |row| row.get(0))
+            conn.lock()
+                .unwrap()
+                .query_row("PRAGMA temp.schema_version", [], |row| row.get(0))
                 .unwrap()
         };
         let spec = Arc::new(spec());
-        enter(&conn, &spec, &crate::ContextValues::new()).unwrap();
+        pollster::block_on(enter(&conn, &spec, &crate::ContextValues::new())).unwrap();
         let created = temp_version();
         assert!(created > 0);
         let visible: Vec<String> = conn
+            .lock()
+            .unwrap()
             .prepare("SELECT id FROM member")
             .unwrap()
             .query_map([], |row| row.get(0))
@@ -446,7 +461,7 @@ mod tests {
             .unwrap();
         assert_eq!(visible, ["m1"]);
         for _ in 0..3 {
-            enter(&conn, &spec, &crate::ContextValues::new()).unwrap();
+            pollster::block_on(enter(&conn, &spec, &crate::ContextValues::new())).unwrap();
         }
         // No view dropped and created again: prepared statements stay valid.
         assert_eq!(temp_version(), created);
@@ -454,9 +469,11 @@ mod tests {
         let mut other = SchemaSpec::clone(&spec);
         other.access[0].sql = "\"n\".\"branch\" = 'b2'".into();
         let other = Arc::new(other);
-        enter(&conn, &other, &crate::ContextValues::new()).unwrap();
+        pollster::block_on(enter(&conn, &other, &crate::ContextValues::new())).unwrap();
         assert!(temp_version() > created);
         let visible: String = conn
+            .lock()
+            .unwrap()
             .query_row("SELECT id FROM member", [], |row| row.get(0))
             .unwrap();
         assert_eq!(visible, "m2");

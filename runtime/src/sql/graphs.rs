@@ -20,7 +20,7 @@
 //!   rows).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Instant;
 
 use serde_json::json;
@@ -180,7 +180,7 @@ impl IdList {
 /// The graphs being used, by what they are of, and the places for loads.
 #[derive(Debug, Default)]
 pub(crate) struct GraphCache {
-    flights: Mutex<HashMap<GraphSpec, Arc<Mutex<Option<Flight>>>>>,
+    flights: Mutex<HashMap<GraphSpec, Arc<tokio::sync::Mutex<Option<Flight>>>>>,
     places: Places,
 }
 
@@ -199,7 +199,7 @@ impl GraphCache {
 
     /// The graph `spec` describes, as of a moment after `started`: one a call loaded since
     /// then and still in use (when `shareable`), or loaded now.
-    pub(crate) fn graph(
+    pub(crate) async fn graph(
         &self,
         conn: &dyn Reader,
         spec: &GraphSpec,
@@ -207,12 +207,12 @@ impl GraphCache {
         started: Instant,
     ) -> Result<Arc<LoadedGraph>, HandlerError> {
         if !shareable {
-            let _place = self.places.take()?;
-            return load(conn, spec).map(Arc::new);
+            let _place = self.places.take().await?;
+            return load(conn, spec).await.map(Arc::new);
         }
         let flight = lock(&self.flights).entry(spec.clone()).or_default().clone();
         // One load per graph at a time: calls that want it wait here for the one loading.
-        let mut last = lock(&flight);
+        let mut last = flight.lock().await;
         if let Some(Flight { ended, graph }) = last.as_ref()
             && *ended >= started
             && let Some(graph) = graph.upgrade()
@@ -220,8 +220,8 @@ impl GraphCache {
             return Ok(graph);
         }
         let graph = {
-            let _place = self.places.take()?;
-            Arc::new(load(conn, spec)?)
+            let _place = self.places.take().await?;
+            Arc::new(load(conn, spec).await?)
         };
         *last = Some(Flight {
             ended: Instant::now(),
@@ -231,56 +231,47 @@ impl GraphCache {
         // Forget the graphs nobody uses, so the map stays as small as the graphs in use.
         lock(&self.flights).retain(|_, flight| {
             Arc::strong_count(flight) > 1
-                || lock(flight)
-                    .as_ref()
-                    .is_some_and(|last| last.graph.strong_count() > 0)
+                || flight.try_lock().map_or(true, |last| {
+                    last.as_ref()
+                        .is_some_and(|last| last.graph.strong_count() > 0)
+                })
         });
         Ok(graph)
     }
 }
 
 /// The places for loads: at most [`LOADS_AT_ONCE`] at a time.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Places {
-    taken: Mutex<usize>,
-    freed: Condvar,
+    free: tokio::sync::Semaphore,
 }
 
-/// A place taken; given back when dropped.
-pub(crate) struct Place<'a>(&'a Places);
-
-impl Drop for Place<'_> {
-    fn drop(&mut self) {
-        *lock(&self.0.taken) -= 1;
-        self.0.freed.notify_one();
+impl Default for Places {
+    fn default() -> Places {
+        Places {
+            free: tokio::sync::Semaphore::new(LOADS_AT_ONCE),
+        }
     }
 }
 
+/// A place taken; given back when dropped.
+pub(crate) struct Place<'a>(#[allow(dead_code)] tokio::sync::SemaphorePermit<'a>);
+
 impl Places {
     /// Waits for a place until the call's deadline.
-    pub(crate) fn take(&self) -> Result<Place<'_>, ExecError> {
+    pub(crate) async fn take(&self) -> Result<Place<'_>, ExecError> {
         let deadline = CallBudget::current().and_then(|budget| budget.deadline());
-        let mut taken = lock(&self.taken);
-        while *taken >= LOADS_AT_ONCE {
-            taken = match deadline {
-                None => self
-                    .freed
-                    .wait(taken)
-                    .unwrap_or_else(PoisonError::into_inner),
-                Some(deadline) => {
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    if left.is_zero() {
-                        return Err(ExecError::Stopped);
-                    }
-                    self.freed
-                        .wait_timeout(taken, left)
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .0
-                }
-            };
-        }
-        *taken += 1;
-        Ok(Place(self))
+        let acquire = self.free.acquire();
+        let permit = match deadline {
+            // The wait needs the runtime's timers, which every call of a tool has.
+            Some(deadline) if tokio::runtime::Handle::try_current().is_ok() => {
+                tokio::time::timeout_at(deadline.into(), acquire)
+                    .await
+                    .map_err(|_| ExecError::Stopped)?
+            }
+            _ => acquire.await,
+        };
+        permit.map(Place).map_err(|_| ExecError::Stopped)
     }
 }
 
@@ -311,7 +302,7 @@ impl Meter {
 
 /// Reads the graph `spec` describes, page by page, checking the call's deadline and memory
 /// cap as it goes.
-fn load(conn: &dyn Reader, spec: &GraphSpec) -> Result<LoadedGraph, HandlerError> {
+async fn load(conn: &dyn Reader, spec: &GraphSpec) -> Result<LoadedGraph, HandlerError> {
     let budget = CallBudget::current();
     let mut meter = Meter {
         cap: budget
@@ -331,13 +322,15 @@ fn load(conn: &dyn Reader, spec: &GraphSpec) -> Result<LoadedGraph, HandlerError
             ),
             None => (String::new(), Vec::new()),
         };
-        let rows = conn.rows(
-            &format!(
-                "SELECT {unique} FROM {} {filter}ORDER BY {unique} LIMIT {PAGE_ROWS}",
-                quote(&spec.table)
-            ),
-            &params,
-        )?;
+        let rows = conn
+            .rows(
+                &format!(
+                    "SELECT {unique} FROM {} {filter}ORDER BY {unique} LIMIT {PAGE_ROWS}",
+                    quote(&spec.table)
+                ),
+                &params,
+            )
+            .await?;
         let full = rows.len() == PAGE_ROWS;
         for row in rows {
             if let Some(id) = row.into_iter().next().and_then(SqlValue::into_key_text) {
@@ -377,7 +370,7 @@ fn load(conn: &dyn Reader, spec: &GraphSpec) -> Result<LoadedGraph, HandlerError
                     quote(table)
                 ),
                 &params,
-            )?;
+            ).await?;
             let full = rows.len() == PAGE_ROWS;
             meter.add(rows.len() * BYTES_PER_EDGE)?;
             for row in rows {

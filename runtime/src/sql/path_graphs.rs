@@ -154,7 +154,7 @@ struct Slot {
 #[derive(Debug)]
 struct Entry {
     spec: PathGraphSpec,
-    slot: Arc<Mutex<Slot>>,
+    slot: Arc<tokio::sync::Mutex<Slot>>,
     used: u64,
 }
 
@@ -172,18 +172,18 @@ impl PathGraphs {
     /// The graph `spec` describes as the database holds it now, kept or loaded, within the
     /// call's memory cap; `None` when the backend gives no stamp, or the graph cannot be
     /// loaded within the limits (then the caller walks by statements).
-    pub(crate) fn graph(
+    pub(crate) async fn graph(
         &self,
         conn: &dyn Reader,
         spec: &PathGraphSpec,
         places: &Places,
     ) -> Result<Option<Arc<PathGraph>>, HandlerError> {
-        let Some(stamp) = conn.data_stamp()? else {
+        let Some(stamp) = conn.data_stamp().await? else {
             return Ok(None);
         };
         let cap = CallBudget::current().and_then(|budget| budget.limits().max_memory_bytes);
         let slot = self.slot(spec);
-        let mut slot = lock(&slot);
+        let mut slot = slot.lock().await;
         if let Some((kept_at, loaded)) = &slot.kept
             && *kept_at == stamp
         {
@@ -200,8 +200,8 @@ impl PathGraphs {
         // What was read at another stamp is of no use: its memory goes back before the load.
         slot.kept = None;
         let loaded = {
-            let _place = places.take()?;
-            load(conn, spec, cap)?
+            let _place = places.take().await?;
+            load(conn, spec, cap).await?
         };
         slot.kept = Some((stamp, loaded.clone()));
         Ok(match loaded {
@@ -224,7 +224,7 @@ impl PathGraphs {
 
     /// The slot of `spec`'s graph, made if needed (forgetting the least recently used one
     /// past [`KEPT`]).
-    fn slot(&self, spec: &PathGraphSpec) -> Arc<Mutex<Slot>> {
+    fn slot(&self, spec: &PathGraphSpec) -> Arc<tokio::sync::Mutex<Slot>> {
         let mut entries = lock(&self.entries);
         let (clock, entries) = &mut *entries;
         *clock += 1;
@@ -237,7 +237,7 @@ impl PathGraphs {
         {
             entries.swap_remove(oldest);
         }
-        let slot = Arc::new(Mutex::new(Slot::default()));
+        let slot = Arc::new(tokio::sync::Mutex::new(Slot::default()));
         entries.push(Entry {
             spec: spec.clone(),
             slot: slot.clone(),
@@ -294,7 +294,7 @@ impl Gathered {
 
 /// Reads the graph `spec` describes, page by page, checking the call's deadline, the limits
 /// and the memory cap as it goes.
-fn load(
+async fn load(
     conn: &dyn Reader,
     spec: &PathGraphSpec,
     cap: Option<usize>,
@@ -317,14 +317,16 @@ fn load(
                 ),
                 None => ("", Vec::new()),
             };
-            let rows = conn.rows(
-                &format!(
-                    "SELECT \"source_id\", \"target_id\" FROM {} {filter}\
+            let rows = conn
+                .rows(
+                    &format!(
+                        "SELECT \"source_id\", \"target_id\" FROM {} {filter}\
                      ORDER BY \"source_id\", \"target_id\" LIMIT {PAGE_ROWS}",
-                    quote(&table.table)
-                ),
-                &params,
-            )?;
+                        quote(&table.table)
+                    ),
+                    &params,
+                )
+                .await?;
             let full = rows.len() == PAGE_ROWS;
             edges += rows.len();
             if edges > MAX_GRAPH_EDGES {

@@ -772,18 +772,18 @@ pub const COUNT_CAP: u64 = 1_000;
 /// The total of a page of `returned` records from `offset` (`more`: records follow it) and
 /// whether it is exact: known from the page when it is the last, else `count(cap)` counted up
 /// to [`COUNT_CAP`], and always past the end of the page (so that `has_more` stays exact).
-pub(crate) fn page_total<E>(
+pub(crate) async fn page_total<E>(
     offset: u64,
     returned: usize,
     more: bool,
     limit: u32,
-    count: impl FnOnce(u64) -> Result<u64, E>,
+    count: impl AsyncFnOnce(u64) -> Result<u64, E>,
 ) -> Result<(u64, bool), E> {
     if !more && (returned > 0 || offset == 0) {
         return Ok((offset + returned as u64, true));
     }
     let cap = COUNT_CAP.max(offset + u64::from(limit) + 1);
-    let counted = count(cap)?;
+    let counted = count(cap).await?;
     Ok((counted, counted < cap))
 }
 
@@ -985,18 +985,18 @@ impl<'s> EntityQuery<'s> {
 
     /// Runs the query: the page of records, and the total (counted only when it is not known
     /// from the page).
-    pub(crate) fn run(&self, conn: &dyn Reader) -> Result<Page, ExecError> {
-        self.run_taking(conn, |_| true)
+    pub(crate) async fn run(&self, conn: &dyn Reader) -> Result<Page, ExecError> {
+        self.run_taking(conn, |_| true).await
     }
 
     /// Runs the query, offering each record in order to `take` and ending the page at the
     /// first one it refuses (or after `limit` records): the records taken, and the total.
-    pub(crate) fn run_taking(
+    pub(crate) async fn run_taking(
         &self,
         conn: &dyn Reader,
         mut take: impl FnMut(&Value) -> bool,
     ) -> Result<Page, ExecError> {
-        let rows = conn.rows(&self.select_sql(), &self.params)?;
+        let rows = conn.rows(&self.select_sql(), &self.params).await?;
         let mut results = Vec::new();
         let mut more = false;
         for row in &rows {
@@ -1013,9 +1013,10 @@ impl<'s> EntityQuery<'s> {
         }
         drop(rows);
         let (total, total_exact) =
-            page_total(self.offset, results.len(), more, self.limit, |cap| {
-                conn.count(&self.count_sql(cap), &self.params)
-            })?;
+            page_total(self.offset, results.len(), more, self.limit, async |cap| {
+                conn.count(&self.count_sql(cap), &self.params).await
+            })
+            .await?;
         Ok(Page {
             total,
             total_exact,

@@ -21,7 +21,7 @@
 
 use crate::spec::{CHANGES_TABLE, EntitySpec, SchemaSpec};
 
-use super::backend::{ExecError, Reader, SqlDialect, Writer};
+use super::backend::{BlockingReader, ExecError, SqlDialect, Writer};
 use super::changes::{ChangeInserter, Snapshot, SnapshotPlan, change_row, now, prune, text_of};
 use super::ddl::{ChangeLogTypes, ObjectKind, changes_objects};
 use super::ident::quote;
@@ -108,7 +108,7 @@ fn log_create(dialect: SqlDialect, side: &str) -> Vec<String> {
 
 /// The definition `entity`'s states in the side store were taken for (`None`: never).
 fn taken_for(
-    conn: &dyn Reader,
+    conn: &dyn BlockingReader,
     entity: &EntitySpec,
     side: &str,
 ) -> Result<Option<String>, ExecError> {
@@ -390,7 +390,7 @@ impl Pass<'_, '_> {
 /// `place` (the side file, or `the schema "toolforge"`): the change log, or an entity's
 /// states, which `toolforge db refresh` takes.
 pub(crate) fn gaps(
-    conn: &dyn Reader,
+    conn: &dyn BlockingReader,
     spec: &SchemaSpec,
     place: &str,
 ) -> Result<Vec<String>, ExecError> {

@@ -33,7 +33,7 @@ use std::collections::HashMap;
 
 use crate::spec::{EntitySpec, FieldType, FullTextSpec, SchemaSpec};
 
-use super::backend::{ExecError, Reader, SqlDialect};
+use super::backend::{BlockingReader, ExecError, SqlDialect};
 use super::ddl::VERSIONS_TABLE;
 use super::full_text::pg_tables::{CHUNK, placeholders, text};
 use super::ident::quote;
@@ -211,7 +211,7 @@ fn key_of(value: &SqlValue) -> String {
 /// Compares what the index holds (`held`: key, what identifies it in the index, hash) with
 /// the user's table as it is now.
 pub(crate) fn changes<T>(
-    conn: &dyn Reader,
+    conn: &dyn BlockingReader,
     entity: &EntitySpec,
     index: &FullTextSpec,
     base: &str,
@@ -254,7 +254,7 @@ pub(crate) fn changes<T>(
 
 /// The indexed text of the records `keys`, in chunks, with each record's hash.
 pub(crate) fn texts(
-    conn: &dyn Reader,
+    conn: &dyn BlockingReader,
     entity: &EntitySpec,
     index: &FullTextSpec,
     base: &str,
@@ -318,19 +318,21 @@ pub(crate) fn sqlite_create(entity: &EntitySpec, index: &FullTextSpec) -> [Strin
     ]
 }
 
+/// The databases a SQLite connection has attached, and their files.
+pub(crate) const SQLITE_DATABASES: &str = "SELECT name, file FROM pragma_database_list";
+
 /// The statements attaching the side file to a SQLite read connection of `spec` (none when
 /// no entity needs it, or when the right file is attached already). A side file not created
 /// yet is an error naming it and the command that creates it.
+///
+/// `databases` is what [`SQLITE_DATABASES`] answers on the connection.
 pub(crate) fn sqlite_attach(
-    conn: &dyn Reader,
+    databases: Vec<Vec<SqlValue>>,
     spec: &SchemaSpec,
 ) -> Result<Vec<String>, ExecError> {
-    if spec.side_entities().next().is_none() {
-        return Ok(Vec::new());
-    }
     let mut main = None;
     let mut attached = None;
-    for row in conn.rows("SELECT name, file FROM pragma_database_list", &[])? {
+    for row in databases {
         match (text(row.first()).as_deref(), text(row.get(1))) {
             (Some("main"), file) => main = file,
             (Some(SQLITE_SCHEMA), file) => attached = file,
@@ -386,7 +388,7 @@ pub(crate) fn pg_base_schema(spec: &SchemaSpec) -> String {
 /// Whether the side store of `spec` holds the table `name` (on SQLite, in the side file
 /// attached as [`SQLITE_SCHEMA`]).
 pub(crate) fn side_table_exists(
-    conn: &dyn Reader,
+    conn: &dyn BlockingReader,
     spec: &SchemaSpec,
     name: &str,
 ) -> Result<bool, ExecError> {

@@ -143,51 +143,54 @@ pub fn schema_gaps(db: &Database, spec: &SchemaSpec) -> Result<Vec<SchemaDiffere
 fn mapping_gaps(db: &Database, spec: &SchemaSpec) -> Result<Vec<SchemaDifference>, DbError> {
     let spec = spec.clone();
     db.read_any_blocking(move |conn| {
-        let base = match conn.dialect() {
-            SqlDialect::Sqlite => "\"main\"".to_owned(),
-            SqlDialect::Postgres => match conn
-                .rows(
-                    &format!("SELECT {}", crate::sql::side_store::pg_base_schema(&spec)),
-                    &[],
-                )?
-                .into_iter()
-                .next()
-                .and_then(|row| row.into_iter().next())
-            {
-                Some(SqlValue::Text(schema)) => crate::sql::ident::quote(&schema),
-                _ => "\"public\"".to_owned(),
-            },
-        };
-        let mut gaps: Vec<SchemaDifference> = Vec::new();
-        let mut missing_tables: Vec<crate::spec::TableRef> = Vec::new();
-        for probe in crate::sql::mapping::probes(&spec, &base) {
-            if missing_tables.contains(&probe.table) {
-                continue;
-            }
-            let Err(error) = conn.rows(&probe.sql, &[]) else {
-                continue;
+        Box::pin(async move {
+            let base = match conn.dialect() {
+                SqlDialect::Sqlite => "\"main\"".to_owned(),
+                SqlDialect::Postgres => match conn
+                    .rows(
+                        &format!("SELECT {}", crate::sql::side_store::pg_base_schema(&spec)),
+                        &[],
+                    )
+                    .await?
+                    .into_iter()
+                    .next()
+                    .and_then(|row| row.into_iter().next())
+                {
+                    Some(SqlValue::Text(schema)) => crate::sql::ident::quote(&schema),
+                    _ => "\"public\"".to_owned(),
+                },
             };
-            // SQLite's message ends with the probe's text, which says nothing more.
-            let message = error.to_string();
-            let reason = message.split(" in SELECT ").next().unwrap_or(&message);
-            match &probe.column {
-                None => {
-                    missing_tables.push(probe.table.clone());
-                    gaps.push(SchemaDifference {
-                        object: format!("table {}", probe.table),
-                        message: format!("cannot be read ({reason}); {} maps it", probe.what),
-                    });
+            let mut gaps: Vec<SchemaDifference> = Vec::new();
+            let mut missing_tables: Vec<crate::spec::TableRef> = Vec::new();
+            for probe in crate::sql::mapping::probes(&spec, &base) {
+                if missing_tables.contains(&probe.table) {
+                    continue;
                 }
-                Some(column) => gaps.push(SchemaDifference {
-                    object: format!("table {}", probe.table),
-                    message: format!(
-                        "column \"{column}\" cannot be read ({reason}); {} maps it",
-                        probe.what
-                    ),
-                }),
+                let Err(error) = conn.rows(&probe.sql, &[]).await else {
+                    continue;
+                };
+                // SQLite's message ends with the probe's text, which says nothing more.
+                let message = error.to_string();
+                let reason = message.split(" in SELECT ").next().unwrap_or(&message);
+                match &probe.column {
+                    None => {
+                        missing_tables.push(probe.table.clone());
+                        gaps.push(SchemaDifference {
+                            object: format!("table {}", probe.table),
+                            message: format!("cannot be read ({reason}); {} maps it", probe.what),
+                        });
+                    }
+                    Some(column) => gaps.push(SchemaDifference {
+                        object: format!("table {}", probe.table),
+                        message: format!(
+                            "column \"{column}\" cannot be read ({reason}); {} maps it",
+                            probe.what
+                        ),
+                    }),
+                }
             }
-        }
-        Ok::<_, crate::sql::backend::ExecError>(gaps)
+            Ok::<_, crate::sql::backend::ExecError>(gaps)
+        })
     })?
     .map_err(DbError::from)
 }

@@ -35,7 +35,7 @@ pub(crate) struct Search<'a> {
 }
 
 /// The records of `search`, best first, as (unique id, score).
-pub(crate) fn nearest(
+pub(crate) async fn nearest(
     db: &Database,
     conn: &dyn Reader,
     spec: &SchemaSpec,
@@ -48,21 +48,21 @@ pub(crate) fn nearest(
         k,
         conditions,
     } = *search;
-    match db.vector_home(conn, entity, index)? {
-        home @ VectorHome::Server { .. } => in_server(conn, spec, search, &home),
+    match db.vector_home(conn, entity, index).await? {
+        home @ VectorHome::Server { .. } => in_server(conn, spec, search, &home).await,
         VectorHome::Process { version } => {
-            let allowed = allowed_ids(conn, spec, entity, conditions)?;
-            let vectors = db.vector_cache().vectors(
-                conn,
-                (entity, index),
-                version,
-                &spec.tools.vector_search,
-            )?;
-            Ok(vectors
-                .top_k(vector, k, allowed.as_ref())
-                .into_iter()
-                .map(|hit| (vectors.matrix.id(hit.row).to_owned(), f64::from(hit.score)))
-                .collect())
+            let allowed = allowed_ids(conn, spec, entity, conditions).await?;
+            let vectors = db
+                .vector_cache()
+                .vectors(conn, (entity, index), version, &spec.tools.vector_search)
+                .await?;
+            Ok(crate::sync::compute(|| {
+                vectors
+                    .top_k(vector, k, allowed.as_ref())
+                    .into_iter()
+                    .map(|hit| (vectors.matrix.id(hit.row).to_owned(), f64::from(hit.score)))
+                    .collect()
+            }))
         }
     }
 }
@@ -78,7 +78,7 @@ fn distance(similarity: Similarity) -> (&'static str, &'static str) {
 }
 
 /// [`nearest`] by the server: one statement, after the HNSW settings of the call.
-fn in_server(
+async fn in_server(
     conn: &dyn Reader,
     spec: &SchemaSpec,
     search: &Search<'_>,
@@ -99,7 +99,7 @@ fn in_server(
     if home.iterative_scans() {
         session.push(("hnsw.iterative_scan", settings.iterative_scan.as_str()));
     }
-    conn.session_settings(&session)?;
+    conn.session_settings(&session);
 
     let bytes: Vec<u8> = query.iter().flat_map(|value| value.to_le_bytes()).collect();
     let mut params = vec![SqlValue::Blob(bytes)];
@@ -127,7 +127,7 @@ fn in_server(
          ) AS nearest ORDER BY d, id",
         table = quote(&entity.table),
     );
-    Ok(scored(conn.rows(&sql, &params)?))
+    Ok(scored(conn.rows(&sql, &params).await?))
 }
 
 /// Rows of (unique id, score) as ranked hits, in their order.
@@ -146,7 +146,7 @@ pub(crate) fn scored(rows: Vec<Vec<SqlValue>>) -> Vec<(String, f64)> {
 /// The unique ids of the records matching `conditions`, or `None` (every record) without any.
 /// With a row rule on the entity, the ids of the records the call may see (the rule applies
 /// through the table's view), so hidden records take no place among the best `top_k`.
-pub(crate) fn allowed_ids(
+pub(crate) async fn allowed_ids(
     conn: &dyn Reader,
     spec: &SchemaSpec,
     entity: &EntitySpec,
@@ -163,17 +163,19 @@ pub(crate) fn allowed_ids(
         &mut params,
         conn.dialect(),
     )?;
-    let rows = conn.rows(
-        &format!(
-            "SELECT {}.{} FROM {} AS {} WHERE {}",
-            quote(ROW_ALIAS),
-            quote(&entity.unique_field),
-            quote(&entity.table),
-            quote(ROW_ALIAS),
-            where_sql
-        ),
-        &params,
-    )?;
+    let rows = conn
+        .rows(
+            &format!(
+                "SELECT {}.{} FROM {} AS {} WHERE {}",
+                quote(ROW_ALIAS),
+                quote(&entity.unique_field),
+                quote(&entity.table),
+                quote(ROW_ALIAS),
+                where_sql
+            ),
+            &params,
+        )
+        .await?;
     Ok(Some(
         rows.into_iter()
             .filter_map(|row| row.into_iter().next().and_then(SqlValue::into_key_text))

@@ -14,6 +14,7 @@
 //! share of the rows, which an exact scan of those rows answers better).
 
 use std::collections::{HashMap, HashSet};
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
@@ -136,7 +137,7 @@ impl VectorHome {
 }
 
 /// Held while one index loads, so that searches asking at once read it once.
-type LoadGate = Arc<Mutex<()>>;
+type LoadGate = Arc<tokio::sync::Mutex<()>>;
 
 /// Where each index was last found, by (table, column): the pgvector version when the server
 /// searches it, `None` when it is in memory as of the table version beside it (a column found
@@ -187,12 +188,12 @@ impl VectorCache {
     /// Where `index` is searched. `server_column` is the backend's answer, asked only when the
     /// table changed since it last was: the pgvector version when the column holds pgvector's
     /// type, `None` otherwise.
-    pub(crate) fn home(
+    pub(crate) async fn home(
         &self,
         conn: &dyn Reader,
         entity: &EntitySpec,
         index: &VectorIndexSpec,
-        server_column: impl FnOnce() -> Result<Option<String>, ExecError>,
+        server_column: impl Future<Output = Result<Option<String>, ExecError>>,
     ) -> Result<VectorHome, HandlerError> {
         let key = (entity.table.clone(), index.column.clone());
         let known = lock(&self.homes).get(&key).cloned();
@@ -202,7 +203,7 @@ impl VectorCache {
         if let Some(column) = &index.existing_column {
             // A user's own column is searched where it is, always current: only pgvector's
             // columns can be (nothing tells a process that a column of bytes changed).
-            let Some(version) = server_column()? else {
+            let Some(version) = server_column.await? else {
                 return Err(HandlerError::Tool(ToolError::execution_failed(format!(
                     "vector index `{}` of {} reads the column \"{column}\" of your table, \
                      which is not a pgvector column (`vector(N)` or `halfvec(N)`) of \
@@ -214,11 +215,11 @@ impl VectorCache {
             lock(&self.homes).insert(key, (Some(version.clone()), 0));
             return Ok(VectorHome::Server { version });
         }
-        let version = table_version(conn, &entity.table)?;
+        let version = table_version(conn, &entity.table).await?;
         let server = match known {
             Some((None, seen)) if seen == version => None,
             _ => {
-                let server = server_column()?;
+                let server = server_column.await?;
                 lock(&self.homes).insert(key, (server.clone(), version));
                 server
             }
@@ -237,14 +238,16 @@ impl VectorCache {
     /// The vectors of `index` at `version` of its table (from [`VectorCache::home`]): from
     /// memory when they were read at that version. A newly loaded large index starts its graph
     /// in the background.
-    pub(crate) fn vectors(
+    pub(crate) async fn vectors(
         &self,
         conn: &dyn Reader,
         (entity, index): (&EntitySpec, &VectorIndexSpec),
         version: i64,
         settings: &VectorSearchSettings,
     ) -> Result<Arc<IndexVectors>, HandlerError> {
-        let vectors = self.load_current(conn, (entity, index), version, settings)?;
+        let vectors = self
+            .load_current(conn, (entity, index), version, settings)
+            .await?;
         #[cfg(feature = "ann")]
         self.start_graph(&vectors);
         Ok(vectors)
@@ -280,14 +283,16 @@ impl VectorCache {
     /// The vectors of `index`, with their graph built before this returns when the index is
     /// large enough (for start-up and benchmarks).
     #[cfg(feature = "ann")]
-    pub(crate) fn vectors_ready(
+    pub(crate) async fn vectors_ready(
         &self,
         conn: &dyn Reader,
         (entity, index): (&EntitySpec, &VectorIndexSpec),
         version: i64,
         settings: &VectorSearchSettings,
     ) -> Result<Arc<IndexVectors>, HandlerError> {
-        let vectors = self.load_current(conn, (entity, index), version, settings)?;
+        let vectors = self
+            .load_current(conn, (entity, index), version, settings)
+            .await?;
         if vectors.matrix.similarity() != crate::spec::Similarity::Dot {
             vectors.build_graph(&self.approximate);
         }
@@ -296,7 +301,7 @@ impl VectorCache {
 
     /// The vectors at `version`, loaded once per table version however many searches ask at
     /// once.
-    fn load_current(
+    async fn load_current(
         &self,
         conn: &dyn Reader,
         (entity, index): (&EntitySpec, &VectorIndexSpec),
@@ -312,22 +317,23 @@ impl VectorCache {
             return Ok(vectors);
         }
         let gate = lock(&self.loads).entry(key.clone()).or_default().clone();
-        let _loading = lock(&gate);
+        let _loading = gate.lock().await;
         // Another search may have loaded this version while this one waited.
         if let Some(vectors) = current() {
             return Ok(vectors);
         }
         // The base table, not a row rule's view of it: the vectors are shared by every call.
-        let table = base_table(conn, entity)?;
-        self.check_room(conn, &table, (entity, index), settings)?;
-        let vectors = Arc::new(IndexVectors::new(load(conn, &table, entity, index)?));
+        let table = base_table(conn, entity).await?;
+        self.check_room(conn, &table, (entity, index), settings)
+            .await?;
+        let vectors = Arc::new(IndexVectors::new(load(conn, &table, entity, index).await?));
         lock(&self.entries).insert(key, (version, vectors.clone()));
         Ok(vectors)
     }
 
     /// Refuses to load `index` (of `table`) when the vectors it holds, with those of the other
     /// indexes in memory, pass the process's cap.
-    fn check_room(
+    async fn check_room(
         &self,
         conn: &dyn Reader,
         table: &str,
@@ -340,13 +346,15 @@ impl VectorCache {
             .filter(|((table, column), _)| *table != entity.table || *column != index.column)
             .map(|(_, (_, vectors))| vectors.matrix.len() as u64)
             .sum();
-        let count = conn.count(
-            &format!(
-                "SELECT count(*) FROM {table} WHERE {} IS NOT NULL",
-                quote(&index.column)
-            ),
-            &[],
-        )?;
+        let count = conn
+            .count(
+                &format!(
+                    "SELECT count(*) FROM {table} WHERE {} IS NOT NULL",
+                    quote(&index.column)
+                ),
+                &[],
+            )
+            .await?;
         if others + count <= cap {
             return Ok(());
         }
@@ -387,14 +395,16 @@ impl VectorCache {
 use crate::sync::lock;
 
 /// The version of `table` (0 before its first write).
-fn table_version(conn: &dyn Reader, table: &str) -> Result<i64, ExecError> {
-    let rows = conn.rows(
-        &format!(
-            "SELECT \"version\" FROM {} WHERE \"name\" = ?1",
-            quote(VERSIONS_TABLE)
-        ),
-        &[SqlValue::Text(table.to_owned())],
-    )?;
+async fn table_version(conn: &dyn Reader, table: &str) -> Result<i64, ExecError> {
+    let rows = conn
+        .rows(
+            &format!(
+                "SELECT \"version\" FROM {} WHERE \"name\" = ?1",
+                quote(VERSIONS_TABLE)
+            ),
+            &[SqlValue::Text(table.to_owned())],
+        )
+        .await?;
     Ok(match rows.first().and_then(|row| row.first()) {
         Some(SqlValue::Integer(version)) => *version,
         _ => 0,
@@ -403,22 +413,24 @@ fn table_version(conn: &dyn Reader, table: &str) -> Result<i64, ExecError> {
 
 /// Every stored vector of `index` (ordered by unique id); values of the wrong length are
 /// skipped.
-fn load(
+async fn load(
     conn: &dyn Reader,
     table: &str,
     entity: &EntitySpec,
     index: &VectorIndexSpec,
 ) -> Result<VectorMatrix, ExecError> {
-    let rows = conn.rows(
-        &format!(
-            "SELECT {}, {} FROM {table} WHERE {} IS NOT NULL ORDER BY {}",
-            quote(&entity.unique_field),
-            quote(&index.column),
-            quote(&index.column),
-            quote(&entity.unique_field),
-        ),
-        &[],
-    )?;
+    let rows = conn
+        .rows(
+            &format!(
+                "SELECT {}, {} FROM {table} WHERE {} IS NOT NULL ORDER BY {}",
+                quote(&entity.unique_field),
+                quote(&index.column),
+                quote(&index.column),
+                quote(&entity.unique_field),
+            ),
+            &[],
+        )
+        .await?;
     let dimension = index.dimension as usize;
     let mut matrix = VectorMatrix::new(dimension, index.similarity);
     let mut vector = Vec::with_capacity(dimension);
@@ -454,7 +466,7 @@ pub(crate) fn read_vector(bytes: &[u8], dimension: usize, into: &mut Vec<f32>) -
 /// `entity`'s table itself, schema-qualified, rather than a row rule's view of it: for an
 /// entity over an existing table, its vectors table in the side store (which every read
 /// connection sees under its own name).
-fn base_table(conn: &dyn Reader, entity: &EntitySpec) -> Result<String, ExecError> {
+async fn base_table(conn: &dyn Reader, entity: &EntitySpec) -> Result<String, ExecError> {
     if entity.has_side_vectors() {
         return Ok(quote(&super::mapping::vectors_table(entity)));
     }
@@ -462,7 +474,8 @@ fn base_table(conn: &dyn Reader, entity: &EntitySpec) -> Result<String, ExecErro
         SqlDialect::Sqlite => "main".to_owned(),
         SqlDialect::Postgres => {
             match conn
-                .rows("SELECT CAST(current_schema() AS TEXT)", &[])?
+                .rows("SELECT CAST(current_schema() AS TEXT)", &[])
+                .await?
                 .into_iter()
                 .next()
                 .and_then(|row| row.into_iter().next())
@@ -537,16 +550,16 @@ mod tests {
                 let (spec, cache, start, path) =
                     (spec.clone(), cache.clone(), start.clone(), path.clone());
                 std::thread::spawn(move || {
-                    let conn = rusqlite::Connection::open(&path).unwrap();
+                    let conn = std::sync::Mutex::new(rusqlite::Connection::open(&path).unwrap());
                     let entity = &spec.entities[0];
-                    let version = table_version(&conn, &entity.table).unwrap();
+                    let version = pollster::block_on(table_version(&conn, &entity.table)).unwrap();
                     start.wait();
-                    let loaded = cache.vectors(
+                    let loaded = pollster::block_on(cache.vectors(
                         &conn,
                         (entity, &entity.vector_indexes[0]),
                         version,
                         &VectorSearchSettings::default(),
-                    );
+                    ));
                     match loaded {
                         Ok(vectors) => vectors,
                         Err(_) => panic!("the vectors did not load"),

@@ -28,4 +28,4 @@ pub(crate) use dialect::CONTEXT_FUNCTION;
 pub use dialect::{Dialect, GLOB_FUNCTION, SqlDialect};
 pub use error::{BackendError, ExecError};
 pub use placeholders::numbered_placeholders;
-pub(crate) use reader::{NamedRows, Reader, Refusal, Writer};
+pub(crate) use reader::{Answer, BlockingReader, NamedRows, ReadFuture, Reader, Refusal, Writer};

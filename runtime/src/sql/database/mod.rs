@@ -11,6 +11,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::CallBudget;
 use crate::spec::SchemaSpec;
+pub(crate) use crate::sql::backend::ReadFuture;
 use crate::sql::backend::{Reader as AnyReader, SqlDialect};
 use crate::sql::ddl::{ObjectKind, schema_objects};
 #[cfg(feature = "ann")]
@@ -199,7 +200,12 @@ impl Database {
         for _ in 0..size {
             idle.push(open_reader(&path, access)?);
         }
-        let stamps = DataStamps::new(open_reader(&path, access)?.conn)?;
+        let stamps = DataStamps::new(
+            open_reader(&path, access)?
+                .conn
+                .into_inner()
+                .unwrap_or_else(PoisonError::into_inner),
+        )?;
         Ok(Database {
             embedder: None,
             vectors: Arc::default(),
@@ -261,24 +267,30 @@ impl Database {
         let spec = self.spec_for(spec);
         let db = self.clone();
         self.read_any(move |conn| {
-            let mut graphs = 0;
-            for entity in &spec.entities {
-                for index in &entity.vector_indexes {
-                    // An index the server searches (pgvector) is not loaded.
-                    let VectorHome::Process { version } = db.vector_home(conn, entity, index)?
-                    else {
-                        continue;
-                    };
-                    let vectors = db.vectors.vectors_ready(
-                        conn,
-                        (entity, index),
-                        version,
-                        &spec.tools.vector_search,
-                    )?;
-                    graphs += usize::from(vectors.is_approximate());
+            Box::pin(async move {
+                let mut graphs = 0;
+                for entity in &spec.entities {
+                    for index in &entity.vector_indexes {
+                        // An index the server searches (pgvector) is not loaded.
+                        let VectorHome::Process { version } =
+                            db.vector_home(conn, entity, index).await?
+                        else {
+                            continue;
+                        };
+                        let vectors = db
+                            .vectors
+                            .vectors_ready(
+                                conn,
+                                (entity, index),
+                                version,
+                                &spec.tools.vector_search,
+                            )
+                            .await?;
+                        graphs += usize::from(vectors.is_approximate());
+                    }
                 }
-            }
-            Ok::<_, HandlerError>(graphs)
+                Ok::<_, HandlerError>(graphs)
+            })
         })
         .await?
         .map_err(|error| match error {
@@ -289,18 +301,22 @@ impl Database {
 
     /// Where the vectors of `index` are searched: by the server when the column is
     /// pgvector's, otherwise in memory (with the table's version, read for this search).
-    pub(crate) fn vector_home(
+    pub(crate) async fn vector_home(
         &self,
         conn: &dyn AnyReader,
         entity: &crate::spec::EntitySpec,
         index: &crate::spec::VectorIndexSpec,
     ) -> Result<crate::sql::vectors::VectorHome, crate::sql::handler_error::HandlerError> {
-        self.vectors
-            .home(conn, entity, index, || match &self.backend {
+        let server_column = async {
+            match &self.backend {
                 Backend::Sqlite(_) => Ok(None),
                 #[cfg(feature = "postgres")]
-                Backend::Postgres(_) => pgvector::server_column(conn, &entity.table, &index.column),
-            })
+                Backend::Postgres(_) => {
+                    pgvector::server_column(conn, &entity.table, &index.column).await
+                }
+            }
+        };
+        self.vectors.home(conn, entity, index, server_column).await
     }
 
     /// The vectors kept in memory for searches.
@@ -389,7 +405,7 @@ impl Database {
     pub fn schema_plan(&self, spec: &SchemaSpec) -> Result<SchemaPlan, DbError> {
         #[cfg(feature = "postgres")]
         if let Backend::Postgres(pg) = &self.backend {
-            return pg.db.read(None, Default::default(), |conn| {
+            return pg.db.read_statements(|conn| {
                 let storage = pgvector::storage(conn)?;
                 let objects = pg_schema_objects(spec, storage).map_err(DbError::from)?;
                 pg_plan(conn, spec, &objects).map_err(|error| pg.db.error(error))
@@ -557,10 +573,10 @@ impl Database {
             return Ok(Vec::new());
         }
         #[cfg(feature = "postgres")]
-        if let Backend::Postgres(_) = &self.backend {
-            let spec = spec.clone();
-            return self
-                .read_any_blocking(move |conn| crate::sql::postgres::side_store::gaps(conn, &spec))?
+        if let Backend::Postgres(pg) = &self.backend {
+            return pg
+                .db
+                .read_statements(|conn| crate::sql::postgres::side_store::gaps(conn, spec))?
                 .map_err(DbError::from);
         }
         Ok(crate::sql::sqlite::side_store::gaps(
@@ -595,7 +611,7 @@ impl Database {
             None,
             &CallSlot::default(),
             crate::ContextValues::new(),
-            |read| f(read.conn),
+            |read| f(&lock(read.conn)),
         )
     }
 
@@ -658,7 +674,10 @@ impl Database {
             if state.abandoned {
                 reader.watch.abandoned.store(true, Ordering::Relaxed);
             }
-            state.running = Some((reader.conn.get_interrupt_handle(), reader.watch.clone()));
+            state.running = Some((
+                lock(&reader.conn).get_interrupt_handle(),
+                reader.watch.clone(),
+            ));
         }
         let guard = Return {
             pool,
@@ -689,7 +708,7 @@ impl Database {
         T: Send + 'static,
         F: FnOnce(&Connection) -> T + Send + 'static,
     {
-        self.read_with(crate::ContextValues::new(), |read| f(read.conn))
+        self.read_with(crate::ContextValues::new(), |read| f(&lock(read.conn)))
             .await
     }
 
@@ -720,18 +739,25 @@ impl Database {
 }
 
 impl Database {
-    /// Runs `f` on a read-only connection of whatever backend (see [`Database::read`] for the
-    /// deadline, cancellation and errors).
+    /// Runs the read `f` on a read-only connection of whatever backend (see
+    /// [`Database::read`] for the deadline, cancellation and errors).
     pub(crate) async fn read_any<T, F>(&self, f: F) -> Result<T, DbError>
     where
         T: Send + 'static,
-        F: FnOnce(&dyn AnyReader) -> T + Send + 'static,
+        F: for<'r> FnOnce(&'r dyn AnyReader) -> ReadFuture<'r, T> + Send + 'static,
     {
         self.read_any_with(crate::ContextValues::new(), f).await
     }
 
     /// [`Database::read_any`] for a call with context values: on SQLite they are what the
     /// connection's `toolforge_context` answers while `f` runs.
+    ///
+    /// The one read path of the tools. On PostgreSQL, `f`'s statements are awaited on the
+    /// caller's runtime; if the returned future is dropped before `f` finishes, the statement
+    /// running is cancelled in the server and its connection closed ([`PgDatabase::read`]).
+    /// On SQLite, `f` runs on tokio's blocking pool, where its statements run as they are
+    /// asked for (each of its futures is ready when made), stopped by the deadline or the
+    /// dropped future through SQLite's progress handler.
     pub(crate) async fn read_any_with<T, F>(
         &self,
         values: crate::ContextValues,
@@ -739,94 +765,41 @@ impl Database {
     ) -> Result<T, DbError>
     where
         T: Send + 'static,
-        F: FnOnce(&dyn AnyReader) -> T + Send + 'static,
+        F: for<'r> FnOnce(&'r dyn AnyReader) -> ReadFuture<'r, T> + Send + 'static,
     {
         #[cfg(feature = "postgres")]
         if let Backend::Postgres(pg) = &self.backend {
-            let pg = pg.clone();
-            let deadline = CallBudget::current_deadline();
-            let (slot, guard) = CancelPgOnDrop::arm(&pg);
-            let carried = crate::trace::Carried::capture();
-            let result =
-                tokio::task::spawn_blocking(move || carried.run(|| pg.db.read(deadline, slot, f)))
-                    .await
-                    .map_err(|_| DbError::Stopped);
-            guard.disarm();
-            return result?;
+            return pg.db.read(CallBudget::current_deadline(), f).await;
         }
-        self.read_with(values, move |read| f(&read)).await
-    }
-
-    /// [`Database::read_any_with`] for an `f` that may run more than once, giving the same
-    /// statements and answer for the same statement answers (see `postgres/replay.rs`). On
-    /// PostgreSQL, on a runtime of several worker threads, `f` runs on the caller's runtime and
-    /// its statements are awaited there, without the hand-offs to a blocking thread and to the
-    /// driver; what is left after `MAX_REPLAYS` statements goes on on a blocking thread.
-    /// Elsewhere (SQLite, whose statements wait on no server; a runtime of one thread, which
-    /// could not drive the connections it made while it waits) it is
-    /// [`Database::read_any_with`].
-    pub(crate) async fn read_any_replayed<T, F>(
-        &self,
-        values: crate::ContextValues,
-        f: F,
-    ) -> Result<T, DbError>
-    where
-        T: Send + 'static,
-        F: Fn(&dyn AnyReader) -> T + Send + Sync + 'static,
-    {
-        #[cfg(feature = "postgres")]
-        if let Backend::Postgres(pg) = &self.backend
-            && crate::sql::postgres::drives_here()
-        {
-            use crate::sql::postgres::Here;
-            let deadline = CallBudget::current_deadline();
-            let (slot, guard) = CancelPgOnDrop::arm(pg);
-            let result = match pg.db.read_here(deadline, slot.clone(), &f).await {
-                Ok(Here::Answered(value)) => Ok(value),
-                Ok(Here::Continue(rest)) => {
-                    let pg = pg.clone();
-                    let carried = crate::trace::Carried::capture();
-                    tokio::task::spawn_blocking(move || {
-                        carried.run(|| pg.db.read_continuing(deadline, slot, rest, &f))
-                    })
-                    .await
-                    .map_err(|_| DbError::Stopped)
-                    .and_then(|result| result)
-                }
-                Err(error) => Err(error),
-            };
-            guard.disarm();
-            return result;
-        }
-        self.read_any_with(values, f).await
+        self.read_with(values, move |read| pollster::block_on(f(&read)))
+            .await
     }
 
     /// Whether the database answers: one trivial statement on a read connection (what a
     /// readiness probe asks). The error says why not.
     pub async fn ping(&self) -> Result<(), DbError> {
-        self.read_any(|conn| conn.rows("SELECT 1", &[]).map(|_| ()))
+        self.read_any(|conn| Box::pin(async move { conn.rows("SELECT 1", &[]).await.map(|_| ()) }))
             .await?
             .map_err(DbError::from)
     }
 
-    /// Runs `f` on a read-only connection of whatever backend, blocking the current thread,
-    /// without a deadline: for checks when a registry is built.
+    /// Runs the read `f` on a read-only connection of whatever backend, blocking the current
+    /// thread (which must not be a worker of a runtime of one thread), without a deadline:
+    /// for checks when a registry is built.
     pub(crate) fn read_any_blocking<T>(
         &self,
-        f: impl FnOnce(&dyn AnyReader) -> T + Send + 'static,
-    ) -> Result<T, DbError>
-    where
-        T: Send + 'static,
-    {
+        f: impl for<'r> FnOnce(&'r dyn AnyReader) -> ReadFuture<'r, T>,
+    ) -> Result<T, DbError> {
         #[cfg(feature = "postgres")]
         if let Backend::Postgres(pg) = &self.backend {
-            return pg.db.read(
-                None,
-                Arc::new(crate::sql::postgres::CancelSlot::default()),
-                f,
-            );
+            return pg.db.read_blocking(f);
         }
-        self.read_blocking(|conn| f(conn))
+        self.read_until(
+            None,
+            &CallSlot::default(),
+            crate::ContextValues::new(),
+            |read| pollster::block_on(f(&read)),
+        )
     }
 
     /// Runs `f` on an import sink inside one write transaction, committed only when `f`
@@ -845,44 +818,5 @@ impl Database {
             tx.commit().map_err(|e| sqlite_error(None, e))?;
             Ok(value)
         })?
-    }
-}
-
-/// Cancels a PostgreSQL read whose future was dropped before it finished.
-#[cfg(feature = "postgres")]
-struct CancelPgOnDrop {
-    pg: Arc<PgBackend>,
-    slot: Arc<crate::sql::postgres::CancelSlot>,
-    armed: bool,
-}
-
-#[cfg(feature = "postgres")]
-#[cfg(feature = "postgres")]
-impl CancelPgOnDrop {
-    /// A new read's cancel slot, and the guard that cancels the read if it is dropped before
-    /// [`CancelPgOnDrop::disarm`] (a caller's timeout, a cancelled call): the running
-    /// statement is then cancelled on the server.
-    fn arm(pg: &Arc<PgBackend>) -> (Arc<crate::sql::postgres::CancelSlot>, CancelPgOnDrop) {
-        let slot = Arc::new(crate::sql::postgres::CancelSlot::default());
-        let guard = CancelPgOnDrop {
-            pg: pg.clone(),
-            slot: slot.clone(),
-            armed: true,
-        };
-        (slot, guard)
-    }
-
-    /// The read ended: nothing to cancel.
-    fn disarm(mut self) {
-        self.armed = false;
-    }
-}
-
-#[cfg(feature = "postgres")]
-impl Drop for CancelPgOnDrop {
-    fn drop(&mut self) {
-        if self.armed {
-            self.pg.db.cancel(&self.slot);
-        }
     }
 }

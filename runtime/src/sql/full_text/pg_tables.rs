@@ -254,7 +254,7 @@ pub(crate) type FieldTexts = (String, Vec<Option<String>>);
 
 /// The indexed fields' text of the records `ids` (every record when `None`): unique id, then
 /// one text per indexed field.
-pub(crate) fn field_texts(
+pub(crate) async fn field_texts(
     conn: &dyn Reader,
     entity: &EntitySpec,
     index: &FullTextSpec,
@@ -272,8 +272,8 @@ pub(crate) fn field_texts(
         quote(&entity.table)
     );
     let mut rows = Vec::new();
-    let mut read = |sql: &str, params: &[SqlValue]| -> Result<(), ExecError> {
-        for row in conn.rows(sql, params)? {
+    let mut read = async |sql: &str, params: &[SqlValue]| -> Result<(), ExecError> {
+        for row in conn.rows(sql, params).await? {
             let id = text(row.first()).unwrap_or_default();
             let texts = (1..=index.fields.len()).map(|i| text(row.get(i))).collect();
             rows.push((id, texts));
@@ -281,7 +281,7 @@ pub(crate) fn field_texts(
         Ok(())
     };
     match ids {
-        None => read(&select, &[])?,
+        None => read(&select, &[]).await?,
         Some(ids) => {
             for chunk in ids.chunks(CHUNK) {
                 let sql = format!(
@@ -293,7 +293,7 @@ pub(crate) fn field_texts(
                     .iter()
                     .map(|id| crate::sql::key::param(entity, id))
                     .collect();
-                read(&sql, &params)?;
+                read(&sql, &params).await?;
             }
         }
     }

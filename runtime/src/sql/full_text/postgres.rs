@@ -142,14 +142,16 @@ fn term_condition(phrase: &Phrase, j: usize, params: &mut Vec<SqlValue>) -> Stri
 }
 
 /// The number of records and of terms in the index (of the visible records, under row rules).
-fn totals(conn: &dyn Reader, ranking: &Ranking<'_>) -> Result<(i64, i64), ExecError> {
-    let rows = conn.rows(
-        &format!(
-            "SELECT \"documents\", \"tokens\" FROM {}",
-            quote(&totals_table(ranking.entity))
-        ),
-        &[],
-    )?;
+async fn totals(conn: &dyn Reader, ranking: &Ranking<'_>) -> Result<(i64, i64), ExecError> {
+    let rows = conn
+        .rows(
+            &format!(
+                "SELECT \"documents\", \"tokens\" FROM {}",
+                quote(&totals_table(ranking.entity))
+            ),
+            &[],
+        )
+        .await?;
     Ok(rows
         .first()
         .map_or((0, 0), |row| (integer(row.first()), integer(row.get(1)))))
@@ -173,7 +175,7 @@ fn idf(documents: i64, hits: i64) -> f64 {
 /// One page of the records matching `plan`, scored and ordered in one statement (only the
 /// page leaves the server), and how many match in all. For queries of single terms and
 /// prefixes, where a phrase's frequency in a field is the number of positions of its terms.
-fn ranked_in_sql(
+async fn ranked_in_sql(
     conn: &dyn Reader,
     ranking: &Ranking<'_>,
     plan: &Plan,
@@ -235,7 +237,7 @@ fn ranked_in_sql(
         fields = plan.field_condition(),
         count = plan.phrases.len(),
     );
-    let rows = conn.rows(&sql, &params)?;
+    let rows = conn.rows(&sql, &params).await?;
     let total = match rows.first() {
         Some(row) => integer(row.get(2)) as u64,
         // Past the last page: the count alone.
@@ -243,7 +245,8 @@ fn ranked_in_sql(
             let n = params.len();
             params[n - 2] = SqlValue::Integer(1);
             params[n - 1] = SqlValue::Integer(0);
-            conn.rows(&sql, &params)?
+            conn.rows(&sql, &params)
+                .await?
                 .first()
                 .map_or(0, |row| integer(row.get(2)) as u64)
         }
@@ -264,7 +267,7 @@ fn ranked_in_sql(
 
 /// Every record matching `plan`, scored in the process (phrases need their terms' positions),
 /// best first (equal scores by unique id).
-fn scored(
+async fn scored(
     conn: &dyn Reader,
     ranking: &Ranking<'_>,
     plan: &Plan,
@@ -296,7 +299,7 @@ fn scored(
     type Positions = Vec<HashSet<u32>>;
     let mut found: HashMap<(usize, String, usize), Positions> = HashMap::new();
     let mut lengths: HashMap<String, i64> = HashMap::new();
-    for row in conn.rows(&sql, &params)? {
+    for row in conn.rows(&sql, &params).await? {
         let id = text(row.first()).unwrap_or_default();
         let field = integer(row.get(1)) as usize;
         let term = text(row.get(2)).unwrap_or_default();
@@ -347,7 +350,7 @@ fn scored(
     if candidates.is_empty() {
         return Ok(Vec::new());
     }
-    let (documents, tokens) = totals(conn, ranking)?;
+    let (documents, tokens) = totals(conn, ranking).await?;
     let avgdl = average_length(documents, tokens);
     let idf: Vec<f64> = hits_per_phrase
         .iter()
@@ -370,7 +373,7 @@ fn scored(
 }
 
 /// [`rank`](super::rank) on PostgreSQL: the page, and how many records match in all.
-pub(crate) fn pg_rank(
+pub(crate) async fn pg_rank(
     conn: &dyn Reader,
     ranking: &Ranking<'_>,
     limit: u32,
@@ -381,9 +384,9 @@ pub(crate) fn pg_rank(
         return Ok((Vec::new(), 0));
     };
     let (page, total) = if plan.single_terms() {
-        ranked_in_sql(conn, ranking, &plan, limit, offset)?
+        ranked_in_sql(conn, ranking, &plan, limit, offset).await?
     } else {
-        let scored = scored(conn, ranking, &plan)?;
+        let scored = scored(conn, ranking, &plan).await?;
         let total = scored.len() as u64;
         let page = scored
             .into_iter()
@@ -412,7 +415,7 @@ pub(crate) fn pg_rank(
         placeholders(1, ids.len())
     );
     let mut display: HashMap<String, Option<Value>> = HashMap::new();
-    for row in conn.rows(&sql, &params)? {
+    for row in conn.rows(&sql, &params).await? {
         let record = projection.record(&row, 0);
         let id = match record.get(&entity.unique_field) {
             Some(Value::String(id)) => id.clone(),
@@ -422,7 +425,7 @@ pub(crate) fn pg_rank(
         display.insert(id, names.first().and_then(|n| record.get(n).cloned()));
     }
     let cut = if snippets {
-        page_snippets(conn, ranking, &ids)?
+        page_snippets(conn, ranking, &ids).await?
     } else {
         HashMap::new()
     };
@@ -440,12 +443,14 @@ pub(crate) fn pg_rank(
 
 /// FTS5's snippets of the records `ids`, cut over an in-memory FTS5 table holding them (a
 /// snippet depends only on its record's text and the query).
-fn page_snippets(
+async fn page_snippets(
     conn: &dyn Reader,
     ranking: &Ranking<'_>,
     ids: &[String],
 ) -> Result<HashMap<String, String>, HandlerError> {
     let index = ranking.index;
+    // Read before the tokenizer's connection is made: it stays on this thread.
+    let rows = field_texts(conn, ranking.entity, index, Some(ids)).await?;
     let tokenizer = Tokenizer::new(index.analyzer).map_err(ExecError::from)?;
     let memory = tokenizer.connection();
     let columns: Vec<String> = index.fields.iter().map(|f| quote(&f.name)).collect();
@@ -463,7 +468,6 @@ fn page_snippets(
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let rows = field_texts(conn, ranking.entity, index, Some(ids))?;
     let mut rowids = HashMap::new();
     for (n, (id, texts)) in rows.iter().enumerate() {
         let mut values: Vec<SqlValue> = vec![SqlValue::Integer(n as i64 + 1)];

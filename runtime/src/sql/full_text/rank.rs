@@ -20,7 +20,7 @@ use crate::sql::handler_error::HandlerError;
 /// The records matching `ranking`, best first (equal scores by unique id): `limit` of them
 /// after skipping `offset`, with snippets when `snippets` is set, and how many match in all
 /// (computed only when `total` is set and the page does not tell; otherwise 0).
-pub(crate) fn search(
+pub(crate) async fn search(
     conn: &dyn Reader,
     ranking: &Ranking<'_>,
     limit: u32,
@@ -29,15 +29,17 @@ pub(crate) fn search(
     total: bool,
 ) -> Result<(Vec<Hit>, u64), HandlerError> {
     match conn.dialect() {
-        SqlDialect::Postgres => super::postgres::pg_rank(conn, ranking, limit, offset, snippets),
+        SqlDialect::Postgres => {
+            super::postgres::pg_rank(conn, ranking, limit, offset, snippets).await
+        }
         SqlDialect::Sqlite => {
-            let hits = rank(conn, ranking, limit, offset, snippets)?;
+            let hits = rank(conn, ranking, limit, offset, snippets).await?;
             // The total needs its own pass only when this page may not hold every match.
             let end = hits.len() < limit as usize && (offset == 0 || !hits.is_empty());
             let count = if end {
                 offset + hits.len() as u64
             } else if total {
-                count(conn, ranking)?
+                count(conn, ranking).await?
             } else {
                 0
             };
@@ -62,7 +64,7 @@ pub(crate) fn search(
 ///
 /// One statement ranks, joins the entity's rows and cuts the snippets, so the query is
 /// evaluated once.
-fn rank(
+async fn rank(
     conn: &dyn Reader,
     ranking: &Ranking<'_>,
     limit: u32,
@@ -117,7 +119,7 @@ fn rank(
     }
     let width = projection.len();
     let mut hits = Vec::new();
-    for row in conn.rows(&sql, &params)? {
+    for row in conn.rows(&sql, &params).await? {
         let record = projection.record(&row, 0);
         let id = match record.get(&entity.unique_field) {
             Some(Value::String(id)) => id.clone(),
@@ -149,10 +151,12 @@ fn rank(
 }
 
 /// How many records match `ranking`.
-fn count(conn: &dyn Reader, ranking: &Ranking<'_>) -> Result<u64, HandlerError> {
+async fn count(conn: &dyn Reader, ranking: &Ranking<'_>) -> Result<u64, HandlerError> {
     let fts = quote(&full_text_table_name(&ranking.entity.table));
-    Ok(conn.count(
-        &format!("SELECT count(*) FROM {fts} WHERE {fts} MATCH ?1"),
-        &[SqlValue::Text(ranking.match_text())],
-    )?)
+    Ok(conn
+        .count(
+            &format!("SELECT count(*) FROM {fts} WHERE {fts} MATCH ?1"),
+            &[SqlValue::Text(ranking.match_text())],
+        )
+        .await?)
 }

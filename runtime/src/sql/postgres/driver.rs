@@ -70,6 +70,20 @@ impl Driver {
     }
 }
 
+/// `future`, polled with the driver's runtime as the current one: the timers and tasks it
+/// starts (the pool's waits for a connection) are the driver's, so it runs on any runtime,
+/// even one built without timers, and its answer still wakes the caller's task there.
+pub(crate) fn in_driver_context<F: Future>(
+    handle: Option<tokio::runtime::Handle>,
+    future: F,
+) -> impl Future<Output = F::Output> {
+    let mut future = Box::pin(future);
+    std::future::poll_fn(move |cx| {
+        let _entered = handle.as_ref().map(tokio::runtime::Handle::enter);
+        future.as_mut().poll(cx)
+    })
+}
+
 /// Work started on the driver and not waited for yet.
 pub(crate) struct Pending<T> {
     pub(crate) receiver: std::sync::mpsc::Receiver<T>,

@@ -11,7 +11,7 @@ use crate::sql::backend::import_sink::{
     ChangeCapture, ImportError, ImportSink, Target, at, exec_error,
 };
 use crate::sql::backend::upsert::{on_conflict, upsert_rows_sql, upsert_sql};
-use crate::sql::backend::{ExecError, Reader, Writer};
+use crate::sql::backend::{BlockingReader, ExecError, Writer};
 use crate::sql::postgres::driver::Pending;
 use crate::sql::postgres::session::Session;
 use crate::sql::postgres::{BulkBatch, Refused, Rows, SAVEPOINT, Sent};

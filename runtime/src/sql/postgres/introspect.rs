@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::sql::backend::{ExecError, Reader};
+use crate::sql::backend::{BlockingReader, ExecError};
 use crate::sql::introspect::catalog::{
     Backend, Catalog, Column, ColumnKind, ForeignKey, Table, TableKind,
 };

@@ -2,14 +2,12 @@
 //! tables a spec needs ([`schema`]), and values moved between JSON types and PostgreSQL's
 //! ([`types`]).
 //!
-//! The pool's connections are driven by a small runtime of the database handle's own, so the
-//! blocking APIs ([`Database::init`](super::Database::init), imports) work from any thread, and
-//! tool calls that run their handler on tokio's blocking pool (as over SQLite) send each
-//! statement to it and wait for the answer. The light tools (lookups, lists, a relationship
-//! hop: `EngineTool::ON_RUNTIME`), called on a runtime of several worker threads, run on that
-//! runtime instead, their statements awaited there without a hand-off to another thread: the
-//! synchronous handler runs again from its start each time one more of its statements has
-//! been answered (`replay.rs`). The connections such calls open are driven by that runtime.
+//! The pool's connections are opened on and driven by a small runtime of the database
+//! handle's own (`driver.rs`), which outlives them all. A tool's handler is async: its
+//! statements are awaited on the caller's runtime, each one a request to its connection, with
+//! no hand-off to another thread; a dropped call cancels its running statement in the server.
+//! The blocking APIs ([`Database::init`](super::Database::init), imports) send their statements
+//! to the driver and wait, so they work from any thread.
 //!
 //! Tool calls use a pool of their own whose connections open with
 //! `default_transaction_read_only = on`, so every statement they run is read-only (as on SQLite,
@@ -27,10 +25,9 @@ pub(crate) mod introspect;
 pub mod pgvector;
 pub(crate) mod pool;
 pub(crate) mod postings;
-#[cfg(test)]
-mod read_here_tests;
 pub(crate) mod read_settings;
-pub(crate) mod replay;
+#[cfg(test)]
+mod read_tests;
 pub mod schema;
 pub(crate) mod session;
 pub(crate) mod side_store;
@@ -38,8 +35,8 @@ pub mod types;
 
 pub(crate) use bulk::{BulkBatch, Refused, Rows, SAVEPOINT, Sent};
 pub use error::{describe, execution_error, is_cancel};
-pub(crate) use pool::{Here, PgDatabase, drives_here};
-pub(crate) use session::{CancelSlot, Session};
+pub(crate) use pool::PgDatabase;
+pub(crate) use session::Session;
 
 /// Whether `url` names a PostgreSQL database (`postgres://...` or `postgresql://...`).
 ///

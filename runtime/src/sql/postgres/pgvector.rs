@@ -8,7 +8,7 @@
 
 use crate::spec::{EntitySpec, Similarity, VectorIndexSpec};
 
-use super::super::backend::{ExecError, Reader};
+use super::super::backend::{BlockingReader, ExecError, Reader};
 use super::super::ddl::{ObjectKind, SchemaObject, VERSIONS_TABLE};
 use super::super::ident::quote;
 use super::super::value::SqlValue;
@@ -27,7 +27,7 @@ pub enum VectorStorage {
 const HNSW_MAX_DIMENSIONS: u32 = 2000;
 
 /// The installed version of the `vector` extension in the connected database, if any.
-pub(crate) fn installed_version(conn: &dyn Reader) -> Result<Option<String>, ExecError> {
+pub(crate) fn installed_version(conn: &dyn BlockingReader) -> Result<Option<String>, ExecError> {
     let rows = conn.rows(
         "SELECT extversion FROM pg_extension WHERE extname = 'vector'",
         &[],
@@ -43,7 +43,7 @@ pub(crate) fn installed_version(conn: &dyn Reader) -> Result<Option<String>, Exe
 
 /// How the connected database stores vectors: in pgvector's types when the extension is
 /// installed.
-pub(crate) fn storage(conn: &dyn Reader) -> Result<VectorStorage, ExecError> {
+pub(crate) fn storage(conn: &dyn BlockingReader) -> Result<VectorStorage, ExecError> {
     Ok(match installed_version(conn)? {
         Some(_) => VectorStorage::Pgvector,
         None => VectorStorage::Bytes,
@@ -52,21 +52,23 @@ pub(crate) fn storage(conn: &dyn Reader) -> Result<VectorStorage, ExecError> {
 
 /// Whether `column` of `table` (the name as the session resolves it) has pgvector's type: the
 /// installed pgvector version when it does, `None` otherwise.
-pub(crate) fn server_column(
+pub(crate) async fn server_column(
     conn: &dyn Reader,
     table: &str,
     column: &str,
 ) -> Result<Option<String>, ExecError> {
-    let rows = conn.rows(
-        "SELECT format_type(a.atttypid, a.atttypmod), \
+    let rows = conn
+        .rows(
+            "SELECT format_type(a.atttypid, a.atttypmod), \
          (SELECT extversion FROM pg_extension WHERE extname = 'vector') \
          FROM pg_attribute a WHERE a.attrelid = to_regclass(?1) AND a.attname = ?2 \
          AND NOT a.attisdropped",
-        &[
-            SqlValue::Text(quote(table)),
-            SqlValue::Text(column.to_owned()),
-        ],
-    )?;
+            &[
+                SqlValue::Text(quote(table)),
+                SqlValue::Text(column.to_owned()),
+            ],
+        )
+        .await?;
     let mut row = rows.into_iter().next().unwrap_or_default().into_iter();
     Ok(match (row.next(), row.next()) {
         (Some(SqlValue::Text(ty)), Some(SqlValue::Text(version))) if is_vector_type(&ty) => {
@@ -89,7 +91,8 @@ pub(crate) fn ensure(session: &Session<'_>) -> Result<VectorStorage, ExecError> 
     if storage(session)? == VectorStorage::Pgvector {
         return Ok(VectorStorage::Pgvector);
     }
-    let available = session.rows(
+    let available = BlockingReader::rows(
+        session,
         "SELECT 1 FROM pg_available_extensions WHERE name = 'vector'",
         &[],
     )?;

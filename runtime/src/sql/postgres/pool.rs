@@ -6,11 +6,10 @@ use std::time::{Duration, Instant};
 use deadpool_postgres::{Hook, Manager, ManagerConfig, Pool, RecyclingMethod};
 use tokio_postgres::NoTls;
 
-use crate::sql::backend::{ExecError, Reader, SqlDialect};
+use crate::sql::backend::{BlockingReader, ExecError, ReadFuture, Reader};
 use crate::sql::database::DbError;
 use crate::sql::postgres::driver::Driver;
 use crate::sql::postgres::read_settings::{Given, Parallel, Running};
-use crate::sql::postgres::replay::{Log, Next, Replay};
 use crate::sql::postgres::session::{Acquire, CANCEL_ATTEMPTS, CancelSlot, Session, lock};
 
 /// A PostgreSQL database: the pools and the runtime driving them.
@@ -45,25 +44,6 @@ impl std::fmt::Debug for PgDatabase {
 /// the server about as long as it works in the process).
 pub(crate) fn default_pool_size() -> usize {
     std::thread::available_parallelism().map_or(4, |n| n.get().max(2)) * 2
-}
-
-/// The most statements [`PgDatabase::read_here`] awaits for one read before the rest goes to a
-/// blocking thread (each one more runs the handler again).
-pub(crate) const MAX_REPLAYS: usize = 8;
-
-/// How [`PgDatabase::read_here`] ended.
-pub(crate) enum Here<T> {
-    /// With the handler's answer.
-    Answered(T),
-    /// With what is left for [`PgDatabase::read_continuing`].
-    Continue(Continue),
-}
-
-/// A read to go on with on a blocking thread: what its statements answered so far, and its
-/// connection.
-pub(crate) struct Continue {
-    log: Log,
-    client: Option<Arc<deadpool_postgres::Object>>,
 }
 
 /// The most `pool_size` may be.
@@ -169,10 +149,15 @@ impl PgDatabase {
         reader_config.options(&options);
         let size = url_options.pool_size.unwrap_or_else(default_pool_size);
         let given = Arc::new(Given::default());
+        let driver = Driver::new()
+            .map_err(|error| DbError::Postgres(format!("cannot start the driver: {error}")))?;
+        let handle = driver.handle().ok_or(DbError::Stopped)?;
         let pool = |config: tokio_postgres::Config, size: usize, given: Option<Arc<Given>>| {
-            let manager = Manager::from_config(
+            let manager = Manager::from_connect(
                 config,
-                NoTls,
+                OnDriver {
+                    handle: handle.clone(),
+                },
                 ManagerConfig {
                     recycling_method: RecyclingMethod::Fast,
                 },
@@ -192,8 +177,6 @@ impl PgDatabase {
         };
         let readers = pool(reader_config, size, Some(given.clone()))?;
         let writers = pool(config, 2, None)?;
-        let driver = Driver::new()
-            .map_err(|error| DbError::Postgres(format!("cannot start the driver: {error}")))?;
         let db = PgDatabase {
             driver,
             readers,
@@ -204,9 +187,7 @@ impl PgDatabase {
             label,
         };
         let session = db.session(&db.readers)?;
-        session
-            .rows("SELECT 1", &[])
-            .map_err(|error| db.error(error))?;
+        BlockingReader::rows(&session, "SELECT 1", &[]).map_err(|error| db.error(error))?;
         drop(session);
         Ok(db)
     }
@@ -272,93 +253,52 @@ impl PgDatabase {
         Ok((session, running))
     }
 
-    /// Runs `f` on a read-only connection with `statement_timeout` set from `deadline` and
-    /// parallel workers as [`Parallel`] allows (sent only when the connection's differ, see
-    /// `read_settings.rs`); `f` counts as a running read until it returns. The connection is
-    /// taken from the pool with `f`'s first statement, in the same hand-off to the driver.
-    /// `cancel` stops the call from another thread ([`PgDatabase::cancel`]).
-    pub fn read<T>(
-        &self,
-        deadline: Option<Instant>,
-        cancel: Arc<CancelSlot>,
-        f: impl FnOnce(&dyn Reader) -> T,
-    ) -> Result<T, DbError> {
-        let (session, _running) = self.read_session(deadline, cancel)?;
-        Ok(f(&session))
-    }
-
-    /// [`PgDatabase::read`] awaited on the caller's runtime, for an `f` that may run more than
-    /// once (see `postgres/replay.rs`): `f` runs again each time one more of its statements has
-    /// been answered, each statement awaited here without a hand-off to another thread. When
-    /// `f` asks for more than [`MAX_REPLAYS`] statements, or not the same ones again, what is
-    /// left is for [`PgDatabase::read_continuing`] on a blocking thread.
-    pub(crate) async fn read_here<T>(
-        &self,
-        deadline: Option<Instant>,
-        cancel: Arc<CancelSlot>,
-        f: &(dyn Fn(&dyn Reader) -> T + Sync),
-    ) -> Result<Here<T>, DbError> {
-        let (mut session, _running) = self.read_session(deadline, cancel)?;
-        let rounds = {
-            // Declared after the session, so dropped before it when this future is dropped.
-            let mut abandon = Abandon {
-                db: self,
-                session: &session,
-                armed: true,
-            };
-            let rounds = rounds(&session, f).await;
-            abandon.armed = false;
-            rounds
+    /// Runs the read `f` on a read-only connection, its statements awaited on the caller's
+    /// runtime, with `statement_timeout` set from `deadline` and parallel workers as
+    /// [`Parallel`] allows (sent with the first statement, and only when the connection's
+    /// differ, see `read_settings.rs`); `f` counts as a running read until it ends. The
+    /// connection is taken from the pool with `f`'s first statement.
+    ///
+    /// If the returned future is dropped before `f` ends (a caller's timeout, a cancelled
+    /// call), the statement it was running is cancelled in the server and its connection
+    /// closed rather than returned to the pool ([`Abandon`]).
+    pub(crate) async fn read<T, F>(&self, deadline: Option<Instant>, f: F) -> Result<T, DbError>
+    where
+        F: for<'r> FnOnce(&'r dyn Reader) -> ReadFuture<'r, T>,
+    {
+        let (session, _running) = self.read_session(deadline, Arc::default())?;
+        // Declared after the session, so dropped before it when this future is dropped.
+        let mut abandon = Abandon {
+            db: self,
+            session: &session,
+            armed: true,
         };
-        match rounds {
-            Rounds::Answered(value) => Ok(Here::Answered(value)),
-            Rounds::Left(log) => Ok(Here::Continue(Continue {
-                log,
-                client: session.client.take(),
-            })),
-        }
+        let value = f(&session).await;
+        abandon.armed = false;
+        Ok(value)
     }
 
-    /// Goes on with a read [`PgDatabase::read_here`] left (blocking the current thread): `f`
-    /// runs once more, on the same connection, served from the log while it asks for what the
-    /// log holds and live from there.
-    pub(crate) fn read_continuing<T>(
+    /// [`PgDatabase::read`] without a deadline, blocking the current thread: the statements
+    /// are driven by the handle's own runtime, which also drives every connection of the
+    /// pool (see [`OnDriver`]), so this works from any thread, a runtime's too.
+    pub(crate) fn read_blocking<T>(
         &self,
-        deadline: Option<Instant>,
-        cancel: Arc<CancelSlot>,
-        rest: Continue,
-        f: &dyn Fn(&dyn Reader) -> T,
+        f: impl for<'r> FnOnce(&'r dyn Reader) -> ReadFuture<'r, T>,
     ) -> Result<T, DbError> {
-        let (session, _running) = self.read_session(deadline, cancel)?;
-        if let Some(client) = rest.client {
-            session.adopt(client).map_err(|error| self.error(error))?;
-        }
-        let replay = Replay::continuing(&rest.log, &session);
-        Ok(f(&replay))
+        let handle = self.driver.handle().ok_or(DbError::Stopped)?;
+        let _driver = handle.enter();
+        let (session, _running) = self.read_session(None, Arc::default())?;
+        Ok(pollster::block_on(f(&session)))
     }
 
-    /// Stops the read that `slot` belongs to: it sends no further statement, the statement
-    /// it runs is cancelled on the server (the request is repeated until the read lets go of
-    /// its connection, so a statement still on its way is caught too), and its connection is
-    /// closed rather than returned to the pool (so no cancel request can reach another
-    /// call's statement).
-    pub fn cancel(&self, slot: &Arc<CancelSlot>) {
-        {
-            let mut state = lock(&slot.state);
-            state.abandoned = true;
-            if state.token.is_none() {
-                return;
-            }
-        }
-        let slot = slot.clone();
-        self.driver.spawn(async move {
-            for _ in 0..CANCEL_ATTEMPTS {
-                let token = lock(&slot.state).token.clone();
-                let Some(token) = token else { return };
-                let _ = token.cancel_query(NoTls).await;
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-        });
+    /// Runs `f` on a read-only connection whose statements block the current thread (the
+    /// checks of `init`, `validate` and a registry's start-up), without a deadline.
+    pub(crate) fn read_statements<T>(
+        &self,
+        f: impl FnOnce(&dyn BlockingReader) -> T,
+    ) -> Result<T, DbError> {
+        let session = self.session(&self.readers)?;
+        Ok(f(&session))
     }
 
     /// Runs `f` in a read-write transaction, committing when it returns `Ok` and rolling back
@@ -385,41 +325,52 @@ impl PgDatabase {
     }
 }
 
-/// How the rounds of [`PgDatabase::read_here`] ended.
-enum Rounds<T> {
-    /// With the handler's answer.
-    Answered(T),
-    /// With what its statements answered so far, the rest left to a blocking thread.
-    Left(Log),
+/// How the pools open a connection: on the handle's own runtime, which then drives it. A
+/// connection opened on a caller's runtime would be driven by that one, which may end (a
+/// test's, a command's) or be blocked by the very thread waiting on it (a blocking read on
+/// a runtime of one thread); the driver outlives every connection and is never blocked.
+struct OnDriver {
+    handle: tokio::runtime::Handle,
 }
 
-/// Runs `f` on `session` round after round, each round awaiting the statement the last one
-/// wanted (see `postgres/replay.rs`).
-async fn rounds<T>(session: &Session<'_>, f: &(dyn Fn(&dyn Reader) -> T + Sync)) -> Rounds<T> {
-    let mut log = Log::new();
-    let mut failed = None;
-    for round in 0..=MAX_REPLAYS {
-        let (value, next, told) = {
-            let replay = Replay::new(SqlDialect::Postgres, &log, failed.take());
-            let value = f(&replay);
-            let told = replay.told_failure();
-            (value, replay.next(), told)
-        };
-        match next {
-            Next::Answered => return Rounds::Answered(value),
-            // A run told that a statement failed that goes on to another one: the rest runs
-            // live, where that statement fails again as it did here.
-            Next::Wants(op) if !told && round < MAX_REPLAYS => match session.answer(&op).await {
-                Ok(rows) => log.push((op, rows)),
-                Err(error) => failed = Some((op, error)),
-            },
-            _ => break,
-        }
+impl deadpool_postgres::Connect for OnDriver {
+    fn connect(
+        &self,
+        config: &tokio_postgres::Config,
+    ) -> std::pin::Pin<
+        Box<
+            dyn std::future::Future<
+                    Output = Result<
+                        (tokio_postgres::Client, tokio::task::JoinHandle<()>),
+                        tokio_postgres::Error,
+                    >,
+                > + Send
+                + '_,
+        >,
+    > {
+        let config = config.clone();
+        let handle = self.handle.clone();
+        Box::pin(async move {
+            let driver = handle.clone();
+            let opened = handle.spawn(async move {
+                let (client, connection) = config.connect(NoTls).await?;
+                let task = driver.spawn(async move {
+                    // The client learns how the connection ended from its next request.
+                    let _ = connection.await;
+                });
+                Ok((client, task))
+            });
+            match opened.await {
+                Ok(opened) => opened,
+                // The driver is shutting down (the handle is dropped): the pool's `create`
+                // timeout ends the wait.
+                Err(_) => std::future::pending().await,
+            }
+        })
     }
-    Rounds::Left(log)
 }
 
-/// What a read awaited on the caller's runtime does when its future is dropped (a caller's
+/// What a read does when its future is dropped (a caller's
 /// timeout, a cancelled call): its statement may still run on its connection, or still be on
 /// its way there. The connection is handed to [`drain`] on the driver, and the read counts as
 /// abandoned, so its session closes the connection rather than return it to the pool.
@@ -466,16 +417,6 @@ async fn drain(client: Arc<deadpool_postgres::Object>, token: tokio_postgres::Ca
     if let Ok(object) = Arc::try_unwrap(client) {
         drop(deadpool_postgres::Object::take(object));
     }
-}
-
-/// Whether a read may be awaited on the current runtime ([`PgDatabase::read_here`]): one with
-/// several worker threads. The connections such a read opens are driven by that runtime;
-/// one of a single thread could not drive them while that thread waits on a blocking read.
-pub(crate) fn drives_here() -> bool {
-    tokio::runtime::Handle::try_current().is_ok_and(|handle| {
-        handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
-            && handle.metrics().num_workers() >= 2
-    })
 }
 
 #[cfg(test)]

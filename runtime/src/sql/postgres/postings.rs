@@ -31,7 +31,9 @@ pub(crate) fn reindex(
         }
     }
     let mut postings = Postings::new(session, index, terms, docs, false)?;
-    for (id, texts) in field_texts(session, entity, index, ids)? {
+    // The session's connection is taken and driven by the driver: its answer needs no runtime.
+    let texts = pollster::block_on(field_texts(session, entity, index, ids))?;
+    for (id, texts) in texts {
         postings.add(SqlValue::Text(id), &texts, None)?;
     }
     postings.finish()

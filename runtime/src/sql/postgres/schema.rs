@@ -11,7 +11,7 @@
 
 use crate::spec::{EntitySpec, FieldSpec, FieldType, SchemaSpec, ValueType};
 
-use super::super::backend::{ExecError, Reader};
+use super::super::backend::{BlockingReader, ExecError};
 use super::super::ddl::{ColumnDef, ObjectKind, SchemaObject, SpecError, literal, schema_objects};
 use super::super::ident::{quote, strip_row_alias};
 use super::super::schema_diff::{SchemaConversion, SchemaDifference, SchemaPlan};
@@ -250,7 +250,7 @@ const EDGE_ENDS: [&str; 2] = ["source_id", "target_id"];
 /// `BYTEA` is a conversion, not a difference: the database serves as it is (searching in
 /// memory) and [`Database::init`](crate::sql::Database::init) converts it.
 pub(crate) fn pg_plan(
-    conn: &dyn Reader,
+    conn: &dyn BlockingReader,
     spec: &SchemaSpec,
     expected: &[SchemaObject],
 ) -> Result<SchemaPlan, ExecError> {
@@ -401,7 +401,7 @@ pub(crate) fn pg_plan(
 
 /// Whether the function of a trigger object (its name) and all its triggers on its table exist.
 /// Creating it again replaces them, so a partial set counts as missing.
-fn triggers_present(conn: &dyn Reader, object: &SchemaObject) -> Result<bool, ExecError> {
+fn triggers_present(conn: &dyn BlockingReader, object: &SchemaObject) -> Result<bool, ExecError> {
     let function = conn.rows(
         "SELECT 1 FROM pg_proc p JOIN pg_namespace s ON s.oid = p.pronamespace \
          WHERE s.nspname = current_schema() AND p.proname = ?1",

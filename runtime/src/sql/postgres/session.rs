@@ -1,5 +1,6 @@
-//! One pooled PostgreSQL connection used from a blocking thread ([`Session`]), and how a read
-//! running on it is cancelled from another thread.
+//! One pooled PostgreSQL connection ([`Session`]): a read awaited on the caller's runtime, or
+//! statements of a write sent to the driver from a blocking thread; and how a read running on
+//! it is cancelled.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -8,13 +9,13 @@ use std::time::{Duration, Instant};
 use deadpool_postgres::{Object, Pool};
 
 use crate::sql::backend::{
-    ExecError, NamedRows, Reader, Refusal, SqlDialect, Writer, numbered_placeholders,
+    Answer, BlockingReader, ExecError, NamedRows, Reader, Refusal, SqlDialect, Writer,
+    numbered_placeholders,
 };
 use crate::sql::ddl::literal;
-use crate::sql::postgres::driver::Driver;
+use crate::sql::postgres::driver::{Driver, in_driver_context};
 use crate::sql::postgres::error::describe;
 use crate::sql::postgres::read_settings::{Change, ReadSettings};
-use crate::sql::postgres::replay::{Op, Rows};
 use crate::sql::postgres::types::{PgCell, PgParam};
 use crate::sql::value::SqlValue;
 
@@ -141,24 +142,30 @@ impl<'d> Session<'d> {
         };
         let pool = self.acquire.pool.clone();
         let label = self.acquire.label.clone();
-        Ok(Connection::Acquire(Box::pin(async move {
-            let timeouts = deadpool_postgres::Timeouts {
-                wait,
-                create: Some(Duration::from_secs(10)),
-                recycle: Some(Duration::from_secs(10)),
-            };
-            pool.timeout_get(&timeouts)
-                .await
-                .map_err(|error| match error {
-                    deadpool_postgres::PoolError::Timeout(deadpool_postgres::TimeoutType::Wait) => {
-                        ExecError::Stopped
-                    }
-                    deadpool_postgres::PoolError::Backend(error) => ExecError::Unavailable(
-                        format!("cannot connect to {label}: {}", describe(&error)),
-                    ),
-                    other => ExecError::Unavailable(format!("cannot connect to {label}: {other}")),
-                })
-        })))
+        let driver = self.driver.handle();
+        Ok(Connection::Acquire(Box::pin(in_driver_context(
+            driver,
+            async move {
+                let timeouts = deadpool_postgres::Timeouts {
+                    wait,
+                    create: Some(Duration::from_secs(10)),
+                    recycle: Some(Duration::from_secs(10)),
+                };
+                pool.timeout_get(&timeouts)
+                    .await
+                    .map_err(|error| match error {
+                        deadpool_postgres::PoolError::Timeout(
+                            deadpool_postgres::TimeoutType::Wait,
+                        ) => ExecError::Stopped,
+                        deadpool_postgres::PoolError::Backend(error) => ExecError::Unavailable(
+                            format!("cannot connect to {label}: {}", describe(&error)),
+                        ),
+                        other => {
+                            ExecError::Unavailable(format!("cannot connect to {label}: {other}"))
+                        }
+                    })
+            },
+        ))))
     }
 
     /// Keeps the connection a statement ran on.
@@ -166,14 +173,6 @@ impl<'d> Session<'d> {
         if self.client.get().is_none() {
             let _ = self.client.set(client);
         }
-    }
-
-    /// Goes on with `client`, a connection another session of the same read took: the read's
-    /// cancel slot reaches it from now on.
-    pub(crate) fn adopt(&self, client: Arc<Object>) -> Result<(), ExecError> {
-        self.cancel.reach(&client)?;
-        self.keep(client);
-        Ok(())
     }
 
     /// Takes the session's connection now (for writes, which hold it for a transaction).
@@ -290,11 +289,25 @@ impl Reader for Session<'_> {
         SqlDialect::Postgres
     }
 
-    fn temporary_objects(&self, statements: &[String]) -> Result<(), ExecError> {
-        self.batch(&statements.join("; "))
+    fn rows<'a>(&'a self, sql: &'a str, params: &'a [SqlValue]) -> Answer<'a, Vec<Vec<SqlValue>>> {
+        Box::pin(async move {
+            let _span = crate::trace::statement("postgresql", sql);
+            let prelude = self.prelude();
+            let (sql, params) = (numbered_placeholders(sql), pg_params(params));
+            self.run_here(|client| rows(client, prelude, sql, params))
+                .await
+        })
     }
 
-    fn session_settings(&self, settings: &[(&str, &str)]) -> Result<(), ExecError> {
+    fn temporary_objects<'a>(&'a self, statements: &'a [String]) -> Answer<'a, ()> {
+        Box::pin(async move {
+            let sql = statements.join("; ");
+            self.run_here(|client| async move { client.batch_execute(&sql).await })
+                .await
+        })
+    }
+
+    fn session_settings(&self, settings: &[(&str, &str)]) {
         let mut prefix = lock(&self.prefix);
         let mut statements: Vec<String> = prefix.take().into_iter().collect();
         statements.extend(
@@ -303,36 +316,46 @@ impl Reader for Session<'_> {
                 .map(|(name, value)| format!("SET {name} = {}", literal(value))),
         );
         *prefix = Some(statements.join("; "));
-        Ok(())
     }
 
-    fn trusted_rows(
-        &self,
-        sql: &str,
-        params: &[SqlValue],
+    fn trusted_rows<'a>(
+        &'a self,
+        sql: &'a str,
+        params: &'a [SqlValue],
         offset: u64,
         take: u64,
-    ) -> Result<Result<NamedRows, Refusal>, ExecError> {
-        let prelude = self.prelude();
-        let (sql, params) = (sql.to_owned(), params.to_vec());
-        self.run(move |client| trusted_rows(client, prelude, sql, params, offset, take))
+    ) -> Answer<'a, Result<NamedRows, Refusal>> {
+        Box::pin(async move {
+            let prelude = self.prelude();
+            let (sql, params) = (sql.to_owned(), params.to_vec());
+            self.run_here(|client| trusted_rows(client, prelude, sql, params, offset, take))
+                .await
+        })
     }
 
     /// The snapshot the session reads with: which transactions had completed. Two equal
     /// snapshots see the same data (it covers every database of the server, so a write to
     /// another changes it too).
-    fn data_stamp(&self) -> Result<Option<String>, ExecError> {
-        let rows = self.rows("SELECT pg_current_snapshot()::text", &[])?;
-        Ok(
-            match rows
-                .into_iter()
-                .next()
-                .and_then(|row| row.into_iter().next())
-            {
-                Some(SqlValue::Text(snapshot)) => Some(snapshot),
-                _ => None,
-            },
-        )
+    fn data_stamp(&self) -> Answer<'_, Option<String>> {
+        Box::pin(async move {
+            let rows = Reader::rows(self, "SELECT pg_current_snapshot()::text", &[]).await?;
+            Ok(
+                match rows
+                    .into_iter()
+                    .next()
+                    .and_then(|row| row.into_iter().next())
+                {
+                    Some(SqlValue::Text(snapshot)) => Some(snapshot),
+                    _ => None,
+                },
+            )
+        })
+    }
+}
+
+impl BlockingReader for Session<'_> {
+    fn dialect(&self) -> SqlDialect {
+        SqlDialect::Postgres
     }
 
     fn rows(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>, ExecError> {
@@ -340,28 +363,6 @@ impl Reader for Session<'_> {
         let prelude = self.prelude();
         let (sql, params) = (numbered_placeholders(sql), pg_params(params));
         self.run(move |client| rows(client, prelude, sql, params))
-    }
-}
-
-impl Session<'_> {
-    /// Answers `op` on the caller's runtime, without a hand-off to the driver: what a
-    /// [`Replay`](crate::sql::postgres::replay) wanted.
-    pub(crate) async fn answer(&self, op: &Op) -> Result<Rows, ExecError> {
-        match op {
-            Op::Rows { sql, params } => {
-                let _span = crate::trace::statement("postgresql", sql);
-                let prelude = self.prelude();
-                let (sql, params) = (numbered_placeholders(sql), pg_params(params));
-                self.run_here(|client| rows(client, prelude, sql, params))
-                    .await
-            }
-            Op::TemporaryObjects(statements) => {
-                let sql = statements.join("; ");
-                self.run_here(|client| async move { client.batch_execute(&sql).await })
-                    .await?;
-                Ok(Rows::new())
-            }
-        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! user's tables in one write transaction.
 
 use crate::spec::SchemaSpec;
-use crate::sql::backend::{ExecError, Reader, SqlDialect};
+use crate::sql::backend::{BlockingReader, ExecError, SqlDialect};
 use crate::sql::full_text::pg_tables::{docs_table, postings_objects, qualified, terms_table};
 use crate::sql::ident::quote;
 use crate::sql::side_store::{
@@ -16,7 +16,10 @@ use super::Session;
 use super::postings::{Postings, delete};
 
 /// The quoted schema where `spec` finds tables named without one on `session`.
-pub(crate) fn base_schema(session: &dyn Reader, spec: &SchemaSpec) -> Result<String, ExecError> {
+pub(crate) fn base_schema(
+    session: &dyn BlockingReader,
+    spec: &SchemaSpec,
+) -> Result<String, ExecError> {
     let rows = session.rows(&format!("SELECT {}", pg_base_schema(spec)), &[])?;
     Ok(
         match rows
@@ -31,7 +34,7 @@ pub(crate) fn base_schema(session: &dyn Reader, spec: &SchemaSpec) -> Result<Str
 }
 
 /// Whether the table `name` of the schema `schema` exists.
-fn exists(session: &dyn Reader, schema: &str, name: &str) -> Result<bool, ExecError> {
+fn exists(session: &dyn BlockingReader, schema: &str, name: &str) -> Result<bool, ExecError> {
     Ok(session.count(
         "SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = ?1 AND tablename = ?2",
         &[
@@ -153,7 +156,7 @@ pub(crate) fn ensure_vectors(
 /// Whether the side store's schema `schema` holds `entity`'s vectors table as the config
 /// defines it (`None`: not at all).
 fn vectors_current(
-    session: &dyn Reader,
+    session: &dyn BlockingReader,
     schema: &str,
     entity: &crate::spec::EntitySpec,
 ) -> Result<Option<bool>, ExecError> {
@@ -163,7 +166,11 @@ fn vectors_current(
 
 /// The comment of the side store's table `name` (what it was made for), `None` when the
 /// table is not there.
-fn made_for(session: &dyn Reader, schema: &str, name: &str) -> Result<Option<String>, ExecError> {
+fn made_for(
+    session: &dyn BlockingReader,
+    schema: &str,
+    name: &str,
+) -> Result<Option<String>, ExecError> {
     if !exists(session, schema, name)? {
         return Ok(None);
     }
@@ -184,7 +191,10 @@ fn made_for(session: &dyn Reader, schema: &str, name: &str) -> Result<Option<Str
 }
 
 /// What is missing of the side store of `spec`: an entity's index or vectors table.
-pub(crate) fn gaps(session: &dyn Reader, spec: &SchemaSpec) -> Result<Vec<String>, ExecError> {
+pub(crate) fn gaps(
+    session: &dyn BlockingReader,
+    spec: &SchemaSpec,
+) -> Result<Vec<String>, ExecError> {
     let schema = &spec.tools.side_store.schema;
     let mut missing = Vec::new();
     let place = format!("the schema \"{schema}\"");

@@ -240,14 +240,21 @@ async fn run_query<R: Record>(
         .entity(R::ENTITY)
         .ok_or(RecordsError::UnknownEntity { entity: R::ENTITY })?;
     EntityQuery::new(entity, &conditions, order_by.as_ref(), limit, dialect).map_err(invalid)?;
-    db.read_any(move |conn| match spec.entity(R::ENTITY) {
-        Some(entity) => {
-            match EntityQuery::new(entity, &conditions, order_by.as_ref(), limit, dialect) {
-                Ok(query) => Ok(views_of_mapped_tables(conn, &spec).and_then(|()| query.run(conn))),
-                Err(error) => Err(error),
+    db.read_any(move |conn| {
+        Box::pin(async move {
+            match spec.entity(R::ENTITY) {
+                Some(entity) => {
+                    match EntityQuery::new(entity, &conditions, order_by.as_ref(), limit, dialect) {
+                        Ok(query) => Ok(match views_of_mapped_tables(conn, &spec).await {
+                            Ok(()) => query.run(conn).await,
+                            Err(error) => Err(error),
+                        }),
+                        Err(error) => Err(error),
+                    }
+                }
+                None => Ok(Err(ExecError::Stopped)),
             }
-        }
-        None => Ok(Err(ExecError::Stopped)),
+        })
     })
     .await
     .map_err(|error| RecordsError::database(R::ENTITY, error))?
@@ -258,12 +265,12 @@ async fn run_query<R: Record>(
 /// On a spec over existing tables, the connection's views that present them in the config's
 /// terms (`sql/access.rs`; with row rules, as for a call without context values). Nothing for
 /// a spec of toolforge's own tables.
-fn views_of_mapped_tables(
+async fn views_of_mapped_tables(
     conn: &dyn super::backend::Reader,
     spec: &Arc<SchemaSpec>,
 ) -> Result<(), ExecError> {
     if spec.is_mapped() {
-        super::access::enter(conn, spec, &crate::ContextValues::new())?;
+        super::access::enter(conn, spec, &crate::ContextValues::new()).await?;
     }
     Ok(())
 }
@@ -467,9 +474,12 @@ pub async fn related<S: Record, T: Record>(
     );
     let views = spec.clone();
     let rows = db
-        .read_any(move |conn| -> Result<Vec<Vec<SqlValue>>, ExecError> {
-            views_of_mapped_tables(conn, &views)?;
-            conn.rows(&sql, &[id, SqlValue::Integer(i64::from(limit))])
+        .read_any(move |conn| {
+            Box::pin(async move {
+                views_of_mapped_tables(conn, &views).await?;
+                conn.rows(&sql, &[id, SqlValue::Integer(i64::from(limit))])
+                    .await
+            })
         })
         .await
         .map_err(|error| RecordsError::database(T::ENTITY, error))?

@@ -10,7 +10,8 @@ use std::sync::Mutex;
 
 use rusqlite::Connection;
 
-use crate::sql::backend::{ExecError, NamedRows, Reader, Refusal, SqlDialect};
+use crate::sql::backend::{Answer, ExecError, NamedRows, Reader, Refusal, SqlDialect};
+use crate::sql::sqlite::reader::ready;
 use crate::sql::value::SqlValue;
 use crate::sync::lock;
 
@@ -51,10 +52,13 @@ fn data_version(conn: &Connection) -> rusqlite::Result<i64> {
     conn.query_row("PRAGMA data_version", [], |row| row.get(0))
 }
 
-/// A pooled reader as the tools read through it: the connection, and its database's stamps.
+/// A pooled reader as the tools read through it: the connection (behind a lock, so the reader
+/// may be shared by the call's future; one call holds it at a time, so the lock is never
+/// waited for), and its database's stamps. Every statement runs when it is asked for, on the
+/// calling thread: its future is ready when made.
 pub(crate) struct StampedReader<'a> {
     /// The read-only connection.
-    pub(crate) conn: &'a Connection,
+    pub(crate) conn: &'a Mutex<Connection>,
     /// Its database's stamps.
     pub(crate) stamps: &'a DataStamps,
 }
@@ -64,25 +68,25 @@ impl Reader for StampedReader<'_> {
         SqlDialect::Sqlite
     }
 
-    fn rows(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>, ExecError> {
+    fn rows<'a>(&'a self, sql: &'a str, params: &'a [SqlValue]) -> Answer<'a, Vec<Vec<SqlValue>>> {
         self.conn.rows(sql, params)
     }
 
-    fn temporary_objects(&self, statements: &[String]) -> Result<(), ExecError> {
+    fn temporary_objects<'a>(&'a self, statements: &'a [String]) -> Answer<'a, ()> {
         self.conn.temporary_objects(statements)
     }
 
-    fn trusted_rows(
-        &self,
-        sql: &str,
-        params: &[SqlValue],
+    fn trusted_rows<'a>(
+        &'a self,
+        sql: &'a str,
+        params: &'a [SqlValue],
         offset: u64,
         take: u64,
-    ) -> Result<Result<NamedRows, Refusal>, ExecError> {
+    ) -> Answer<'a, Result<NamedRows, Refusal>> {
         self.conn.trusted_rows(sql, params, offset, take)
     }
 
-    fn data_stamp(&self) -> Result<Option<String>, ExecError> {
-        self.stamps.stamp().map(Some)
+    fn data_stamp(&self) -> Answer<'_, Option<String>> {
+        ready(self.stamps.stamp().map(Some))
     }
 }

@@ -13,7 +13,8 @@ use crate::sql::sqlite::watch::{Watch, lock};
 
 /// A pooled read-only connection and what its progress handler watches.
 pub(crate) struct PooledReader {
-    pub(crate) conn: Connection,
+    /// Behind a lock so a call's future may share it (see `data_stamp.rs`).
+    pub(crate) conn: Mutex<Connection>,
     pub(crate) watch: Arc<Watch>,
 }
 
@@ -92,7 +93,10 @@ pub(crate) fn open_reader(path: &Path, access: Access) -> rusqlite::Result<Poole
         STEPS_BETWEEN_CHECKS,
         Some(move || handler_watch.should_stop()),
     )?;
-    Ok(PooledReader { conn, watch })
+    Ok(PooledReader {
+        conn: Mutex::new(conn),
+        watch,
+    })
 }
 
 /// Whether reading failed because SQLite needed to create or write a file next to the

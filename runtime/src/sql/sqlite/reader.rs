@@ -1,30 +1,52 @@
-//! A SQLite connection as the engine reads and writes through it.
+//! A SQLite connection as the engine reads and writes through it: blocking, as SQLite is
+//! ([`BlockingReader`], [`Writer`]); and, behind a lock so a future may share it, as a
+//! [`Reader`] whose every statement runs when it is asked for, on the calling thread (its
+//! future is ready when made). The pooled readers of the tools add their data stamp
+//! (`data_stamp.rs`).
 
-use crate::sql::backend::{ExecError, NamedRows, Reader, Refusal, SqlDialect, Writer};
+use std::sync::Mutex;
+
+use rusqlite::Connection;
+
+use crate::sql::backend::{
+    Answer, BlockingReader, ExecError, NamedRows, Reader, Refusal, SqlDialect, Writer,
+};
+use crate::sql::sqlite::trusted::sqlite_rows;
 use crate::sql::value::SqlValue;
+use crate::sync::lock;
 
-impl Reader for rusqlite::Connection {
+impl Reader for Mutex<Connection> {
     fn dialect(&self) -> SqlDialect {
         SqlDialect::Sqlite
     }
 
-    fn temporary_objects(&self, statements: &[String]) -> Result<(), ExecError> {
-        self.pragma_update(None, "query_only", false)?;
-        let created = statements
-            .iter()
-            .try_for_each(|statement| self.execute_batch(statement));
-        self.pragma_update(None, "query_only", true)?;
-        created.map_err(ExecError::from)
+    fn rows<'a>(&'a self, sql: &'a str, params: &'a [SqlValue]) -> Answer<'a, Vec<Vec<SqlValue>>> {
+        ready(BlockingReader::rows(&*lock(self), sql, params))
     }
 
-    fn trusted_rows(
-        &self,
-        sql: &str,
-        params: &[SqlValue],
+    fn temporary_objects<'a>(&'a self, statements: &'a [String]) -> Answer<'a, ()> {
+        ready(temporary_objects(&lock(self), statements))
+    }
+
+    fn trusted_rows<'a>(
+        &'a self,
+        sql: &'a str,
+        params: &'a [SqlValue],
         offset: u64,
         take: u64,
-    ) -> Result<Result<NamedRows, Refusal>, ExecError> {
-        crate::sql::sqlite::trusted::sqlite_rows(self, sql, params, offset, take)
+    ) -> Answer<'a, Result<NamedRows, Refusal>> {
+        ready(sqlite_rows(&lock(self), sql, params, offset, take))
+    }
+}
+
+/// An answer already there.
+pub(crate) fn ready<'a, T: Send + 'a>(result: Result<T, ExecError>) -> Answer<'a, T> {
+    Box::pin(std::future::ready(result))
+}
+
+impl BlockingReader for Connection {
+    fn dialect(&self) -> SqlDialect {
+        SqlDialect::Sqlite
     }
 
     fn rows(&self, sql: &str, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>, ExecError> {
@@ -42,6 +64,17 @@ impl Reader for rusqlite::Connection {
         }
         Ok(out)
     }
+}
+
+/// Runs `statements` (temporary objects) on a read-only connection, lifting `query_only`
+/// while they run.
+fn temporary_objects(conn: &Connection, statements: &[String]) -> Result<(), ExecError> {
+    conn.pragma_update(None, "query_only", false)?;
+    let created = statements
+        .iter()
+        .try_for_each(|statement| conn.execute_batch(statement));
+    conn.pragma_update(None, "query_only", true)?;
+    created.map_err(ExecError::from)
 }
 
 impl Writer for rusqlite::Connection {

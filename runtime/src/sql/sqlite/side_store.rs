@@ -7,7 +7,7 @@ use rusqlite::functions::FunctionFlags;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use crate::spec::SchemaSpec;
-use crate::sql::backend::{ExecError, Reader, SqlDialect};
+use crate::sql::backend::{BlockingReader, ExecError, SqlDialect};
 use crate::sql::database::DbError;
 use crate::sql::ident::quote;
 use crate::sql::side_store::{

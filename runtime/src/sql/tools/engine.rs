@@ -1,6 +1,8 @@
 //! The trait every database tool implements ([`EngineTool`]): its definition for a spec and
 //! what a call does on a read-only connection.
 
+use std::future::Future;
+
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -20,13 +22,6 @@ pub(crate) trait EngineTool:
     /// Which tool this is.
     const KIND: DatabaseTool;
 
-    /// Whether a call may run on the server's own runtime rather than on a blocking thread:
-    /// [`EngineTool::execute`] is light (its work is bounded by the page it answers) and
-    /// depends only on the arguments and on what its statements answer, so it may run again
-    /// from its start on the answers so far (`postgres/replay.rs`). On PostgreSQL, such a call's
-    /// statements are awaited without a hand-off to another thread.
-    const ON_RUNTIME: bool = false;
-
     /// The shape of its answers (its `outputSchema`, see `answers.rs`).
     type Answer: JsonSchema;
 
@@ -34,16 +29,20 @@ pub(crate) trait EngineTool:
     fn definition(spec: &SchemaSpec) -> ToolDefinition;
 
     /// Answers the call on a read-only connection.
-    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError>;
+    fn execute<'a>(
+        self,
+        spec: &'a SchemaSpec,
+        conn: &'a dyn Reader,
+    ) -> impl Future<Output = Result<Value, HandlerError>> + Send + 'a;
 
     /// Answers the call on a read-only connection of `db`, for tools that need more of the
     /// database than a connection (its embedder, its vectors in memory).
-    fn execute_in(
+    fn execute_in<'a>(
         self,
-        spec: &SchemaSpec,
-        conn: &dyn Reader,
-        db: &Database,
-    ) -> Result<Value, HandlerError> {
+        spec: &'a SchemaSpec,
+        conn: &'a dyn Reader,
+        db: &'a Database,
+    ) -> impl Future<Output = Result<Value, HandlerError>> + Send + 'a {
         let _ = db;
         self.execute(spec, conn)
     }

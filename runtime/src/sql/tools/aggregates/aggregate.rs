@@ -177,7 +177,6 @@ impl<E: ArgName, F: ArgName, R: ArgName> AggregateEntitiesArgs<E, F, R> {
 
 impl EngineTool for AggregateEntitiesArgs {
     const KIND: DatabaseTool = DatabaseTool::AggregateEntities;
-    const ON_RUNTIME: bool = true;
     type Answer = crate::sql::tools::shared::answers::AggregateAnswer;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
@@ -242,8 +241,8 @@ impl EngineTool for AggregateEntitiesArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
-        handle(spec, conn, self)
+    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+        handle(spec, conn, self).await
     }
 }
 
@@ -371,7 +370,7 @@ struct GroupColumn {
     sql: String,
 }
 
-fn handle(
+async fn handle(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     arguments: AggregateEntitiesArgs,
@@ -557,7 +556,7 @@ fn handle(
     };
     if groups.is_empty() {
         let sql = format!("SELECT {aggregate_sql}, {rows_sql}, count({counted}) {from_sql}");
-        let rows = conn.rows(&sql, &params)?;
+        let rows = conn.rows(&sql, &params).await?;
         let row = rows.first().cloned().unwrap_or_default();
         let value = match arguments.aggregation {
             Aggregation::Count => as_count(row.first()),
@@ -604,7 +603,7 @@ fn handle(
         positions = positions.join(", "),
         limit = limits.rows,
     );
-    let rows = conn.rows(&sql, &params)?;
+    let rows = conn.rows(&sql, &params).await?;
     let first_row = rows.first();
     let at = |i: usize| first_row.and_then(|row| row.get(k + i));
     let total_groups = as_count(at(2));

@@ -93,7 +93,7 @@ impl EngineTool for GetEntityChangeHistoryArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
         let entity = tracked_entity(spec, &self.entity_type, "entity_type")?;
         let limits = PageLimits::of(spec, self.limit)?;
         let offset = offset(self.offset)?;
@@ -101,22 +101,26 @@ impl EngineTool for GetEntityChangeHistoryArgs {
             SqlValue::Text(entity.name.clone()),
             SqlValue::Text(self.id.clone()),
         ];
-        let total = conn.count(
-            &format!(
-                "SELECT count(*) FROM {} WHERE \"entity\" = ?1 AND \"record_id\" = ?2",
-                table()
-            ),
-            &params,
-        )?;
-        let rows = conn.rows(
-            &format!(
-                "SELECT {CHANGE_SELECT} FROM {} WHERE \"entity\" = ?1 AND \"record_id\" = ?2 \
+        let total = conn
+            .count(
+                &format!(
+                    "SELECT count(*) FROM {} WHERE \"entity\" = ?1 AND \"record_id\" = ?2",
+                    table()
+                ),
+                &params,
+            )
+            .await?;
+        let rows = conn
+            .rows(
+                &format!(
+                    "SELECT {CHANGE_SELECT} FROM {} WHERE \"entity\" = ?1 AND \"record_id\" = ?2 \
                  ORDER BY \"id\" DESC LIMIT {} OFFSET {offset}",
-                table(),
-                limits.rows
-            ),
-            &params,
-        )?;
+                    table(),
+                    limits.rows
+                ),
+                &params,
+            )
+            .await?;
         let mut head = Map::new();
         head.insert("entity_type".into(), json!(entity.name));
         head.insert("id".into(), json!(self.id));

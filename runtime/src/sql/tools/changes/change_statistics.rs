@@ -68,28 +68,32 @@ impl EngineTool for GetChangeStatisticsArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
         let (conditions, params) =
             filter(spec, self.entity_type.as_deref(), self.since.as_deref())?;
         let filter = conditions.join(" AND ");
         let t = table();
-        let totals = conn.rows(
-            &format!(
-                "SELECT count(*), count(DISTINCT \"entity\" || '/' || \"record_id\"), \
+        let totals = conn
+            .rows(
+                &format!(
+                    "SELECT count(*), count(DISTINCT \"entity\" || '/' || \"record_id\"), \
                  coalesce(sum(\"lines_added\"), 0), coalesce(sum(\"lines_removed\"), 0) \
                  FROM {t} WHERE {filter}"
-            ),
-            &params,
-        )?;
-        let totals = totals.first().cloned().unwrap_or_default();
-        let counts = |column: &str| -> Result<Map<String, Value>, HandlerError> {
-            let rows = conn.rows(
-                &format!(
-                    "SELECT \"{column}\", count(*) FROM {t} WHERE {filter} \
-                     GROUP BY \"{column}\" ORDER BY \"{column}\""
                 ),
                 &params,
-            )?;
+            )
+            .await?;
+        let totals = totals.first().cloned().unwrap_or_default();
+        let counts = async |column: &str| -> Result<Map<String, Value>, HandlerError> {
+            let rows = conn
+                .rows(
+                    &format!(
+                        "SELECT \"{column}\", count(*) FROM {t} WHERE {filter} \
+                     GROUP BY \"{column}\" ORDER BY \"{column}\""
+                    ),
+                    &params,
+                )
+                .await?;
             Ok(rows
                 .iter()
                 .map(|row| {
@@ -103,20 +107,25 @@ impl EngineTool for GetChangeStatisticsArgs {
         let mut answer = Map::new();
         answer.insert("total_changes".into(), json!(integer(totals.first())));
         answer.insert("records_changed".into(), json!(integer(totals.get(1))));
-        answer.insert("by_type".into(), Value::Object(counts("change_type")?));
-        answer.insert("by_entity".into(), Value::Object(counts("entity")?));
+        answer.insert(
+            "by_type".into(),
+            Value::Object(counts("change_type").await?),
+        );
+        answer.insert("by_entity".into(), Value::Object(counts("entity").await?));
         answer.insert("lines_added".into(), json!(integer(totals.get(2))));
         answer.insert("lines_removed".into(), json!(integer(totals.get(3))));
         if let Some(bucket) = self.bucket {
             let period = bucketed("\"timestamp\"", bucket, conn.dialect());
-            let rows = conn.rows(
-                &format!(
-                    "SELECT p, n FROM (SELECT {period} AS p, count(*) AS n FROM {t} \
+            let rows = conn
+                .rows(
+                    &format!(
+                        "SELECT p, n FROM (SELECT {period} AS p, count(*) AS n FROM {t} \
                      WHERE {filter} GROUP BY {period} ORDER BY p DESC LIMIT {MAX_PERIODS}) AS g \
                      ORDER BY p"
-                ),
-                &params,
-            )?;
+                    ),
+                    &params,
+                )
+                .await?;
             let periods: Vec<Value> = rows
                 .iter()
                 .map(|row| json!({"period": text(row.first()), "changes": integer(row.get(1))}))

@@ -161,7 +161,7 @@ impl EngineTool for AnalyzeChurnArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
         let limits = PageLimits::of(spec, self.limit)?;
         let (mut conditions, mut params) =
             filter(spec, self.entity_type.as_deref(), self.since.as_deref())?;
@@ -195,7 +195,7 @@ impl EngineTool for AnalyzeChurnArgs {
             rank,
             limits.rows,
         );
-        let rows = conn.rows(&sql, &params)?;
+        let rows = conn.rows(&sql, &params).await?;
         let total = rows.first().map_or(0, |row| integer(row.get(11))) as u64;
         let mut collector = Collector::new(&limits, &Map::new());
         let mut results = Vec::new();

@@ -58,7 +58,7 @@ struct Version {
 }
 
 /// The version `reference` names (a change id or an instant); `None` reference: the latest.
-fn version(
+async fn version(
     conn: &dyn Reader,
     entity: &EntitySpec,
     id: &str,
@@ -76,14 +76,16 @@ fn version(
                 ToolError::invalid_arguments(format!("`{path}`: change id {text} is too large"))
             })?;
             params.push(SqlValue::Integer(change));
-            let found = conn.count(
-                &format!(
-                    "SELECT count(*) FROM {} WHERE \"entity\" = ?1 AND \"record_id\" = ?2 \
+            let found = conn
+                .count(
+                    &format!(
+                        "SELECT count(*) FROM {} WHERE \"entity\" = ?1 AND \"record_id\" = ?2 \
                      AND \"id\" = ?3",
-                    table()
-                ),
-                &params,
-            )?;
+                        table()
+                    ),
+                    &params,
+                )
+                .await?;
             if found == 0 {
                 return Err(ToolError::not_found(format!(
                     "`{path}`: {} {id} has no change {change}; list its changes with \
@@ -100,14 +102,16 @@ fn version(
             "AND \"timestamp\" <= ?3".to_owned()
         }
     };
-    let rows = conn.rows(
-        &format!(
-            "SELECT \"id\", \"timestamp\", \"content\" FROM {} WHERE \"entity\" = ?1 AND \
+    let rows = conn
+        .rows(
+            &format!(
+                "SELECT \"id\", \"timestamp\", \"content\" FROM {} WHERE \"entity\" = ?1 AND \
              \"record_id\" = ?2 {condition} ORDER BY \"id\" DESC LIMIT 1",
-            table()
-        ),
-        &params,
-    )?;
+                table()
+            ),
+            &params,
+        )
+        .await?;
     Ok(match rows.first() {
         Some(row) => Version {
             change_id: Some(integer(row.first())),
@@ -148,10 +152,10 @@ impl EngineTool for CompareEntityVersionsArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
         let entity = tracked_entity(spec, &self.entity_type, "entity_type")?;
-        let from = version(conn, entity, &self.id, Some(&self.from), "from")?;
-        let to = version(conn, entity, &self.id, self.to.as_deref(), "to")?;
+        let from = version(conn, entity, &self.id, Some(&self.from), "from").await?;
+        let to = version(conn, entity, &self.id, self.to.as_deref(), "to").await?;
         if to.change_id.is_none() && from.change_id.is_none() {
             return Err(ToolError::not_found(format!(
                 "{} {} has no recorded change at these versions",

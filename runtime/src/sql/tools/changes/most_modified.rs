@@ -51,7 +51,7 @@ impl<E: ArgName> GetMostModifiedEntitiesArgs<E> {
 }
 
 /// The records whose changes match `conditions`, one summary each, in `order`.
-pub(crate) fn modified_records(
+pub(crate) async fn modified_records(
     conn: &dyn Reader,
     conditions: &[String],
     params: Vec<SqlValue>,
@@ -59,14 +59,16 @@ pub(crate) fn modified_records(
     limits: &PageLimits,
 ) -> Result<Value, HandlerError> {
     let filter = conditions.join(" AND ");
-    let total = conn.count(
-        &format!(
-            "SELECT count(*) FROM (SELECT 1 FROM {} WHERE {filter} \
+    let total = conn
+        .count(
+            &format!(
+                "SELECT count(*) FROM (SELECT 1 FROM {} WHERE {filter} \
              GROUP BY \"entity\", \"record_id\") AS g",
-            table()
-        ),
-        &params,
-    )?;
+                table()
+            ),
+            &params,
+        )
+        .await?;
     let sql = format!(
         "SELECT g.\"entity\", g.\"record_id\", g.n, g.last_at, l.\"change_type\", g.added, \
          g.removed FROM (SELECT \"entity\", \"record_id\", count(*) AS n, \
@@ -77,7 +79,7 @@ pub(crate) fn modified_records(
         limits.rows,
         t = table()
     );
-    let rows = conn.rows(&sql, &params)?;
+    let rows = conn.rows(&sql, &params).await?;
     let mut collector = Collector::new(limits, &serde_json::Map::new());
     let mut results = Vec::new();
     for row in &rows {
@@ -124,7 +126,7 @@ impl EngineTool for GetMostModifiedEntitiesArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
         let limits = PageLimits::of(spec, self.limit)?;
         let (conditions, params) =
             filter(spec, self.entity_type.as_deref(), self.since.as_deref())?;
@@ -135,5 +137,6 @@ impl EngineTool for GetMostModifiedEntitiesArgs {
             "g.n DESC, g.last_id DESC",
             &limits,
         )
+        .await
     }
 }

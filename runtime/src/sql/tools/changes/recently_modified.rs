@@ -98,7 +98,7 @@ impl EngineTool for FindRecentlyModifiedEntitiesArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
         let limits = PageLimits::of(spec, self.limit)?;
         let (mut conditions, mut params) =
             filter(spec, self.entity_type.as_deref(), Some(&self.since))?;
@@ -119,6 +119,6 @@ impl EngineTool for FindRecentlyModifiedEntitiesArgs {
                 .collect();
             conditions.push(format!("\"change_type\" IN ({})", places.join(", ")));
         }
-        modified_records(conn, &conditions, params, "g.last_id DESC", &limits)
+        modified_records(conn, &conditions, params, "g.last_id DESC", &limits).await
     }
 }

@@ -39,7 +39,7 @@ fn statement(
 
 /// Runs the tool's statement with `values` bound: the rows after `offset`, at most
 /// `requested` (lowered by the call's `max_rows`) and within the answer's byte cap.
-pub(crate) fn run(
+pub(crate) async fn run(
     tool: &DeclaredToolSpec,
     sql: &DeclaredSqlSpec,
     conn: &dyn Reader,
@@ -50,7 +50,7 @@ pub(crate) fn run(
     let statement = statement(tool, sql, conn.dialect())?;
     let limits = PageLimits::capped(requested);
     let take = u64::from(limits.rows) + 1;
-    let named = match conn.trusted_rows(&statement, &values, offset, take) {
+    let named = match conn.trusted_rows(&statement, &values, offset, take).await {
         Ok(Ok(named)) => named,
         Ok(Err(refusal)) => return Err(refused(tool, &refusal.0).into()),
         Err(error) if writes_refused(&error) => {
@@ -163,17 +163,19 @@ pub(crate) fn check_statements(spec: &SchemaSpec, db: &Database) -> Result<(), R
         return Ok(());
     }
     let outcome = db.read_any_blocking(move |conn| {
-        for (name, statement, width) in &statements {
-            let Some(statement) = statement else { continue };
-            let nulls = vec![SqlValue::Null; *width];
-            let message = match conn.trusted_rows(statement, &nulls, 0, 0) {
-                Ok(Ok(_)) => continue,
-                Ok(Err(refusal)) => refusal.0,
-                Err(error) => exec_error(&error).message,
-            };
-            return Err((name.clone(), message));
-        }
-        Ok(())
+        Box::pin(async move {
+            for (name, statement, width) in &statements {
+                let Some(statement) = statement else { continue };
+                let nulls = vec![SqlValue::Null; *width];
+                let message = match conn.trusted_rows(statement, &nulls, 0, 0).await {
+                    Ok(Ok(_)) => continue,
+                    Ok(Err(refusal)) => refusal.0,
+                    Err(error) => exec_error(&error).message,
+                };
+                return Err((name.clone(), message));
+            }
+            Ok(())
+        })
     });
     let failed = match outcome {
         Ok(Ok(())) => return Ok(()),

@@ -250,7 +250,7 @@ impl crate::Tool for DeclaredTool {
         };
         let index = self.index;
         common::run_with(shared, context.values().clone(), move |spec, conn, _| {
-            call.execute(spec, index, conn)
+            Box::pin(call.execute(spec, index, conn))
         })
     }
 }
@@ -394,7 +394,7 @@ impl Call {
         }
     }
 
-    fn execute(
+    async fn execute(
         self,
         spec: &SchemaSpec,
         index: usize,
@@ -414,7 +414,8 @@ impl Call {
                 self.values,
                 requested,
                 offset,
-            );
+            )
+            .await;
         }
         let entity = common::entity(spec, &tool.entity, "entity")?;
         let requested = self.requested(tool)?;
@@ -445,7 +446,7 @@ impl Call {
         };
         let mut head = Map::new();
         head.insert("entity_type".into(), Value::String(entity.name.clone()));
-        list_page(conn, query, head, &limits)
+        list_page(conn, query, head, &limits).await
     }
 }
 

@@ -19,12 +19,10 @@ use crate::sql::backend::Reader;
 use crate::sql::describe::{DescriptionBuilder, relationship_arrow};
 use crate::sql::graphs::GraphCache;
 use crate::sql::handler_error::stopped_error;
-use crate::sql::ident::quote;
-use crate::sql::query::ROW_ALIAS;
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::graph::louvain::{louvain, modularity, undirected_links};
 use crate::sql::tools::graph::rank_entities::{display_field, display_names};
-use crate::sql::tools::graph::walk::{Walk, load_within, touching, walks};
+use crate::sql::tools::graph::walk::{Walk, load_within, records_of, touching, walks};
 use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
 use crate::sql::tools::shared::common::{
@@ -222,21 +220,21 @@ impl EngineTool for FindClustersArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
-        handle(spec, conn, self, None)
+    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+        handle(spec, conn, self, None).await
     }
 
-    fn execute_in(
+    async fn execute_in(
         self,
         spec: &SchemaSpec,
         conn: &dyn Reader,
         db: &Database,
     ) -> Result<Value, HandlerError> {
-        handle(spec, conn, self, Some(db.graph_cache()))
+        handle(spec, conn, self, Some(db.graph_cache())).await
     }
 }
 
-fn handle(
+async fn handle(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     arguments: FindClustersArgs,
@@ -278,14 +276,7 @@ fn handle(
         .with_details(json!({"path": "relationships", "relationships": arrows}))
         .into());
     }
-    let total = conn.count(
-        &format!(
-            "SELECT count(*) FROM {} AS {}",
-            quote(&entity.table),
-            quote(ROW_ALIAS)
-        ),
-        &[],
-    )?;
+    let total = records_of(conn, entity).await?;
     let refs: Vec<&Walk<'_>> = within.iter().collect();
     let graph = load_within(
         spec,
@@ -297,14 +288,16 @@ fn handle(
         started,
         "find_clusters loads",
         "cluster along fewer relationships",
-    )?;
+    )
+    .await?;
     let budget = CallBudget::current();
     let stop = || budget.as_ref().is_some_and(|b| b.is_expired());
     let n = graph.len();
     // The distinct undirected links: what the clustering, the modularity, the degrees and the
     // edge counts read.
     let links = undirected_links(graph.edges());
-    let membership = louvain(n, &links, resolution, seed, &stop).ok_or_else(stopped_error)?;
+    let membership = crate::sync::compute(|| louvain(n, &links, resolution, seed, &stop))
+        .ok_or_else(stopped_error)?;
     let quality = modularity(n, &links, &membership, resolution);
     let count = membership.iter().max().map_or(0, |c| *c as usize + 1);
     let mut sizes = vec![0u64; count];
@@ -359,7 +352,7 @@ fn handle(
         top.sort_by_key(|&node| (std::cmp::Reverse(inner_degree[node as usize]), node));
         top.truncate(listed_members);
         let ids: Vec<&str> = top.iter().map(|&node| graph.id(node as usize)).collect();
-        let names = display_names(conn, entity, display, &ids)?;
+        let names = display_names(conn, entity, display, &ids).await?;
         let listed: Vec<Value> = top
             .iter()
             .zip(&ids)

@@ -146,17 +146,17 @@ impl EngineTool for FindPathArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
-        handle(spec, conn, self, None)
+    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+        handle(spec, conn, self, None).await
     }
 
-    fn execute_in(
+    async fn execute_in(
         self,
         spec: &SchemaSpec,
         conn: &dyn Reader,
         db: &Database,
     ) -> Result<Value, HandlerError> {
-        handle(spec, conn, self, Some(db))
+        handle(spec, conn, self, Some(db)).await
     }
 }
 
@@ -168,18 +168,21 @@ fn entity_index(spec: &SchemaSpec, entity: &EntitySpec) -> usize {
 }
 
 /// Whether the record `id` of `entity` exists.
-fn exists(conn: &dyn Reader, entity: &EntitySpec, id: &str) -> Result<bool, HandlerError> {
+async fn exists(conn: &dyn Reader, entity: &EntitySpec, id: &str) -> Result<bool, HandlerError> {
     let sql = format!(
         "SELECT count(*) FROM {} AS {} WHERE {} = ?1",
         quote(&entity.table),
         quote(ROW_ALIAS),
         qualified(ROW_ALIAS, &entity.unique_field)
     );
-    Ok(conn.count(&sql, &[crate::sql::tools::shared::key::param(entity, id)])? > 0)
+    Ok(conn
+        .count(&sql, &[crate::sql::tools::shared::key::param(entity, id)])
+        .await?
+        > 0)
 }
 
 /// `{entity_type, id}` of a node, with its display name when the entity has one.
-fn node_json(
+async fn node_json(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     (index, id): &Node,
@@ -195,16 +198,18 @@ fn node_json(
         && display != &entity.unique_field
         && entity.field(display).is_some()
     {
-        let rows = conn.rows(
-            &format!(
-                "SELECT {} FROM {} AS {} WHERE {} = ?1",
-                qualified(ROW_ALIAS, display),
-                quote(&entity.table),
-                quote(ROW_ALIAS),
-                qualified(ROW_ALIAS, &entity.unique_field)
-            ),
-            &[crate::sql::tools::shared::key::param(entity, id)],
-        )?;
+        let rows = conn
+            .rows(
+                &format!(
+                    "SELECT {} FROM {} AS {} WHERE {} = ?1",
+                    qualified(ROW_ALIAS, display),
+                    quote(&entity.table),
+                    quote(ROW_ALIAS),
+                    qualified(ROW_ALIAS, &entity.unique_field)
+                ),
+                &[crate::sql::tools::shared::key::param(entity, id)],
+            )
+            .await?;
         if let Some(Some(SqlValue::Text(name))) = rows.first().map(|row| row.first()) {
             out.insert(display.clone(), json!(name));
         }
@@ -212,7 +217,7 @@ fn node_json(
     Ok(Value::Object(out))
 }
 
-fn handle(
+async fn handle(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     arguments: FindPathArgs,
@@ -236,7 +241,7 @@ fn handle(
         (&arguments.from, from_entity, "from"),
         (&arguments.to, to_entity, "to"),
     ] {
-        if !exists(conn, entity, &end.id)? {
+        if !exists(conn, entity, &end.id).await? {
             return Err(ToolError::new(
                 ErrorCode::NotFound,
                 format!(
@@ -258,18 +263,18 @@ fn handle(
         goal: (entity_index(spec, to_entity), arguments.to.id.clone()),
         max_depth,
     };
-    let hops = match db
-        .map(|db| kept_graph(spec, conn, db))
-        .transpose()?
-        .flatten()
-    {
-        Some(graph) => path_in_memory::shortest(&graph, &search)?,
-        None => path_by_statements::shortest(conn, &search)?,
+    let kept = match db {
+        Some(db) => kept_graph(spec, conn, db).await?,
+        None => None,
+    };
+    let hops = match kept {
+        Some(graph) => crate::sync::compute(|| path_in_memory::shortest(&graph, &search))?,
+        None => path_by_statements::shortest(conn, &search).await?,
     };
     let (start, goal) = (&search.start, &search.goal);
     let mut answer = Map::new();
-    answer.insert("from".into(), node_json(spec, conn, start)?);
-    answer.insert("to".into(), node_json(spec, conn, goal)?);
+    answer.insert("from".into(), node_json(spec, conn, start).await?);
+    answer.insert("to".into(), node_json(spec, conn, goal).await?);
     answer.insert("found".into(), json!(hops.is_some()));
     let Some(hops) = hops else {
         answer.insert("length".into(), Value::Null);
@@ -281,10 +286,10 @@ fn handle(
     for (a, b, walk_index) in &hops {
         let walk = &walks[*walk_index];
         listed.push(json!({
-            "from": node_json(spec, conn, a)?,
+            "from": node_json(spec, conn, a).await?,
             "relationship": relationship_arrow(walk.relationship),
             "direction": if walk.outgoing { "outgoing" } else { "incoming" },
-            "to": node_json(spec, conn, b)?,
+            "to": node_json(spec, conn, b).await?,
         }));
     }
     answer.insert("length".into(), json!(listed.len()));
@@ -297,7 +302,7 @@ fn handle(
 /// `sql/path_graphs.rs`), when one may be used: not with row rules (each caller sees its own
 /// rows, and a kept graph is everyone's), and only when the search over it stays within the
 /// call's memory cap.
-fn kept_graph(
+async fn kept_graph(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     db: &Database,
@@ -326,7 +331,8 @@ fn kept_graph(
     };
     let Some(graph) = db
         .path_graphs()
-        .graph(conn, &graph_spec, db.graph_cache().places())?
+        .graph(conn, &graph_spec, db.graph_cache().places())
+        .await?
     else {
         return Ok(None);
     };

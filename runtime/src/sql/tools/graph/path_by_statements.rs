@@ -19,7 +19,7 @@ use crate::sql::tools::graph::walk::{Hops, MAX_GRAPH_NODES, Node, PathSearch, ed
 const NODE_BYTES: usize = 160;
 
 /// The shortest path `search` asks for, if there is one.
-pub(crate) fn shortest(
+pub(crate) async fn shortest(
     conn: &dyn Reader,
     search: &PathSearch<'_, '_>,
 ) -> Result<Option<Hops>, HandlerError> {
@@ -51,7 +51,7 @@ pub(crate) fn shortest(
             if ids.is_empty() {
                 continue;
             }
-            for (a, b) in edges_from(conn, walk, &spec.entities[near], &ids)? {
+            for (a, b) in edges_from(conn, walk, &spec.entities[near], &ids).await? {
                 let reached: Node = (far, b);
                 if parent.contains_key(&reached) {
                     continue;

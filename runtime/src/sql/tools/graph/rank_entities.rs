@@ -24,7 +24,9 @@ use crate::sql::graphs::GraphCache;
 use crate::sql::ident::{qualified, quote};
 use crate::sql::query::ROW_ALIAS;
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::graph::walk::{ID_BATCH, Walk, load_within, page_rank, touching, walks};
+use crate::sql::tools::graph::walk::{
+    ID_BATCH, Walk, load_within, page_rank, records_of, touching, walks,
+};
 use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
 use crate::sql::tools::shared::common::{
@@ -142,17 +144,17 @@ impl EngineTool for RankEntitiesArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
-        handle(spec, conn, self, None)
+    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+        handle(spec, conn, self, None).await
     }
 
-    fn execute_in(
+    async fn execute_in(
         self,
         spec: &SchemaSpec,
         conn: &dyn Reader,
         db: &Database,
     ) -> Result<Value, HandlerError> {
-        handle(spec, conn, self, Some(db.graph_cache()))
+        handle(spec, conn, self, Some(db.graph_cache())).await
     }
 }
 
@@ -164,7 +166,7 @@ pub(crate) fn display_field(entity: &EntitySpec) -> Option<&str> {
         .filter(|name| *name != entity.unique_field && entity.field(name).is_some())
 }
 
-fn handle(
+async fn handle(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     arguments: RankEntitiesArgs,
@@ -219,14 +221,7 @@ fn handle(
     let select_display = display
         .map(|name| format!(", {}", qualified(ROW_ALIAS, name)))
         .unwrap_or_default();
-    let total = conn.count(
-        &format!(
-            "SELECT count(*) FROM {} AS {}",
-            quote(&entity.table),
-            quote(ROW_ALIAS)
-        ),
-        &[],
-    )?;
+    let total = records_of(conn, entity).await?;
     let mut results = Vec::new();
     match arguments.algorithm {
         RankAlgorithm::Degree => {
@@ -248,7 +243,7 @@ fn handle(
                 quote(ROW_ALIAS),
                 limits.rows
             );
-            for row in conn.rows(&sql, &[])? {
+            for row in conn.rows(&sql, &[]).await? {
                 let score = match row.last() {
                     Some(SqlValue::Integer(n)) => json!(n),
                     Some(SqlValue::Real(x)) => json!(*x as i64),
@@ -282,11 +277,14 @@ fn handle(
                 started,
                 "pagerank loads",
                 "use algorithm degree",
-            )?;
+            )
+            .await?;
             let budget = CallBudget::current();
-            let scores = graph.scores(|graph| {
-                page_rank(graph.len(), graph.edges(), DAMPING, || {
-                    budget.as_ref().is_some_and(|b| b.is_expired())
+            let scores = crate::sync::compute(|| {
+                graph.scores(|graph| {
+                    page_rank(graph.len(), graph.edges(), DAMPING, || {
+                        budget.as_ref().is_some_and(|b| b.is_expired())
+                    })
                 })
             })?;
             let mut order: Vec<u32> = (0..graph.len() as u32).collect();
@@ -303,7 +301,7 @@ fn handle(
             order.sort_unstable_by(by_score);
             order.truncate(take);
             let top: Vec<&str> = order.iter().map(|&i| graph.id(i as usize)).collect();
-            let names = display_names(conn, entity, display, &top)?;
+            let names = display_names(conn, entity, display, &top).await?;
             for (&i, id) in order.iter().zip(&top) {
                 // Rounded so that the same graph gives the same digits on every backend.
                 let score = (scores[i as usize] * 1e12).round() / 1e12;
@@ -330,7 +328,7 @@ fn handle(
 }
 
 /// The display field of the records `ids` of `entity`, by id (empty without a display field).
-pub(crate) fn display_names(
+pub(crate) async fn display_names(
     conn: &dyn Reader,
     entity: &EntitySpec,
     display: Option<&str>,
@@ -346,18 +344,20 @@ pub(crate) fn display_names(
             .iter()
             .map(|id| crate::sql::tools::shared::key::param(entity, id))
             .collect();
-        let rows = conn.rows(
-            &format!(
-                "SELECT {}, {} FROM {} AS {} WHERE {} IN ({})",
-                qualified(ROW_ALIAS, &entity.unique_field),
-                qualified(ROW_ALIAS, display),
-                quote(&entity.table),
-                quote(ROW_ALIAS),
-                qualified(ROW_ALIAS, &entity.unique_field),
-                placeholders.join(", ")
-            ),
-            &params,
-        )?;
+        let rows = conn
+            .rows(
+                &format!(
+                    "SELECT {}, {} FROM {} AS {} WHERE {} IN ({})",
+                    qualified(ROW_ALIAS, &entity.unique_field),
+                    qualified(ROW_ALIAS, display),
+                    quote(&entity.table),
+                    quote(ROW_ALIAS),
+                    qualified(ROW_ALIAS, &entity.unique_field),
+                    placeholders.join(", ")
+                ),
+                &params,
+            )
+            .await?;
         for row in rows {
             let mut values = row.into_iter();
             if let (Some(id), Some(name)) = (

@@ -13,6 +13,7 @@ use crate::sql::describe::relationship_arrow;
 use crate::sql::graphs::{GraphCache, GraphSpec, LoadedGraph};
 use crate::sql::handler_error::HandlerError;
 use crate::sql::ident::quote;
+use crate::sql::query::ROW_ALIAS;
 use crate::sql::tools::TraversalDirection;
 use crate::sql::value::SqlValue;
 
@@ -140,7 +141,7 @@ pub(crate) fn check_deadline() -> Result<(), ExecError> {
 
 /// The edges `(near, far)` of `walk` whose near end is one of `ids`, ordered by near then far
 /// (their ids' bytes, whatever order the backend's collation or an integer key gives).
-pub(crate) fn edges_from(
+pub(crate) async fn edges_from(
     conn: &dyn Reader,
     walk: &Walk<'_>,
     near: &crate::spec::EntitySpec,
@@ -154,16 +155,18 @@ pub(crate) fn edges_from(
             .iter()
             .map(|id| crate::sql::tools::shared::key::param(near, id))
             .collect();
-        let rows = conn.rows(
-            &format!(
-                "SELECT {near}, {far} FROM {table} WHERE {near} IN ({}) ORDER BY {near}, {far}",
-                placeholders.join(", "),
-                near = quote(walk.near()),
-                far = quote(walk.far()),
-                table = quote(&walk.relationship.table),
-            ),
-            &params,
-        )?;
+        let rows = conn
+            .rows(
+                &format!(
+                    "SELECT {near}, {far} FROM {table} WHERE {near} IN ({}) ORDER BY {near}, {far}",
+                    placeholders.join(", "),
+                    near = quote(walk.near()),
+                    far = quote(walk.far()),
+                    table = quote(&walk.relationship.table),
+                ),
+                &params,
+            )
+            .await?;
         out.extend(rows.into_iter().filter_map(|row| {
             let mut values = row.into_iter();
             Some((
@@ -233,7 +236,7 @@ pub(crate) fn page_rank(
 /// entity to itself), loaded (or shared, see `sql/graphs.rs`) within [`MAX_GRAPH_NODES`] and
 /// [`MAX_GRAPH_EDGES`]; past them, a `too_large` error saying what `tool` loads and `instead`.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn load_within(
+pub(crate) async fn load_within(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     entity: &EntitySpec,
@@ -255,10 +258,12 @@ pub(crate) fn load_within(
     }
     let mut edge_count = 0;
     for walk in within {
-        edge_count += conn.count(
-            &format!("SELECT count(*) FROM {}", quote(&walk.relationship.table)),
-            &[],
-        )?;
+        edge_count += conn
+            .count(
+                &format!("SELECT count(*) FROM {}", quote(&walk.relationship.table)),
+                &[],
+            )
+            .await?;
         if edge_count > MAX_GRAPH_EDGES as u64 {
             let mut names: Vec<&str> = within
                 .iter()
@@ -290,7 +295,20 @@ pub(crate) fn load_within(
             &own
         }
     };
-    graphs.graph(conn, &graph_spec, shareable, started)
+    graphs.graph(conn, &graph_spec, shareable, started).await
+}
+
+/// How many records `entity` has (as the call sees them).
+pub(crate) async fn records_of(conn: &dyn Reader, entity: &EntitySpec) -> Result<u64, ExecError> {
+    conn.count(
+        &format!(
+            "SELECT count(*) FROM {} AS {}",
+            quote(&entity.table),
+            quote(ROW_ALIAS)
+        ),
+        &[],
+    )
+    .await
 }
 
 #[cfg(test)]

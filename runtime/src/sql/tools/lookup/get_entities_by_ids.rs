@@ -77,7 +77,6 @@ impl<E: ArgName, F: ArgName> GetEntitiesByIdsArgs<E, F> {
 
 impl EngineTool for GetEntitiesByIdsArgs {
     const KIND: DatabaseTool = DatabaseTool::GetEntitiesByIds;
-    const ON_RUNTIME: bool = true;
     type Answer = crate::sql::tools::shared::answers::RecordsPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
@@ -137,12 +136,12 @@ impl EngineTool for GetEntitiesByIdsArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
-        handle(spec, conn, self)
+    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+        handle(spec, conn, self).await
     }
 }
 
-fn children(
+async fn children(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     entity: &EntitySpec,
@@ -197,7 +196,7 @@ fn children(
         alias = quote(ROW_ALIAS),
         list = placeholders.join(", "),
     );
-    let rows = conn.rows(&sql, ids)?;
+    let rows = conn.rows(&sql, ids).await?;
     let mut out: HashMap<String, Vec<Value>> = HashMap::new();
     for row in &rows {
         let parent = text_of(&row[0]);
@@ -213,7 +212,7 @@ fn children(
     Ok(out)
 }
 
-fn handle(
+async fn handle(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     arguments: GetEntitiesByIdsArgs,
@@ -270,7 +269,7 @@ fn handle(
             quote(ROW_ALIAS),
             placeholders.join(", ")
         );
-        for row in conn.rows(&sql, &params)? {
+        for row in conn.rows(&sql, &params).await? {
             found.insert(text_of(&row[0]), projection.record(&row, 1));
         }
     }
@@ -284,7 +283,7 @@ fn handle(
         if present.is_empty() {
             HashMap::new()
         } else {
-            children(spec, conn, entity, &present)?
+            children(spec, conn, entity, &present).await?
         }
     } else {
         HashMap::new()

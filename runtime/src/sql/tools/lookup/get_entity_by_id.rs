@@ -41,7 +41,6 @@ impl<E: ArgName> GetEntityByIdArgs<E> {
 
 impl EngineTool for GetEntityByIdArgs {
     const KIND: DatabaseTool = DatabaseTool::GetEntityById;
-    const ON_RUNTIME: bool = true;
     type Answer = crate::sql::tools::shared::answers::RecordAnswer;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
@@ -77,12 +76,12 @@ impl EngineTool for GetEntityByIdArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
-        handle(spec, conn, self)
+    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+        handle(spec, conn, self).await
     }
 }
 
-fn handle(
+async fn handle(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     arguments: GetEntityByIdArgs,
@@ -97,7 +96,7 @@ fn handle(
         qualified(ROW_ALIAS, &entity.unique_field)
     );
     let key = crate::sql::tools::shared::key::bound(entity, &arguments.id_value, "id_value")?;
-    let rows = conn.rows(&sql, &[key])?;
+    let rows = conn.rows(&sql, &[key]).await?;
     let record = rows.first().map(|row| projection.record(row, 0));
     match record {
         Some(record) => Ok(json!({"entity_type": entity.name, "record": record})),

@@ -105,12 +105,12 @@ impl EngineTool for GlobSearchArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
-        handle(spec, conn, self)
+    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+        handle(spec, conn, self).await
     }
 }
 
-fn handle(
+async fn handle(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     arguments: GlobSearchArgs,
@@ -159,5 +159,5 @@ fn handle(
         .with_offset(offset);
     let mut head = Map::new();
     head.insert("entity_type".into(), Value::String(entity.name.clone()));
-    list_page(conn, query, head, &limits)
+    list_page(conn, query, head, &limits).await
 }

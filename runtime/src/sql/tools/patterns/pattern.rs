@@ -173,7 +173,7 @@ impl EngineTool for QueryEntitiesByPatternArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
         let entity = entity(spec, &self.entity_type, "entity_type")?;
         let limits = PageLimits::of(spec, self.limit)?;
         let offset = offset(self.offset)?;
@@ -205,7 +205,7 @@ impl EngineTool for QueryEntitiesByPatternArgs {
             PatternType::Regex => Operator::Regex,
             PatternType::Glob => Operator::Glob,
             PatternType::Fuzzy => {
-                return fuzzy(entity, &self, &limits, offset, conn);
+                return fuzzy(entity, &self, &limits, offset, conn).await;
             }
         };
         let mut params = Vec::new();
@@ -239,7 +239,7 @@ impl EngineTool for QueryEntitiesByPatternArgs {
         .with_offset(offset);
         let mut head = Map::new();
         head.insert("entity_type".into(), Value::String(entity.name.clone()));
-        list_page(conn, query, head, &limits)
+        list_page(conn, query, head, &limits).await
     }
 }
 
@@ -259,7 +259,7 @@ struct Candidate {
     id: String,
 }
 
-fn fuzzy(
+async fn fuzzy(
     entity: &EntitySpec,
     arguments: &QueryEntitiesByPatternArgs,
     limits: &PageLimits,
@@ -313,14 +313,16 @@ fn fuzzy(
         if CallBudget::current().is_some_and(|budget| budget.is_expired()) {
             return Err(ExecError::Stopped.into());
         }
-        let rows = conn.rows(
-            &sql,
-            &[
-                SqlValue::Integer(shortest),
-                SqlValue::Integer(longest),
-                SqlValue::Text(after.clone()),
-            ],
-        )?;
+        let rows = conn
+            .rows(
+                &sql,
+                &[
+                    SqlValue::Integer(shortest),
+                    SqlValue::Integer(longest),
+                    SqlValue::Text(after.clone()),
+                ],
+            )
+            .await?;
         let done = rows.len() < FUZZY_BATCH as usize;
         for row in rows {
             let (Some(SqlValue::Text(id)), Some(SqlValue::Text(value))) = (row.first(), row.get(1))
@@ -359,16 +361,18 @@ fn fuzzy(
     for (chunk_index, chunk) in ranked.chunks(500).enumerate() {
         let placeholders: Vec<String> = (1..=chunk.len()).map(|i| format!("?{i}")).collect();
         let params: Vec<SqlValue> = chunk.iter().map(|c| SqlValue::Text(c.id.clone())).collect();
-        let rows = conn.rows(
-            &format!(
-                "SELECT {unique}, {} FROM {} AS {} WHERE {unique} IN ({})",
-                projection.select_list(),
-                quote(&entity.table),
-                quote(ROW_ALIAS),
-                placeholders.join(", ")
-            ),
-            &params,
-        )?;
+        let rows = conn
+            .rows(
+                &format!(
+                    "SELECT {unique}, {} FROM {} AS {} WHERE {unique} IN ({})",
+                    projection.select_list(),
+                    quote(&entity.table),
+                    quote(ROW_ALIAS),
+                    placeholders.join(", ")
+                ),
+                &params,
+            )
+            .await?;
         for row in rows {
             let Some(SqlValue::Text(id)) = row.first() else {
                 continue;

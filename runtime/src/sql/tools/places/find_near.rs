@@ -165,7 +165,7 @@ impl EngineTool for FindNearArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
         let entity = entity(spec, &self.entity_type, "entity_type")?;
         let field = typed_field(entity, &self.field, "field", FieldType::Point, "find_near")?;
         let center = Point::new(self.latitude, self.longitude).map_err(|problem| {
@@ -206,10 +206,12 @@ impl EngineTool for FindNearArgs {
         head.insert("entity_type".into(), Value::String(entity.name.clone()));
         head.insert("field".into(), Value::String(field.to_owned()));
         let mut collector = Collector::new(&limits, &head);
-        let mut page = query.run_taking(conn, |record| {
-            // The wrapper adds `{"distance_km":…,"record":}` to each record.
-            collector.take_bytes(crate::limits::json_len(record) + 40)
-        })?;
+        let mut page = query
+            .run_taking(conn, |record| {
+                // The wrapper adds `{"distance_km":…,"record":}` to each record.
+                collector.take_bytes(crate::limits::json_len(record) + 40)
+            })
+            .await?;
         for result in &mut page.results {
             let record = std::mem::take(result);
             let place = record.get(field).and_then(|p| Point::from_json(p).ok());

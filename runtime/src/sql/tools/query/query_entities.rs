@@ -71,7 +71,6 @@ impl<E: ArgName, F: ArgName> QueryEntitiesArgs<E, F> {
 
 impl EngineTool for QueryEntitiesArgs {
     const KIND: DatabaseTool = DatabaseTool::QueryEntities;
-    const ON_RUNTIME: bool = true;
     type Answer = crate::sql::tools::shared::answers::EntityPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
@@ -83,7 +82,7 @@ impl EngineTool for QueryEntitiesArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
         let entity = entity(spec, &self.entity_type, "entity_type")?;
         let limits = PageLimits::of(spec, self.limit)?;
         let offset = offset(self.offset)?;
@@ -97,6 +96,6 @@ impl EngineTool for QueryEntitiesArgs {
         .with_offset(offset);
         let mut head = Map::new();
         head.insert("entity_type".into(), Value::String(entity.name.clone()));
-        list_page(conn, query, head, &limits)
+        list_page(conn, query, head, &limits).await
     }
 }

@@ -115,7 +115,7 @@ pub(crate) struct RangeBound {
 
 /// One page of the records of `entity` whose `field` is not null and satisfies every bound,
 /// ordered by `field` in `direction` (ties by the unique field).
-pub(crate) fn range_page(
+pub(crate) async fn range_page(
     entity: &EntitySpec,
     field: &str,
     bounds: Vec<RangeBound>,
@@ -180,5 +180,5 @@ pub(crate) fn range_page(
     .with_offset(offset);
     let mut head = Map::new();
     head.insert("entity_type".into(), Value::String(entity.name.clone()));
-    list_page(conn, query, head, limits)
+    list_page(conn, query, head, limits).await
 }

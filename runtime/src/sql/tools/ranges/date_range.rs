@@ -79,7 +79,6 @@ impl<E: ArgName, F: ArgName> QueryEntitiesByDateRangeArgs<E, F> {
 
 impl EngineTool for QueryEntitiesByDateRangeArgs {
     const KIND: DatabaseTool = DatabaseTool::QueryEntitiesByDateRange;
-    const ON_RUNTIME: bool = true;
     type Answer = crate::sql::tools::shared::answers::EntityPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
@@ -104,7 +103,7 @@ impl EngineTool for QueryEntitiesByDateRangeArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
         let entity = entity(spec, &self.entity_type, "entity_type")?;
         let field = typed_field(
             entity,
@@ -162,5 +161,6 @@ impl EngineTool for QueryEntitiesByDateRangeArgs {
             offset,
             conn,
         )
+        .await
     }
 }

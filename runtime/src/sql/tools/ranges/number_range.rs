@@ -74,7 +74,6 @@ impl<E: ArgName, F: ArgName> QueryEntitiesByNumberRangeArgs<E, F> {
 
 impl EngineTool for QueryEntitiesByNumberRangeArgs {
     const KIND: DatabaseTool = DatabaseTool::QueryEntitiesByNumberRange;
-    const ON_RUNTIME: bool = true;
     type Answer = crate::sql::tools::shared::answers::EntityPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
@@ -98,7 +97,7 @@ impl EngineTool for QueryEntitiesByNumberRangeArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
         let entity = entity(spec, &self.entity_type, "entity_type")?;
         let field = typed_field(
             entity,
@@ -142,5 +141,6 @@ impl EngineTool for QueryEntitiesByNumberRangeArgs {
             offset,
             conn,
         )
+        .await
     }
 }

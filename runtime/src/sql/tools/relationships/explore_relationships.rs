@@ -101,7 +101,6 @@ impl<E: ArgName, F: ArgName, R: ArgName> ExploreRelationshipsArgs<E, F, R> {
 
 impl EngineTool for ExploreRelationshipsArgs {
     const KIND: DatabaseTool = DatabaseTool::ExploreRelationships;
-    const ON_RUNTIME: bool = true;
     type Answer = crate::sql::tools::shared::answers::RelationshipPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
@@ -168,8 +167,8 @@ impl EngineTool for ExploreRelationshipsArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
-        handle(spec, conn, self)
+    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+        handle(spec, conn, self).await
     }
 }
 
@@ -280,7 +279,7 @@ fn start_id(start: &EntitySpec, conditions: &[Condition]) -> Option<SqlValue> {
     }
 }
 
-fn handle(
+async fn handle(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     arguments: ExploreRelationshipsArgs,
@@ -364,9 +363,12 @@ fn handle(
             other_column = quote(other_column),
             from_column = quote(from_column),
         );
-        let count = || conn.count(&format!("SELECT count(*) {from_sql}"), &params);
+        let count = async || {
+            conn.count(&format!("SELECT count(*) {from_sql}"), &params)
+                .await
+        };
         if full {
-            total += count()?;
+            total += count().await?;
             continue;
         }
         let remaining = u64::from(limits.rows).saturating_sub(results.len() as u64);
@@ -380,7 +382,7 @@ fn handle(
             quote(other_column),
             remaining + 1
         );
-        let rows = conn.rows(&sql, &params)?;
+        let rows = conn.rows(&sql, &params).await?;
         let mut taken: u64 = 0;
         for row in &rows {
             if taken >= remaining {
@@ -419,7 +421,7 @@ fn handle(
         let leg_total = if !full && (taken > 0 || skip == 0) {
             skip + taken
         } else {
-            count()?
+            count().await?
         };
         skip = skip.saturating_sub(leg_total);
         total += leg_total;

@@ -146,7 +146,6 @@ pub(crate) struct JoinPage {
 
 impl EngineTool for JoinEntitiesArgs {
     const KIND: DatabaseTool = DatabaseTool::JoinEntities;
-    const ON_RUNTIME: bool = true;
     type Answer = JoinPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
@@ -198,8 +197,8 @@ impl EngineTool for JoinEntitiesArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
-        handle(spec, conn, self)
+    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+        handle(spec, conn, self).await
     }
 }
 
@@ -286,7 +285,7 @@ fn step<'s>(
     })
 }
 
-fn handle(
+async fn handle(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     arguments: JoinEntitiesArgs,
@@ -390,7 +389,7 @@ fn handle(
         order.join(", "),
         u64::from(limits.rows) + 1
     );
-    let rows = conn.rows(&sql, &params)?;
+    let rows = conn.rows(&sql, &params).await?;
     let mut head = Map::new();
     head.insert(
         "path_entity_types".into(),
@@ -418,12 +417,14 @@ fn handle(
         results.push(item);
     }
     drop(rows);
-    let (total, total_exact) = page_total(offset, results.len(), more, limits.rows, |cap| {
+    let (total, total_exact) = page_total(offset, results.len(), more, limits.rows, async |cap| {
         conn.count(
             &format!("SELECT count(*) FROM (SELECT 1 {from_sql} LIMIT {cap}) AS \"counted\""),
             &params,
         )
-    })?;
+        .await
+    })
+    .await?;
     let page = Page {
         total,
         total_exact,

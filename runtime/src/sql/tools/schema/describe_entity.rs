@@ -34,7 +34,6 @@ impl<E: ArgName> DescribeEntityArgs<E> {
 
 impl EngineTool for DescribeEntityArgs {
     const KIND: DatabaseTool = DatabaseTool::DescribeEntity;
-    const ON_RUNTIME: bool = true;
     type Answer = crate::sql::tools::shared::answers::EntityDescription;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
@@ -50,7 +49,7 @@ impl EngineTool for DescribeEntityArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, _conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(self, spec: &SchemaSpec, _conn: &dyn Reader) -> Result<Value, HandlerError> {
         let entity = entity(spec, &self.entity_name, "entity_name")?;
         Ok(entity_json(spec, entity))
     }

@@ -51,7 +51,6 @@ impl<E: ArgName> GetSchemaArgs<E> {
 
 impl EngineTool for GetSchemaArgs {
     const KIND: DatabaseTool = DatabaseTool::GetSchema;
-    const ON_RUNTIME: bool = true;
     type Answer = crate::sql::tools::shared::answers::SchemaAnswer;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
@@ -72,7 +71,7 @@ impl EngineTool for GetSchemaArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, _conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(self, spec: &SchemaSpec, _conn: &dyn Reader) -> Result<Value, HandlerError> {
         let only = match &self.entity_types {
             Some(names) => {
                 let mut only = Vec::with_capacity(names.len());

@@ -200,7 +200,7 @@ impl EngineTool for FindSimilarArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
         let entity = entity(spec, &self.entity_type, "entity_type")?;
         let kind = self.kind(spec, entity)?;
         if kind != SimilarityKind::Structural {
@@ -210,10 +210,10 @@ impl EngineTool for FindSimilarArgs {
             )
             .into());
         }
-        self.answer(spec, conn, None, entity, kind)
+        self.answer(spec, conn, None, entity, kind).await
     }
 
-    fn execute_in(
+    async fn execute_in(
         self,
         spec: &SchemaSpec,
         conn: &dyn Reader,
@@ -221,7 +221,7 @@ impl EngineTool for FindSimilarArgs {
     ) -> Result<Value, HandlerError> {
         let entity = entity(spec, &self.entity_type, "entity_type")?;
         let kind = self.kind(spec, entity)?;
-        self.answer(spec, conn, Some(db), entity, kind)
+        self.answer(spec, conn, Some(db), entity, kind).await
     }
 }
 
@@ -266,7 +266,7 @@ impl FindSimilarArgs {
         Ok(kind)
     }
 
-    fn answer(
+    async fn answer(
         &self,
         spec: &SchemaSpec,
         conn: &dyn Reader,
@@ -280,7 +280,7 @@ impl FindSimilarArgs {
             SimilarityKind::Structural => None,
             _ => Some(vector_index(spec, entity, self.index.as_deref())?),
         };
-        let stored = record_vector(conn, entity, index, &self.id)?;
+        let stored = record_vector(conn, entity, index, &self.id).await?;
         let measure = self.measure.unwrap_or_default();
         let depth = match kind {
             SimilarityKind::Hybrid => (limits.rows * 4).clamp(MIN_CANDIDATES, MAX_CANDIDATES),
@@ -300,23 +300,27 @@ impl FindSimilarArgs {
                         k: depth + 1,
                         conditions: &self.conditions,
                     },
-                )?;
+                )
+                .await?;
                 Some(without(hits, &self.id, depth))
             }
             _ => None,
         };
         let structural = match kind {
             SimilarityKind::Semantic => None,
-            _ => Some(shared_neighbours(
-                spec,
-                conn,
-                entity,
-                &self.id,
-                &self.relationships,
-                measure,
-                &self.conditions,
-                depth,
-            )?),
+            _ => Some(
+                shared_neighbours(
+                    spec,
+                    conn,
+                    entity,
+                    &self.id,
+                    &self.relationships,
+                    measure,
+                    &self.conditions,
+                    depth,
+                )
+                .await?,
+            ),
         };
         let (hits, similarity) = match (semantic, structural) {
             (Some(semantic), Some(structural)) => {
@@ -349,7 +353,8 @@ impl FindSimilarArgs {
                 truncated: false,
                 results: Vec::new(),
             },
-        )?;
+        )
+        .await?;
         Ok(serde_json::to_value(answer).unwrap_or(Value::Null))
     }
 }
@@ -364,21 +369,23 @@ fn without(hits: Vec<(String, f64)>, id: &str, k: usize) -> Vec<(String, f64)> {
 
 /// The record's stored vector in `index` (`None`: no index asked, or the record has none);
 /// not_found when the call cannot see a record with that id.
-fn record_vector(
+async fn record_vector(
     conn: &dyn Reader,
     entity: &EntitySpec,
     index: Option<&VectorIndexSpec>,
     id: &str,
 ) -> Result<Option<Vec<f32>>, HandlerError> {
     let column = index.map_or("NULL".to_owned(), |index| quote(&index.column));
-    let rows = conn.rows(
-        &format!(
-            "SELECT {column} FROM {} WHERE {} = ?1",
-            quote(&entity.table),
-            quote(&entity.unique_field)
-        ),
-        &[crate::sql::tools::shared::key::param(entity, id)],
-    )?;
+    let rows = conn
+        .rows(
+            &format!(
+                "SELECT {column} FROM {} WHERE {} = ?1",
+                quote(&entity.table),
+                quote(&entity.unique_field)
+            ),
+            &[crate::sql::tools::shared::key::param(entity, id)],
+        )
+        .await?;
     let Some(row) = rows.into_iter().next() else {
         return Err(ToolError::not_found(format!(
             "No {} has {} {}.",
@@ -460,7 +467,7 @@ fn legs<'s>(
 /// (the records of `entity` it touches), the candidates sharing one, and their own neighbour
 /// counts.
 #[allow(clippy::too_many_arguments)]
-fn shared_neighbours(
+async fn shared_neighbours(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     entity: &EntitySpec,
@@ -525,5 +532,5 @@ fn shared_neighbours(
         table = quote(&entity.table),
         unique = quote(&entity.unique_field),
     );
-    Ok(scored(conn.rows(&sql, &params)?))
+    Ok(scored(conn.rows(&sql, &params).await?))
 }

@@ -123,8 +123,8 @@ impl EngineTool for FullTextSearchArgs {
         )
     }
 
-    fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
-        handle(spec, conn, self)
+    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+        handle(spec, conn, self).await
     }
 }
 
@@ -193,7 +193,7 @@ fn checked_fields(
 /// first `top_k` unique ids with their scores, best first. The ranked list other searches
 /// fuse with theirs.
 #[allow(dead_code)]
-pub(crate) fn ranked_ids(
+pub(crate) async fn ranked_ids(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     entity_type: &str,
@@ -210,11 +210,11 @@ pub(crate) fn ranked_ids(
         fields: &[],
         prefix: false,
     };
-    let (hits, _) = search(conn, &ranking, top_k, 0, false, false)?;
+    let (hits, _) = search(conn, &ranking, top_k, 0, false, false).await?;
     Ok(hits.into_iter().map(|hit| (hit.id, hit.score)).collect())
 }
 
-fn handle(
+async fn handle(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     arguments: FullTextSearchArgs,
@@ -235,7 +235,7 @@ fn handle(
         fields: &fields,
         prefix: arguments.prefix.unwrap_or(false),
     };
-    let (hits, total) = search(conn, &ranking, limits.rows, offset, true, true)?;
+    let (hits, total) = search(conn, &ranking, limits.rows, offset, true, true).await?;
     let mut head = Map::new();
     head.insert("entity_type".into(), Value::String(entity.name.clone()));
     let mut collector = Collector::new(&limits, &head);

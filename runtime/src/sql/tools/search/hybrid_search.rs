@@ -123,7 +123,7 @@ impl EngineTool for HybridSearchArgs {
         )
     }
 
-    fn execute(self, _: &SchemaSpec, _: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(self, _: &SchemaSpec, _: &dyn Reader) -> Result<Value, HandlerError> {
         Err(ToolError::new(
             crate::ErrorCode::Unavailable,
             "hybrid_search needs its database's embedder",
@@ -131,7 +131,7 @@ impl EngineTool for HybridSearchArgs {
         .into())
     }
 
-    fn execute_in(
+    async fn execute_in(
         self,
         spec: &SchemaSpec,
         conn: &dyn Reader,
@@ -155,8 +155,8 @@ impl EngineTool for HybridSearchArgs {
         let index = vector_index(spec, entity, self.index.as_deref())?;
         let limits = PageLimits::capped(limit_named(spec, self.top_k, "top_k")?);
         let depth = (limits.rows * 4).clamp(MIN_CANDIDATES, MAX_CANDIDATES);
-        let words = ranked_ids(spec, conn, &entity.name, &self.query, depth)?;
-        let query_vector = embed_query(db, index, &self.query)?;
+        let words = ranked_ids(spec, conn, &entity.name, &self.query, depth).await?;
+        let query_vector = crate::sync::compute(|| embed_query(db, index, &self.query))?;
         let meaning: Vec<String> = nearest(
             db,
             conn,
@@ -168,7 +168,8 @@ impl EngineTool for HybridSearchArgs {
                 k: depth as usize,
                 conditions: &[],
             },
-        )?
+        )
+        .await?
         .into_iter()
         .map(|(id, _)| id)
         .collect();
@@ -196,7 +197,8 @@ impl EngineTool for HybridSearchArgs {
                 truncated: false,
                 results: Vec::new(),
             },
-        )?;
+        )
+        .await?;
         Ok(serde_json::to_value(answer).unwrap_or(Value::Null))
     }
 }

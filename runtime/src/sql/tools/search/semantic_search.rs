@@ -135,7 +135,7 @@ impl EngineTool for SemanticSearchArgs {
         )
     }
 
-    fn execute(self, _: &SchemaSpec, _: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(self, _: &SchemaSpec, _: &dyn Reader) -> Result<Value, HandlerError> {
         Err(ToolError::new(
             ErrorCode::Unavailable,
             "semantic_search needs its database's embedder",
@@ -143,7 +143,7 @@ impl EngineTool for SemanticSearchArgs {
         .into())
     }
 
-    fn execute_in(
+    async fn execute_in(
         self,
         spec: &SchemaSpec,
         conn: &dyn Reader,
@@ -168,7 +168,7 @@ impl EngineTool for SemanticSearchArgs {
                     .into(),
             );
         }
-        let query_vector = embed_query(db, index, &self.query)?;
+        let query_vector = crate::sync::compute(|| embed_query(db, index, &self.query))?;
         let hits: Vec<(String, f64)> = nearest(
             db,
             conn,
@@ -180,7 +180,8 @@ impl EngineTool for SemanticSearchArgs {
                 k: limits.rows as usize,
                 conditions: &self.conditions,
             },
-        )?
+        )
+        .await?
         .into_iter()
         .filter(|(_, score)| self.min_score.is_none_or(|min| *score >= min))
         .collect();
@@ -198,7 +199,8 @@ impl EngineTool for SemanticSearchArgs {
                 truncated: false,
                 results: Vec::new(),
             },
-        )?;
+        )
+        .await?;
         Ok(serde_json::to_value(answer).unwrap_or(Value::Null))
     }
 }
@@ -284,7 +286,7 @@ pub(crate) fn embed_query(
 
 /// The answer for ranked `hits` (id, score): each with its display name and the start of
 /// `text_field`, as many as fit the call's answer-size cap.
-pub(crate) fn ranked_answer(
+pub(crate) async fn ranked_answer(
     conn: &dyn Reader,
     entity: &EntitySpec,
     text_field: Option<&str>,
@@ -292,7 +294,7 @@ pub(crate) fn ranked_answer(
     limits: &PageLimits,
     mut answer: RankedAnswer,
 ) -> Result<RankedAnswer, HandlerError> {
-    let details = hit_details(conn, entity, text_field, &hits)?;
+    let details = hit_details(conn, entity, text_field, &hits).await?;
     let head = match serde_json::to_value(&answer) {
         Ok(Value::Object(head)) => head,
         _ => Default::default(),
@@ -321,7 +323,7 @@ pub(crate) fn ranked_answer(
 type Details = (Option<String>, Option<String>);
 
 /// Display name and text of each hit, by id.
-fn hit_details(
+async fn hit_details(
     conn: &dyn Reader,
     entity: &EntitySpec,
     text_field: Option<&str>,
@@ -340,18 +342,20 @@ fn hit_details(
         .iter()
         .map(|(id, _)| crate::sql::tools::shared::key::param(entity, id))
         .collect();
-    let rows = conn.rows(
-        &format!(
-            "SELECT {}, {}, {} FROM {} WHERE {} IN ({})",
-            quote(&entity.unique_field),
-            column(entity.display_name_field.as_deref()),
-            column(text_field),
-            quote(&entity.table),
-            quote(&entity.unique_field),
-            placeholders.join(", ")
-        ),
-        &params,
-    )?;
+    let rows = conn
+        .rows(
+            &format!(
+                "SELECT {}, {}, {} FROM {} WHERE {} IN ({})",
+                quote(&entity.unique_field),
+                column(entity.display_name_field.as_deref()),
+                column(text_field),
+                quote(&entity.table),
+                quote(&entity.unique_field),
+                placeholders.join(", ")
+            ),
+            &params,
+        )
+        .await?;
     for row in rows {
         let mut row = row.into_iter();
         let text = |value: Option<SqlValue>| match value {

@@ -12,7 +12,7 @@ use crate::CallBudget;
 use crate::limits::json_len;
 use crate::sql::Database;
 use crate::sql::backend::Reader;
-use crate::sql::database::DbError;
+use crate::sql::database::{DbError, ReadFuture};
 pub(crate) use crate::sql::handler_error::{HandlerError, stopped_error};
 use crate::sql::names::{shorten, unknown_name_message};
 use crate::sql::query::{EntityQuery, Page, exec_error};
@@ -33,91 +33,55 @@ pub(crate) fn run_json<A: EngineTool>(
     }
 }
 
-/// Runs a tool with its parsed arguments on a read-only connection: on the blocking pool, or
-/// for a tool that may ([`EngineTool::ON_RUNTIME`]), on the caller's runtime.
+/// Runs a tool with its parsed arguments on a read-only connection.
 pub(crate) fn run<A: EngineTool>(
     shared: Arc<Shared>,
     arguments: A,
     values: crate::ContextValues,
 ) -> ToolFuture<'static> {
-    if A::ON_RUNTIME {
-        return run_replayed(shared, values, move |spec, conn| {
-            arguments.clone().execute(spec, conn)
-        });
-    }
     run_with(shared, values, move |spec, conn, db| {
-        arguments.execute_in(spec, conn, db)
+        Box::pin(arguments.execute_in(spec, conn, db))
     })
 }
 
-/// Runs `handler` on a read-only connection on the blocking pool, within the call's budget,
-/// with the spec as the database's backend reads it, seeing only what the spec's row rules
-/// let a call with `values` see: what every database tool's call does.
+/// Runs `handler` on a read-only connection ([`Database::read_any_with`], the one read path),
+/// within the call's budget, with the spec as the database's backend reads it, seeing only
+/// what the spec's row rules let a call with `values` see: what every database tool's call
+/// does.
 pub(crate) fn run_with(
     shared: Arc<Shared>,
     values: crate::ContextValues,
-    handler: impl FnOnce(&SchemaSpec, &dyn Reader, &Database) -> Result<Value, HandlerError>
+    handler: impl for<'r> FnOnce(
+        &'r SchemaSpec,
+        &'r dyn Reader,
+        &'r Database,
+    ) -> ReadFuture<'r, Result<Value, HandlerError>>
     + Send
     + 'static,
 ) -> ToolFuture<'static> {
     Box::pin(async move {
         let spec = shared.db.spec_for(&shared.spec);
-        // The handler runs on a blocking thread: it sees the call's budget there too.
+        // On SQLite the handler runs on a blocking thread: it sees the call's budget there too.
         let budget = CallBudget::current();
         let db = shared.db.clone();
         let access_values = values.clone();
         let outcome = shared
             .db
             .read_any_with(values, move |conn| {
-                within_rules(conn, &spec, &access_values, budget.as_ref(), || {
-                    handler(&spec, conn, &db)
+                Box::pin(async move {
+                    let work = async {
+                        crate::sql::access::enter(conn, &spec, &access_values).await?;
+                        handler(&spec, conn, &db).await
+                    };
+                    match budget {
+                        Some(budget) => budget.scope(work).await,
+                        None => work.await,
+                    }
                 })
             })
             .await;
         answer(outcome)
     })
-}
-
-/// [`run_with`] for a handler that may run more than once (see
-/// [`Database::read_any_replayed`]).
-fn run_replayed(
-    shared: Arc<Shared>,
-    values: crate::ContextValues,
-    handler: impl Fn(&SchemaSpec, &dyn Reader) -> Result<Value, HandlerError> + Send + Sync + 'static,
-) -> ToolFuture<'static> {
-    Box::pin(async move {
-        let spec = shared.db.spec_for(&shared.spec);
-        let budget = CallBudget::current();
-        let access_values = values.clone();
-        let outcome = shared
-            .db
-            .read_any_replayed(values, move |conn| {
-                within_rules(conn, &spec, &access_values, budget.as_ref(), || {
-                    handler(&spec, conn)
-                })
-            })
-            .await;
-        answer(outcome)
-    })
-}
-
-/// Runs `handler` on `conn` as every database tool's call does: within the call's `budget`,
-/// after the views of the spec's row rules are ready for a call with `values`.
-fn within_rules(
-    conn: &dyn Reader,
-    spec: &Arc<SchemaSpec>,
-    values: &crate::ContextValues,
-    budget: Option<&CallBudget>,
-    handler: impl FnOnce() -> Result<Value, HandlerError>,
-) -> Result<Value, HandlerError> {
-    let run = || {
-        crate::sql::access::enter(conn, spec, values)?;
-        handler()
-    };
-    match budget {
-        Some(budget) => budget.enter(run),
-        None => run(),
-    }
 }
 
 /// What a call of a database tool answers, from what its read gave.
@@ -406,14 +370,16 @@ pub(crate) fn offset(requested: Option<i64>) -> Result<u64, ToolError> {
 
 /// Runs `query` for a list tool: the page its [`PageLimits`] allow from `offset`, as a
 /// [`list_answer`] with `head`.
-pub(crate) fn list_page(
+pub(crate) async fn list_page(
     conn: &dyn Reader,
     query: EntityQuery<'_>,
     head: Map<String, Value>,
     limits: &PageLimits,
 ) -> Result<Value, HandlerError> {
     let mut collector = Collector::new(limits, &head);
-    let page = query.run_taking(conn, |record| collector.take(record))?;
+    let page = query
+        .run_taking(conn, |record| collector.take(record))
+        .await?;
     Ok(list_answer(head, page, limits, &collector)?)
 }
 
