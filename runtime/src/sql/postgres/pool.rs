@@ -227,7 +227,6 @@ impl PgDatabase {
     fn read_session(
         &self,
         deadline: Option<Instant>,
-        cancel: Arc<CancelSlot>,
     ) -> Result<(Session<'_>, Running<'_>), DbError> {
         let session = Session::new(
             &self.driver,
@@ -236,7 +235,7 @@ impl PgDatabase {
                 deadline,
                 label: self.label.clone(),
             },
-            cancel,
+            Arc::default(),
         );
         let millis = match deadline {
             Some(deadline) => {
@@ -266,7 +265,7 @@ impl PgDatabase {
     where
         F: for<'r> FnOnce(&'r dyn Reader) -> ReadFuture<'r, T>,
     {
-        let (session, _running) = self.read_session(deadline, Arc::default())?;
+        let (session, _running) = self.read_session(deadline)?;
         // Declared after the session, so dropped before it when this future is dropped.
         let mut abandon = Abandon {
             db: self,
@@ -287,7 +286,7 @@ impl PgDatabase {
     ) -> Result<T, DbError> {
         let handle = self.driver.handle().ok_or(DbError::Stopped)?;
         let _driver = handle.enter();
-        let (session, _running) = self.read_session(None, Arc::default())?;
+        let (session, _running) = self.read_session(None)?;
         Ok(pollster::block_on(f(&session)))
     }
 
