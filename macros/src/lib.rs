@@ -7,6 +7,7 @@ mod crate_path;
 mod docs;
 mod errors;
 mod expand;
+mod into_engine;
 #[cfg(test)]
 mod snapshot_tests;
 mod tool_name;
@@ -58,4 +59,15 @@ use proc_macro::TokenStream;
 pub fn derive_tool(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     expand::derive(input).into()
+}
+
+/// Derives the runtime's `IntoEngine` for a database tool's argument type: the conversion of a
+/// struct generic over name types (a generated module's enums) into the engine's form, where
+/// every name is a `String`, field by field; a type without parameters converts to itself.
+/// Used by the runtime's own argument structs. Not a public API.
+#[doc(hidden)]
+#[proc_macro_derive(IntoEngine)]
+pub fn derive_into_engine(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    into_engine::derive(input).into()
 }

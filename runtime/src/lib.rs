@@ -71,10 +71,14 @@ pub use serde_json;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::__database_tool_table as database_tool_table;
+    #[cfg(feature = "sqlite")]
+    pub use crate::sql::arg_name::{ArgName, IntoEngine, NamedType};
     pub use crate::typed::DeriveSpec;
     pub use schemars;
     pub use serde;
     pub use serde_json;
+    #[cfg(feature = "sqlite")]
+    pub use toolforge_macros::IntoEngine;
 
     /// How many graphs `find_path` loaded on `db`, and how many times its calls searched one
     /// in memory (the rest walked statement by statement): what tests read to tell which

@@ -24,6 +24,7 @@ pub const GENERATED_CLIENTS: &[(&str, &str)] = &[
         "document_rag",
         "corpus/ragforge__examples__document-rag__ragforge.config.yaml",
     ),
+    ("every_tool", "fixtures/every-tool.yaml"),
     (
         "lr_coderag",
         "corpus/ragforge__examples__generated-from-lr-coderag.yaml",

@@ -17,6 +17,8 @@ mod code_rag;
 mod computed_fields;
 #[path = "../generated/document_rag/mod.rs"]
 mod document_rag;
+#[path = "../generated/every_tool/mod.rs"]
+mod every_tool;
 #[path = "../generated/library/mod.rs"]
 mod library;
 #[path = "../generated/library_sql/mod.rs"]

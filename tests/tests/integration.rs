@@ -16,6 +16,7 @@ mod similar_fixture;
 mod test_model;
 
 mod access_rules;
+mod argument_types;
 mod build_graph;
 mod build_script;
 mod client_definitions;

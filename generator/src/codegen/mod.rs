@@ -42,6 +42,7 @@
 //! assert!(files[0].contents.contains("pub struct Note {"));
 //! ```
 
+mod argument_types;
 mod crate_path;
 mod declared_tools;
 mod error;

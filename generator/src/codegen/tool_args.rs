@@ -6,6 +6,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use toolforge::spec::SchemaSpec;
 
+use super::argument_types::NamedType;
+
 /// A name enum (`EntityName`, `FieldName`, `RelationshipName`): a string enum of config names
 /// that the runtime's argument structs take as names.
 fn name_enum(name: &str, doc: &str, named: &[(String, String)]) -> TokenStream {
@@ -57,7 +59,7 @@ macro_rules! name_params {
 
 /// Every database tool, in the engine's order, from the runtime's one table of tools.
 macro_rules! tool_aliases {
-    ($($variant:ident: $name:literal, $family:ident, $($module:ident)::+, $args:ident<$($param:ident),+>;)*) => {
+    ($($variant:ident: $name:literal, $family:ident, $($module:ident)::+, $args:ident<$($param:ident),+>, $needs:ident;)*) => {
         const TOOLS: &[ToolAlias] = &[$(ToolAlias {
             ty: stringify!($args),
             tool: $name,
@@ -75,25 +77,18 @@ fn planned_tools(spec: &SchemaSpec) -> Vec<&'static ToolAlias> {
         .collect()
 }
 
-/// The runtime's enums the arguments of `tool` take, re-exported next to its alias.
-fn argument_enums(tool: &str) -> &'static [&'static str] {
-    match tool {
-        "explore_relationships" => &["TraversalDirection"],
-        "query_entities_by_pattern" => &["PatternType"],
-        "find_recently_modified_entities" => &["ChangeType"],
-        "get_change_statistics" => &["Bucket"],
-        "aggregate_entities" => &[
-            "Aggregation",
-            "AggregateOrder",
-            "Along",
-            "Bucket",
-            "TraversalDirection",
-        ],
-        "find_path" => &["PathEnd", "TraversalDirection"],
-        "rank_entities" => &["RankAlgorithm", "TraversalDirection"],
-        _ => &[],
-    }
+/// The runtime's types the arguments of `tool` name (its argument struct first), each with
+/// its name parameters, from the list generated from the runtime's derives.
+fn argument_types(tool: &str) -> &'static [NamedType] {
+    super::argument_types::TOOL_ARGUMENT_TYPES
+        .iter()
+        .find(|(name, _)| *name == tool)
+        .map_or(&[], |(_, types)| *types)
 }
+
+/// The types the typed query API takes whatever the tools (those of `query_entities`'s
+/// conditions and order), so a module keeps them when its config turns that tool off.
+const QUERY_TYPES: &[&str] = &["Condition", "Operator", "OrderBy", "Direction"];
 
 /// The `tools` module.
 pub(crate) fn tools_module(spec: &SchemaSpec) -> TokenStream {
@@ -171,19 +166,23 @@ pub(crate) fn tools_module(spec: &SchemaSpec) -> TokenStream {
             }
         }
 
-        /// One condition of `query_entities` / `explore_relationships`, on a `FieldName`.
-        pub type Condition = ::toolforge::sql::tools::Condition<FieldName>;
-        /// The sort order of `query_entities`, on a `FieldName`.
-        pub type OrderBy = ::toolforge::sql::tools::OrderBy<FieldName>;
-        #[allow(unused_imports)]
-        pub use ::toolforge::sql::tools::{Direction, Operator};
     });
     let relationship_names = if relationships.is_empty() {
         quote!(::std::string::String)
     } else {
         quote!(RelationshipName)
     };
-    let mut enums: Vec<&str> = Vec::new();
+    let name_type = |param: &str| match param {
+        "E" => quote!(EntityName),
+        "F" => quote!(FieldName),
+        _ => relationship_names.clone(),
+    };
+    // The types the arguments name, each once, in the order the tools first name them.
+    let mut named: Vec<NamedType> = argument_types("query_entities")
+        .iter()
+        .filter(|(name, _)| QUERY_TYPES.contains(name))
+        .copied()
+        .collect();
     for tool in planned_tools(spec) {
         let ty = super::names::ident(tool.ty);
         let doc = format!(
@@ -202,18 +201,27 @@ pub(crate) fn tools_module(spec: &SchemaSpec) -> TokenStream {
             #[doc = #doc]
             pub type #ty = ::toolforge::sql::tools::#ty<#params>;
         });
-        for name in argument_enums(tool.tool) {
-            if !enums.contains(name) {
-                enums.push(name);
+        for (name, params) in argument_types(tool.tool) {
+            if *name != tool.ty && !named.iter().any(|(known, _)| known == name) {
+                named.push((name, params));
             }
         }
     }
-    for name in enums {
-        let name = super::names::ident(name);
-        items.push(quote! {
-            #[allow(unused_imports)]
-            pub use ::toolforge::sql::tools::#name;
-        });
+    for (name, params) in named {
+        let ident = super::names::ident(name);
+        if params.is_empty() {
+            items.push(quote! {
+                #[allow(unused_imports)]
+                pub use ::toolforge::sql::tools::#ident;
+            });
+        } else {
+            let doc = format!(" The runtime's `{name}` with this config's names.");
+            let params = params.iter().map(|param| name_type(param));
+            items.push(quote! {
+                #[doc = #doc]
+                pub type #ident = ::toolforge::sql::tools::#ident<#(#params),*>;
+            });
+        }
     }
     quote! {
         /// The database tools' arguments with this config's names: the runtime's argument

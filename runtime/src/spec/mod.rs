@@ -19,7 +19,7 @@ pub use offers::{
     DocumentSpec, EntityResourceSpec, PromptArgumentSpec, PromptContent, PromptMessageSpec,
     PromptRole, PromptSpec, ResourcesSpec,
 };
-pub use tool_table::ToolFamily;
+pub use tool_table::{Prerequisite, ToolFamily};
 
 /// The whole storage model of one config.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -1129,6 +1129,11 @@ impl SchemaSpec {
     /// assert_eq!(spec.database_tool_names(), ["query_entities_by_date_range"]);
     /// ```
     pub fn offers(&self, name: &str) -> bool {
+        Prerequisite::of(name).is_none_or(|needs| self.meets(needs))
+    }
+
+    /// Whether this spec has what a tool with prerequisite `needs` needs.
+    pub fn meets(&self, needs: Prerequisite) -> bool {
         let has_field = |stored: FieldType, computed: ValueType| {
             self.entities.iter().any(|entity| {
                 entity.fields.iter().any(|f| {
@@ -1137,31 +1142,25 @@ impl SchemaSpec {
                 }) || entity.computed_fields.iter().any(|c| c.ty == computed)
             })
         };
-        match name {
-            "explore_relationships" | "join_entities" | "find_path" | "rank_entities" => {
-                !self.relationships.is_empty()
+        let any_entity = |test: fn(&EntitySpec) -> bool| self.entities.iter().any(test);
+        match needs {
+            Prerequisite::Nothing => true,
+            Prerequisite::Relationships => !self.relationships.is_empty(),
+            Prerequisite::SelfRelationship => {
+                self.relationships.iter().any(|r| r.source == r.target)
             }
-            "query_entities_by_date_range" => has_field(FieldType::Datetime, ValueType::Datetime),
-            "query_entities_by_number_range" => has_field(FieldType::Number, ValueType::Number),
-            "full_text_search" => self.entities.iter().any(|e| e.full_text.is_some()),
-            "semantic_search" => self.entities.iter().any(|e| !e.vector_indexes.is_empty()),
-            "get_entity_change_history"
-            | "find_recently_modified_entities"
-            | "get_most_modified_entities"
-            | "get_change_statistics"
-            | "compare_entity_versions"
-            | "analyze_churn" => self.tracked_entities().next().is_some(),
-            "find_clusters" => self.relationships.iter().any(|r| r.source == r.target),
-            "find_near" => self.has_points(),
-            "find_similar" => {
-                !self.relationships.is_empty()
-                    || self.entities.iter().any(|e| !e.vector_indexes.is_empty())
+            Prerequisite::RelationshipOrVectorIndex => {
+                !self.relationships.is_empty() || any_entity(|e| !e.vector_indexes.is_empty())
             }
-            "hybrid_search" => self
-                .entities
-                .iter()
-                .any(|e| e.full_text.is_some() && !e.vector_indexes.is_empty()),
-            _ => true,
+            Prerequisite::DatetimeField => has_field(FieldType::Datetime, ValueType::Datetime),
+            Prerequisite::NumberField => has_field(FieldType::Number, ValueType::Number),
+            Prerequisite::PointField => self.has_points(),
+            Prerequisite::FullTextIndex => any_entity(|e| e.full_text.is_some()),
+            Prerequisite::VectorIndex => any_entity(|e| !e.vector_indexes.is_empty()),
+            Prerequisite::FullTextAndVectorIndex => {
+                any_entity(|e| e.full_text.is_some() && !e.vector_indexes.is_empty())
+            }
+            Prerequisite::TrackedEntity => self.tracked_entities().next().is_some(),
         }
     }
 

@@ -3,13 +3,16 @@
 //! the tools follows from it: [`ToolFamily::tool_names`] here, the engine's `DatabaseTool`
 //! enum and its dispatch (`sql::tools`), the typed calls of generated modules, and the
 //! generator's type aliases, and the argument struct's public name
-//! (`toolforge::sql::tools::QueryEntitiesArgs`). Adding a database tool is one file under
+//! (`toolforge::sql::tools::QueryEntitiesArgs`), the tool's kind, and what a spec needs for
+//! the tool to be built ([`Prerequisite`], read by
+//! [`SchemaSpec::meets`](super::SchemaSpec::meets)). Adding a database tool is one file under
 //! `sql/tools/<family>/`, its `mod` line in the family's `mod.rs`, and one line below.
 
 use serde::{Deserialize, Serialize};
 
 /// Calls the macro `$then` with every database tool, one `Variant: "name", Family,
-/// family::file, ArgsStruct<E, ...>;` row per tool, grouped by family in registration order.
+/// family::file, ArgsStruct<E, ...>, Prerequisite;` row per tool, grouped by family in
+/// registration order.
 /// The module path is the tool's file under `sql/tools/`; the argument struct's parameters name
 /// the name enums it is generic over: `E` entities, `F` fields, `R` relationship types. Not a public API (it is how the crates of toolforge share the table).
 #[doc(hidden)]
@@ -17,46 +20,86 @@ use serde::{Deserialize, Serialize};
 macro_rules! __database_tool_table {
     ($then:ident) => {
         $then! {
-            GetSchema: "get_schema", Schema, schema::get_schema, GetSchemaArgs<E>;
-            DescribeEntity: "describe_entity", Schema, schema::describe_entity, DescribeEntityArgs<E>;
-            QueryEntities: "query_entities", Query, query::query_entities, QueryEntitiesArgs<E, F>;
-            GetEntityById: "get_entity_by_id", Lookup, lookup::get_entity_by_id, GetEntityByIdArgs<E>;
-            GetEntitiesByIds: "get_entities_by_ids", Lookup, lookup::get_entities_by_ids, GetEntitiesByIdsArgs<E, F>;
-            ExploreRelationships: "explore_relationships", Relationships, relationships::explore_relationships, ExploreRelationshipsArgs<E, F, R>;
-            JoinEntities: "join_entities", Relationships, relationships::join_entities, JoinEntitiesArgs<E, F, R>;
-            FullTextSearch: "full_text_search", Search, search::full_text_search, FullTextSearchArgs<E, F>;
-            SemanticSearch: "semantic_search", Search, search::semantic_search, SemanticSearchArgs<E, F>;
-            HybridSearch: "hybrid_search", Search, search::hybrid_search, HybridSearchArgs<E>;
-            FindSimilar: "find_similar", Search, search::find_similar, FindSimilarArgs<E, F, R>;
-            QueryEntitiesByDateRange: "query_entities_by_date_range", Ranges, ranges::date_range, QueryEntitiesByDateRangeArgs<E, F>;
-            QueryEntitiesByNumberRange: "query_entities_by_number_range", Ranges, ranges::number_range, QueryEntitiesByNumberRangeArgs<E, F>;
-            GlobSearch: "glob_search", Patterns, patterns::glob_search, GlobSearchArgs<E, F>;
-            QueryEntitiesByPattern: "query_entities_by_pattern", Patterns, patterns::pattern, QueryEntitiesByPatternArgs<E, F>;
-            AggregateEntities: "aggregate_entities", Aggregates, aggregates::aggregate, AggregateEntitiesArgs<E, F, R>;
-            FindPath: "find_path", Graph, graph::find_path, FindPathArgs<E, R>;
-            RankEntities: "rank_entities", Graph, graph::rank_entities, RankEntitiesArgs<E, R>;
-            FindClusters: "find_clusters", Graph, graph::find_clusters, FindClustersArgs<E, R>;
-            GetEntityChangeHistory: "get_entity_change_history", Changes, changes::change_history, GetEntityChangeHistoryArgs<E>;
-            FindRecentlyModifiedEntities: "find_recently_modified_entities", Changes, changes::recently_modified, FindRecentlyModifiedEntitiesArgs<E>;
-            GetMostModifiedEntities: "get_most_modified_entities", Changes, changes::most_modified, GetMostModifiedEntitiesArgs<E>;
-            GetChangeStatistics: "get_change_statistics", Changes, changes::change_statistics, GetChangeStatisticsArgs<E>;
-            CompareEntityVersions: "compare_entity_versions", Changes, changes::compare_versions, CompareEntityVersionsArgs<E>;
-            AnalyzeChurn: "analyze_churn", Changes, changes::churn, AnalyzeChurnArgs<E, F>;
-            FindNear: "find_near", Places, places::find_near, FindNearArgs<E, F>;
+            GetSchema: "get_schema", Schema, schema::get_schema, GetSchemaArgs<E>, Nothing;
+            DescribeEntity: "describe_entity", Schema, schema::describe_entity, DescribeEntityArgs<E>, Nothing;
+            QueryEntities: "query_entities", Query, query::query_entities, QueryEntitiesArgs<E, F>, Nothing;
+            GetEntityById: "get_entity_by_id", Lookup, lookup::get_entity_by_id, GetEntityByIdArgs<E>, Nothing;
+            GetEntitiesByIds: "get_entities_by_ids", Lookup, lookup::get_entities_by_ids, GetEntitiesByIdsArgs<E, F>, Nothing;
+            ExploreRelationships: "explore_relationships", Relationships, relationships::explore_relationships, ExploreRelationshipsArgs<E, F, R>, Relationships;
+            JoinEntities: "join_entities", Relationships, relationships::join_entities, JoinEntitiesArgs<E, F, R>, Relationships;
+            FullTextSearch: "full_text_search", Search, search::full_text_search, FullTextSearchArgs<E, F>, FullTextIndex;
+            SemanticSearch: "semantic_search", Search, search::semantic_search, SemanticSearchArgs<E, F>, VectorIndex;
+            HybridSearch: "hybrid_search", Search, search::hybrid_search, HybridSearchArgs<E>, FullTextAndVectorIndex;
+            FindSimilar: "find_similar", Search, search::find_similar, FindSimilarArgs<E, F, R>, RelationshipOrVectorIndex;
+            QueryEntitiesByDateRange: "query_entities_by_date_range", Ranges, ranges::date_range, QueryEntitiesByDateRangeArgs<E, F>, DatetimeField;
+            QueryEntitiesByNumberRange: "query_entities_by_number_range", Ranges, ranges::number_range, QueryEntitiesByNumberRangeArgs<E, F>, NumberField;
+            GlobSearch: "glob_search", Patterns, patterns::glob_search, GlobSearchArgs<E, F>, Nothing;
+            QueryEntitiesByPattern: "query_entities_by_pattern", Patterns, patterns::pattern, QueryEntitiesByPatternArgs<E, F>, Nothing;
+            AggregateEntities: "aggregate_entities", Aggregates, aggregates::aggregate, AggregateEntitiesArgs<E, F, R>, Nothing;
+            FindPath: "find_path", Graph, graph::find_path, FindPathArgs<E, R>, Relationships;
+            RankEntities: "rank_entities", Graph, graph::rank_entities, RankEntitiesArgs<E, R>, Relationships;
+            FindClusters: "find_clusters", Graph, graph::find_clusters, FindClustersArgs<E, R>, SelfRelationship;
+            GetEntityChangeHistory: "get_entity_change_history", Changes, changes::change_history, GetEntityChangeHistoryArgs<E>, TrackedEntity;
+            FindRecentlyModifiedEntities: "find_recently_modified_entities", Changes, changes::recently_modified, FindRecentlyModifiedEntitiesArgs<E>, TrackedEntity;
+            GetMostModifiedEntities: "get_most_modified_entities", Changes, changes::most_modified, GetMostModifiedEntitiesArgs<E>, TrackedEntity;
+            GetChangeStatistics: "get_change_statistics", Changes, changes::change_statistics, GetChangeStatisticsArgs<E>, TrackedEntity;
+            CompareEntityVersions: "compare_entity_versions", Changes, changes::compare_versions, CompareEntityVersionsArgs<E>, TrackedEntity;
+            AnalyzeChurn: "analyze_churn", Changes, changes::churn, AnalyzeChurnArgs<E, F>, TrackedEntity;
+            FindNear: "find_near", Places, places::find_near, FindNearArgs<E, F>, PointField;
         }
     };
 }
 
 /// The table's names and families, in its order.
 macro_rules! names_and_families {
-    ($($variant:ident: $name:literal, $family:ident, $($module:ident)::+, $args:ident<$($param:ident),+>;)*) => {
+    ($($variant:ident: $name:literal, $family:ident, $($module:ident)::+, $args:ident<$($param:ident),+>, $needs:ident;)*) => {
         /// Every database tool's name, in the table's order.
         const TOOL_NAMES: &[&str] = &[$($name),*];
         /// The family of each tool of [`TOOL_NAMES`].
         const TOOL_FAMILIES: &[ToolFamily] = &[$(ToolFamily::$family),*];
+        /// What each tool of [`TOOL_NAMES`] needs of a spec.
+        const TOOL_PREREQUISITES: &[Prerequisite] = &[$(Prerequisite::$needs),*];
     };
 }
 crate::__database_tool_table!(names_and_families);
+
+/// What a spec must have for a database tool to be built: a tool whose prerequisite the spec
+/// lacks is left out of its tools (a search tool without an index to search would only fail).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Prerequisite {
+    /// Any spec.
+    Nothing,
+    /// A relationship.
+    Relationships,
+    /// A relationship whose source and target are one entity (a graph to cluster).
+    SelfRelationship,
+    /// A relationship, or a vector index (`find_similar` compares by either).
+    RelationshipOrVectorIndex,
+    /// A datetime field (stored or computed) other than a unique field.
+    DatetimeField,
+    /// A number field (stored or computed) other than a unique field.
+    NumberField,
+    /// A `point` field.
+    PointField,
+    /// An entity with a full-text index.
+    FullTextIndex,
+    /// An entity with a vector index.
+    VectorIndex,
+    /// An entity with both a full-text and a vector index.
+    FullTextAndVectorIndex,
+    /// An entity with change tracking.
+    TrackedEntity,
+}
+
+impl Prerequisite {
+    /// What the database tool `name` (without prefix) needs; `None` for a name that is not a
+    /// database tool.
+    pub fn of(name: &str) -> Option<Prerequisite> {
+        let index = TOOL_NAMES.iter().position(|known| *known == name)?;
+        Some(TOOL_PREREQUISITES[index])
+    }
+}
 
 /// A group of generated tools that can be switched on or off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -173,6 +216,7 @@ mod tests {
             );
         }
         assert_eq!(TOOL_NAMES.len(), TOOL_FAMILIES.len());
+        assert_eq!(TOOL_NAMES.len(), TOOL_PREREQUISITES.len());
     }
 
     #[test]

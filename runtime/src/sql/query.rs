@@ -18,6 +18,7 @@
 //! `=`, `!=`, ordering and `IN` are normalised to UTC like stored values. Results are ordered
 //! by `order_by` and then by the unique field (ascending), so pages are deterministic.
 
+use crate::__private::IntoEngine;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -42,7 +43,18 @@ pub const MAX_GLOB_PATTERN_BYTES: usize = 50_000;
 
 /// A comparison operator of a condition.
 #[non_exhaustive]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    IntoEngine,
+)]
 pub enum Operator {
     /// `=`
     #[serde(rename = "=")]
@@ -141,7 +153,7 @@ impl Operator {
 /// One condition: `{"field": ..., "operator": ..., "value": ...}`, with the field name as a
 /// string (the engine's form) or as a generated field-name enum. An absent `value` reads as
 /// `null`, although the tools' schemas require it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema, IntoEngine)]
 #[schemars(description = "One condition on the record.")]
 #[serde(deny_unknown_fields, bound(deserialize = "F: Deserialize<'de>"))]
 pub struct Condition<F = String> {
@@ -160,17 +172,6 @@ pub struct Condition<F = String> {
     pub value: Value,
 }
 
-impl<F: super::tools::ArgName> Condition<F> {
-    /// The same condition with the field name as a string, as the engine reads it.
-    pub fn into_engine(self) -> Condition {
-        Condition {
-            field: self.field.as_name().to_owned(),
-            operator: self.operator,
-            value: self.value,
-        }
-    }
-}
-
 /// The schema of a condition's value: a scalar, an array of scalars (for `IN`), or null.
 fn condition_value_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
@@ -186,7 +187,16 @@ fn condition_value_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema
 
 /// Sort direction.
 #[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    IntoEngine,
 )]
 pub enum Direction {
     /// Ascending (nulls first).
@@ -200,7 +210,7 @@ pub enum Direction {
 
 /// `{"field": ..., "direction": "ASC" | "DESC"}`, with the field name as a string (the
 /// engine's form) or as a generated field-name enum.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema, IntoEngine)]
 #[schemars(description = "A field to sort by, and the direction.")]
 #[serde(deny_unknown_fields)]
 pub struct OrderBy<F = String> {
@@ -210,16 +220,6 @@ pub struct OrderBy<F = String> {
     /// The direction.
     #[serde(default)]
     pub direction: Direction,
-}
-
-impl<F: super::tools::ArgName> OrderBy<F> {
-    /// The same order with the field name as a string, as the engine reads it.
-    pub fn into_engine(self) -> OrderBy {
-        OrderBy {
-            field: self.field.as_name().to_owned(),
-            direction: self.direction,
-        }
-    }
 }
 
 /// A field of an entity resolved to its SQL expression.

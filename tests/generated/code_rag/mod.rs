@@ -1036,12 +1036,6 @@ pub mod tool_args {
             super::spec()
         }
     }
-    /// One condition of `query_entities` / `explore_relationships`, on a `FieldName`.
-    pub type Condition = ::toolforge::sql::tools::Condition<FieldName>;
-    /// The sort order of `query_entities`, on a `FieldName`.
-    pub type OrderBy = ::toolforge::sql::tools::OrderBy<FieldName>;
-    #[allow(unused_imports)]
-    pub use ::toolforge::sql::tools::{Direction, Operator};
     /// The arguments of `get_schema`, with this config's names.
     pub type GetSchemaArgs = ::toolforge::sql::tools::GetSchemaArgs<EntityName>;
     /// The arguments of `describe_entity`, with this config's names.
@@ -1098,10 +1092,28 @@ pub mod tool_args {
         EntityName,
         RelationshipName,
     >;
+    /// The runtime's `Condition` with this config's names.
+    pub type Condition = ::toolforge::sql::tools::Condition<FieldName>;
+    #[allow(unused_imports)]
+    pub use ::toolforge::sql::tools::Operator;
+    /// The runtime's `OrderBy` with this config's names.
+    pub type OrderBy = ::toolforge::sql::tools::OrderBy<FieldName>;
+    #[allow(unused_imports)]
+    pub use ::toolforge::sql::tools::Direction;
     #[allow(unused_imports)]
     pub use ::toolforge::sql::tools::TraversalDirection;
+    /// The runtime's `JoinHop` with this config's names.
+    pub type JoinHop = ::toolforge::sql::tools::JoinHop<
+        EntityName,
+        FieldName,
+        RelationshipName,
+    >;
     #[allow(unused_imports)]
-    pub use ::toolforge::sql::tools::PathEnd;
+    pub use ::toolforge::sql::tools::SimilarityKind;
+    #[allow(unused_imports)]
+    pub use ::toolforge::sql::tools::NeighbourMeasure;
+    /// The runtime's `PathEnd` with this config's names.
+    pub type PathEnd = ::toolforge::sql::tools::PathEnd<EntityName>;
     #[allow(unused_imports)]
     pub use ::toolforge::sql::tools::RankAlgorithm;
 }

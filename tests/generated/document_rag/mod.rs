@@ -406,12 +406,6 @@ pub mod tool_args {
             super::spec()
         }
     }
-    /// One condition of `query_entities` / `explore_relationships`, on a `FieldName`.
-    pub type Condition = ::toolforge::sql::tools::Condition<FieldName>;
-    /// The sort order of `query_entities`, on a `FieldName`.
-    pub type OrderBy = ::toolforge::sql::tools::OrderBy<FieldName>;
-    #[allow(unused_imports)]
-    pub use ::toolforge::sql::tools::{Direction, Operator};
     /// The arguments of `get_schema`, with this config's names.
     pub type GetSchemaArgs = ::toolforge::sql::tools::GetSchemaArgs<EntityName>;
     /// The arguments of `describe_entity`, with this config's names.
@@ -441,4 +435,16 @@ pub mod tool_args {
         FieldName,
         ::std::string::String,
     >;
+    /// The runtime's `Condition` with this config's names.
+    pub type Condition = ::toolforge::sql::tools::Condition<FieldName>;
+    #[allow(unused_imports)]
+    pub use ::toolforge::sql::tools::Operator;
+    /// The runtime's `OrderBy` with this config's names.
+    pub type OrderBy = ::toolforge::sql::tools::OrderBy<FieldName>;
+    #[allow(unused_imports)]
+    pub use ::toolforge::sql::tools::Direction;
+    #[allow(unused_imports)]
+    pub use ::toolforge::sql::tools::SimilarityKind;
+    #[allow(unused_imports)]
+    pub use ::toolforge::sql::tools::NeighbourMeasure;
 }

@@ -10,18 +10,16 @@ use serde_json::Value;
 use crate::ToolDefinition;
 use crate::spec::SchemaSpec;
 use crate::sql::Database;
+use crate::sql::arg_name::IntoEngine;
 use crate::sql::backend::Reader;
 use crate::sql::handler_error::HandlerError;
-use crate::sql::tools::kind::DatabaseTool;
+use crate::sql::tools::kind::TableTool;
 
 /// One database tool as the engine runs it: its arguments (with `String` names), its
 /// definition for a spec, and what a call does.
 pub(crate) trait EngineTool:
-    DeserializeOwned + JsonSchema + Clone + Send + Sync + 'static
+    TableTool + IntoEngine + DeserializeOwned + JsonSchema + Clone + Send + Sync + 'static
 {
-    /// Which tool this is.
-    const KIND: DatabaseTool;
-
     /// The shape of its answers (its `outputSchema`, see `answers.rs`).
     type Answer: JsonSchema;
 

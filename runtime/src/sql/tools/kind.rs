@@ -5,7 +5,7 @@ use crate::spec::ToolFamily;
 
 /// The enum of database tools and its table-given facts.
 macro_rules! database_tool_kind {
-    ($($variant:ident: $name:literal, $family:ident, $($module:ident)::+, $args:ident<$($param:ident),+>;)*) => {
+    ($($variant:ident: $name:literal, $family:ident, $($module:ident)::+, $args:ident<$($param:ident),+>, $needs:ident;)*) => {
         /// One database tool of the engine, for code that needs one tool without the others: its
         /// name, its definition and its call, the same as the tool [`database_tools`](super::database_tools) builds.
         ///
@@ -40,6 +40,10 @@ macro_rules! database_tool_kind {
             )*
         }
 
+        $(impl TableTool for crate::sql::tools::$args {
+            const KIND: DatabaseTool = DatabaseTool::$variant;
+        })*
+
         impl DatabaseTool {
             /// Every database tool, in registration order (grouped by family).
             pub const ALL: [DatabaseTool; [$(DatabaseTool::$variant),*].len()] =
@@ -62,3 +66,10 @@ macro_rules! database_tool_kind {
     };
 }
 crate::__database_tool_table!(database_tool_kind);
+
+/// A tool's argument struct, as the table of tools knows it: which tool it is (implemented
+/// from the table's row, never by hand).
+pub(crate) trait TableTool {
+    /// Which tool this is.
+    const KIND: DatabaseTool;
+}

@@ -35,7 +35,7 @@ pub(crate) mod registration;
 pub(crate) mod shared;
 pub(crate) mod typed_calls;
 
-pub use crate::sql::arg_name::{ArgName, EmbeddedSpec};
+pub use crate::sql::arg_name::{ArgName, EmbeddedSpec, NamedType};
 pub use crate::sql::query::{Condition, Direction, Operator, OrderBy};
 pub use kind::DatabaseTool;
 pub use registration::{
@@ -56,7 +56,7 @@ pub use search::find_similar::{NeighbourMeasure, SimilarityKind};
 
 /// Every database tool's argument struct under its public name, from the one table of tools.
 macro_rules! argument_structs {
-    ($($variant:ident: $name:literal, $family:ident, $($module:ident)::+, $args:ident<$($param:ident),+>;)*) => {
+    ($($variant:ident: $name:literal, $family:ident, $($module:ident)::+, $args:ident<$($param:ident),+>, $needs:ident;)*) => {
         $(pub use self::$($module)::+::$args;)*
     };
 }

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::spec::SchemaSpec;
 use crate::sql::Database;
+use crate::sql::arg_name::NamedType;
 use crate::sql::tools::declared;
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::kind::DatabaseTool;
@@ -228,6 +229,21 @@ impl DatabaseTool {
         })
     }
 
+    /// The runtime's types the tool's arguments name: its argument struct first, then every
+    /// type inside it (`Condition`, `TraversalDirection`...), each once, with the name
+    /// parameters it takes. What a generated `tool_args` module re-exports (all of them are
+    /// under `toolforge::sql::tools`).
+    ///
+    /// ```
+    /// use toolforge::sql::tools::DatabaseTool;
+    /// let names: Vec<&str> = DatabaseTool::FindSimilar.argument_types().iter().map(|t| t.name).collect();
+    /// assert_eq!(names[0], "FindSimilarArgs");
+    /// assert!(names.contains(&"SimilarityKind") && names.contains(&"Condition"));
+    /// ```
+    pub fn argument_types(self) -> Vec<NamedType> {
+        self.with_args(ArgumentTypes)
+    }
+
     /// The engine's tool of this kind.
     fn engine_tool(self, source: DatabaseSource) -> Arc<dyn Tool> {
         self.with_args(source)
@@ -245,7 +261,7 @@ trait WithArgs {
 
 /// The map from each tool to its argument struct, from the one table of tools.
 macro_rules! with_args {
-    ($($variant:ident: $name:literal, $family:ident, $($module:ident)::+, $args:ident<$($param:ident),+>;)*) => {
+    ($($variant:ident: $name:literal, $family:ident, $($module:ident)::+, $args:ident<$($param:ident),+>, $needs:ident;)*) => {
         impl DatabaseTool {
             /// Applies `action` to the tool's argument struct.
             fn with_args<W: WithArgs>(self, action: W) -> W::Output {
@@ -281,6 +297,19 @@ impl WithArgs for Call<'_> {
 
     fn apply<A: EngineTool>(self) -> ToolFuture<'static> {
         run_json::<A>(&self.shared, self.arguments, self.values)
+    }
+}
+
+/// The argument types a tool's arguments name.
+struct ArgumentTypes;
+
+impl WithArgs for ArgumentTypes {
+    type Output = Vec<NamedType>;
+
+    fn apply<A: EngineTool>(self) -> Vec<NamedType> {
+        let mut out = Vec::new();
+        A::named_types(&mut out);
+        out
     }
 }
 

@@ -8,21 +8,20 @@ use std::sync::Arc;
 
 use crate::{ToolContext, ToolError, ToolRegistry, ToolResult};
 
-use crate::sql::arg_name::{ArgName, EmbeddedSpec};
-use crate::sql::tools::engine::EngineTool;
+use crate::sql::arg_name::{ArgName, EmbeddedSpec, IntoEngine};
 use crate::sql::tools::shared::common::{Shared, context_database, run};
 
 /// Implements the typed calls of one argument struct whose first type parameter is the
 /// entity-name type `E`.
 macro_rules! typed_database_tool {
-    ($args:ident < E $(, $name:ident)* >) => {
+    ($variant:ident, $args:ident < E $(, $name:ident)* >) => {
         impl<E: EmbeddedSpec $(, $name: ArgName)*> crate::sql::tools::$args<E $(, $name)*> {
             /// The name this tool is registered under (the spec's prefix included).
             pub fn tool_name() -> String {
                 format!(
                     "{}{}",
                     E::spec().tools.name_prefix,
-                    <crate::sql::tools::$args as EngineTool>::KIND.name()
+                    crate::sql::tools::DatabaseTool::$variant.name()
                 )
             }
 
@@ -55,8 +54,8 @@ macro_rules! typed_database_tool {
 
 /// The typed calls of every database tool's argument struct, from the one table of tools.
 macro_rules! typed_database_tools {
-    ($($variant:ident: $name:literal, $family:ident, $($module:ident)::+, $args:ident<$($param:ident),+>;)*) => {
-        $(typed_database_tool!($args<$($param),+>);)*
+    ($($variant:ident: $name:literal, $family:ident, $($module:ident)::+, $args:ident<$($param:ident),+>, $needs:ident;)*) => {
+        $(typed_database_tool!($variant, $args<$($param),+>);)*
     };
 }
 crate::__database_tool_table!(typed_database_tools);

@@ -7,6 +7,7 @@
 //! edges of the matching records (a record without such an edge adds none), and `field` is a
 //! field of the records at the other end.
 
+use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -14,14 +15,12 @@ use serde_json::{Map, Value, json};
 use crate::spec::{EntitySpec, FieldType, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
 
-use crate::sql::arg_name::ArgName;
 use crate::sql::backend::{Reader, SqlDialect};
 use crate::sql::describe::{DescriptionBuilder, relationship_arrow};
 use crate::sql::ident::{qualified, quote};
 use crate::sql::query::Condition;
 use crate::sql::query::{FieldRef, ROW_ALIAS, compile_conditions, resolve_field};
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
 use crate::sql::tools::shared::common::{
     HandlerError, PageLimits, check_relationship_types, definition, entity,
@@ -29,7 +28,9 @@ use crate::sql::tools::shared::common::{
 use crate::sql::value::{SqlValue, sql_to_json};
 
 /// What `aggregate_entities` computes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, IntoEngine,
+)]
 pub enum Aggregation {
     /// The number of rows (with `field`: of rows where it is not null).
     #[serde(rename = "COUNT", alias = "count")]
@@ -61,7 +62,9 @@ impl Aggregation {
 }
 
 /// How a datetime group field is cut into periods (UTC).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, IntoEngine,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Bucket {
     /// `2024-05-01`.
@@ -75,7 +78,9 @@ pub enum Bucket {
 }
 
 /// The order of the groups.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, IntoEngine,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum AggregateOrder {
     /// Largest value first (the default).
@@ -90,7 +95,7 @@ pub enum AggregateOrder {
 }
 
 /// A relationship to aggregate along.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(deny_unknown_fields, bound(deserialize = "R: Deserialize<'de>"))]
 pub struct Along<R = String> {
     /// The relationship whose edges are aggregated.
@@ -103,7 +108,7 @@ pub struct Along<R = String> {
 
 /// The arguments of `aggregate_entities`: a count, sum, average, minimum or maximum over the
 /// matching records, optionally per group.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(
     deny_unknown_fields,
     bound(deserialize = "E: Deserialize<'de>, F: Deserialize<'de>, R: Deserialize<'de>")
@@ -147,36 +152,7 @@ pub struct AggregateEntitiesArgs<E = String, F = String, R = String> {
     pub limit: Option<i64>,
 }
 
-impl<E: ArgName, F: ArgName, R: ArgName> AggregateEntitiesArgs<E, F, R> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> AggregateEntitiesArgs {
-        AggregateEntitiesArgs {
-            entity_type: self.entity_type.as_name().to_owned(),
-            aggregation: self.aggregation,
-            field: self.field.map(|f| f.as_name().to_owned()),
-            conditions: self
-                .conditions
-                .into_iter()
-                .map(Condition::into_engine)
-                .collect(),
-            group_by: self
-                .group_by
-                .into_iter()
-                .map(|f| f.as_name().to_owned())
-                .collect(),
-            bucket: self.bucket,
-            along: self.along.map(|along| Along {
-                relationship_type: along.relationship_type.as_name().to_owned(),
-                direction: along.direction,
-            }),
-            order: self.order,
-            limit: self.limit,
-        }
-    }
-}
-
 impl EngineTool for AggregateEntitiesArgs {
-    const KIND: DatabaseTool = DatabaseTool::AggregateEntities;
     type Answer = crate::sql::tools::shared::answers::AggregateAnswer;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

@@ -1,5 +1,6 @@
 //! `get_entity_change_history {entity_type, id, limit, offset}`.
 
+use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -7,19 +8,17 @@ use serde_json::{Map, Value, json};
 use crate::ToolDefinition;
 use crate::spec::SchemaSpec;
 
-use crate::sql::arg_name::ArgName;
 use crate::sql::backend::Reader;
 use crate::sql::query::Page;
 use crate::sql::tools::changes::change_log::{CHANGE_SELECT, change_json, table, tracked_entity};
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::shared::common::{
     Collector, HandlerError, PageLimits, definition, list_answer, offset,
 };
 use crate::sql::value::SqlValue;
 
 /// The arguments of `get_entity_change_history`: a record's recorded changes, newest first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(deny_unknown_fields)]
 pub struct GetEntityChangeHistoryArgs<E = String> {
     /// The entity type of the record (one that tracks its changes).
@@ -48,18 +47,6 @@ pub struct GetEntityChangeHistoryArgs<E = String> {
     pub offset: Option<i64>,
 }
 
-impl<E: ArgName> GetEntityChangeHistoryArgs<E> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> GetEntityChangeHistoryArgs {
-        GetEntityChangeHistoryArgs {
-            entity_type: self.entity_type.as_name().to_owned(),
-            id: self.id,
-            limit: self.limit,
-            offset: self.offset,
-        }
-    }
-}
-
 /// The description's list of tracked entities.
 pub(crate) fn tracked_list(spec: &SchemaSpec) -> String {
     spec.tracked_entities()
@@ -69,7 +56,6 @@ pub(crate) fn tracked_list(spec: &SchemaSpec) -> String {
 }
 
 impl EngineTool for GetEntityChangeHistoryArgs {
-    const KIND: DatabaseTool = DatabaseTool::GetEntityChangeHistory;
     type Answer = crate::sql::tools::changes::change_log::ChangeHistoryPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

@@ -1,5 +1,6 @@
 //! `get_change_statistics {entity_type?, since?, bucket?}`.
 
+use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -7,20 +8,18 @@ use serde_json::{Map, Value, json};
 use crate::ToolDefinition;
 use crate::spec::SchemaSpec;
 
-use crate::sql::arg_name::ArgName;
 use crate::sql::backend::Reader;
 use crate::sql::tools::aggregates::aggregate::{Bucket, bucketed};
 use crate::sql::tools::changes::change_history::tracked_list;
 use crate::sql::tools::changes::change_log::{filter, integer, table, text};
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::shared::common::{HandlerError, definition};
 
 /// The most periods a `frequency` answer holds (the latest ones).
 const MAX_PERIODS: u32 = 500;
 
 /// The arguments of `get_change_statistics`: how much changed, by type, entity and period.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(deny_unknown_fields)]
 pub struct GetChangeStatisticsArgs<E = String> {
     /// Only changes of this entity type (absent: every tracked entity).
@@ -36,19 +35,7 @@ pub struct GetChangeStatisticsArgs<E = String> {
     pub bucket: Option<Bucket>,
 }
 
-impl<E: ArgName> GetChangeStatisticsArgs<E> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> GetChangeStatisticsArgs {
-        GetChangeStatisticsArgs {
-            entity_type: self.entity_type.map(|e| e.as_name().to_owned()),
-            since: self.since,
-            bucket: self.bucket,
-        }
-    }
-}
-
 impl EngineTool for GetChangeStatisticsArgs {
-    const KIND: DatabaseTool = DatabaseTool::GetChangeStatistics;
     type Answer = crate::sql::tools::changes::change_log::ChangeStatistics;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

@@ -2,6 +2,7 @@
 //! records (or groups of records sharing a metadata value, such as a file) change, how much,
 //! and how regularly, over a window of the change log, the most unstable first.
 
+use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -9,7 +10,6 @@ use serde_json::{Map, Value, json};
 use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
 
-use crate::sql::arg_name::ArgName;
 use crate::sql::backend::{Reader, SqlDialect};
 use crate::sql::names::unknown_name_message;
 use crate::sql::tools::changes::change_history::tracked_list;
@@ -17,12 +17,13 @@ use crate::sql::tools::changes::change_log::{
     filter, instant, integer, table, text, tracked_entity,
 };
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::shared::common::{Collector, HandlerError, PageLimits, definition};
 use crate::sql::value::SqlValue;
 
 /// What ranks the answer of `analyze_churn`, the highest first.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, IntoEngine,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ChurnRank {
     /// The number of changes.
@@ -34,7 +35,7 @@ pub enum ChurnRank {
 
 /// The arguments of `analyze_churn`: change frequency per record or per metadata value over a
 /// window, the most unstable first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(deny_unknown_fields)]
 pub struct AnalyzeChurnArgs<E = String, F = String> {
     /// Only changes of this entity type (absent: every tracked entity). Needed with
@@ -64,20 +65,6 @@ pub struct AnalyzeChurnArgs<E = String, F = String> {
     )]
     #[schemars(extend("x-toolforge-slot" = "limit"))]
     pub limit: Option<i64>,
-}
-
-impl<E: ArgName, F: ArgName> AnalyzeChurnArgs<E, F> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> AnalyzeChurnArgs {
-        AnalyzeChurnArgs {
-            entity_type: self.entity_type.map(|e| e.as_name().to_owned()),
-            group_by: self.group_by.map(|f| f.as_name().to_owned()),
-            since: self.since,
-            until: self.until,
-            rank_by: self.rank_by,
-            limit: self.limit,
-        }
-    }
 }
 
 /// One record, or one group of records, and how it changed in the window.
@@ -131,7 +118,6 @@ pub(crate) struct Churn {
 }
 
 impl EngineTool for AnalyzeChurnArgs {
-    const KIND: DatabaseTool = DatabaseTool::AnalyzeChurn;
     type Answer = Churn;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

@@ -1,5 +1,6 @@
 //! `compare_entity_versions {entity_type, id, from, to?}`.
 
+use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -7,19 +8,17 @@ use serde_json::{Value, json};
 use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
 
-use crate::sql::arg_name::ArgName;
 use crate::sql::backend::Reader;
 use crate::sql::changes::unified_diff;
 use crate::sql::tools::changes::change_history::tracked_list;
 use crate::sql::tools::changes::change_log::{instant, integer, table, text, tracked_entity};
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::shared::common::{HandlerError, definition};
 use crate::sql::value::SqlValue;
 
 /// The arguments of `compare_entity_versions`: the unified diff of a record's content between
 /// two versions.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(deny_unknown_fields)]
 pub struct CompareEntityVersionsArgs<E = String> {
     /// The entity type of the record (one that tracks its changes).
@@ -35,18 +34,6 @@ pub struct CompareEntityVersionsArgs<E = String> {
     /// The newer version, in the same forms; absent: the latest version.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to: Option<String>,
-}
-
-impl<E: ArgName> CompareEntityVersionsArgs<E> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> CompareEntityVersionsArgs {
-        CompareEntityVersionsArgs {
-            entity_type: self.entity_type.as_name().to_owned(),
-            id: self.id,
-            from: self.from,
-            to: self.to,
-        }
-    }
 }
 
 /// A version of a record: the change that produced it (none: before its first change) and its
@@ -127,7 +114,6 @@ async fn version(
 }
 
 impl EngineTool for CompareEntityVersionsArgs {
-    const KIND: DatabaseTool = DatabaseTool::CompareEntityVersions;
     type Answer = crate::sql::tools::changes::change_log::VersionComparison;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

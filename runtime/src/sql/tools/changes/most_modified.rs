@@ -1,5 +1,6 @@
 //! `get_most_modified_entities {entity_type?, since?, limit}`.
 
+use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -7,18 +8,16 @@ use serde_json::{Value, json};
 use crate::ToolDefinition;
 use crate::spec::SchemaSpec;
 
-use crate::sql::arg_name::ArgName;
 use crate::sql::backend::Reader;
 use crate::sql::tools::changes::change_history::tracked_list;
 use crate::sql::tools::changes::change_log::{filter, integer, table, text};
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::shared::common::{Collector, HandlerError, PageLimits, definition};
 use crate::sql::value::SqlValue;
 
 /// The arguments of `get_most_modified_entities`: the records with the most changes (the most
 /// unstable), most changes first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(deny_unknown_fields)]
 pub struct GetMostModifiedEntitiesArgs<E = String> {
     /// Only records of this entity type (absent: every tracked entity).
@@ -37,17 +36,6 @@ pub struct GetMostModifiedEntitiesArgs<E = String> {
     )]
     #[schemars(extend("x-toolforge-slot" = "limit"))]
     pub limit: Option<i64>,
-}
-
-impl<E: ArgName> GetMostModifiedEntitiesArgs<E> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> GetMostModifiedEntitiesArgs {
-        GetMostModifiedEntitiesArgs {
-            entity_type: self.entity_type.map(|e| e.as_name().to_owned()),
-            since: self.since,
-            limit: self.limit,
-        }
-    }
 }
 
 /// The records whose changes match `conditions`, one summary each, in `order`.
@@ -106,7 +94,6 @@ pub(crate) async fn modified_records(
 }
 
 impl EngineTool for GetMostModifiedEntitiesArgs {
-    const KIND: DatabaseTool = DatabaseTool::GetMostModifiedEntities;
     type Answer = crate::sql::tools::changes::change_log::ModifiedRecords;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

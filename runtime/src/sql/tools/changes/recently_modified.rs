@@ -1,5 +1,6 @@
 //! `find_recently_modified_entities {entity_type?, since, change_types?, limit}`.
 
+use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -7,17 +8,17 @@ use serde_json::{Value, json};
 use crate::spec::SchemaSpec;
 use crate::{ToolDefinition, ToolError};
 
-use crate::sql::arg_name::ArgName;
 use crate::sql::backend::Reader;
 use crate::sql::tools::changes::change_history::tracked_list;
 use crate::sql::tools::changes::change_log::filter;
 use crate::sql::tools::changes::most_modified::modified_records;
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::shared::common::{HandlerError, PageLimits, definition};
 
 /// A kind of change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, IntoEngine,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum ChangeType {
     /// The record was written for the first time.
@@ -41,7 +42,7 @@ impl ChangeType {
 
 /// The arguments of `find_recently_modified_entities`: the records changed since an instant,
 /// most recently changed first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(deny_unknown_fields)]
 pub struct FindRecentlyModifiedEntitiesArgs<E = String> {
     /// Only records of this entity type (absent: every tracked entity).
@@ -64,20 +65,7 @@ pub struct FindRecentlyModifiedEntitiesArgs<E = String> {
     pub limit: Option<i64>,
 }
 
-impl<E: ArgName> FindRecentlyModifiedEntitiesArgs<E> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> FindRecentlyModifiedEntitiesArgs {
-        FindRecentlyModifiedEntitiesArgs {
-            entity_type: self.entity_type.map(|e| e.as_name().to_owned()),
-            since: self.since,
-            change_types: self.change_types,
-            limit: self.limit,
-        }
-    }
-}
-
 impl EngineTool for FindRecentlyModifiedEntitiesArgs {
-    const KIND: DatabaseTool = DatabaseTool::FindRecentlyModifiedEntities;
     type Answer = crate::sql::tools::changes::change_log::ModifiedRecords;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

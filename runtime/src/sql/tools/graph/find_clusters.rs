@@ -4,6 +4,7 @@
 //! loads (the same caps, shared loads and deadline), largest first, each with its most connected
 //! members and its inner and outer edge counts.
 
+use crate::__private::IntoEngine;
 use std::time::Instant;
 
 use schemars::JsonSchema;
@@ -14,7 +15,6 @@ use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{CallBudget, ToolDefinition, ToolError};
 
 use crate::sql::Database;
-use crate::sql::arg_name::ArgName;
 use crate::sql::backend::Reader;
 use crate::sql::describe::{DescriptionBuilder, relationship_arrow};
 use crate::sql::graphs::GraphCache;
@@ -23,7 +23,6 @@ use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::graph::louvain::{louvain, modularity, undirected_links};
 use crate::sql::tools::graph::rank_entities::{display_field, display_names};
 use crate::sql::tools::graph::walk::{Walk, load_within, records_of, touching, walks};
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
 use crate::sql::tools::shared::common::{
     Collector, HandlerError, PageLimits, check_relationship_types, definition, entity,
@@ -34,7 +33,7 @@ use crate::sql::value::SqlValue;
 const MAX_MEMBERS: i64 = 50;
 
 /// The arguments of `find_clusters`: communities of records along relationships.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(
     deny_unknown_fields,
     bound(deserialize = "E: Deserialize<'de>, R: Deserialize<'de>")
@@ -84,25 +83,6 @@ pub struct FindClustersArgs<E = String, R = String> {
     )]
     #[schemars(extend("x-toolforge-slot" = "limit"))]
     pub limit: Option<i64>,
-}
-
-impl<E: ArgName, R: ArgName> FindClustersArgs<E, R> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> FindClustersArgs {
-        FindClustersArgs {
-            entity_type: self.entity_type.as_name().to_owned(),
-            relationships: self
-                .relationships
-                .into_iter()
-                .map(|r| r.as_name().to_owned())
-                .collect(),
-            resolution: self.resolution,
-            min_cluster_size: self.min_cluster_size,
-            seed: self.seed,
-            members: self.members,
-            limit: self.limit,
-        }
-    }
 }
 
 /// One member of a cluster.
@@ -177,7 +157,6 @@ fn self_walks<'s>(
 }
 
 impl EngineTool for FindClustersArgs {
-    const KIND: DatabaseTool = DatabaseTool::FindClusters;
     type Answer = Clusters;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

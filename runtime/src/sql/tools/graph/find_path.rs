@@ -4,6 +4,7 @@
 //! statement by statement (`path_by_statements.rs`) when none may be kept or loaded; both
 //! answer the same path.
 
+use crate::__private::IntoEngine;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
@@ -14,7 +15,6 @@ use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{CallBudget, ErrorCode, ToolDefinition, ToolError};
 
 use crate::sql::Database;
-use crate::sql::arg_name::ArgName;
 use crate::sql::backend::Reader;
 use crate::sql::describe::{DescriptionBuilder, bounded_list, relationship_arrow};
 use crate::sql::ident::{qualified, quote};
@@ -23,7 +23,6 @@ use crate::sql::query::ROW_ALIAS;
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::graph::walk::{Node, PathSearch, walks};
 use crate::sql::tools::graph::{path_by_statements, path_in_memory};
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
 use crate::sql::tools::shared::common::{
     HandlerError, check_relationship_types, definition, entity,
@@ -36,7 +35,7 @@ pub const DEFAULT_MAX_DEPTH: i64 = 6;
 pub const MAX_DEPTH: i64 = 12;
 
 /// One end of a path: a record named by its entity and unique id.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(deny_unknown_fields, bound(deserialize = "E: Deserialize<'de>"))]
 pub struct PathEnd<E = String> {
     /// The record's entity type.
@@ -53,7 +52,7 @@ fn outgoing() -> TraversalDirection {
 }
 
 /// The arguments of `find_path`: a shortest chain of relationships from one record to another.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(
     deny_unknown_fields,
     bound(deserialize = "E: Deserialize<'de>, R: Deserialize<'de>")
@@ -81,29 +80,7 @@ pub struct FindPathArgs<E = String, R = String> {
     pub max_depth: Option<i64>,
 }
 
-impl<E: ArgName, R: ArgName> FindPathArgs<E, R> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> FindPathArgs {
-        let end = |end: PathEnd<E>| PathEnd {
-            entity_type: end.entity_type.as_name().to_owned(),
-            id: end.id,
-        };
-        FindPathArgs {
-            from: end(self.from),
-            to: end(self.to),
-            relationship_types: self
-                .relationship_types
-                .into_iter()
-                .map(|r| r.as_name().to_owned())
-                .collect(),
-            direction: self.direction,
-            max_depth: self.max_depth,
-        }
-    }
-}
-
 impl EngineTool for FindPathArgs {
-    const KIND: DatabaseTool = DatabaseTool::FindPath;
     type Answer = crate::sql::tools::shared::answers::PathAnswer;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

@@ -6,6 +6,7 @@
 //! the call's memory cap, shared by calls wanting the same graph at once: see `sql/graphs.rs`)
 //! and iterates in memory, checking the call's deadline every round.
 
+use crate::__private::IntoEngine;
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -17,7 +18,6 @@ use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{CallBudget, ToolDefinition, ToolError};
 
 use crate::sql::Database;
-use crate::sql::arg_name::ArgName;
 use crate::sql::backend::Reader;
 use crate::sql::describe::{DescriptionBuilder, bounded_list, relationship_arrow};
 use crate::sql::graphs::GraphCache;
@@ -27,7 +27,6 @@ use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::graph::walk::{
     ID_BATCH, Walk, load_within, page_rank, records_of, touching, walks,
 };
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
 use crate::sql::tools::shared::common::{
     HandlerError, PageLimits, check_relationship_types, definition, entity,
@@ -38,7 +37,9 @@ use crate::sql::value::SqlValue;
 pub const DAMPING: f64 = 0.85;
 
 /// How `rank_entities` scores a record.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, IntoEngine,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum RankAlgorithm {
     /// PageRank (damping 0.85): a record is central when central records point to it.
@@ -53,7 +54,7 @@ fn incoming() -> TraversalDirection {
 }
 
 /// The arguments of `rank_entities`: the most central records along a relationship.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(
     deny_unknown_fields,
     bound(deserialize = "E: Deserialize<'de>, R: Deserialize<'de>")
@@ -82,21 +83,7 @@ pub struct RankEntitiesArgs<E = String, R = String> {
     pub limit: Option<i64>,
 }
 
-impl<E: ArgName, R: ArgName> RankEntitiesArgs<E, R> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> RankEntitiesArgs {
-        RankEntitiesArgs {
-            entity_type: self.entity_type.as_name().to_owned(),
-            relationship_type: self.relationship_type.as_name().to_owned(),
-            algorithm: self.algorithm,
-            direction: self.direction,
-            limit: self.limit,
-        }
-    }
-}
-
 impl EngineTool for RankEntitiesArgs {
-    const KIND: DatabaseTool = DatabaseTool::RankEntities;
     type Answer = crate::sql::tools::shared::answers::RankAnswer;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

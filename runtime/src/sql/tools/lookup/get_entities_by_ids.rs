@@ -1,5 +1,6 @@
 //! `get_entities_by_ids {entity_type, ids, fields, with_children, offset}`.
 
+use crate::__private::IntoEngine;
 use std::collections::HashMap;
 
 use crate::sql::backend::Reader;
@@ -12,12 +13,10 @@ use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
 
 use crate::limits::json_len;
-use crate::sql::arg_name::ArgName;
 use crate::sql::describe::{DescriptionBuilder, bounded_list};
 use crate::sql::ident::{qualified, quote};
 use crate::sql::query::{Projection, ROW_ALIAS, resolve_field};
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::shared::common::{
     Collector, HandlerError, PageLimits, check_oversized, definition, entity, insert_paging, offset,
 };
@@ -25,7 +24,7 @@ use crate::sql::value::sql_to_json;
 
 /// The arguments of `get_entities_by_ids`: several records by the values of their unique
 /// field, in the order given.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(
     deny_unknown_fields,
     bound(deserialize = "E: Deserialize<'de>, F: Deserialize<'de>")
@@ -60,23 +59,7 @@ pub struct GetEntitiesByIdsArgs<E = String, F = String> {
     pub offset: Option<i64>,
 }
 
-impl<E: ArgName, F: ArgName> GetEntitiesByIdsArgs<E, F> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> GetEntitiesByIdsArgs {
-        GetEntitiesByIdsArgs {
-            entity_type: self.entity_type.as_name().to_owned(),
-            ids: self.ids,
-            fields: self
-                .fields
-                .map(|fields| fields.iter().map(|f| f.as_name().to_owned()).collect()),
-            with_children: self.with_children,
-            offset: self.offset,
-        }
-    }
-}
-
 impl EngineTool for GetEntitiesByIdsArgs {
-    const KIND: DatabaseTool = DatabaseTool::GetEntitiesByIds;
     type Answer = crate::sql::tools::shared::answers::RecordsPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

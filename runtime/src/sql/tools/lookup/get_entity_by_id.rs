@@ -1,5 +1,6 @@
 //! `get_entity_by_id {entity_type, id_value}`.
 
+use crate::__private::IntoEngine;
 use crate::sql::backend::Reader;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -8,16 +9,14 @@ use serde_json::{Value, json};
 use crate::spec::SchemaSpec;
 use crate::{ToolDefinition, ToolError};
 
-use crate::sql::arg_name::ArgName;
 use crate::sql::describe::{DescriptionBuilder, bounded_list};
 use crate::sql::ident::{qualified, quote};
 use crate::sql::query::{Projection, ROW_ALIAS};
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::shared::common::{HandlerError, definition, entity, quoted};
 
 /// The arguments of `get_entity_by_id`: one record by the value of its unique field.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(deny_unknown_fields)]
 pub struct GetEntityByIdArgs<E = String> {
     /// The entity type of the record.
@@ -29,18 +28,7 @@ pub struct GetEntityByIdArgs<E = String> {
     pub id_value: String,
 }
 
-impl<E: ArgName> GetEntityByIdArgs<E> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> GetEntityByIdArgs {
-        GetEntityByIdArgs {
-            entity_type: self.entity_type.as_name().to_owned(),
-            id_value: self.id_value,
-        }
-    }
-}
-
 impl EngineTool for GetEntityByIdArgs {
-    const KIND: DatabaseTool = DatabaseTool::GetEntityById;
     type Answer = crate::sql::tools::shared::answers::RecordAnswer;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

@@ -1,5 +1,6 @@
 //! `glob_search {entity_type, field, pattern, limit, offset}`.
 
+use crate::__private::IntoEngine;
 use crate::sql::backend::Reader;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -8,19 +9,17 @@ use serde_json::{Map, Value, json};
 use crate::spec::{FieldType, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
 
-use crate::sql::arg_name::ArgName;
 use crate::sql::describe::{DescriptionBuilder, field_catalogue};
 use crate::sql::query::{
     Condition, ConditionPaths, EntityQuery, Operator, resolve_field, text_field_names,
 };
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::shared::common::{
     HandlerError, PageLimits, definition, entity, list_page, offset,
 };
 
 /// The arguments of `glob_search`: records whose text field matches a glob pattern.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(deny_unknown_fields)]
 pub struct GlobSearchArgs<E = String, F = String> {
     /// The entity type to search.
@@ -49,21 +48,7 @@ pub struct GlobSearchArgs<E = String, F = String> {
     pub offset: Option<i64>,
 }
 
-impl<E: ArgName, F: ArgName> GlobSearchArgs<E, F> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> GlobSearchArgs {
-        GlobSearchArgs {
-            entity_type: self.entity_type.as_name().to_owned(),
-            field: self.field.as_name().to_owned(),
-            pattern: self.pattern,
-            limit: self.limit,
-            offset: self.offset,
-        }
-    }
-}
-
 impl EngineTool for GlobSearchArgs {
-    const KIND: DatabaseTool = DatabaseTool::GlobSearch;
     type Answer = crate::sql::tools::shared::answers::EntityPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

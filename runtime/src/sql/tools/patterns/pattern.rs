@@ -8,6 +8,7 @@
 //! field, and the call's deadline is checked between batches; only the page's records are
 //! then read whole.
 
+use crate::__private::IntoEngine;
 use std::collections::BinaryHeap;
 
 use schemars::JsonSchema;
@@ -17,7 +18,6 @@ use serde_json::{Map, Value, json};
 use crate::spec::{EntitySpec, FieldType, SchemaSpec};
 use crate::{CallBudget, ToolDefinition, ToolError};
 
-use crate::sql::arg_name::ArgName;
 use crate::sql::backend::{ExecError, Reader};
 use crate::sql::describe::DescriptionBuilder;
 use crate::sql::ident::{qualified, quote};
@@ -28,14 +28,15 @@ use crate::sql::query::{
     compile_condition, resolve_field, text_field_names,
 };
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::shared::common::{
     Collector, HandlerError, PageLimits, definition, entity, list_answer, list_page, offset,
 };
 use crate::sql::value::SqlValue;
 
 /// How `query_entities_by_pattern` reads its pattern.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, IntoEngine,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum PatternType {
     /// Rust `regex` syntax, matching anywhere unless anchored (`(?i)` ignores case).
@@ -60,7 +61,7 @@ const FUZZY_BATCH: u32 = 5_000;
 
 /// The arguments of `query_entities_by_pattern`: records whose text field matches a regex, a
 /// glob, or is close to a text.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(
     deny_unknown_fields,
     bound(deserialize = "E: Deserialize<'de>, F: Deserialize<'de>")
@@ -105,23 +106,7 @@ pub struct QueryEntitiesByPatternArgs<E = String, F = String> {
     pub offset: Option<i64>,
 }
 
-impl<E: ArgName, F: ArgName> QueryEntitiesByPatternArgs<E, F> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> QueryEntitiesByPatternArgs {
-        QueryEntitiesByPatternArgs {
-            entity_type: self.entity_type.as_name().to_owned(),
-            field: self.field.as_name().to_owned(),
-            pattern: self.pattern,
-            pattern_type: self.pattern_type,
-            max_distance: self.max_distance,
-            limit: self.limit,
-            offset: self.offset,
-        }
-    }
-}
-
 impl EngineTool for QueryEntitiesByPatternArgs {
-    const KIND: DatabaseTool = DatabaseTool::QueryEntitiesByPattern;
     type Answer = crate::sql::tools::shared::answers::PatternPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

@@ -7,6 +7,7 @@
 //! ordered by distance. One statement on either backend: the distance is SQL (a registered
 //! function on SQLite, the haversine formula in PostgreSQL's own functions, no extension).
 
+use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -14,7 +15,6 @@ use serde_json::{Map, Value, json};
 use crate::spec::{EntitySpec, FieldType, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
 
-use crate::sql::arg_name::ArgName;
 use crate::sql::backend::{Reader, SqlDialect};
 use crate::sql::describe::DescriptionBuilder;
 use crate::sql::ident::qualified;
@@ -23,7 +23,6 @@ use crate::sql::query::{
     Condition, EntityQuery, ROW_ALIAS, compile_conditions, fields_of_type, within_sql,
 };
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::ranges::bounds::{fields_by_entity, typed_field};
 use crate::sql::tools::shared::answers::Paging;
 use crate::sql::tools::shared::common::{
@@ -32,7 +31,7 @@ use crate::sql::tools::shared::common::{
 use crate::sql::value::SqlValue;
 
 /// The arguments of `find_near`: the records of one entity nearest a place.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(
     deny_unknown_fields,
     bound(deserialize = "E: Deserialize<'de>, F: Deserialize<'de>")
@@ -74,26 +73,6 @@ pub struct FindNearArgs<E = String, F = String> {
     pub offset: Option<i64>,
 }
 
-impl<E: ArgName, F: ArgName> FindNearArgs<E, F> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> FindNearArgs {
-        FindNearArgs {
-            entity_type: self.entity_type.as_name().to_owned(),
-            field: self.field.as_name().to_owned(),
-            latitude: self.latitude,
-            longitude: self.longitude,
-            radius_km: self.radius_km,
-            conditions: self
-                .conditions
-                .into_iter()
-                .map(Condition::into_engine)
-                .collect(),
-            limit: self.limit,
-            offset: self.offset,
-        }
-    }
-}
-
 /// One record near the place.
 #[derive(JsonSchema)]
 #[allow(dead_code)]
@@ -124,7 +103,6 @@ pub(crate) struct NearPage {
 }
 
 impl EngineTool for FindNearArgs {
-    const KIND: DatabaseTool = DatabaseTool::FindNear;
     type Answer = NearPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

@@ -1,5 +1,6 @@
 //! `query_entities {entity_type, conditions, order_by, limit, offset}`.
 
+use crate::__private::IntoEngine;
 use crate::sql::backend::Reader;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -8,17 +9,15 @@ use serde_json::{Map, Value};
 use crate::ToolDefinition;
 use crate::spec::SchemaSpec;
 
-use crate::sql::arg_name::ArgName;
 use crate::sql::describe::query_entities_description;
 use crate::sql::query::{Condition, EntityQuery, OrderBy};
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::shared::common::{
     HandlerError, PageLimits, definition, entity, list_page, offset,
 };
 
 /// The arguments of `query_entities`: the records of one entity type matching conditions.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(
     deny_unknown_fields,
     bound(deserialize = "E: Deserialize<'de>, F: Deserialize<'de>")
@@ -52,25 +51,7 @@ pub struct QueryEntitiesArgs<E = String, F = String> {
     pub offset: Option<i64>,
 }
 
-impl<E: ArgName, F: ArgName> QueryEntitiesArgs<E, F> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> QueryEntitiesArgs {
-        QueryEntitiesArgs {
-            entity_type: self.entity_type.as_name().to_owned(),
-            conditions: self
-                .conditions
-                .into_iter()
-                .map(Condition::into_engine)
-                .collect(),
-            order_by: self.order_by.map(OrderBy::into_engine),
-            limit: self.limit,
-            offset: self.offset,
-        }
-    }
-}
-
 impl EngineTool for QueryEntitiesArgs {
-    const KIND: DatabaseTool = DatabaseTool::QueryEntities;
     type Answer = crate::sql::tools::shared::answers::EntityPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

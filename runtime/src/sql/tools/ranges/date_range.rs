@@ -1,6 +1,7 @@
 //! `query_entities_by_date_range {entity_type, date_field, after?, before?, order?, limit,
 //! offset}`.
 
+use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -8,19 +9,17 @@ use serde_json::{Value, json};
 use crate::spec::{FieldType, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
 
-use crate::sql::arg_name::ArgName;
 use crate::sql::backend::Reader;
 use crate::sql::dates::{ACCEPTED_FORMS, resolve};
 use crate::sql::query::Direction;
 use crate::sql::query::Operator;
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::ranges::bounds::{RangeBound, range_description, range_page, typed_field};
 use crate::sql::tools::shared::common::{HandlerError, PageLimits, definition, entity, offset};
 
 /// The arguments of `query_entities_by_date_range`: the records whose datetime field lies in a
 /// time window.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(
     deny_unknown_fields,
     bound(deserialize = "E: Deserialize<'de>, F: Deserialize<'de>")
@@ -62,23 +61,7 @@ pub struct QueryEntitiesByDateRangeArgs<E = String, F = String> {
     pub offset: Option<i64>,
 }
 
-impl<E: ArgName, F: ArgName> QueryEntitiesByDateRangeArgs<E, F> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> QueryEntitiesByDateRangeArgs {
-        QueryEntitiesByDateRangeArgs {
-            entity_type: self.entity_type.as_name().to_owned(),
-            date_field: self.date_field.as_name().to_owned(),
-            after: self.after,
-            before: self.before,
-            order: self.order,
-            limit: self.limit,
-            offset: self.offset,
-        }
-    }
-}
-
 impl EngineTool for QueryEntitiesByDateRangeArgs {
-    const KIND: DatabaseTool = DatabaseTool::QueryEntitiesByDateRange;
     type Answer = crate::sql::tools::shared::answers::EntityPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

@@ -1,5 +1,6 @@
 //! `query_entities_by_number_range {entity_type, field, min?, max?, order?, limit, offset}`.
 
+use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Number, Value, json};
@@ -7,18 +8,16 @@ use serde_json::{Number, Value, json};
 use crate::spec::{FieldType, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
 
-use crate::sql::arg_name::ArgName;
 use crate::sql::backend::Reader;
 use crate::sql::query::Direction;
 use crate::sql::query::Operator;
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::ranges::bounds::{RangeBound, range_description, range_page, typed_field};
 use crate::sql::tools::shared::common::{HandlerError, PageLimits, definition, entity, offset};
 
 /// The arguments of `query_entities_by_number_range`: the records whose number field lies
 /// between bounds.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(
     deny_unknown_fields,
     bound(deserialize = "E: Deserialize<'de>, F: Deserialize<'de>")
@@ -57,23 +56,7 @@ pub struct QueryEntitiesByNumberRangeArgs<E = String, F = String> {
     pub offset: Option<i64>,
 }
 
-impl<E: ArgName, F: ArgName> QueryEntitiesByNumberRangeArgs<E, F> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> QueryEntitiesByNumberRangeArgs {
-        QueryEntitiesByNumberRangeArgs {
-            entity_type: self.entity_type.as_name().to_owned(),
-            field: self.field.as_name().to_owned(),
-            min: self.min,
-            max: self.max,
-            order: self.order,
-            limit: self.limit,
-            offset: self.offset,
-        }
-    }
-}
-
 impl EngineTool for QueryEntitiesByNumberRangeArgs {
-    const KIND: DatabaseTool = DatabaseTool::QueryEntitiesByNumberRange;
     type Answer = crate::sql::tools::shared::answers::EntityPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

@@ -1,6 +1,7 @@
 //! `explore_relationships {start_entity_type, start_conditions, relationship_type, direction,
 //! target_entity_type, limit, offset}`.
 
+use crate::__private::IntoEngine;
 use crate::sql::backend::Reader;
 use crate::sql::value::SqlValue;
 use schemars::JsonSchema;
@@ -10,7 +11,6 @@ use serde_json::{Map, Value, json};
 use crate::spec::{EntitySpec, RelationshipSpec, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
 
-use crate::sql::arg_name::ArgName;
 use crate::sql::describe::{
     DescriptionBuilder, bounded_list, description_beyond_arrow, relationship_arrow,
 };
@@ -18,7 +18,6 @@ use crate::sql::ident::{qualified, quote};
 use crate::sql::names::shorten;
 use crate::sql::query::{Condition, Operator, Page, Projection, ROW_ALIAS, compile_conditions};
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::shared::common::{
     Collector, HandlerError, PageLimits, check_relationship_types, definition, entity, list_answer,
     offset,
@@ -26,7 +25,9 @@ use crate::sql::tools::shared::common::{
 use crate::sql::value::sql_to_json;
 
 /// Which edges `explore_relationships` follows from the start records.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, IntoEngine,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum TraversalDirection {
     /// Start is the source: `start -[REL]-> other`.
@@ -39,7 +40,7 @@ pub enum TraversalDirection {
 }
 
 /// The arguments of `explore_relationships`: the records linked to the start records.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(
     deny_unknown_fields,
     bound(deserialize = "E: Deserialize<'de>, F: Deserialize<'de>, R: Deserialize<'de>")
@@ -80,27 +81,7 @@ pub struct ExploreRelationshipsArgs<E = String, F = String, R = String> {
     pub offset: Option<i64>,
 }
 
-impl<E: ArgName, F: ArgName, R: ArgName> ExploreRelationshipsArgs<E, F, R> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> ExploreRelationshipsArgs {
-        ExploreRelationshipsArgs {
-            start_entity_type: self.start_entity_type.as_name().to_owned(),
-            start_conditions: self
-                .start_conditions
-                .into_iter()
-                .map(Condition::into_engine)
-                .collect(),
-            relationship_type: self.relationship_type.as_name().to_owned(),
-            direction: self.direction,
-            target_entity_type: self.target_entity_type.map(|e| e.as_name().to_owned()),
-            limit: self.limit,
-            offset: self.offset,
-        }
-    }
-}
-
 impl EngineTool for ExploreRelationshipsArgs {
-    const KIND: DatabaseTool = DatabaseTool::ExploreRelationships;
     type Answer = crate::sql::tools::shared::answers::RelationshipPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

@@ -3,6 +3,7 @@
 //! answered as the records at the end of the chain with the ids of the path that reached each
 //! — one statement on every backend.
 
+use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -10,14 +11,12 @@ use serde_json::{Map, Value, json};
 use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
 
-use crate::sql::arg_name::ArgName;
 use crate::sql::backend::Reader;
 use crate::sql::describe::{DescriptionBuilder, relationship_arrow};
 use crate::sql::ident::{qualified, quote};
 use crate::sql::query::{Condition, Page, Projection, ROW_ALIAS, compile_conditions, page_total};
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::graph::walk::{Walk, walks};
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
 use crate::sql::tools::shared::common::{
     Collector, HandlerError, PageLimits, check_relationship_types, definition, entity, list_answer,
@@ -29,7 +28,7 @@ use crate::sql::value::{SqlValue, sql_to_json};
 pub(crate) const MAX_HOPS: usize = 4;
 
 /// One hop of a chain: a relationship followed from the records the chain has reached.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(
     deny_unknown_fields,
     bound(deserialize = "E: Deserialize<'de>, F: Deserialize<'de>, R: Deserialize<'de>")
@@ -50,24 +49,8 @@ pub struct JoinHop<E = String, F = String, R = String> {
     pub conditions: Vec<Condition<F>>,
 }
 
-impl<E: ArgName, F: ArgName, R: ArgName> JoinHop<E, F, R> {
-    /// The same hop with names as strings, as the engine reads it.
-    pub fn into_engine(self) -> JoinHop {
-        JoinHop {
-            relationship_type: self.relationship_type.as_name().to_owned(),
-            direction: self.direction,
-            entity_type: self.entity_type.map(|e| e.as_name().to_owned()),
-            conditions: self
-                .conditions
-                .into_iter()
-                .map(Condition::into_engine)
-                .collect(),
-        }
-    }
-}
-
 /// The arguments of `join_entities`: the records at the end of a chain of relationships.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(
     deny_unknown_fields,
     bound(deserialize = "E: Deserialize<'de>, F: Deserialize<'de>, R: Deserialize<'de>")
@@ -100,23 +83,6 @@ pub struct JoinEntitiesArgs<E = String, F = String, R = String> {
     pub offset: Option<i64>,
 }
 
-impl<E: ArgName, F: ArgName, R: ArgName> JoinEntitiesArgs<E, F, R> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> JoinEntitiesArgs {
-        JoinEntitiesArgs {
-            start_entity_type: self.start_entity_type.as_name().to_owned(),
-            start_conditions: self
-                .start_conditions
-                .into_iter()
-                .map(Condition::into_engine)
-                .collect(),
-            hops: self.hops.into_iter().map(JoinHop::into_engine).collect(),
-            limit: self.limit,
-            offset: self.offset,
-        }
-    }
-}
-
 /// One record at the end of a chain.
 #[derive(JsonSchema)]
 #[allow(dead_code)]
@@ -145,7 +111,6 @@ pub(crate) struct JoinPage {
 }
 
 impl EngineTool for JoinEntitiesArgs {
-    const KIND: DatabaseTool = DatabaseTool::JoinEntities;
     type Answer = JoinPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

@@ -1,5 +1,6 @@
 //! `describe_entity {entity_name}`.
 
+use crate::__private::IntoEngine;
 use crate::sql::backend::Reader;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -8,14 +9,12 @@ use serde_json::Value;
 use crate::ToolDefinition;
 use crate::spec::SchemaSpec;
 
-use crate::sql::arg_name::ArgName;
 use crate::sql::describe::entity_json;
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::shared::common::{HandlerError, definition, entity};
 
 /// The arguments of `describe_entity`: one entity type in detail.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(deny_unknown_fields)]
 pub struct DescribeEntityArgs<E = String> {
     /// The entity type to describe.
@@ -23,17 +22,7 @@ pub struct DescribeEntityArgs<E = String> {
     pub entity_name: E,
 }
 
-impl<E: ArgName> DescribeEntityArgs<E> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> DescribeEntityArgs {
-        DescribeEntityArgs {
-            entity_name: self.entity_name.as_name().to_owned(),
-        }
-    }
-}
-
 impl EngineTool for DescribeEntityArgs {
-    const KIND: DatabaseTool = DatabaseTool::DescribeEntity;
     type Answer = crate::sql::tools::shared::answers::EntityDescription;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

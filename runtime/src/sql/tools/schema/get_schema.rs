@@ -1,5 +1,6 @@
 //! `get_schema {include_tips, entity_types}`.
 
+use crate::__private::IntoEngine;
 use crate::sql::backend::Reader;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -8,14 +9,12 @@ use serde_json::Value;
 use crate::ToolDefinition;
 use crate::spec::SchemaSpec;
 
-use crate::sql::arg_name::ArgName;
 use crate::sql::describe::{DescriptionBuilder, bounded_list, schema_json};
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::shared::common::{HandlerError, definition, entity, entity_names};
 
 /// The arguments of `get_schema`: the whole schema, or the part about some entity types.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(deny_unknown_fields, bound(deserialize = "E: Deserialize<'de>"))]
 pub struct GetSchemaArgs<E = String> {
     /// Also return usage tips and an example query (default true).
@@ -37,20 +36,7 @@ impl<E> Default for GetSchemaArgs<E> {
     }
 }
 
-impl<E: ArgName> GetSchemaArgs<E> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> GetSchemaArgs {
-        GetSchemaArgs {
-            include_tips: self.include_tips,
-            entity_types: self
-                .entity_types
-                .map(|names| names.iter().map(|n| n.as_name().to_owned()).collect()),
-        }
-    }
-}
-
 impl EngineTool for GetSchemaArgs {
-    const KIND: DatabaseTool = DatabaseTool::GetSchema;
     type Answer = crate::sql::tools::shared::answers::SchemaAnswer;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

@@ -4,6 +4,7 @@
 //! relationships: Jaccard or Adamic–Adar, one statement), or both fused by reciprocal rank.
 //! The record itself is never in its own answer.
 
+use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -12,7 +13,6 @@ use crate::spec::{EntitySpec, SchemaSpec, VectorIndexSpec};
 use crate::{ToolDefinition, ToolError};
 
 use crate::sql::Database;
-use crate::sql::arg_name::ArgName;
 use crate::sql::backend::Reader;
 use crate::sql::describe::{DescriptionBuilder, relationship_arrow};
 use crate::sql::ident::quote;
@@ -21,7 +21,6 @@ use crate::sql::query::{Condition, ROW_ALIAS, compile_conditions};
 use crate::sql::tools::TraversalDirection;
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::graph::walk::{Walk, walks};
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::search::hybrid_search::fuse;
 use crate::sql::tools::search::semantic_search::{ranked_answer, vector_index};
 use crate::sql::tools::shared::answers::RankedAnswer;
@@ -38,7 +37,7 @@ const MIN_CANDIDATES: u32 = 50;
 const MAX_CANDIDATES: u32 = 1000;
 
 /// How `find_similar` compares records.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(rename_all = "snake_case")]
 pub enum SimilarityKind {
     /// The nearest stored vectors to the record's own.
@@ -50,7 +49,9 @@ pub enum SimilarityKind {
 }
 
 /// How shared neighbours score.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, IntoEngine,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum NeighbourMeasure {
     /// Shared neighbours ÷ the neighbours of either.
@@ -70,7 +71,7 @@ impl NeighbourMeasure {
 }
 
 /// The arguments of `find_similar`: the records most like one record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(
     deny_unknown_fields,
     bound(deserialize = "E: Deserialize<'de>, F: Deserialize<'de>, R: Deserialize<'de>")
@@ -111,30 +112,6 @@ pub struct FindSimilarArgs<E = String, F = String, R = String> {
     pub top_k: Option<i64>,
 }
 
-impl<E: ArgName, F: ArgName, R: ArgName> FindSimilarArgs<E, F, R> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> FindSimilarArgs {
-        FindSimilarArgs {
-            entity_type: self.entity_type.as_name().to_owned(),
-            id: self.id,
-            similarity: self.similarity,
-            index: self.index,
-            relationships: self
-                .relationships
-                .into_iter()
-                .map(|r| r.as_name().to_owned())
-                .collect(),
-            measure: self.measure,
-            conditions: self
-                .conditions
-                .into_iter()
-                .map(Condition::into_engine)
-                .collect(),
-            top_k: self.top_k,
-        }
-    }
-}
-
 /// Whether `entity` has a relationship.
 fn has_relationships(spec: &SchemaSpec, entity: &EntitySpec) -> bool {
     spec.relationships
@@ -143,7 +120,6 @@ fn has_relationships(spec: &SchemaSpec, entity: &EntitySpec) -> bool {
 }
 
 impl EngineTool for FindSimilarArgs {
-    const KIND: DatabaseTool = DatabaseTool::FindSimilar;
     type Answer = RankedAnswer;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

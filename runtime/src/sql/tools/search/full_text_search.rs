@@ -1,6 +1,7 @@
 //! `full_text_search {entity_type, query, fields, top_k, prefix, offset}`: records ranked by
 //! BM25 over an entity's full-text index (see [`full_text`](crate::sql::full_text)).
 
+use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -8,21 +9,19 @@ use serde_json::{Map, Value, json};
 use crate::spec::{EntitySpec, FullTextSpec, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
 
-use crate::sql::arg_name::ArgName;
 use crate::sql::backend::Reader;
 use crate::sql::describe::DescriptionBuilder;
 use crate::sql::full_text::{FullTextQuery, Hit, Ranking, search};
 use crate::sql::names::unknown_name_message;
 use crate::sql::query::Page;
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::shared::common::{
     Collector, HandlerError, PageLimits, definition, entity, limit_named, list_answer, offset,
 };
 
 /// The arguments of `full_text_search`: an entity's records ranked by how well their indexed
 /// text matches a query.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(deny_unknown_fields)]
 pub struct FullTextSearchArgs<E = String, F = String> {
     /// The entity type to search (one with a full-text index).
@@ -58,24 +57,7 @@ pub struct FullTextSearchArgs<E = String, F = String> {
     pub offset: Option<i64>,
 }
 
-impl<E: ArgName, F: ArgName> FullTextSearchArgs<E, F> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> FullTextSearchArgs {
-        FullTextSearchArgs {
-            entity_type: self.entity_type.as_name().to_owned(),
-            query: self.query,
-            fields: self
-                .fields
-                .map(|fields| fields.iter().map(|f| f.as_name().to_owned()).collect()),
-            top_k: self.top_k,
-            prefix: self.prefix,
-            offset: self.offset,
-        }
-    }
-}
-
 impl EngineTool for FullTextSearchArgs {
-    const KIND: DatabaseTool = DatabaseTool::FullTextSearch;
     type Answer = crate::sql::tools::shared::answers::SearchPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

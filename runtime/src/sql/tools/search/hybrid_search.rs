@@ -3,6 +3,7 @@
 //! `1 / (60 + rank)`), for entities with both a full-text index and a vector index. A record
 //! that both rankings place high wins over one only a single ranking likes.
 
+use crate::__private::IntoEngine;
 use std::collections::HashMap;
 
 use schemars::JsonSchema;
@@ -13,11 +14,9 @@ use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
 
 use crate::sql::Database;
-use crate::sql::arg_name::ArgName;
 use crate::sql::backend::Reader;
 use crate::sql::describe::DescriptionBuilder;
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::search::full_text_search::ranked_ids;
 use crate::sql::tools::search::semantic_search::{embed_query, ranked_answer, vector_index};
 use crate::sql::tools::shared::answers::RankedAnswer;
@@ -34,7 +33,7 @@ const MIN_CANDIDATES: u32 = 50;
 const MAX_CANDIDATES: u32 = 1000;
 
 /// The arguments of `hybrid_search`: records matching a text by words and by meaning.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(deny_unknown_fields, bound(deserialize = "E: Deserialize<'de>"))]
 pub struct HybridSearchArgs<E = String> {
     /// The entity type to search (one with a full-text index and a vector index).
@@ -56,18 +55,6 @@ pub struct HybridSearchArgs<E = String> {
     pub top_k: Option<i64>,
 }
 
-impl<E: ArgName> HybridSearchArgs<E> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> HybridSearchArgs {
-        HybridSearchArgs {
-            entity_type: self.entity_type.as_name().to_owned(),
-            query: self.query,
-            index: self.index,
-            top_k: self.top_k,
-        }
-    }
-}
-
 /// The entities `hybrid_search` works on.
 fn hybrid_entities(spec: &SchemaSpec) -> Vec<&EntitySpec> {
     spec.entities
@@ -77,7 +64,6 @@ fn hybrid_entities(spec: &SchemaSpec) -> Vec<&EntitySpec> {
 }
 
 impl EngineTool for HybridSearchArgs {
-    const KIND: DatabaseTool = DatabaseTool::HybridSearch;
     type Answer = RankedAnswer;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {

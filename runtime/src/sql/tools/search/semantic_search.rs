@@ -3,6 +3,7 @@
 //! ([`nearest`]: by PostgreSQL with pgvector, or over the vectors kept in memory), optionally
 //! among the records matching `conditions` only.
 
+use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -12,13 +13,11 @@ use crate::{CallBudget, ErrorCode, ToolDefinition, ToolError};
 
 use crate::embed::EmbedError;
 use crate::sql::Database;
-use crate::sql::arg_name::ArgName;
 use crate::sql::backend::Reader;
 use crate::sql::describe::DescriptionBuilder;
 use crate::sql::ident::quote;
 use crate::sql::query::Condition;
 use crate::sql::tools::engine::EngineTool;
-use crate::sql::tools::kind::DatabaseTool;
 use crate::sql::tools::shared::answers::{RankedAnswer, RankedHit};
 use crate::sql::tools::shared::common::{
     Collector, HandlerError, PageLimits, definition, entity, limit_named,
@@ -30,7 +29,7 @@ use crate::sql::vector_search::{Search, nearest};
 const SNIPPET_CHARS: usize = 240;
 
 /// The arguments of `semantic_search`: the records whose meaning is closest to a text.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, IntoEngine)]
 #[serde(
     deny_unknown_fields,
     bound(deserialize = "E: Deserialize<'de>, F: Deserialize<'de>")
@@ -61,26 +60,7 @@ pub struct SemanticSearchArgs<E = String, F = String> {
     pub conditions: Vec<Condition<F>>,
 }
 
-impl<E: ArgName, F: ArgName> SemanticSearchArgs<E, F> {
-    /// The same arguments with names as strings, as the engine reads them.
-    pub fn into_engine(self) -> SemanticSearchArgs {
-        SemanticSearchArgs {
-            entity_type: self.entity_type.as_name().to_owned(),
-            query: self.query,
-            index: self.index,
-            top_k: self.top_k,
-            min_score: self.min_score,
-            conditions: self
-                .conditions
-                .into_iter()
-                .map(Condition::into_engine)
-                .collect(),
-        }
-    }
-}
-
 impl EngineTool for SemanticSearchArgs {
-    const KIND: DatabaseTool = DatabaseTool::SemanticSearch;
     type Answer = RankedAnswer;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
