@@ -20,15 +20,12 @@ fn src(krate: &str) -> PathBuf {
 /// The layers of the SQL engine (`runtime/src/sql`), bottom first: a module imports modules of
 /// its own layer and of the layers below, never above.
 const SQL_LAYERS: &[&[&str]] = &[
-    // SQL text and values, without a connection: identifiers, lexing, names, globs, dates,
+    // SQL text and values, without a connection: the text helpers (identifiers, lexing, names,
+    // globs, dates),
     // DDL (the generator writes `schema.sql` from it without linking SQLite), schema
     // comparison, the full-text query language and tokenizer, the names tool arguments take.
     &[
-        "sql::ident",
-        "sql::lex",
-        "sql::names",
-        "sql::glob",
-        "sql::dates",
+        "sql::text",
         "sql::value",
         "sql::key",
         "sql::ddl",

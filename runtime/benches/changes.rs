@@ -117,9 +117,9 @@ fn unchanged_tracked(bencher: Bencher) {
 
 /// The floor pair's database: the entity table with `UPDATES` records, the change log's table
 /// and indexes exactly as toolforge creates them, the writer's settings.
-fn floor_database(dir: &std::path::Path) -> toolforge::sql::rusqlite::Connection {
+fn floor_database(dir: &std::path::Path) -> toolforge::sql::sqlite::rusqlite::Connection {
     use toolforge::sql::ddl::{ChangeLogTypes, changes_objects};
-    let conn = toolforge::sql::rusqlite::Connection::open(dir.join("floor.db")).unwrap();
+    let conn = toolforge::sql::sqlite::rusqlite::Connection::open(dir.join("floor.db")).unwrap();
     conn.execute_batch(
         "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
          PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY; \
@@ -147,7 +147,7 @@ enum Row {
 }
 
 /// One transaction: `UPDATES` upserts of round `round`, each followed by the row `row` says.
-fn floor_upserts(conn: &toolforge::sql::rusqlite::Connection, round: usize, row: Row) {
+fn floor_upserts(conn: &toolforge::sql::sqlite::rusqlite::Connection, round: usize, row: Row) {
     let tx = conn.unchecked_transaction().unwrap();
     {
         let mut upsert = conn

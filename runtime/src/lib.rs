@@ -73,6 +73,13 @@ pub mod __private {
     pub use crate::__database_tool_table as database_tool_table;
     #[cfg(feature = "sqlite")]
     pub use crate::sql::arg_name::{ArgName, IntoEngine, NamedType};
+    /// Whether an error is SQLite's interrupt, for the tests of deadlines.
+    #[cfg(feature = "sqlite")]
+    pub use crate::sql::sqlite::is_interrupt;
+    /// The matcher behind `GLOB`, for the tests that hold it against SQLite's own.
+    pub use crate::sql::text::glob::GlobPattern;
+    /// The generator's check of `sql:` statements skips PostgreSQL's quoted forms with it.
+    pub use crate::sql::text::lex::postgres_quoted_end;
     pub use crate::typed::DeriveSpec;
     pub use schemars;
     pub use serde;

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use serde_json::json;
 use sql_fixtures::seeded;
-use toolforge::sql::database::is_interrupt;
-use toolforge::sql::glob::GlobPattern;
+use toolforge::__private::GlobPattern;
+use toolforge::__private::is_interrupt;
 use toolforge::sql::{Database, registry};
 use toolforge::{CallBudget, CallLimits, ErrorCode, ToolRegistry};
 
@@ -255,7 +255,7 @@ fn registry_with_limits(
 #[test]
 fn the_glob_matcher_agrees_with_sqlite() {
     use proptest::prelude::*;
-    let conn = toolforge::sql::rusqlite::Connection::open_in_memory().unwrap();
+    let conn = toolforge::sql::sqlite::rusqlite::Connection::open_in_memory().unwrap();
     let alphabet = prop::sample::select(vec!['a', 'b', 'é', '*', '?', '[', ']', '^', '-', 'c']);
     let text = prop::collection::vec(alphabet.clone(), 0..8)
         .prop_map(|chars| chars.into_iter().collect::<String>());

@@ -532,11 +532,8 @@ async fn records_read_through_the_same_queries() {
         let entity = spec.entity("Scope").unwrap();
         assert_eq!(entity.computed_fields.len(), 3);
     }
-    assert_eq!(pg.dialect(), toolforge::sql::backend::SqlDialect::Postgres);
-    assert_eq!(
-        sqlite.dialect(),
-        toolforge::sql::backend::SqlDialect::Sqlite
-    );
+    assert_eq!(pg.dialect(), toolforge::sql::SqlDialect::Postgres);
+    assert_eq!(sqlite.dialect(), toolforge::sql::SqlDialect::Sqlite);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -68,23 +68,25 @@ async fn call(registry: &ToolRegistry, tool: &str, arguments: Value) -> Value {
 }
 
 /// Rows of `sql` run by hand on SQLite, as JSON objects.
-fn by_hand(db: &Database, sql: &str, params: Vec<toolforge::sql::value::SqlValue>) -> Vec<Value> {
+fn by_hand(db: &Database, sql: &str, params: Vec<toolforge::sql::SqlValue>) -> Vec<Value> {
     let sql = sql.to_owned();
     db.read_blocking(move |conn| {
         let mut statement = conn.prepare(&sql).unwrap();
         let names: Vec<String> = statement.column_names().map(str::to_owned).collect();
         let mut rows = statement
-            .query(toolforge::sql::rusqlite::params_from_iter(params.iter()))
+            .query(toolforge::sql::sqlite::rusqlite::params_from_iter(
+                params.iter(),
+            ))
             .unwrap();
         let mut out = Vec::new();
         while let Some(row) = rows.next().unwrap() {
             let mut object = serde_json::Map::new();
             for (i, name) in names.iter().enumerate() {
-                let value: toolforge::sql::value::SqlValue = row.get(i).unwrap();
+                let value: toolforge::sql::SqlValue = row.get(i).unwrap();
                 let value = match value {
-                    toolforge::sql::value::SqlValue::Integer(n) => json!(n),
-                    toolforge::sql::value::SqlValue::Real(x) => json!(x),
-                    toolforge::sql::value::SqlValue::Text(t) => json!(t),
+                    toolforge::sql::SqlValue::Integer(n) => json!(n),
+                    toolforge::sql::SqlValue::Real(x) => json!(x),
+                    toolforge::sql::SqlValue::Text(t) => json!(t),
                     _ => Value::Null,
                 };
                 object.insert(name.clone(), value);
@@ -117,7 +119,7 @@ async fn sql_tools_answer_like_the_statement_run_by_hand_on_sqlite() {
             &db,
             "SELECT branch, count(*) AS loans, sum(fee) AS fees FROM loan \
              WHERE due_at < ?1 GROUP BY branch ORDER BY loans DESC, branch",
-            vec![toolforge::sql::value::SqlValue::Text(format!(
+            vec![toolforge::sql::SqlValue::Text(format!(
                 "{before}T00:00:00Z"
             ))],
         );
@@ -139,8 +141,8 @@ async fn sql_tools_answer_like_the_statement_run_by_hand_on_sqlite() {
             &db,
             "SELECT id, fee, status, fee * 1.0 / ?2 AS share FROM loan WHERE fee >= ?1 ORDER BY id",
             vec![
-                toolforge::sql::value::SqlValue::Real(min_fee),
-                toolforge::sql::value::SqlValue::Integer(parts),
+                toolforge::sql::SqlValue::Real(min_fee),
+                toolforge::sql::SqlValue::Integer(parts),
             ],
         );
         let mut seen = Vec::new();
@@ -433,7 +435,7 @@ async fn row_rules_apply_to_sql_tools() {
             &direct,
             "SELECT id, fee, status, fee * 1.0 / 1 AS share FROM loan \
              WHERE fee >= 0 AND branch = ?1 ORDER BY id LIMIT 10",
-            vec![toolforge::sql::value::SqlValue::Text(branch.to_owned())],
+            vec![toolforge::sql::SqlValue::Text(branch.to_owned())],
         );
         assert_eq!(expected.len(), 10);
         assert_eq!(page["rows"], Value::Array(expected));

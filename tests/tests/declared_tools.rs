@@ -77,7 +77,7 @@ async fn declared_tools_answer_like_the_hand_written_query_on_sqlite() {
     let names: Vec<&str> = registry.names().collect();
     assert!(names.contains(&"open_loans_of_member") && names.contains(&"expensive_loans"));
 
-    let direct = toolforge::sql::rusqlite::Connection::open(&path).unwrap();
+    let direct = toolforge::sql::sqlite::rusqlite::Connection::open(&path).unwrap();
     for member in ["m0", "m1", "m2", "m9"] {
         for (before, cutoff) in [
             ("2024-03-01", "2024-03-01T00:00:00Z"),
@@ -316,7 +316,7 @@ async fn context_bound_parameters_take_the_hosts_value_on_sqlite() {
     let path = dir.path().join("library.db");
     let db = Database::open(&path).unwrap();
     seed(&db, &spec);
-    let direct = toolforge::sql::rusqlite::Connection::open(&path).unwrap();
+    let direct = toolforge::sql::sqlite::rusqlite::Connection::open(&path).unwrap();
     for member in ["m0", "m1", "m2", "m7"] {
         let registry = registry_for(&spec, &db, Some(member));
         for min_fee in [0.0, 4.5] {

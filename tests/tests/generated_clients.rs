@@ -801,7 +801,7 @@ async fn typed_declared_sql_tools() {
 
 /// The first column of `sql`'s rows on the SQLite file `path`, as integers.
 fn integers(path: &std::path::Path, sql: &str) -> Vec<i64> {
-    let conn = toolforge::sql::rusqlite::Connection::open(path).unwrap();
+    let conn = toolforge::sql::sqlite::rusqlite::Connection::open(path).unwrap();
     let mut statement = conn.prepare(sql).unwrap();
     statement
         .query_map([], |row| row.get(0))

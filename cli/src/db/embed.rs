@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use toolforge::sql::embeddings::EmbedStats;
+use toolforge::sql::EmbedStats;
 
 use crate::dynamic;
 use crate::{EXIT_INVALID, EXIT_OK, Output};

@@ -81,7 +81,7 @@ pub(crate) fn bind_parameters(
             });
         }
         if backend == Backend::Postgres
-            && let Some(end) = toolforge::sql::lex::postgres_quoted_end(text, i)
+            && let Some(end) = toolforge::__private::postgres_quoted_end(text, i)
         {
             i = end.map_err(|closer| SqlProblem {
                 span: start..text.len(),

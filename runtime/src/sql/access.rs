@@ -29,9 +29,9 @@ use crate::spec::{CHANGES_TABLE, SchemaSpec};
 
 use super::backend::{ExecError, Reader, SqlDialect};
 use super::ddl::VERSIONS_TABLE;
-use super::ident::quote;
 use super::side_store;
 use super::value::SqlValue;
+use crate::sql::text::ident::quote;
 
 /// The statements creating the views of `spec`'s rules over the base tables in `base` (a
 /// quoted schema name), the marker view included (created last).

@@ -20,8 +20,8 @@ use crate::spec::{CHANGES_TABLE, ChangeTrackingSpec, EntitySpec, FieldType, Sche
 
 use super::backend::ExecError;
 use super::backend::Writer;
-use super::ident::quote;
 use super::value::Bound;
+use crate::sql::text::ident::quote;
 
 /// The tracked values of a record at one moment.
 #[derive(Debug, Clone, PartialEq)]

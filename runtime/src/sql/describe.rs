@@ -18,19 +18,6 @@ pub fn relationship_arrow(relationship: &RelationshipSpec) -> String {
 
 /// The relationship's description, unless it only restates the arrow (`Scope DEFINED_IN
 /// File` beside `Scope -[DEFINED_IN]-> File`: words compared without case or punctuation).
-///
-/// ```
-/// # let relationship = |description: &str| -> toolforge::spec::RelationshipSpec {
-/// #     serde_json::from_value(serde_json::json!({"type": "DEFINED_IN", "source": "Scope",
-/// #         "target": "File", "table": "t", "description": description})).unwrap() };
-/// use toolforge::sql::describe::description_beyond_arrow;
-/// assert_eq!(description_beyond_arrow(&relationship("Scope DEFINED_IN File.")), None);
-/// assert_eq!(description_beyond_arrow(&relationship("scope -> defined_in -> file")), None);
-/// assert_eq!(
-///     description_beyond_arrow(&relationship("The file a scope is written in")),
-///     Some("The file a scope is written in")
-/// );
-/// ```
 pub fn description_beyond_arrow(relationship: &RelationshipSpec) -> Option<&str> {
     let text = relationship.description.as_deref()?;
     let words = |text: &str| -> Vec<String> {
@@ -46,104 +33,6 @@ pub fn description_beyond_arrow(relationship: &RelationshipSpec) -> Option<&str>
     ]
     .join(" ");
     (words(text) != words(&arrow)).then_some(text)
-}
-
-fn field_type_text(ty: FieldType, values: &[String]) -> String {
-    if ty == FieldType::Enum && !values.is_empty() {
-        format!("enum ({})", values.join(" | "))
-    } else {
-        ty.config_name().to_string()
-    }
-}
-
-/// One entity as text: fields with types and descriptions, the unique field marked, computed
-/// fields with what they compute, relationships with direction and target.
-pub fn entity_text(spec: &SchemaSpec, entity: &EntitySpec) -> String {
-    let mut out = entity.name.clone();
-    if let Some(description) = &entity.description {
-        out.push_str(&format!(": {description}"));
-    }
-    out.push('\n');
-    out.push_str("  fields:\n");
-    for field in &entity.fields {
-        let mut line = format!(
-            "    - {}: {}",
-            field.name,
-            field_type_text(field.ty, &field.values)
-        );
-        if field.name == entity.unique_field {
-            line.push_str(" [unique id]");
-        }
-        if let Some(description) = &field.description {
-            line.push_str(&format!(" — {description}"));
-        }
-        out.push_str(&line);
-        out.push('\n');
-    }
-    if !entity.computed_fields.is_empty() {
-        out.push_str("  computed fields (read-only, usable in conditions and order_by):\n");
-        for computed in &entity.computed_fields {
-            let mut line = format!(
-                "    - {}: {} = {}",
-                computed.name,
-                match computed.ty {
-                    crate::spec::ValueType::String => "string",
-                    crate::spec::ValueType::Number => "number",
-                    crate::spec::ValueType::Boolean => "boolean",
-                    crate::spec::ValueType::Datetime => "datetime",
-                },
-                computed.source
-            );
-            if let Some(description) = &computed.description {
-                line.push_str(&format!(" — {description}"));
-            }
-            out.push_str(&line);
-            out.push('\n');
-        }
-    }
-    let relationships: Vec<String> = spec
-        .relationships
-        .iter()
-        .filter(|r| r.source == entity.name || r.target == entity.name)
-        .map(|r| {
-            let mut line = format!("    - {}", relationship_arrow(r));
-            if let Some(description) = &r.description {
-                line.push_str(&format!(" — {description}"));
-            }
-            line
-        })
-        .collect();
-    if !relationships.is_empty() {
-        out.push_str("  relationships:\n");
-        out.push_str(&relationships.join("\n"));
-        out.push('\n');
-    }
-    out
-}
-
-/// The whole schema as text.
-pub fn schema_text(spec: &SchemaSpec) -> String {
-    spec.entities
-        .iter()
-        .map(|entity| entity_text(spec, entity))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// The operators and their meaning.
-pub fn operators_text() -> String {
-    [
-        "Operators (case-sensitive):",
-        "  = != > >= < <=  compare (value null with = / != tests for a missing value)",
-        "  CONTAINS        substring; on array fields: the array has this element",
-        "  STARTS WITH / ENDS WITH  prefix / suffix (no wildcards)",
-        "  IN              value is an array; matches any of its values",
-        "  REGEX           regular expression (Rust syntax, (?i) ignores case)",
-        "  GLOB            * any text, ? one character, [abc] one of",
-        "  WITHIN          point fields: in the box [south, west, north, east] (degrees)",
-        "Datetimes are UTC ISO-8601 (2024-05-01T12:00:00Z); values with an offset or plain dates are accepted.",
-    ]
-    .join("\n")
 }
 
 /// Every operator of `spec` as written in calls (`WITHIN` only where there are points).
@@ -476,4 +365,29 @@ pub fn entity_json(spec: &SchemaSpec, entity: &EntitySpec) -> Value {
         value["display_name_field"] = json!(display);
     }
     value
+}
+
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn description_beyond_arrow_as_documented() {
+        let relationship = |description: &str| -> toolforge::spec::RelationshipSpec {
+            serde_json::from_value(serde_json::json!({"type": "DEFINED_IN", "source": "Scope",
+                "target": "File", "table": "t", "description": description}))
+            .unwrap()
+        };
+        use super::description_beyond_arrow;
+        assert_eq!(
+            description_beyond_arrow(&relationship("Scope DEFINED_IN File.")),
+            None
+        );
+        assert_eq!(
+            description_beyond_arrow(&relationship("scope -> defined_in -> file")),
+            None
+        );
+        assert_eq!(
+            description_beyond_arrow(&relationship("The file a scope is written in")),
+            Some("The file a scope is written in")
+        );
+    }
 }

@@ -19,9 +19,9 @@ use crate::spec::{EntitySpec, SchemaSpec, VectorIndexSpec};
 
 use super::backend::{ExecError, SqlDialect, Writer};
 use super::ddl::VERSIONS_TABLE;
-use super::ident::quote;
 use super::side_store::SidePlaces;
 use super::value::SqlValue;
+use crate::sql::text::ident::quote;
 
 /// Records read (and embedded) per round: bounds the memory one pass holds.
 const PAGE: usize = 256;

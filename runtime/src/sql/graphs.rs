@@ -30,8 +30,8 @@ use crate::{CallBudget, ErrorCode, ToolError};
 
 use super::backend::{ExecError, Reader};
 use super::handler_error::HandlerError;
-use super::ident::quote;
 use super::value::SqlValue;
+use crate::sql::text::ident::quote;
 
 /// The most records a graph tool loads or visits in one call.
 pub(crate) const MAX_GRAPH_NODES: usize = 1_000_000;

@@ -28,11 +28,11 @@ use crate::spec::{EntitySpec, FieldSpec, FieldType, SchemaSpec};
 use super::backend::import_sink::{ImportSink, Target, at, exec_error};
 use super::changes::Tracker;
 use super::database::{Database, DbError};
-use super::ident::quote;
-use super::names::{shorten, unknown_name_message};
 use super::value::{
     Bound, ValueError, describe_json, json_to_bound, json_to_sql, normalize_datetime,
 };
+use crate::sql::text::ident::quote;
+use crate::sql::text::names::{shorten, unknown_name_message};
 
 pub use super::backend::import_sink::ImportError;
 
@@ -62,7 +62,7 @@ pub struct ImportStats {
     /// Relationship edges inserted or updated.
     pub relationships: usize,
     /// What was done to keep the vector indexes up to date (see
-    /// [`embeddings`](super::embeddings)).
+    /// `embeddings`).
     pub embeddings: super::embeddings::EmbedStats,
     /// Records deleted.
     pub deleted: usize,

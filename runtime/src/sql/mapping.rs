@@ -22,7 +22,7 @@
 use crate::spec::{EdgeMapping, EntitySpec, FieldType, RelationshipSpec, TableRef};
 
 use super::backend::SqlDialect;
-use super::ident::quote;
+use crate::sql::text::ident::quote;
 
 /// `table` as the SQL of `dialect` names it: in its schema, or in `base` (SQLite's `main`,
 /// PostgreSQL's current schema, already quoted).

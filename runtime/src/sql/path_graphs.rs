@@ -32,8 +32,8 @@ use crate::sync::lock;
 use super::backend::Reader;
 use super::graphs::{IdList, MAX_GRAPH_EDGES, MAX_GRAPH_NODES, PAGE_ROWS, Places, check_deadline};
 use super::handler_error::HandlerError;
-use super::ident::quote;
 use super::value::SqlValue;
+use crate::sql::text::ident::quote;
 
 /// How many graphs are kept.
 pub(crate) const KEPT: usize = 2;

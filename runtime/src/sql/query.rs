@@ -27,10 +27,10 @@ use crate::spec::{EntitySpec, FieldType};
 
 use super::backend::{ExecError, Reader, SqlDialect};
 use super::database::GLOB_FUNCTION;
-use super::glob::{GlobPattern, prefix_successor};
-use super::ident::{qualified, quote};
-use super::names::{shorten, unknown_name_message};
 use super::value::{SqlValue, json_to_sql, sql_to_json, value_type_as_field_type};
+use crate::sql::text::glob::{GlobPattern, prefix_successor};
+use crate::sql::text::ident::{qualified, quote};
+use crate::sql::text::names::{shorten, unknown_name_message};
 
 /// The alias of the queried entity's row (the computed-field SQL refers to it).
 pub const ROW_ALIAS: &str = "n";

@@ -24,11 +24,11 @@ use crate::spec::{CHANGES_TABLE, EntitySpec, SchemaSpec};
 use super::backend::{BlockingReader, ExecError, SqlDialect, Writer};
 use super::changes::{ChangeInserter, Snapshot, SnapshotPlan, change_row, now, prune, text_of};
 use super::ddl::{ChangeLogTypes, ObjectKind, changes_objects};
-use super::ident::quote;
 use super::side_store::{
     ChangesRefresh, SidePlaces, key_column, key_paging, side_schema, side_table_exists,
 };
 use super::value::SqlValue;
+use crate::sql::text::ident::quote;
 
 /// The side store's table of what each tracked entity's states were taken for: a state table
 /// taken for another definition is taken again.

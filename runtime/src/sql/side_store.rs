@@ -36,9 +36,9 @@ use crate::spec::{EntitySpec, FieldType, FullTextSpec, SchemaSpec};
 use super::backend::{BlockingReader, ExecError, SqlDialect};
 use super::ddl::VERSIONS_TABLE;
 use super::full_text::pg_tables::{CHUNK, placeholders, text};
-use super::ident::quote;
 pub(crate) use super::mapping::vectors_table;
 use super::value::SqlValue;
+use crate::sql::text::ident::quote;
 
 /// The name the side file is attached under on SQLite.
 pub(crate) const SQLITE_SCHEMA: &str = "toolforge";

@@ -156,7 +156,7 @@ fn mapping_gaps(db: &Database, spec: &SchemaSpec) -> Result<Vec<SchemaDifference
                     .next()
                     .and_then(|row| row.into_iter().next())
                 {
-                    Some(SqlValue::Text(schema)) => crate::sql::ident::quote(&schema),
+                    Some(SqlValue::Text(schema)) => crate::sql::text::ident::quote(&schema),
                     _ => "\"public\"".to_owned(),
                 },
             };

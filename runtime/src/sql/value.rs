@@ -25,7 +25,7 @@ pub enum SqlValue {
 
 use crate::spec::{FieldType, ValueType};
 
-use super::names::shorten;
+use crate::sql::text::names::shorten;
 
 /// Why a JSON value cannot be stored in (or compared with) a field of some type. `Display` is
 /// the sentence a model or a person reads: what was expected and what was given.
@@ -37,7 +37,7 @@ pub enum ValueError {
     WrongType {
         /// What the field accepts (`a string`, `a boolean (true or false)`, ...).
         expected: String,
-        /// The value given, described ([`describe_json`]).
+        /// The value given, described (`describe_json`).
         got: String,
     },
     /// A string that is not one of an enum field's values.
@@ -55,7 +55,7 @@ pub enum ValueError {
         expected: &'static str,
         /// The element's 0-based position.
         index: usize,
-        /// The element, described ([`describe_json`]).
+        /// The element, described (`describe_json`).
         got: String,
     },
     /// A string that is not a datetime.
@@ -115,14 +115,6 @@ pub fn describe_json(value: &Value) -> String {
 /// Whole seconds are written without a fraction, so stored values compare chronologically as
 /// text; the one exception is a value with a fraction against the whole second it falls in
 /// (`…:00.5Z` sorts before `…:00Z`).
-///
-/// ```
-/// use toolforge::sql::value::normalize_datetime;
-/// assert_eq!(normalize_datetime("2024-05-01T14:00:00+02:00").unwrap(), "2024-05-01T12:00:00Z");
-/// assert_eq!(normalize_datetime("2024-05-01").unwrap(), "2024-05-01T00:00:00Z");
-/// assert_eq!(normalize_datetime("9999-12-31").unwrap(), "9999-12-31T00:00:00Z");
-/// assert!(normalize_datetime("yesterday").is_err());
-/// ```
 pub fn normalize_datetime(text: &str) -> Result<String, ValueError> {
     let trimmed = text.trim();
     if let Ok(timestamp) = trimmed.parse::<jiff::Timestamp>() {
@@ -431,8 +423,29 @@ mod tests {
         }
         assert!(normalize_datetime("10000-01-01").is_err());
         assert_eq!(
-            crate::sql::dates::resolve("9999-12-31", jiff::Timestamp::UNIX_EPOCH).as_deref(),
+            crate::sql::text::dates::resolve("9999-12-31", jiff::Timestamp::UNIX_EPOCH).as_deref(),
             Ok("9999-12-31T00:00:00Z")
         );
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn normalize_datetime_as_documented() {
+        use super::normalize_datetime;
+        assert_eq!(
+            normalize_datetime("2024-05-01T14:00:00+02:00").unwrap(),
+            "2024-05-01T12:00:00Z"
+        );
+        assert_eq!(
+            normalize_datetime("2024-05-01").unwrap(),
+            "2024-05-01T00:00:00Z"
+        );
+        assert_eq!(
+            normalize_datetime("9999-12-31").unwrap(),
+            "9999-12-31T00:00:00Z"
+        );
+        assert!(normalize_datetime("yesterday").is_err());
     }
 }

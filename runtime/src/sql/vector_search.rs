@@ -14,10 +14,10 @@ use crate::spec::{EntitySpec, SchemaSpec, Similarity, VectorIndexSpec};
 use super::Database;
 use super::backend::Reader;
 use super::handler_error::HandlerError;
-use super::ident::quote;
 use super::query::{Condition, ROW_ALIAS, compile_conditions};
 use super::value::SqlValue;
 use super::vectors::VectorHome;
+use crate::sql::text::ident::quote;
 
 /// One search: the `k` records of `entity` nearest `vector` in `index` among those matching
 /// `conditions` (and the call's row rule).

@@ -29,8 +29,8 @@ use crate::{ErrorCode, ToolError};
 use super::backend::{ExecError, Reader, SqlDialect};
 use super::ddl::VERSIONS_TABLE;
 use super::handler_error::HandlerError;
-use super::ident::quote;
 use super::value::SqlValue;
+use crate::sql::text::ident::quote;
 
 #[cfg(feature = "ann")]
 pub use crate::search::approximate::ApproximateSettings;

@@ -118,9 +118,3 @@ pub const GLOB_FUNCTION: &str = "toolforge_glob";
 /// The name of the function SQLite connections carry that answers a context value of the call
 /// holding the connection (what row rules read).
 pub(crate) const CONTEXT_FUNCTION: &str = "toolforge_context";
-
-/// The former name of [`SqlDialect`].
-#[deprecated(
-    note = "renamed `SqlDialect` (`toolforge::Dialect` is the provider dialect of tool schemas)"
-)]
-pub type Dialect = SqlDialect;

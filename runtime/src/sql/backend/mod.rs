@@ -14,18 +14,15 @@
 //!
 //! Statements are written with SQLite-style numbered placeholders (`?1`, `?2`, ...) whatever
 //! the backend; a backend that spells them differently (PostgreSQL: `$1`) rewrites them
-//! outside quoted strings and identifiers ([`numbered_placeholders`]).
+//! outside quoted strings and identifiers (`postgres/placeholders.rs`).
 
 mod dialect;
 mod error;
 pub(crate) mod import_sink;
-mod placeholders;
 mod reader;
 pub(crate) mod upsert;
 
 pub(crate) use dialect::CONTEXT_FUNCTION;
-#[allow(deprecated)]
-pub use dialect::{Dialect, GLOB_FUNCTION, SqlDialect};
+pub use dialect::{GLOB_FUNCTION, SqlDialect};
 pub use error::{BackendError, ExecError};
-pub use placeholders::numbered_placeholders;
 pub(crate) use reader::{Answer, BlockingReader, NamedRows, ReadFuture, Reader, Refusal, Writer};

@@ -1,7 +1,7 @@
 //! The upserts an import writes, in the SQL both backends read: `INSERT ... ON CONFLICT (key)
 //! DO UPDATE`.
 
-use crate::sql::ident::quote;
+use crate::sql::text::ident::quote;
 
 /// `INSERT ... ON CONFLICT (key) DO UPDATE` for `columns` (positional parameters in that
 /// order); the key columns are never updated.

@@ -35,7 +35,6 @@ use crate::sql::postgres::pgvector;
 use crate::sql::postgres::schema::{pg_plan, pg_schema_objects};
 
 pub use crate::sql::backend::GLOB_FUNCTION;
-pub use crate::sql::sqlite::{is_interrupt, register_glob, register_regexp};
 pub use error::{DbError, InitReport};
 
 use crate::sql::backend::import_sink::{ImportError, ImportSink};
@@ -61,7 +60,7 @@ fn postgres_url(path: &Path) -> Option<&str> {
 /// Every connection has a `regexp(pattern, text)` function (the `REGEXP` operator), backed by
 /// the `regex` crate with the compiled pattern cached per statement, and a
 /// `toolforge_glob(pattern, text)` function: SQLite's `GLOB` without its recursion (see
-/// [`glob`](crate::sql::glob)).
+/// `sql/text/glob.rs`).
 ///
 /// A read run for a call through a registry ([`Database::read`] inside a tool) stops inside
 /// SQLite when the call's deadline passes ([`CallBudget::deadline`]): a progress handler
@@ -495,7 +494,7 @@ impl Database {
             // A full-text table created (or a trigger restored) over rows already stored
             // indexes them now.
             for table in rebuild {
-                let table = crate::sql::ident::quote(table);
+                let table = crate::sql::text::ident::quote(table);
                 tx.execute_batch(&format!("INSERT INTO {table}({table}) VALUES ('rebuild')"))?;
             }
             tx.commit()?;
@@ -542,7 +541,7 @@ impl Database {
                 let prepared = crate::sql::postgres::side_store::ensure_vectors(session, spec)
                     .and_then(|_| crate::sql::postgres::side_store::base_schema(session, spec));
                 let base = prepared.map_err(|error| E::from(pg.db.error(error)))?;
-                let side = crate::sql::ident::quote(&spec.tools.side_store.schema);
+                let side = crate::sql::text::ident::quote(&spec.tools.side_store.schema);
                 f(
                     session,
                     crate::sql::side_store::SidePlaces {
@@ -554,7 +553,7 @@ impl Database {
         }
         let path = &self.sqlite().map_err(E::from)?.path;
         crate::sql::sqlite::side_store::write(path, spec, |conn, _, _| {
-            let side = crate::sql::ident::quote(crate::sql::side_store::SQLITE_SCHEMA);
+            let side = crate::sql::text::ident::quote(crate::sql::side_store::SQLITE_SCHEMA);
             f(
                 conn,
                 crate::sql::side_store::SidePlaces {
@@ -698,7 +697,7 @@ impl Database {
     ///
     /// Inside a call through a registry, the call's deadline ([`CallBudget::current_deadline`])
     /// applies: SQLite stops the running statement when it passes (the statement fails with
-    /// `SQLITE_INTERRUPT`, see [`is_interrupt`]), and a wait for a free connection ends with
+    /// `SQLITE_INTERRUPT`, see [`is_interrupt`](crate::sql::sqlite::is_interrupt)), and a wait for a free connection ends with
     /// [`DbError::Timeout`]. If the returned future is dropped before `f` finishes (a caller's
     /// timeout, a cancelled call), the running statement is interrupted the same way. Either
     /// way the connection goes back to the pool. Fails with [`DbError::Stopped`] if `f`

@@ -2,12 +2,12 @@
 
 use crate::spec::{EntitySpec, FieldSpec, FieldType, RelationshipSpec, SchemaSpec, ValueType};
 
-use super::super::ident::{quote, strip_row_alias};
 use crate::sql::ddl::objects::{
     ColumnDef, ObjectKind, SchemaObject, SpecError, field_index_name, is_reserved_name, literal,
     target_index_name,
 };
 use crate::sql::places::{Coordinate, coordinate_sql};
+use crate::sql::text::ident::{quote, strip_row_alias};
 
 fn field_column(field: &FieldSpec, unique: bool) -> (String, String) {
     let column = quote(&field.name);

@@ -14,7 +14,7 @@ use crate::spec::{EntitySpec, FullTextSpec};
 use super::full_text_table_name;
 use crate::sql::backend::{ExecError, Reader};
 use crate::sql::ddl::{ColumnDef, ObjectKind, SchemaObject};
-use crate::sql::ident::quote;
+use crate::sql::text::ident::quote;
 use crate::sql::value::SqlValue;
 
 /// Rows of one multi-row insert.

@@ -30,7 +30,6 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 use super::super::backend::{ExecError, Reader};
-use super::super::ident::quote;
 use super::super::query::Projection;
 use super::super::value::SqlValue;
 use super::QueryItem;
@@ -40,6 +39,7 @@ use super::pg_tables::{
 use super::ranking::{ELLIPSIS, Hit, MARK, Ranking, SNIPPET_WORDS};
 use super::tokens::Tokenizer;
 use crate::sql::handler_error::HandlerError;
+use crate::sql::text::ident::quote;
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;

@@ -10,12 +10,12 @@ use serde_json::Value;
 use crate::{ErrorCode, ToolError};
 
 use super::super::backend::{Reader, SqlDialect};
-use super::super::ident::quote;
 use super::super::query::Projection;
 use super::super::value::SqlValue;
 use super::full_text_table_name;
 use super::ranking::{ELLIPSIS, Hit, MARK, Ranking, SNIPPET_WORDS};
 use crate::sql::handler_error::HandlerError;
+use crate::sql::text::ident::quote;
 
 /// The records matching `ranking`, best first (equal scores by unique id): `limit` of them
 /// after skipping `offset`, with snippets when `snippets` is set, and how many match in all

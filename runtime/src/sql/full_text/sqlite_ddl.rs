@@ -3,8 +3,8 @@
 
 use crate::spec::{Analyzer, EntitySpec};
 
-use super::super::ident::quote;
 use crate::sql::ddl::objects::{ObjectKind, SchemaObject, SpecError, literal};
+use crate::sql::text::ident::quote;
 
 /// Column names FTS5 keeps for itself: an indexed field may not be named so.
 pub const RESERVED_COLUMNS: [&str; 2] = ["rank", "rowid"];

@@ -39,7 +39,7 @@ use crate::spec::{Drift, SchemaSpec};
 /// use toolforge::sql::introspect::{ColumnKind, IntrospectOptions, read_catalog};
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("shop.db");
-/// let db = toolforge::sql::rusqlite::Connection::open(&path)?;
+/// let db = toolforge::sql::sqlite::rusqlite::Connection::open(&path)?;
 /// db.execute_batch("CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT NOT NULL, price NUMERIC)")?;
 /// drop(db);
 /// let catalog = read_catalog(path.to_str().unwrap(), &IntrospectOptions::default())?;
@@ -81,7 +81,7 @@ pub fn read_catalog(target: &str, options: &IntrospectOptions) -> Result<Catalog
 /// use toolforge::spec::{DriftLevel, SchemaSpec};
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("shop.db");
-/// let db = toolforge::sql::rusqlite::Connection::open(&path)?;
+/// let db = toolforge::sql::sqlite::rusqlite::Connection::open(&path)?;
 /// db.execute_batch("CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT, price NUMERIC)")?;
 /// drop(db);
 /// let spec: SchemaSpec = serde_json::from_value(serde_json::json!({

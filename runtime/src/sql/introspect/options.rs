@@ -1,6 +1,6 @@
 //! What to read of a database ([`IntrospectOptions`]): which PostgreSQL schemas, which tables.
 
-use crate::sql::glob::GlobPattern;
+use crate::sql::text::glob::GlobPattern;
 
 /// What [`read_catalog`](super::read_catalog) reads.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -15,12 +15,12 @@ use tokio::sync::mpsc;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::{ToSql, Type};
 
-use super::super::ident::quote;
 use super::super::value::SqlValue;
 use super::types::PgParam;
 use crate::sql::backend::ExecError;
 use crate::sql::postgres::driver::Pending;
 use crate::sql::postgres::session::Session;
+use crate::sql::text::ident::quote;
 
 /// Rows of one table to write, and how.
 pub(crate) struct BulkBatch {

@@ -23,6 +23,7 @@ pub(crate) mod error;
 pub(crate) mod import_sink;
 pub(crate) mod introspect;
 pub mod pgvector;
+mod placeholders;
 pub(crate) mod pool;
 pub(crate) mod postings;
 pub(crate) mod read_settings;

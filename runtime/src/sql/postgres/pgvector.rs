@@ -10,9 +10,9 @@ use crate::spec::{EntitySpec, Similarity, VectorIndexSpec};
 
 use super::super::backend::{BlockingReader, ExecError, Reader};
 use super::super::ddl::{ObjectKind, SchemaObject, VERSIONS_TABLE};
-use super::super::ident::quote;
 use super::super::value::SqlValue;
 use super::session::Session;
+use crate::sql::text::ident::quote;
 
 /// How a database stores the vectors of its vector indexes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

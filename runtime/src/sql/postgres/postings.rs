@@ -7,8 +7,8 @@ use crate::spec::{EntitySpec, FullTextSpec};
 use crate::sql::backend::ExecError;
 use crate::sql::full_text::pg_tables::{CHUNK, docs_table, field_texts, placeholders, terms_table};
 use crate::sql::full_text::tokens::Tokenizer;
-use crate::sql::ident::quote;
 use crate::sql::postgres::Session;
+use crate::sql::text::ident::quote;
 use crate::sql::value::SqlValue;
 
 /// Rewrites the postings of the records `ids` of `entity` (of every record when `None`) from

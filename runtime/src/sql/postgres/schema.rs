@@ -13,11 +13,11 @@ use crate::spec::{EntitySpec, FieldSpec, FieldType, SchemaSpec, ValueType};
 
 use super::super::backend::{BlockingReader, ExecError};
 use super::super::ddl::{ColumnDef, ObjectKind, SchemaObject, SpecError, literal, schema_objects};
-use super::super::ident::{quote, strip_row_alias};
 use super::super::schema_diff::{SchemaConversion, SchemaDifference, SchemaPlan};
 use super::super::value::SqlValue;
 use super::pgvector::{self, VectorStorage};
 use crate::sql::full_text::pg_tables::{TOTALS_TRIGGERS, placeholders};
+use crate::sql::text::ident::{quote, strip_row_alias};
 
 /// PostgreSQL's longest identifier, in bytes.
 const MAX_IDENTIFIER_BYTES: usize = 63;

@@ -10,11 +10,11 @@ use deadpool_postgres::{Object, Pool};
 
 use crate::sql::backend::{
     Answer, BlockingReader, ExecError, NamedRows, Reader, Refusal, SqlDialect, Writer,
-    numbered_placeholders,
 };
 use crate::sql::ddl::literal;
 use crate::sql::postgres::driver::{Driver, in_driver_context};
 use crate::sql::postgres::error::describe;
+use crate::sql::postgres::placeholders::numbered_placeholders;
 use crate::sql::postgres::read_settings::{Change, ReadSettings};
 use crate::sql::postgres::types::{PgCell, PgParam};
 use crate::sql::value::SqlValue;

@@ -5,11 +5,11 @@
 use crate::spec::SchemaSpec;
 use crate::sql::backend::{BlockingReader, ExecError, SqlDialect};
 use crate::sql::full_text::pg_tables::{docs_table, postings_objects, qualified, terms_table};
-use crate::sql::ident::quote;
 use crate::sql::side_store::{
     RefreshReport, SidePlaces, changes, pg_base_schema, signature, texts, vectors_columns,
     vectors_create, vectors_gap, vectors_table,
 };
+use crate::sql::text::ident::quote;
 use crate::sql::value::SqlValue;
 
 use super::Session;

@@ -73,11 +73,11 @@ use crate::{ErrorCode, ToolError};
 
 use super::backend::{BackendError, ExecError};
 use super::database::DbError;
-use super::ident::quote;
 use super::import::{EndPoint, ImportError, ImportStats, Importer};
 use super::query::{Condition, Direction, EntityQuery, OrderBy, Projection, ROW_ALIAS};
 use super::value::SqlValue;
 use super::{Database, query::Operator};
+use crate::sql::text::ident::quote;
 
 /// A field of a record: a stored or computed field, named as in the config.
 pub trait RecordField: Copy + Send + Sync + 'static {

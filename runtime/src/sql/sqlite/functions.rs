@@ -9,17 +9,17 @@ use rusqlite::Connection;
 use rusqlite::functions::FunctionFlags;
 
 use crate::sql::backend::{CONTEXT_FUNCTION, GLOB_FUNCTION};
-use crate::sql::glob::GlobPattern;
 use crate::sql::sqlite::stoppable_regex::{StoppableRegex, Unanswered};
 use crate::sql::sqlite::watch::{Watch, lock};
+use crate::sql::text::glob::GlobPattern;
 
 /// Registers `regexp(pattern, text)` on a connection (SQLite's `text REGEXP pattern`): the
 /// regex crate's syntax, the compiled pattern cached per statement, matched by a lazy DFA that
 /// stops when the connection's call does (see `stoppable_regex`). NULL text gives NULL.
 ///
 /// ```
-/// let conn = toolforge::sql::rusqlite::Connection::open_in_memory().unwrap();
-/// toolforge::sql::database::register_regexp(&conn).unwrap();
+/// let conn = toolforge::sql::sqlite::rusqlite::Connection::open_in_memory().unwrap();
+/// toolforge::sql::sqlite::register_regexp(&conn).unwrap();
 /// let matched: bool = conn
 ///     .query_row("SELECT 'UserService' REGEXP 'Service$'", [], |r| r.get(0))
 ///     .unwrap();
@@ -69,12 +69,12 @@ fn interrupted() -> rusqlite::Error {
 }
 
 /// Registers `toolforge_glob(pattern, text)` on a connection: SQLite's `GLOB` (`text GLOB
-/// pattern`) matched without recursion (see [`glob`](crate::sql::glob)), the compiled pattern
+/// pattern`) matched without recursion (see `sql/text/glob.rs`), the compiled pattern
 /// cached per statement. NULL text gives NULL.
 ///
 /// ```
-/// let conn = toolforge::sql::rusqlite::Connection::open_in_memory().unwrap();
-/// toolforge::sql::database::register_glob(&conn).unwrap();
+/// let conn = toolforge::sql::sqlite::rusqlite::Connection::open_in_memory().unwrap();
+/// toolforge::sql::sqlite::register_glob(&conn).unwrap();
 /// let deep = "*a".repeat(20_000);
 /// let matched: bool = conn
 ///     .query_row("SELECT toolforge_glob(?1, ?2)", (&deep, "a".repeat(20_000)), |r| r.get(0))

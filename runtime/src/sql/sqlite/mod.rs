@@ -19,5 +19,13 @@ pub(crate) mod value;
 pub(crate) mod watch;
 
 pub use error::{execution_error, is_interrupt};
+
 pub use functions::{register_glob, register_regexp};
+/// The escape hatch to SQLite itself: the binding whose `Connection` the raw reads and writes
+/// of a SQLite [`Database`](crate::sql::Database) hand their closures
+/// ([`Database::read`](crate::sql::Database::read), `read_blocking`, `write_blocking`; they
+/// answer `NotSqlite` on PostgreSQL), re-exported so a caller names exactly the version
+/// toolforge links. [`register_regexp`] and [`register_glob`] give a connection opened by hand
+/// the engine's `REGEXP` and `GLOB`.
+pub use rusqlite;
 pub use trusted::check_sqlite_reads;

@@ -9,11 +9,11 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use crate::spec::SchemaSpec;
 use crate::sql::backend::{BlockingReader, ExecError, SqlDialect};
 use crate::sql::database::DbError;
-use crate::sql::ident::quote;
 use crate::sql::side_store::{
     HASH_FUNCTION, RefreshReport, SQLITE_SCHEMA, SidePlaces, changes, sqlite_create,
     sqlite_keys_table, sqlite_table, text_hash, texts, vectors_create, vectors_gap, vectors_table,
 };
+use crate::sql::text::ident::quote;
 use crate::sql::value::SqlValue;
 
 /// Creates what is missing of the side file of the database at `database` and brings every

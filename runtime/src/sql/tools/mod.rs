@@ -41,7 +41,6 @@ pub use kind::DatabaseTool;
 pub use registration::{
     context_database_tools, database_tool_definitions, database_tools, register_database_tools,
 };
-pub use shared::common::{Shared, optional_integer};
 
 pub use aggregates::aggregate::{AggregateOrder, Aggregation, Along, Bucket};
 pub use changes::churn::ChurnRank;

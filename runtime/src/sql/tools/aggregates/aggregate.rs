@@ -17,9 +17,9 @@ use crate::{ToolDefinition, ToolError};
 
 use crate::sql::backend::{Reader, SqlDialect};
 use crate::sql::describe::{DescriptionBuilder, relationship_arrow};
-use crate::sql::ident::{qualified, quote};
 use crate::sql::query::Condition;
 use crate::sql::query::{FieldRef, ROW_ALIAS, compile_conditions, resolve_field};
+use crate::sql::text::ident::{qualified, quote};
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
 use crate::sql::tools::shared::common::{

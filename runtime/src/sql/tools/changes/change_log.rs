@@ -8,9 +8,9 @@ use serde_json::{Map, Value, json};
 use crate::ToolError;
 use crate::spec::{CHANGES_TABLE, EntitySpec, SchemaSpec};
 
-use crate::sql::dates::{ACCEPTED_FORMS, resolve};
-use crate::sql::ident::quote;
-use crate::sql::names::unknown_name_message;
+use crate::sql::text::dates::{ACCEPTED_FORMS, resolve};
+use crate::sql::text::ident::quote;
+use crate::sql::text::names::unknown_name_message;
 use crate::sql::value::SqlValue;
 
 /// The change log table, quoted.

@@ -11,7 +11,7 @@ use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
 
 use crate::sql::backend::{Reader, SqlDialect};
-use crate::sql::names::unknown_name_message;
+use crate::sql::text::names::unknown_name_message;
 use crate::sql::tools::changes::change_history::tracked_list;
 use crate::sql::tools::changes::change_log::{
     filter, instant, integer, table, text, tracked_entity,

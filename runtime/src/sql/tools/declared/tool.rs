@@ -17,10 +17,10 @@ use crate::{
 };
 
 use crate::sql::backend::Reader;
-use crate::sql::dates;
-use crate::sql::ident::qualified;
-use crate::sql::names::shorten;
 use crate::sql::query::{EntityQuery, Projection, ROW_ALIAS};
+use crate::sql::text::dates;
+use crate::sql::text::ident::qualified;
+use crate::sql::text::names::shorten;
 use crate::sql::tools::shared::answers;
 use crate::sql::tools::shared::common::{self, HandlerError, PageLimits, Shared, list_page};
 use crate::sql::tools::shared::source::DatabaseSource;

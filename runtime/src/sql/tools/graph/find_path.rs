@@ -17,9 +17,9 @@ use crate::{CallBudget, ErrorCode, ToolDefinition, ToolError};
 use crate::sql::Database;
 use crate::sql::backend::Reader;
 use crate::sql::describe::{DescriptionBuilder, bounded_list, relationship_arrow};
-use crate::sql::ident::{qualified, quote};
 use crate::sql::path_graphs::{EdgeTable, PathGraph, PathGraphSpec};
 use crate::sql::query::ROW_ALIAS;
+use crate::sql::text::ident::{qualified, quote};
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::graph::walk::{Node, PathSearch, walks};
 use crate::sql::tools::graph::{path_by_statements, path_in_memory};
@@ -225,7 +225,7 @@ async fn handle(
                     "`{path}.id`: no {} has {} = \"{}\"; find the id with query_entities",
                     entity.name,
                     entity.unique_field,
-                    crate::sql::names::shorten(&end.id)
+                    crate::sql::text::names::shorten(&end.id)
                 ),
             )
             .with_details(json!({"path": format!("{path}.id")}))

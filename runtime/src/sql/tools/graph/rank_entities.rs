@@ -21,8 +21,8 @@ use crate::sql::Database;
 use crate::sql::backend::Reader;
 use crate::sql::describe::{DescriptionBuilder, bounded_list, relationship_arrow};
 use crate::sql::graphs::GraphCache;
-use crate::sql::ident::{qualified, quote};
 use crate::sql::query::ROW_ALIAS;
+use crate::sql::text::ident::{qualified, quote};
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::graph::walk::{
     ID_BATCH, Walk, load_within, page_rank, records_of, touching, walks,

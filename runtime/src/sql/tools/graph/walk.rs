@@ -12,8 +12,8 @@ use crate::sql::backend::{ExecError, Reader};
 use crate::sql::describe::relationship_arrow;
 use crate::sql::graphs::{GraphCache, GraphSpec, LoadedGraph};
 use crate::sql::handler_error::HandlerError;
-use crate::sql::ident::quote;
 use crate::sql::query::ROW_ALIAS;
+use crate::sql::text::ident::quote;
 use crate::sql::tools::TraversalDirection;
 use crate::sql::value::SqlValue;
 

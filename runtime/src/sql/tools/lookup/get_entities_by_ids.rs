@@ -14,8 +14,8 @@ use crate::{ToolDefinition, ToolError};
 
 use crate::limits::json_len;
 use crate::sql::describe::{DescriptionBuilder, bounded_list};
-use crate::sql::ident::{qualified, quote};
 use crate::sql::query::{Projection, ROW_ALIAS, resolve_field};
+use crate::sql::text::ident::{qualified, quote};
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::shared::common::{
     Collector, HandlerError, PageLimits, check_oversized, definition, entity, insert_paging, offset,

@@ -10,8 +10,8 @@ use crate::spec::SchemaSpec;
 use crate::{ToolDefinition, ToolError};
 
 use crate::sql::describe::{DescriptionBuilder, bounded_list};
-use crate::sql::ident::{qualified, quote};
 use crate::sql::query::{Projection, ROW_ALIAS};
+use crate::sql::text::ident::{qualified, quote};
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::shared::common::{HandlerError, definition, entity, quoted};
 

@@ -20,13 +20,13 @@ use crate::{CallBudget, ToolDefinition, ToolError};
 
 use crate::sql::backend::{ExecError, Reader};
 use crate::sql::describe::DescriptionBuilder;
-use crate::sql::ident::{qualified, quote};
 use crate::sql::query::Condition;
 use crate::sql::query::Operator;
 use crate::sql::query::{
     ConditionPaths, Direction, EntityQuery, OrderBy, Page, Projection, ROW_ALIAS,
     compile_condition, resolve_field, text_field_names,
 };
+use crate::sql::text::ident::{qualified, quote};
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::shared::common::{
     Collector, HandlerError, PageLimits, definition, entity, list_answer, list_page, offset,

@@ -17,11 +17,11 @@ use crate::{ToolDefinition, ToolError};
 
 use crate::sql::backend::{Reader, SqlDialect};
 use crate::sql::describe::DescriptionBuilder;
-use crate::sql::ident::qualified;
 use crate::sql::places::{BoundingBox, MAX_DISTANCE_KM, Point, distance_sql};
 use crate::sql::query::{
     Condition, EntityQuery, ROW_ALIAS, compile_conditions, fields_of_type, within_sql,
 };
+use crate::sql::text::ident::qualified;
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::ranges::bounds::{fields_by_entity, typed_field};
 use crate::sql::tools::shared::answers::Paging;

@@ -10,9 +10,9 @@ use crate::spec::{FieldType, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
 
 use crate::sql::backend::Reader;
-use crate::sql::dates::{ACCEPTED_FORMS, resolve};
 use crate::sql::query::Direction;
 use crate::sql::query::Operator;
+use crate::sql::text::dates::{ACCEPTED_FORMS, resolve};
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::ranges::bounds::{RangeBound, range_description, range_page, typed_field};
 use crate::sql::tools::shared::common::{HandlerError, PageLimits, definition, entity, offset};

@@ -14,9 +14,9 @@ use crate::{ToolDefinition, ToolError};
 use crate::sql::describe::{
     DescriptionBuilder, bounded_list, description_beyond_arrow, relationship_arrow,
 };
-use crate::sql::ident::{qualified, quote};
-use crate::sql::names::shorten;
 use crate::sql::query::{Condition, Operator, Page, Projection, ROW_ALIAS, compile_conditions};
+use crate::sql::text::ident::{qualified, quote};
+use crate::sql::text::names::shorten;
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::shared::common::{
     Collector, HandlerError, PageLimits, check_relationship_types, definition, entity, list_answer,

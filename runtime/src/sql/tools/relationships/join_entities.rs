@@ -13,8 +13,8 @@ use crate::{ToolDefinition, ToolError};
 
 use crate::sql::backend::Reader;
 use crate::sql::describe::{DescriptionBuilder, relationship_arrow};
-use crate::sql::ident::{qualified, quote};
 use crate::sql::query::{Condition, Page, Projection, ROW_ALIAS, compile_conditions, page_total};
+use crate::sql::text::ident::{qualified, quote};
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::graph::walk::{Walk, walks};
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;

@@ -12,8 +12,8 @@ use crate::{ToolDefinition, ToolError};
 use crate::sql::backend::Reader;
 use crate::sql::describe::DescriptionBuilder;
 use crate::sql::full_text::{FullTextQuery, Hit, Ranking, search};
-use crate::sql::names::unknown_name_message;
 use crate::sql::query::Page;
+use crate::sql::text::names::unknown_name_message;
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::shared::common::{
     Collector, HandlerError, PageLimits, definition, entity, limit_named, list_answer, offset,

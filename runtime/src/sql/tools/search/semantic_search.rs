@@ -15,8 +15,8 @@ use crate::embed::EmbedError;
 use crate::sql::Database;
 use crate::sql::backend::Reader;
 use crate::sql::describe::DescriptionBuilder;
-use crate::sql::ident::quote;
 use crate::sql::query::Condition;
+use crate::sql::text::ident::quote;
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::shared::answers::{RankedAnswer, RankedHit};
 use crate::sql::tools::shared::common::{

@@ -14,8 +14,8 @@ use crate::sql::Database;
 use crate::sql::backend::Reader;
 use crate::sql::database::{DbError, ReadFuture};
 pub(crate) use crate::sql::handler_error::{HandlerError, stopped_error};
-use crate::sql::names::{shorten, unknown_name_message};
 use crate::sql::query::{EntityQuery, Page, exec_error};
+use crate::sql::text::names::{shorten, unknown_name_message};
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::shared::arg_schema::{input_schema, limit_bounds};
 pub use crate::sql::tools::shared::source::Shared;
@@ -417,20 +417,7 @@ pub(crate) fn quoted(text: &str) -> String {
 /// defines one: a number with no fractional part, so `2.0` is `2` (as JSON Schema validators
 /// accept it); `null` or absent is `None`. Used by the engine's tools and the generated typed
 /// tools alike, so both read every schema-valid value the same way.
-///
-/// ```
-/// #[derive(serde::Deserialize)]
-/// struct Page {
-///     #[serde(default, deserialize_with = "toolforge::sql::tools::optional_integer")]
-///     limit: Option<i64>,
-/// }
-/// let page: Page = serde_json::from_value(serde_json::json!({"limit": 2.0})).unwrap();
-/// assert_eq!(page.limit, Some(2));
-/// let page: Page = serde_json::from_value(serde_json::json!({"limit": null})).unwrap();
-/// assert_eq!(page.limit, None);
-/// assert!(serde_json::from_value::<Page>(serde_json::json!({"limit": 2.5})).is_err());
-/// ```
-pub fn optional_integer<'de, D: serde::Deserializer<'de>>(
+pub(crate) fn optional_integer<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<i64>, D::Error> {
     use serde::de::Error;
@@ -475,10 +462,33 @@ pub(crate) fn check_relationship_types(
             };
             return Err(ToolError::invalid_arguments(format!(
                 "`{at}`: {}",
-                crate::sql::names::unknown_name_message("relationship", name, "", types.clone())
+                crate::sql::text::names::unknown_name_message(
+                    "relationship",
+                    name,
+                    "",
+                    types.clone()
+                )
             ))
             .with_details(json!({"path": at, "valid": types})));
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod examples {
+    #[derive(serde::Deserialize)]
+    struct Page {
+        #[serde(default, deserialize_with = "super::optional_integer")]
+        limit: Option<i64>,
+    }
+
+    #[test]
+    fn optional_integer_reads_whole_numbers_and_null() {
+        let page: Page = serde_json::from_value(serde_json::json!({"limit": 2.0})).unwrap();
+        assert_eq!(page.limit, Some(2));
+        let page: Page = serde_json::from_value(serde_json::json!({"limit": null})).unwrap();
+        assert_eq!(page.limit, None);
+        assert!(serde_json::from_value::<Page>(serde_json::json!({"limit": 2.5})).is_err());
+    }
 }

@@ -28,11 +28,6 @@ pub fn unknown_name_message<'a>(
 /// A user-supplied string cut to at most 80 characters for messages, control characters
 /// written as escapes (`\n`, `\t`, `\u{1}`) so that a message stays on one line and shows
 /// what was sent.
-///
-/// ```
-/// use toolforge::sql::names::shorten;
-/// assert_eq!(shorten("a\nb\u{1}"), "a\\nb\\u{1}");
-/// ```
 pub fn shorten(text: &str) -> String {
     const MAX: usize = 80;
     let cleaned: String = text
@@ -65,5 +60,14 @@ mod tests {
             message.contains("Valid field names: name, file."),
             "{message}"
         );
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn shorten_as_documented() {
+        use super::shorten;
+        assert_eq!(shorten("a\nb\u{1}"), "a\\nb\\u{1}");
     }
 }

@@ -1,6 +1,6 @@
 //! Where PostgreSQL's own forms of quoted text end, for the scanners that must not read
 //! inside them: the generator's check of `sql:` statements and the `?N`-to-`$N` rewrite of
-//! [`numbered_placeholders`](crate::sql::backend::numbered_placeholders).
+//! PostgreSQL's statements (`postgres/placeholders.rs`).
 
 /// Whether `b` can be part of a name.
 fn word_byte(b: u8) -> bool {
@@ -12,15 +12,6 @@ fn word_byte(b: u8) -> bool {
 /// where a backslash escapes the byte after it). `None` when neither opens at `start` (a `$`
 /// or `E` inside a name opens nothing); `Some(Err(closer))` when it never closes, with the
 /// text that would close it.
-///
-/// ```
-/// use toolforge::sql::lex::postgres_quoted_end;
-/// let sql = "SELECT $q$it's$q$, E'a\\'b', a$b$";
-/// assert_eq!(postgres_quoted_end(sql, 7), Some(Ok(17)));
-/// assert_eq!(postgres_quoted_end(sql, 19), Some(Ok(26)));
-/// assert_eq!(postgres_quoted_end(sql, 29), None);
-/// assert_eq!(postgres_quoted_end("SELECT $t$ open", 7), Some(Err("$t$")));
-/// ```
 pub fn postgres_quoted_end(sql: &str, start: usize) -> Option<Result<usize, &str>> {
     let bytes = sql.as_bytes();
     if start > 0 && word_byte(bytes[start - 1]) {
@@ -61,5 +52,18 @@ pub fn postgres_quoted_end(sql: &str, start: usize) -> Option<Result<usize, &str
             Some(Err("'"))
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn postgres_quoted_end_as_documented() {
+        use super::postgres_quoted_end;
+        let sql = "SELECT $q$it's$q$, E'a\\'b', a$b$";
+        assert_eq!(postgres_quoted_end(sql, 7), Some(Ok(17)));
+        assert_eq!(postgres_quoted_end(sql, 19), Some(Ok(26)));
+        assert_eq!(postgres_quoted_end(sql, 29), None);
+        assert_eq!(postgres_quoted_end("SELECT $t$ open", 7), Some(Err("$t$")));
     }
 }

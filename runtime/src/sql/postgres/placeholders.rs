@@ -1,24 +1,12 @@
 //! Placeholders spelled the PostgreSQL way: statements are written with SQLite-style numbered
 //! placeholders (`?1`) whatever the backend.
 
-use crate::sql::lex::postgres_quoted_end;
+use crate::sql::text::lex::postgres_quoted_end;
 
 /// `sql` with its SQLite-style numbered placeholders (`?1`) written as `$1`, leaving quoted
 /// strings (`'...'`, escape strings `E'...'`, dollar-quoted `$$...$$` and `$tag$...$tag$`),
 /// quoted identifiers (`"..."`) and comments alone.
-///
-/// ```
-/// use toolforge::sql::backend::numbered_placeholders;
-/// assert_eq!(
-///     numbered_placeholders(r#"SELECT "a?1" FROM t WHERE x = ?1 AND y = '?2' AND z IN (?2, ?10)"#),
-///     r#"SELECT "a?1" FROM t WHERE x = $1 AND y = '?2' AND z IN ($2, $10)"#
-/// );
-/// assert_eq!(
-///     numbered_placeholders(r"SELECT E'\'?1', $$?2$$, $q$?3$q$ /* ?4 */, ?5"),
-///     r"SELECT E'\'?1', $$?2$$, $q$?3$q$ /* ?4 */, $5"
-/// );
-/// ```
-pub fn numbered_placeholders(sql: &str) -> String {
+pub(crate) fn numbered_placeholders(sql: &str) -> String {
     let bytes = sql.as_bytes();
     let mut out = String::with_capacity(sql.len());
     // The start of the text not yet copied to `out`.
@@ -54,4 +42,22 @@ pub fn numbered_placeholders(sql: &str) -> String {
     }
     out.push_str(&sql[copied..]);
     out
+}
+
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn numbered_placeholders_as_documented() {
+        use super::numbered_placeholders;
+        assert_eq!(
+            numbered_placeholders(
+                r#"SELECT "a?1" FROM t WHERE x = ?1 AND y = '?2' AND z IN (?2, ?10)"#
+            ),
+            r#"SELECT "a?1" FROM t WHERE x = $1 AND y = '?2' AND z IN ($2, $10)"#
+        );
+        assert_eq!(
+            numbered_placeholders(r"SELECT E'\'?1', $$?2$$, $q$?3$q$ /* ?4 */, ?5"),
+            r"SELECT E'\'?1', $$?2$$, $q$?3$q$ /* ?4 */, $5"
+        );
+    }
 }

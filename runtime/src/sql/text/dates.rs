@@ -17,7 +17,7 @@
 
 use jiff::{Span, Timestamp, Zoned, tz::TimeZone};
 
-use super::value::normalize_datetime;
+use crate::sql::value::normalize_datetime;
 
 /// The forms [`resolve`] accepts, for error messages and tool descriptions.
 pub const ACCEPTED_FORMS: &str = "an ISO 8601 date or datetime (2024-05-01, \
@@ -30,20 +30,6 @@ const MAX_AMOUNT: i64 = 100_000;
 
 /// Reads `text` as of the instant `now`, into the stored form of a datetime
 /// (`2024-05-01T12:00:00Z`); an error names every accepted form.
-///
-/// ```
-/// use toolforge::sql::dates::resolve;
-/// let now: jiff::Timestamp = "2024-03-31T10:30:00Z".parse().unwrap();
-/// assert_eq!(resolve("7 days ago", now).unwrap(), "2024-03-24T10:30:00Z");
-/// assert_eq!(resolve("last month", now).unwrap(), "2024-02-29T10:30:00Z");
-/// assert_eq!(resolve("yesterday", now).unwrap(), "2024-03-30T00:00:00Z");
-/// assert_eq!(resolve("2024-01-01", now).unwrap(), "2024-01-01T00:00:00Z");
-/// assert!(resolve("a while ago", now).unwrap_err().contains("N <unit> ago"));
-/// // The clock is read to the second: a change stamped this second is not after `now`.
-/// let later: jiff::Timestamp = "2024-03-31T10:30:00.750Z".parse().unwrap();
-/// assert_eq!(resolve("now", later).unwrap(), "2024-03-31T10:30:00Z");
-/// assert_eq!(resolve("in 1 hour", later).unwrap(), "2024-03-31T11:30:00Z");
-/// ```
 pub fn resolve(text: &str, now: Timestamp) -> Result<String, String> {
     let unknown = || {
         format!(
@@ -208,5 +194,27 @@ mod tests {
         assert!(error.contains("at most"), "{error}");
         let error = resolve("100000 years ago", now()).unwrap_err();
         assert!(error.contains("outside"), "{error}");
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn resolve_as_documented() {
+        use super::resolve;
+        let now: jiff::Timestamp = "2024-03-31T10:30:00Z".parse().unwrap();
+        assert_eq!(resolve("7 days ago", now).unwrap(), "2024-03-24T10:30:00Z");
+        assert_eq!(resolve("last month", now).unwrap(), "2024-02-29T10:30:00Z");
+        assert_eq!(resolve("yesterday", now).unwrap(), "2024-03-30T00:00:00Z");
+        assert_eq!(resolve("2024-01-01", now).unwrap(), "2024-01-01T00:00:00Z");
+        assert!(
+            resolve("a while ago", now)
+                .unwrap_err()
+                .contains("N <unit> ago")
+        );
+        // The clock is read to the second: a change stamped this second is not after `now`.
+        let later: jiff::Timestamp = "2024-03-31T10:30:00.750Z".parse().unwrap();
+        assert_eq!(resolve("now", later).unwrap(), "2024-03-31T10:30:00Z");
+        assert_eq!(resolve("in 1 hour", later).unwrap(), "2024-03-31T11:30:00Z");
     }
 }

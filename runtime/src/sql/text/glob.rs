@@ -5,7 +5,7 @@
 //! overflows the stack of whatever thread runs the query and aborts the process; and one
 //! call of it can run for minutes on one row without ever reaching SQLite's interrupt
 //! checks. The database tools therefore compile `GLOB` to the `toolforge_glob(pattern, text)`
-//! function registered on every connection of a [`Database`](super::Database), backed by
+//! function registered on every connection of a [`Database`](crate::sql::Database), backed by
 //! [`GlobPattern`]: the same language, matched with constant stack depth, and stopped by the
 //! call's deadline between any two steps.
 //!
@@ -14,16 +14,6 @@
 //! after `[` or `[^` is a listed character, `-` first or last is a listed character, and a set
 //! with no closing `]` matches nothing. A NUL character ends the pattern and the text, as in
 //! SQLite.
-//!
-//! ```
-//! use toolforge::sql::glob::GlobPattern;
-//! let pattern = GlobPattern::new("src/*.[jt]s");
-//! assert!(pattern.is_match("src/main.ts"));
-//! assert!(!pattern.is_match("src/main.rs"));
-//! // Twenty thousand stars cost no stack.
-//! let hostile = GlobPattern::new(&"*a".repeat(20_000));
-//! assert!(hostile.is_match(&"a".repeat(20_000)));
-//! ```
 
 /// How many matching steps run between two checks of the stop condition.
 const STEPS_BETWEEN_CHECKS: u32 = 1 << 14;
@@ -59,7 +49,7 @@ impl Token {
     }
 }
 
-/// A compiled GLOB pattern (see the [module docs](self) for the language).
+/// A compiled GLOB pattern (the language is that of SQLite's `GLOB`: `*`, `?`, `[...]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GlobPattern {
     tokens: Vec<Token>,
@@ -196,13 +186,6 @@ impl GlobPattern {
     /// Punctuation is escaped with a backslash and every set member is written as a `\U`
     /// escape, so no text of the pattern is read as regex syntax; the regex has no
     /// back-references, so PostgreSQL matches it without backtracking.
-    ///
-    /// ```
-    /// use toolforge::sql::glob::GlobPattern;
-    /// assert_eq!(GlobPattern::new("a*.r?").to_posix_regex().unwrap(), "^a.*\\.r.$");
-    /// assert_eq!(GlobPattern::new("[^xy]").to_posix_regex().unwrap(), "^[^\\U00000078\\U00000079]$");
-    /// assert_eq!(GlobPattern::new("[ab").to_posix_regex(), None);
-    /// ```
     pub fn to_posix_regex(&self) -> Option<String> {
         let mut regex = String::from("^");
         for token in &self.tokens {
@@ -262,13 +245,7 @@ impl GlobPattern {
 
 /// The smallest text greater than every text that starts with `prefix` (in the byte order of
 /// UTF-8, which is code point order), or `None` when there is none.
-///
-/// ```
-/// use toolforge::sql::glob::prefix_successor;
-/// assert_eq!(prefix_successor("src/a").as_deref(), Some("src/b"));
-/// assert_eq!(prefix_successor("a\u{10FFFF}").as_deref(), Some("b"));
-/// assert_eq!(prefix_successor("\u{10FFFF}"), None);
-/// ```
+#[cfg_attr(not(feature = "sqlite"), allow(dead_code))] // only the engine's queries use it
 pub fn prefix_successor(prefix: &str) -> Option<String> {
     let mut chars: Vec<char> = prefix.chars().collect();
     while let Some(last) = chars.pop() {
@@ -336,5 +313,41 @@ mod tests {
         );
         assert_eq!(GlobPattern::new("*.ts").literal_prefix(), None);
         assert_eq!(prefix_successor("a\u{D7FF}").as_deref(), Some("a\u{E000}"));
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn glob_pattern_as_documented() {
+        use super::GlobPattern;
+        let pattern = GlobPattern::new("src/*.[jt]s");
+        assert!(pattern.is_match("src/main.ts"));
+        assert!(!pattern.is_match("src/main.rs"));
+        // Twenty thousand stars cost no stack.
+        let hostile = GlobPattern::new(&"*a".repeat(20_000));
+        assert!(hostile.is_match(&"a".repeat(20_000)));
+    }
+
+    #[test]
+    fn to_posix_regex_as_documented() {
+        use super::GlobPattern;
+        assert_eq!(
+            GlobPattern::new("a*.r?").to_posix_regex().unwrap(),
+            "^a.*\\.r.$"
+        );
+        assert_eq!(
+            GlobPattern::new("[^xy]").to_posix_regex().unwrap(),
+            "^[^\\U00000078\\U00000079]$"
+        );
+        assert_eq!(GlobPattern::new("[ab").to_posix_regex(), None);
+    }
+
+    #[test]
+    fn prefix_successor_as_documented() {
+        use super::prefix_successor;
+        assert_eq!(prefix_successor("src/a").as_deref(), Some("src/b"));
+        assert_eq!(prefix_successor("a\u{10FFFF}").as_deref(), Some("b"));
+        assert_eq!(prefix_successor("\u{10FFFF}"), None);
     }
 }
