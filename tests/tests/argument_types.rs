@@ -8,10 +8,11 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use toolforge::sql::tools::{DatabaseTool, NamedType};
+use toolforge_generator::__private::output::{Drift, OutputFile, WritePolicy, check_folder};
 
-/// The file the generator includes.
+/// The folder of the file the generator includes.
 fn list_path() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../generator/src/codegen/argument_types.rs")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../generator/src/codegen")
 }
 
 /// One `NamedType { .. }` as the generated list writes it.
@@ -46,32 +47,27 @@ fn expected_list() -> String {
 
 #[test]
 fn the_generators_list_is_what_the_argument_structs_name() {
-    let expected = expected_list();
-    let path = list_path();
+    let file = OutputFile {
+        path: "argument_types.rs".into(),
+        contents: expected_list(),
+        policy: WritePolicy::Generated,
+    };
+    let folder = list_path();
     if std::env::var_os("TOOLFORGE_BLESS").is_some() {
-        std::fs::write(&path, &expected).expect("write the list");
+        std::fs::write(folder.join(&file.path), &file.contents).expect("write the list");
     }
-    let actual = std::fs::read_to_string(&path).expect("read the list");
+    let stale: Vec<String> = check_folder(&folder, &[file])
+        .into_iter()
+        .map(|drift| match drift {
+            Drift::Changed { diff, .. } => diff,
+            other => format!("{other:?}"),
+        })
+        .collect();
     assert!(
-        actual == expected,
-        "{} is stale (rerun with TOOLFORGE_BLESS=1):\n{}",
-        path.display(),
-        similar_lines(&actual, &expected)
+        stale.is_empty(),
+        "the generator's list is stale (rerun with TOOLFORGE_BLESS=1):\n{}",
+        stale.join("\n")
     );
-}
-
-/// The lines of `expected` missing from `actual`, and the other way round.
-fn similar_lines(actual: &str, expected: &str) -> String {
-    let old: BTreeSet<&str> = actual.lines().collect();
-    let new: BTreeSet<&str> = expected.lines().collect();
-    let mut out = String::new();
-    for line in new.difference(&old) {
-        out.push_str(&format!("+ {line}\n"));
-    }
-    for line in old.difference(&new) {
-        out.push_str(&format!("- {line}\n"));
-    }
-    out
 }
 
 /// Every `$defs` name of a schema, the generic ones without schemars' `_for_...` suffix.
