@@ -327,17 +327,9 @@ pub(crate) fn json_len(value: &Value) -> usize {
         Value::Number(number) => number_len(number),
         Value::String(text) => string_len(text),
         // Brackets, and a comma between items.
-        Value::Array(items) => {
-            2 + items.len().saturating_sub(1) + items.iter().map(json_len).sum::<usize>()
-        }
+        Value::Array(items) => array_len(items),
         // Braces, a comma between members, and each member's key, colon and value.
-        Value::Object(members) => {
-            2 + members.len().saturating_sub(1)
-                + members
-                    .iter()
-                    .map(|(key, value)| string_len(key) + 1 + json_len(value))
-                    .sum::<usize>()
-        }
+        Value::Object(members) => object_len(members),
     }
 }
 
@@ -386,6 +378,34 @@ fn string_len(text: &str) -> usize {
         })
         .sum();
     bytes.len() + 2 + extra
+}
+
+/// The length of `members` as a compact JSON object (what [`json_len`] gives for it as a
+/// [`Value`]).
+pub(crate) fn object_len(members: &serde_json::Map<String, Value>) -> usize {
+    2 + members.len().saturating_sub(1)
+        + members
+            .iter()
+            .map(|(key, value)| string_len(key) + 1 + json_len(value))
+            .sum::<usize>()
+}
+
+/// The length of `items` as a compact JSON array (what [`json_len`] gives for it as a
+/// [`Value`]).
+pub(crate) fn array_len(items: &[Value]) -> usize {
+    2 + items.len().saturating_sub(1) + items.iter().map(json_len).sum::<usize>()
+}
+
+/// The length of `value` as compact JSON, written to a counter (for typed values; a [`Value`]
+/// is measured faster by [`json_len`]).
+pub(crate) fn serialized_len(value: &impl serde::Serialize) -> usize {
+    let mut count = Counted {
+        written: 0,
+        max: usize::MAX,
+    };
+    // Writing to a writer that never fails cannot fail.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.written
 }
 
 /// Whether `value` as compact JSON takes more than `max` bytes; writing stops past `max`, so

@@ -22,6 +22,9 @@ use crate::__private::IntoEngine;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+/// A record as the engine reads it: its fields by name.
+type Record = Map<String, Value>;
+
 use crate::ToolError;
 use crate::spec::{EntitySpec, FieldType};
 
@@ -787,9 +790,9 @@ pub(crate) async fn page_total<E>(
     Ok((counted, counted < cap))
 }
 
-/// A page of results.
+/// A page of results (records as JSON, unless `T` says otherwise).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Page {
+pub struct Page<T = Value> {
     /// How many records match in total: exactly when [`Page::total_exact`], otherwise at least
     /// this many (counting stopped at [`COUNT_CAP`]).
     pub total: u64,
@@ -798,10 +801,10 @@ pub struct Page {
     /// How many matching records came before this page.
     pub offset: u64,
     /// The records returned (at most the limit).
-    pub results: Vec<Value>,
+    pub results: Vec<T>,
 }
 
-impl Page {
+impl<T> Page<T> {
     /// True when more records matched than were returned (before or after this page).
     pub fn truncated(&self) -> bool {
         self.total > self.results.len() as u64
@@ -985,7 +988,7 @@ impl<'s> EntityQuery<'s> {
 
     /// Runs the query: the page of records, and the total (counted only when it is not known
     /// from the page).
-    pub(crate) async fn run(&self, conn: &dyn Reader) -> Result<Page, ExecError> {
+    pub(crate) async fn run(&self, conn: &dyn Reader) -> Result<Page<Record>, ExecError> {
         self.run_taking(conn, |_| true).await
     }
 
@@ -994,8 +997,8 @@ impl<'s> EntityQuery<'s> {
     pub(crate) async fn run_taking(
         &self,
         conn: &dyn Reader,
-        mut take: impl FnMut(&Value) -> bool,
-    ) -> Result<Page, ExecError> {
+        mut take: impl FnMut(&Record) -> bool,
+    ) -> Result<Page<Record>, ExecError> {
         let rows = conn.rows(&self.select_sql(), &self.params).await?;
         let mut results = Vec::new();
         let mut more = false;
@@ -1004,7 +1007,7 @@ impl<'s> EntityQuery<'s> {
                 more = true;
                 break;
             }
-            let record = Value::Object(self.projection.record(row, 0));
+            let record = self.projection.record(row, 0);
             if !take(&record) {
                 more = true;
                 break;

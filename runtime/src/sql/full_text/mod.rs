@@ -35,7 +35,7 @@ pub use query::{FullTextQuery, QueryError, QueryItem};
 #[cfg(feature = "sqlite")]
 pub(crate) use rank::search;
 #[cfg(feature = "sqlite")]
-pub(crate) use ranking::{Hit, Ranking};
+pub(crate) use ranking::Ranking;
 #[cfg(feature = "sqlite")]
 pub(crate) use sqlite_ddl::tokenizer;
 pub use sqlite_ddl::{RESERVED_COLUMNS, full_text_objects, full_text_table_name};

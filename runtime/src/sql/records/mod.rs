@@ -229,7 +229,7 @@ async fn run_query<R: Record>(
     conditions: Vec<Condition>,
     order_by: Option<OrderBy>,
     limit: u32,
-) -> Result<super::query::Page, RecordsError> {
+) -> Result<super::query::Page<Map<String, Value>>, RecordsError> {
     let spec = db.spec_for(R::spec());
     let dialect = db.dialect();
     let invalid = |source| RecordsError::InvalidQuery {
@@ -397,8 +397,8 @@ impl<R: Record> Query<R> {
     }
 }
 
-fn decode<R: Record>(value: Value) -> Result<R, RecordsError> {
-    serde_json::from_value(value).map_err(|source| RecordsError::Decode {
+fn decode<R: Record>(record: Map<String, Value>) -> Result<R, RecordsError> {
+    serde_json::from_value(Value::Object(record)).map_err(|source| RecordsError::Decode {
         entity: R::ENTITY,
         source,
     })
@@ -486,7 +486,7 @@ pub async fn related<S: Record, T: Record>(
         .map_err(|error| RecordsError::database(T::ENTITY, error))?;
     debug_assert!(rows.iter().all(|row| row.len() == width));
     rows.iter()
-        .map(|row| decode::<T>(Value::Object(projection.record(row, 0))))
+        .map(|row| decode::<T>(projection.record(row, 0)))
         .collect()
 }
 

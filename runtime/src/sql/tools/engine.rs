@@ -5,7 +5,6 @@ use std::future::Future;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 
 use crate::ToolDefinition;
 use crate::spec::SchemaSpec;
@@ -14,14 +13,15 @@ use crate::sql::arg_name::IntoEngine;
 use crate::sql::backend::Reader;
 use crate::sql::handler_error::HandlerError;
 use crate::sql::tools::kind::TableTool;
+use crate::sql::tools::shared::answers::Answer;
 
 /// One database tool as the engine runs it: its arguments (with `String` names), its
 /// definition for a spec, and what a call does.
 pub(crate) trait EngineTool:
     TableTool + IntoEngine + DeserializeOwned + JsonSchema + Clone + Send + Sync + 'static
 {
-    /// The shape of its answers (its `outputSchema`, see `answers.rs`).
-    type Answer: JsonSchema;
+    /// What a call answers: its JSON and, from the same type, its `outputSchema`.
+    type Answer: Answer;
 
     /// The definition for `spec`.
     fn definition(spec: &SchemaSpec) -> ToolDefinition;
@@ -31,7 +31,7 @@ pub(crate) trait EngineTool:
         self,
         spec: &'a SchemaSpec,
         conn: &'a dyn Reader,
-    ) -> impl Future<Output = Result<Value, HandlerError>> + Send + 'a;
+    ) -> impl Future<Output = Result<Self::Answer, HandlerError>> + Send + 'a;
 
     /// Answers the call on a read-only connection of `db`, for tools that need more of the
     /// database than a connection (its embedder, its vectors in memory).
@@ -40,7 +40,7 @@ pub(crate) trait EngineTool:
         spec: &'a SchemaSpec,
         conn: &'a dyn Reader,
         db: &'a Database,
-    ) -> impl Future<Output = Result<Value, HandlerError>> + Send + 'a {
+    ) -> impl Future<Output = Result<Self::Answer, HandlerError>> + Send + 'a {
         let _ = db;
         self.execute(spec, conn)
     }

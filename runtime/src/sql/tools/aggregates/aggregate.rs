@@ -22,6 +22,7 @@ use crate::sql::query::{FieldRef, ROW_ALIAS, compile_conditions, resolve_field};
 use crate::sql::text::ident::{qualified, quote};
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
+use crate::sql::tools::shared::answers::Answer;
 use crate::sql::tools::shared::common::{
     HandlerError, PageLimits, check_relationship_types, definition, entity,
 };
@@ -152,8 +153,55 @@ pub struct AggregateEntitiesArgs<E = String, F = String, R = String> {
     pub limit: Option<i64>,
 }
 
+/// One group of `aggregate_entities`: the group fields by name, then `value` and `count`.
+type Group = Map<String, Value>;
+
+/// `aggregate_entities`: the overall value and count, and the groups.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct AggregateAnswer {
+    /// The entity aggregated.
+    pub entity_type: String,
+    /// COUNT, SUM, AVG, MIN or MAX.
+    pub aggregation: &'static str,
+    /// The field aggregated (null for COUNT of rows).
+    pub field: Option<String>,
+    /// The relationship aggregated along, when asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub along: Option<AlongAnswer>,
+    /// The aggregate over every matching row (null when no row has a value).
+    pub value: Value,
+    /// How many rows were aggregated.
+    pub count: i64,
+    /// The fields grouped by, when grouping.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group_by: Option<Vec<String>>,
+    /// How many groups there are in all, when grouping.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_groups: Option<i64>,
+    /// How many groups this answer holds, when grouping.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub returned: Option<u64>,
+    /// Whether groups were left out (raise `limit`), when grouping.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
+    /// The groups, in the order asked, when grouping.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub groups: Option<Vec<Group>>,
+}
+
+impl Answer for AggregateAnswer {}
+
+/// The relationship `aggregate_entities` aggregated along.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct AlongAnswer {
+    /// The relationship followed.
+    pub relationship_type: String,
+    /// Which way it was followed.
+    pub direction: TraversalDirection,
+}
+
 impl EngineTool for AggregateEntitiesArgs {
-    type Answer = crate::sql::tools::shared::answers::AggregateAnswer;
+    type Answer = AggregateAnswer;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let mut text = DescriptionBuilder::new(
@@ -217,7 +265,11 @@ impl EngineTool for AggregateEntitiesArgs {
         )
     }
 
-    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(
+        self,
+        spec: &SchemaSpec,
+        conn: &dyn Reader,
+    ) -> Result<Self::Answer, HandlerError> {
         handle(spec, conn, self).await
     }
 }
@@ -350,7 +402,7 @@ async fn handle(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     arguments: AggregateEntitiesArgs,
-) -> Result<Value, HandlerError> {
+) -> Result<AggregateAnswer, HandlerError> {
     let dialect = conn.dialect();
     let start = entity(spec, &arguments.entity_type, "entity_type")?;
     let limits = PageLimits::of(spec, arguments.limit)?;
@@ -511,38 +563,40 @@ async fn handle(
         Aggregation::Max => format!("max({counted})"),
     };
     let rows_sql = "count(*)";
-    let mut head = Map::new();
-    head.insert("entity_type".into(), json!(start.name));
-    head.insert("aggregation".into(), json!(arguments.aggregation.as_str()));
-    head.insert(
-        "field".into(),
-        value_field.as_ref().map_or(Value::Null, |f| json!(f.name)),
-    );
-    if let Some(along) = &arguments.along {
-        head.insert(
-            "along".into(),
-            json!({"relationship_type": along.relationship_type, "direction": along.direction}),
-        );
-    }
+    let mut answer = AggregateAnswer {
+        entity_type: start.name.clone(),
+        aggregation: arguments.aggregation.as_str(),
+        field: value_field.as_ref().map(|f| f.name.to_string()),
+        along: arguments.along.as_ref().map(|along| AlongAnswer {
+            relationship_type: along.relationship_type.clone(),
+            direction: along.direction,
+        }),
+        value: Value::Null,
+        count: 0,
+        group_by: None,
+        total_groups: None,
+        returned: None,
+        truncated: None,
+        groups: None,
+    };
     let number = |value: &SqlValue| sql_to_json(FieldType::Number, value);
     let as_count = |value: Option<&SqlValue>| match value {
-        Some(SqlValue::Integer(n)) => json!(n),
-        Some(SqlValue::Real(x)) => json!(*x as i64),
-        _ => json!(0),
+        Some(SqlValue::Integer(n)) => *n,
+        Some(SqlValue::Real(x)) => *x as i64,
+        _ => 0,
     };
     if groups.is_empty() {
         let sql = format!("SELECT {aggregate_sql}, {rows_sql}, count({counted}) {from_sql}");
         let rows = conn.rows(&sql, &params).await?;
         let row = rows.first().cloned().unwrap_or_default();
-        let value = match arguments.aggregation {
-            Aggregation::Count => as_count(row.first()),
+        answer.value = match arguments.aggregation {
+            Aggregation::Count => json!(as_count(row.first())),
             _ => row
                 .first()
                 .map_or(Value::Null, |v| sql_to_json(value_ty, v)),
         };
-        head.insert("value".into(), value);
-        head.insert("count".into(), as_count(row.get(1)));
-        return Ok(Value::Object(head));
+        answer.count = as_count(row.get(1));
+        return Ok(answer);
     }
     // value, count, then over all groups: the groups, the rows, and the parts of the overall
     // value (for AVG: sum and non-null count).
@@ -585,7 +639,7 @@ async fn handle(
     let total_groups = as_count(at(2));
     let count = as_count(at(3));
     let value = match arguments.aggregation {
-        Aggregation::Count => as_count(at(4)),
+        Aggregation::Count => json!(as_count(at(4))),
         Aggregation::Avg => match (at(4), at(5)) {
             (Some(sum), Some(SqlValue::Integer(n))) if *n > 0 => {
                 let sum = match sum {
@@ -599,15 +653,12 @@ async fn handle(
         },
         _ => at(4).map_or(Value::Null, |v| sql_to_json(value_ty, v)),
     };
-    head.insert("value".into(), value);
-    head.insert("count".into(), count);
-    head.insert("group_by".into(), json!(group_names));
-    head.insert("total_groups".into(), total_groups.clone());
-    head.insert("returned".into(), json!(rows.len()));
-    head.insert(
-        "truncated".into(),
-        json!(total_groups.as_u64().is_some_and(|n| n > rows.len() as u64)),
-    );
+    answer.value = value;
+    answer.count = count;
+    answer.group_by = Some(group_names);
+    answer.total_groups = Some(total_groups);
+    answer.returned = Some(rows.len() as u64);
+    answer.truncated = Some(total_groups > rows.len() as i64);
     let mut out = Vec::with_capacity(rows.len());
     for row in &rows {
         let mut group = Map::new();
@@ -619,18 +670,17 @@ async fn handle(
             );
         }
         let value = match arguments.aggregation {
-            Aggregation::Count => as_count(row.get(k)),
+            Aggregation::Count => json!(as_count(row.get(k))),
             Aggregation::Avg => row.get(k).map_or(Value::Null, number),
             _ => row.get(k).map_or(Value::Null, |v| sql_to_json(value_ty, v)),
         };
         group.insert("value".into(), value);
-        group.insert("count".into(), as_count(row.get(k + 1)));
-        out.push(Value::Object(group));
+        group.insert("count".into(), json!(as_count(row.get(k + 1))));
+        out.push(group);
     }
-    head.insert("groups".into(), Value::Array(out));
-    let answer = Value::Object(head);
+    answer.groups = Some(out);
     if let Some(max) = limits.max_bytes {
-        let bytes = crate::limits::json_len(&answer);
+        let bytes = crate::limits::serialized_len(&answer);
         if bytes > max {
             return Err(ToolError::new(
                 crate::ErrorCode::TooLarge,

@@ -3,14 +3,16 @@
 use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
 use crate::ToolDefinition;
 use crate::spec::SchemaSpec;
 
 use crate::sql::backend::Reader;
 use crate::sql::query::Page;
-use crate::sql::tools::changes::change_log::{CHANGE_SELECT, change_json, table, tracked_entity};
+use crate::sql::tools::changes::change_log::{
+    CHANGE_SELECT, ChangeHistoryPage, HistoryHead, change_of, table, tracked_entity,
+};
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::shared::common::{
     Collector, HandlerError, PageLimits, definition, list_answer, offset,
@@ -56,7 +58,7 @@ pub(crate) fn tracked_list(spec: &SchemaSpec) -> String {
 }
 
 impl EngineTool for GetEntityChangeHistoryArgs {
-    type Answer = crate::sql::tools::changes::change_log::ChangeHistoryPage;
+    type Answer = ChangeHistoryPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let example = spec.tracked_entities().next().map(
@@ -79,7 +81,11 @@ impl EngineTool for GetEntityChangeHistoryArgs {
         )
     }
 
-    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(
+        self,
+        spec: &SchemaSpec,
+        conn: &dyn Reader,
+    ) -> Result<Self::Answer, HandlerError> {
         let entity = tracked_entity(spec, &self.entity_type, "entity_type")?;
         let limits = PageLimits::of(spec, self.limit)?;
         let offset = offset(self.offset)?;
@@ -107,14 +113,15 @@ impl EngineTool for GetEntityChangeHistoryArgs {
                 &params,
             )
             .await?;
-        let mut head = Map::new();
-        head.insert("entity_type".into(), json!(entity.name));
-        head.insert("id".into(), json!(self.id));
+        let head = HistoryHead {
+            entity_type: entity.name.clone(),
+            id: self.id.clone(),
+        };
         let mut collector = Collector::new(&limits, &head);
         let mut results = Vec::new();
         for row in &rows {
-            let change = change_json(row);
-            if !collector.take(&change) {
+            let change = change_of(row);
+            if !collector.take_item(&change) {
                 break;
             }
             results.push(change);

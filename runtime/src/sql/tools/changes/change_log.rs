@@ -2,7 +2,10 @@
 //! `get_most_modified_entities`, `get_change_statistics`, `compare_entity_versions`) share:
 //! the tracked entity of a call, `since`, the rows of the change log and their answers.
 
+use std::collections::BTreeMap;
+
 use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::ToolError;
@@ -11,6 +14,7 @@ use crate::spec::{CHANGES_TABLE, EntitySpec, SchemaSpec};
 use crate::sql::text::dates::{ACCEPTED_FORMS, resolve};
 use crate::sql::text::ident::quote;
 use crate::sql::text::names::unknown_name_message;
+use crate::sql::tools::shared::answers::{Answer, ListPage};
 use crate::sql::value::SqlValue;
 
 /// The change log table, quoted.
@@ -83,7 +87,7 @@ pub(crate) fn filter(
     Ok((conditions, params))
 }
 
-/// The columns of a change, in the order [`change_json`] reads them.
+/// The columns of a change, in the order [`change_of`] reads them.
 pub(crate) const CHANGE_SELECT: &str = "\"id\", \"entity\", \"record_id\", \"timestamp\", \
      \"change_type\", \"lines_added\", \"lines_removed\", \"diff\", \"metadata_before\", \
      \"metadata_after\"";
@@ -107,151 +111,159 @@ pub(crate) fn integer(value: Option<&SqlValue>) -> i64 {
 }
 
 /// One change as an answer gives it.
-pub(crate) fn change_json(row: &[SqlValue]) -> Value {
+pub(crate) fn change_of(row: &[SqlValue]) -> Change {
     let metadata = |value: Option<&SqlValue>| {
         text(value)
             .and_then(|text| serde_json::from_str::<Value>(&text).ok())
             .unwrap_or(Value::Null)
     };
-    json!({
-        "change_id": integer(row.first()),
-        "entity_type": text(row.get(1)),
-        "id": text(row.get(2)),
-        "timestamp": text(row.get(3)),
-        "change_type": text(row.get(4)),
-        "lines_added": integer(row.get(5)),
-        "lines_removed": integer(row.get(6)),
-        "diff": text(row.get(7)),
-        "metadata_before": metadata(row.get(8)),
-        "metadata_after": metadata(row.get(9)),
-    })
+    Change {
+        change_id: integer(row.first()),
+        entity_type: text(row.get(1)),
+        id: text(row.get(2)),
+        timestamp: text(row.get(3)),
+        change_type: text(row.get(4)),
+        lines_added: integer(row.get(5)),
+        lines_removed: integer(row.get(6)),
+        diff: text(row.get(7)),
+        metadata_before: metadata(row.get(8)),
+        metadata_after: metadata(row.get(9)),
+    }
 }
 
 /// One recorded change.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct Change {
     /// The change's id (increasing in the order changes were recorded).
     change_id: i64,
     /// The entity of the record.
-    entity_type: String,
+    entity_type: Option<String>,
     /// The record's unique id.
-    id: String,
+    id: Option<String>,
     /// When the write was committed (UTC, whole seconds).
-    timestamp: String,
+    timestamp: Option<String>,
     /// `created`, `updated` or `deleted`.
-    change_type: String,
+    change_type: Option<String>,
     /// Lines the change added to the content.
     lines_added: i64,
     /// Lines the change removed from the content.
     lines_removed: i64,
     /// The unified diff of the content.
-    diff: String,
+    diff: Option<String>,
     /// The metadata fields before the change (null when the record was created).
-    metadata_before: Option<Map<String, Value>>,
+    #[schemars(with = "Option<Map<String, Value>>")]
+    metadata_before: Value,
     /// The metadata fields after the change (null when the record was deleted).
-    metadata_after: Option<Map<String, Value>>,
+    #[schemars(with = "Option<Map<String, Value>>")]
+    metadata_after: Value,
 }
 
-/// `get_entity_change_history`: one page of a record's changes, newest first.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-pub(crate) struct ChangeHistoryPage {
+/// The head of `get_entity_change_history`'s pages.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct HistoryHead {
     /// The entity.
-    entity_type: String,
+    pub entity_type: String,
     /// The record's unique id.
-    id: String,
-    /// How many changes the record has in all.
-    total: u64,
-    /// Always true: every change is counted.
-    total_exact: bool,
-    #[serde(flatten)]
-    paging: crate::sql::tools::shared::answers::Paging,
-    /// The changes of this page.
-    results: Vec<Change>,
+    pub id: String,
 }
+
+/// `get_entity_change_history`: one page of a record's changes, newest first (every change
+/// is counted).
+pub(crate) type ChangeHistoryPage = ListPage<HistoryHead, Change>;
 
 /// A record and a summary of its changes.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct ModifiedRecord {
     /// The entity.
-    entity_type: String,
+    pub entity_type: Option<String>,
     /// The record's unique id.
-    id: String,
+    pub id: Option<String>,
     /// Its changes in the window.
-    change_count: u64,
+    pub change_count: i64,
     /// Its latest change's instant.
-    last_modified: String,
+    pub last_modified: Option<String>,
     /// Its latest change's type.
-    last_change_type: String,
+    pub last_change_type: Option<String>,
     /// Lines added by its changes in the window.
-    lines_added: i64,
+    pub lines_added: i64,
     /// Lines removed by its changes in the window.
-    lines_removed: i64,
+    pub lines_removed: i64,
 }
 
 /// `find_recently_modified_entities`, `get_most_modified_entities`: records with changes.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct ModifiedRecords {
     /// How many records match in all.
-    total: u64,
+    pub total: u64,
     /// How many this answer holds.
-    returned: u64,
+    pub returned: u64,
     /// Whether records were left out.
-    truncated: bool,
+    pub truncated: bool,
     /// The records.
-    results: Vec<ModifiedRecord>,
+    pub results: Vec<ModifiedRecord>,
+}
+
+impl Answer for ModifiedRecords {}
+
+/// The changes of one period of `get_change_statistics`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct Period {
+    /// The period's start, as the bucket names it.
+    pub period: Option<String>,
+    /// Changes in the period.
+    pub changes: i64,
 }
 
 /// `get_change_statistics`.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct ChangeStatistics {
     /// Changes in the window.
-    total_changes: u64,
+    pub total_changes: i64,
     /// Distinct records changed.
-    records_changed: u64,
-    /// Changes by type (`created`, `updated`, `deleted`).
-    by_type: Map<String, Value>,
-    /// Changes by entity.
-    by_entity: Map<String, Value>,
+    pub records_changed: i64,
+    /// Changes by type (`created`, `updated`, `deleted`), in the database's order of names.
+    #[schemars(with = "BTreeMap<String, i64>")]
+    pub by_type: Map<String, Value>,
+    /// Changes by entity, in the database's order of names.
+    #[schemars(with = "BTreeMap<String, i64>")]
+    pub by_entity: Map<String, Value>,
     /// Lines added in all.
-    lines_added: i64,
+    pub lines_added: i64,
     /// Lines removed in all.
-    lines_removed: i64,
+    pub lines_removed: i64,
     /// Changes per period, oldest first, when `bucket` is given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    frequency: Option<Vec<Map<String, Value>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frequency: Option<Vec<Period>>,
 }
 
+impl Answer for ChangeStatistics {}
+
 /// One end of a comparison.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct VersionRef {
     /// The change that produced this version (null: before the first change).
-    change_id: Option<i64>,
+    pub change_id: Option<i64>,
     /// Its instant.
-    timestamp: Option<String>,
+    pub timestamp: Option<String>,
 }
 
 /// `compare_entity_versions`.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct VersionComparison {
     /// The entity.
-    entity_type: String,
+    pub entity_type: String,
     /// The record's unique id.
-    id: String,
+    pub id: String,
     /// The older version.
-    from: VersionRef,
+    pub from: VersionRef,
     /// The newer version.
-    to: VersionRef,
+    pub to: VersionRef,
     /// The unified diff from `from` to `to`.
-    diff: String,
+    pub diff: String,
     /// Lines added.
-    lines_added: u64,
+    pub lines_added: u64,
     /// Lines removed.
-    lines_removed: u64,
+    pub lines_removed: u64,
 }
+
+impl Answer for VersionComparison {}

@@ -11,7 +11,9 @@ use crate::spec::SchemaSpec;
 use crate::sql::backend::Reader;
 use crate::sql::tools::aggregates::aggregate::{Bucket, bucketed};
 use crate::sql::tools::changes::change_history::tracked_list;
-use crate::sql::tools::changes::change_log::{filter, integer, table, text};
+use crate::sql::tools::changes::change_log::{
+    ChangeStatistics, Period, filter, integer, table, text,
+};
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::shared::common::{HandlerError, definition};
 
@@ -36,7 +38,7 @@ pub struct GetChangeStatisticsArgs<E = String> {
 }
 
 impl EngineTool for GetChangeStatisticsArgs {
-    type Answer = crate::sql::tools::changes::change_log::ChangeStatistics;
+    type Answer = ChangeStatistics;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let description = format!(
@@ -55,7 +57,11 @@ impl EngineTool for GetChangeStatisticsArgs {
         )
     }
 
-    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(
+        self,
+        spec: &SchemaSpec,
+        conn: &dyn Reader,
+    ) -> Result<Self::Answer, HandlerError> {
         let (conditions, params) =
             filter(spec, self.entity_type.as_deref(), self.since.as_deref())?;
         let filter = conditions.join(" AND ");
@@ -91,16 +97,15 @@ impl EngineTool for GetChangeStatisticsArgs {
                 })
                 .collect())
         };
-        let mut answer = Map::new();
-        answer.insert("total_changes".into(), json!(integer(totals.first())));
-        answer.insert("records_changed".into(), json!(integer(totals.get(1))));
-        answer.insert(
-            "by_type".into(),
-            Value::Object(counts("change_type").await?),
-        );
-        answer.insert("by_entity".into(), Value::Object(counts("entity").await?));
-        answer.insert("lines_added".into(), json!(integer(totals.get(2))));
-        answer.insert("lines_removed".into(), json!(integer(totals.get(3))));
+        let mut answer = ChangeStatistics {
+            total_changes: integer(totals.first()),
+            records_changed: integer(totals.get(1)),
+            by_type: counts("change_type").await?,
+            by_entity: counts("entity").await?,
+            lines_added: integer(totals.get(2)),
+            lines_removed: integer(totals.get(3)),
+            frequency: None,
+        };
         if let Some(bucket) = self.bucket {
             let period = bucketed("\"timestamp\"", bucket, conn.dialect());
             let rows = conn
@@ -113,12 +118,15 @@ impl EngineTool for GetChangeStatisticsArgs {
                     &params,
                 )
                 .await?;
-            let periods: Vec<Value> = rows
-                .iter()
-                .map(|row| json!({"period": text(row.first()), "changes": integer(row.get(1))}))
-                .collect();
-            answer.insert("frequency".into(), Value::Array(periods));
+            answer.frequency = Some(
+                rows.iter()
+                    .map(|row| Period {
+                        period: text(row.first()),
+                        changes: integer(row.get(1)),
+                    })
+                    .collect(),
+            );
         }
-        Ok(Value::Object(answer))
+        Ok(answer)
     }
 }

@@ -5,7 +5,7 @@
 use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
@@ -17,6 +17,7 @@ use crate::sql::tools::changes::change_log::{
     filter, instant, integer, table, text, tracked_entity,
 };
 use crate::sql::tools::engine::EngineTool;
+use crate::sql::tools::shared::answers::Answer;
 use crate::sql::tools::shared::common::{Collector, HandlerError, PageLimits, definition};
 use crate::sql::value::SqlValue;
 
@@ -68,32 +69,31 @@ pub struct AnalyzeChurnArgs<E = String, F = String> {
 }
 
 /// One record, or one group of records, and how it changed in the window.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct ChurnEntry {
     /// The entity.
-    entity_type: String,
+    entity_type: Option<String>,
     /// The record's unique id (per record).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     id: Option<String>,
     /// The metadata value the group shares (with `group_by`; null: changes without one).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     value: Option<Value>,
     /// How many records the group's changes touched (with `group_by`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    records: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    records: Option<i64>,
     /// Changes in the window.
-    change_count: u64,
+    change_count: i64,
     /// Lines added by them.
     lines_added: i64,
     /// Lines removed by them.
     lines_removed: i64,
     /// The first change's instant.
-    first_change: String,
+    first_change: Option<String>,
     /// The last change's instant.
-    last_change: String,
+    last_change: Option<String>,
     /// The last change's type.
-    last_change_type: String,
+    last_change_type: Option<String>,
     /// Mean time between consecutive changes, in hours (null: a single change).
     mean_hours_between_changes: Option<f64>,
     /// Median time between consecutive changes, in hours (null: a single change).
@@ -101,11 +101,10 @@ pub(crate) struct ChurnEntry {
 }
 
 /// `analyze_churn`.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct Churn {
     /// The metadata field the changes are grouped by (absent: per record).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     group_by: Option<String>,
     /// How many records (or groups) changed in the window.
     total: u64,
@@ -116,6 +115,8 @@ pub(crate) struct Churn {
     /// The most unstable first.
     results: Vec<ChurnEntry>,
 }
+
+impl Answer for Churn {}
 
 impl EngineTool for AnalyzeChurnArgs {
     type Answer = Churn;
@@ -147,7 +148,11 @@ impl EngineTool for AnalyzeChurnArgs {
         )
     }
 
-    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(
+        self,
+        spec: &SchemaSpec,
+        conn: &dyn Reader,
+    ) -> Result<Self::Answer, HandlerError> {
         let limits = PageLimits::of(spec, self.limit)?;
         let (mut conditions, mut params) =
             filter(spec, self.entity_type.as_deref(), self.since.as_deref())?;
@@ -183,24 +188,22 @@ impl EngineTool for AnalyzeChurnArgs {
         );
         let rows = conn.rows(&sql, &params).await?;
         let total = rows.first().map_or(0, |row| integer(row.get(11))) as u64;
-        let mut collector = Collector::new(&limits, &Map::new());
+        let mut collector = Collector::new(&limits, &());
         let mut results = Vec::new();
         for row in &rows {
-            let entry = entry_json(row, group.is_some());
-            if !collector.take(&entry) {
+            let entry = entry_of(row, group.is_some());
+            if !collector.take_item(&entry) {
                 break;
             }
             results.push(entry);
         }
-        let mut answer = Map::new();
-        if let Some(field) = group {
-            answer.insert("group_by".into(), json!(field));
-        }
-        answer.insert("total".into(), json!(total));
-        answer.insert("returned".into(), json!(results.len()));
-        answer.insert("truncated".into(), json!(total > results.len() as u64));
-        answer.insert("results".into(), Value::Array(results));
-        Ok(Value::Object(answer))
+        Ok(Churn {
+            group_by: group.map(str::to_owned),
+            total,
+            returned: results.len() as u64,
+            truncated: total > results.len() as u64,
+            results,
+        })
     }
 }
 
@@ -299,34 +302,35 @@ fn hours(seconds: f64) -> f64 {
 }
 
 /// One row of [`churn_sql`] as an answer gives it.
-fn entry_json(row: &[SqlValue], grouped: bool) -> Value {
+fn entry_of(row: &[SqlValue], grouped: bool) -> ChurnEntry {
     let count = integer(row.get(2));
     let real = |value: Option<&SqlValue>| match value {
         Some(SqlValue::Real(n)) => Some(*n),
         Some(SqlValue::Integer(n)) => Some(*n as f64),
         _ => None,
     };
-    let mean = (count > 1).then(|| hours(integer(row.get(7)) as f64 / (count - 1) as f64));
-    let median = real(row.get(8)).map(hours);
-    let mut entry = Map::new();
-    entry.insert("entity_type".into(), json!(text(row.first())));
     let key = text(row.get(1)).unwrap_or_default();
-    if grouped {
+    let (id, value, records) = if grouped {
         let value = serde_json::from_str(&key).unwrap_or(Value::String(key));
-        entry.insert("value".into(), value);
-        entry.insert("records".into(), json!(integer(row.get(10))));
+        (None, Some(value), Some(integer(row.get(10))))
     } else {
-        entry.insert("id".into(), json!(key));
+        (Some(key), None, None)
+    };
+    ChurnEntry {
+        entity_type: text(row.first()),
+        id,
+        value,
+        records,
+        change_count: count,
+        lines_added: integer(row.get(3)),
+        lines_removed: integer(row.get(4)),
+        first_change: text(row.get(5)),
+        last_change: text(row.get(6)),
+        last_change_type: text(row.get(9)),
+        mean_hours_between_changes: (count > 1)
+            .then(|| hours(integer(row.get(7)) as f64 / (count - 1) as f64)),
+        median_hours_between_changes: real(row.get(8)).map(hours),
     }
-    entry.insert("change_count".into(), json!(count));
-    entry.insert("lines_added".into(), json!(integer(row.get(3))));
-    entry.insert("lines_removed".into(), json!(integer(row.get(4))));
-    entry.insert("first_change".into(), json!(text(row.get(5))));
-    entry.insert("last_change".into(), json!(text(row.get(6))));
-    entry.insert("last_change_type".into(), json!(text(row.get(9))));
-    entry.insert("mean_hours_between_changes".into(), json!(mean));
-    entry.insert("median_hours_between_changes".into(), json!(median));
-    Value::Object(entry)
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
@@ -11,7 +11,9 @@ use crate::{ToolDefinition, ToolError};
 use crate::sql::backend::Reader;
 use crate::sql::changes::unified_diff;
 use crate::sql::tools::changes::change_history::tracked_list;
-use crate::sql::tools::changes::change_log::{instant, integer, table, text, tracked_entity};
+use crate::sql::tools::changes::change_log::{
+    VersionComparison, VersionRef, instant, integer, table, text, tracked_entity,
+};
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::shared::common::{HandlerError, definition};
 use crate::sql::value::SqlValue;
@@ -114,7 +116,7 @@ async fn version(
 }
 
 impl EngineTool for CompareEntityVersionsArgs {
-    type Answer = crate::sql::tools::changes::change_log::VersionComparison;
+    type Answer = VersionComparison;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let example = spec.tracked_entities().next().map(|e| {
@@ -138,7 +140,11 @@ impl EngineTool for CompareEntityVersionsArgs {
         )
     }
 
-    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(
+        self,
+        spec: &SchemaSpec,
+        conn: &dyn Reader,
+    ) -> Result<Self::Answer, HandlerError> {
         let entity = tracked_entity(spec, &self.entity_type, "entity_type")?;
         let from = version(conn, entity, &self.id, Some(&self.from), "from").await?;
         let to = version(conn, entity, &self.id, self.to.as_deref(), "to").await?;
@@ -152,14 +158,20 @@ impl EngineTool for CompareEntityVersionsArgs {
         }
         let name = format!("{}/{}", entity.name, self.id);
         let (diff, added, removed) = unified_diff(&from.content, &to.content, &name, &name);
-        Ok(json!({
-            "entity_type": entity.name,
-            "id": self.id,
-            "from": {"change_id": from.change_id, "timestamp": from.timestamp},
-            "to": {"change_id": to.change_id, "timestamp": to.timestamp},
-            "diff": diff,
-            "lines_added": added,
-            "lines_removed": removed,
-        }))
+        Ok(VersionComparison {
+            entity_type: entity.name.clone(),
+            id: self.id,
+            from: VersionRef {
+                change_id: from.change_id,
+                timestamp: from.timestamp,
+            },
+            to: VersionRef {
+                change_id: to.change_id,
+                timestamp: to.timestamp,
+            },
+            diff,
+            lines_added: added,
+            lines_removed: removed,
+        })
     }
 }

@@ -3,14 +3,16 @@
 use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::ToolDefinition;
 use crate::spec::SchemaSpec;
 
 use crate::sql::backend::Reader;
 use crate::sql::tools::changes::change_history::tracked_list;
-use crate::sql::tools::changes::change_log::{filter, integer, table, text};
+use crate::sql::tools::changes::change_log::{
+    ModifiedRecord, ModifiedRecords, filter, integer, table, text,
+};
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::shared::common::{Collector, HandlerError, PageLimits, definition};
 use crate::sql::value::SqlValue;
@@ -45,7 +47,7 @@ pub(crate) async fn modified_records(
     params: Vec<SqlValue>,
     order: &str,
     limits: &PageLimits,
-) -> Result<Value, HandlerError> {
+) -> Result<ModifiedRecords, HandlerError> {
     let filter = conditions.join(" AND ");
     let total = conn
         .count(
@@ -68,33 +70,33 @@ pub(crate) async fn modified_records(
         t = table()
     );
     let rows = conn.rows(&sql, &params).await?;
-    let mut collector = Collector::new(limits, &serde_json::Map::new());
+    let mut collector = Collector::new(limits, &());
     let mut results = Vec::new();
     for row in &rows {
-        let record = json!({
-            "entity_type": text(row.first()),
-            "id": text(row.get(1)),
-            "change_count": integer(row.get(2)),
-            "last_modified": text(row.get(3)),
-            "last_change_type": text(row.get(4)),
-            "lines_added": integer(row.get(5)),
-            "lines_removed": integer(row.get(6)),
-        });
-        if !collector.take(&record) {
+        let record = ModifiedRecord {
+            entity_type: text(row.first()),
+            id: text(row.get(1)),
+            change_count: integer(row.get(2)),
+            last_modified: text(row.get(3)),
+            last_change_type: text(row.get(4)),
+            lines_added: integer(row.get(5)),
+            lines_removed: integer(row.get(6)),
+        };
+        if !collector.take_item(&record) {
             break;
         }
         results.push(record);
     }
-    Ok(json!({
-        "total": total,
-        "returned": results.len(),
-        "truncated": total > results.len() as u64,
-        "results": results,
-    }))
+    Ok(ModifiedRecords {
+        total,
+        returned: results.len() as u64,
+        truncated: total > results.len() as u64,
+        results,
+    })
 }
 
 impl EngineTool for GetMostModifiedEntitiesArgs {
-    type Answer = crate::sql::tools::changes::change_log::ModifiedRecords;
+    type Answer = ModifiedRecords;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let description = format!(
@@ -113,7 +115,11 @@ impl EngineTool for GetMostModifiedEntitiesArgs {
         )
     }
 
-    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(
+        self,
+        spec: &SchemaSpec,
+        conn: &dyn Reader,
+    ) -> Result<Self::Answer, HandlerError> {
         let limits = PageLimits::of(spec, self.limit)?;
         let (conditions, params) =
             filter(spec, self.entity_type.as_deref(), self.since.as_deref())?;

@@ -3,7 +3,7 @@
 use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::spec::SchemaSpec;
 use crate::{ToolDefinition, ToolError};
@@ -86,7 +86,11 @@ impl EngineTool for FindRecentlyModifiedEntitiesArgs {
         )
     }
 
-    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(
+        self,
+        spec: &SchemaSpec,
+        conn: &dyn Reader,
+    ) -> Result<Self::Answer, HandlerError> {
         let limits = PageLimits::of(spec, self.limit)?;
         let (mut conditions, mut params) =
             filter(spec, self.entity_type.as_deref(), Some(&self.since))?;

@@ -2,7 +2,9 @@
 //! call runs on, its parameters bound, run read-only ([`crate::sql::trusted`]) on the call's
 //! read connection (so row rules apply), answering a page of rows as objects.
 
-use serde_json::{Map, Number, Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::{Number, Value, json};
 
 use crate::spec::{DeclaredSqlSpec, DeclaredToolSpec, SchemaSpec};
 use crate::{ErrorCode, RegistryError, ToolError};
@@ -10,7 +12,10 @@ use crate::{ErrorCode, RegistryError, ToolError};
 use crate::sql::Database;
 use crate::sql::backend::{ExecError, Reader, SqlDialect};
 use crate::sql::query::exec_error;
-use crate::sql::tools::shared::common::{Collector, HandlerError, PageLimits};
+use crate::sql::tools::shared::answers::{self, Answer, PageEnd, Record};
+use crate::sql::tools::shared::common::{
+    Collector, HandlerError, PageLimits, answer_json, check_oversized, page_end,
+};
 use crate::sql::value::SqlValue;
 
 /// The statement of `sql` for `dialect`, or the error of a call on a backend it has none for.
@@ -62,41 +67,51 @@ pub(crate) async fn run(
         }
         Err(error) => return Err(error.into()),
     };
-    let mut head = Map::new();
-    head.insert("columns".into(), json!(named.columns));
-    let mut collector = Collector::new(&limits, &head);
+    let mut collector = Collector::new(&limits, &named.columns);
     let mut rows = Vec::new();
     let fetched = named.rows.len();
     for row in named.rows.into_iter().take(limits.rows as usize) {
-        let object: Map<String, Value> = named
+        let object: Record = named
             .columns
             .iter()
             .cloned()
             .zip(row.into_iter().map(json_of))
             .collect();
-        let object = Value::Object(object);
-        if !collector.take(&object) {
+        if !collector.take_record(&object) {
             break;
         }
         rows.push(object);
     }
     if rows.is_empty() {
-        crate::sql::tools::shared::common::check_oversized(offset, &limits, &collector)?;
+        check_oversized(offset, &limits, &collector)?;
     }
     let returned = rows.len() as u64;
     let has_more = collector.cut || fetched > limits.rows as usize;
-    head.insert("offset".into(), json!(offset));
-    head.insert("returned".into(), json!(returned));
-    crate::sql::tools::shared::common::insert_page_end(
-        &mut head,
-        offset + returned,
-        has_more,
-        &limits,
-        &collector,
-    );
-    head.insert("rows".into(), Value::Array(rows));
-    Ok(Value::Object(head))
+    answer_json(RowsPage {
+        columns: named.columns,
+        offset,
+        returned,
+        end: page_end(offset + returned, has_more, &limits, &collector),
+        rows,
+    })
 }
+
+/// A page of a `sql:` tool's rows.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct RowsPage {
+    /// The statement's column names, in order.
+    columns: Vec<String>,
+    /// The offset of the first row.
+    offset: u64,
+    /// How many rows this page holds.
+    returned: u64,
+    #[serde(flatten)]
+    end: PageEnd,
+    /// One object per row: column name to value.
+    rows: Vec<Record>,
+}
+
+impl Answer for RowsPage {}
 
 /// The error of a call whose statement was refused.
 fn refused(tool: &DeclaredToolSpec, why: &str) -> ToolError {
@@ -119,30 +134,8 @@ fn json_of(value: SqlValue) -> Value {
 }
 
 /// The answer's schema: the column names, and a page of rows as objects.
-pub(crate) fn output_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "columns": {"type": "array", "items": {"type": "string"},
-                "description": "The statement's column names, in order."},
-            "offset": {"type": "integer", "minimum": 0},
-            "returned": {"type": "integer", "minimum": 0},
-            "truncated": {"type": "boolean"},
-            "truncated_by": {
-                "type": "object",
-                "properties": {"limit": {"type": "string"}, "value": {"type": "integer"}},
-                "required": ["limit", "value"]
-            },
-            "has_more": {"type": "boolean"},
-            "next_offset": {"type": ["integer", "null"], "minimum": 0},
-            "rows": {
-                "type": "array",
-                "description": "One object per row: column name to value.",
-                "items": {"type": "object", "additionalProperties": true}
-            }
-        },
-        "required": ["columns", "offset", "returned", "truncated", "has_more", "next_offset", "rows"]
-    })
+pub(crate) fn output_schema(spec: &SchemaSpec) -> Value {
+    answers::output_schema::<RowsPage>(spec)
 }
 
 /// Prepares every `sql:` statement for the database's backend on one of its read connections

@@ -129,7 +129,7 @@ fn definition(spec: &SchemaSpec, tool: &DeclaredToolSpec) -> ToolDefinition {
                 " Returns rows as objects (column name to value), at most {} per page (page with `offset`).",
                 tool.limit
             ));
-            crate::sql::tools::declared::sql_statement::output_schema()
+            crate::sql::tools::declared::sql_statement::output_schema(spec)
         }
     };
     ToolDefinition {
@@ -444,9 +444,7 @@ impl Call {
             limit: limits.rows,
             offset,
         };
-        let mut head = Map::new();
-        head.insert("entity_type".into(), Value::String(entity.name.clone()));
-        list_page(conn, query, head, &limits).await
+        common::answer_json(list_page(conn, query, &entity.name, &limits).await?)
     }
 }
 

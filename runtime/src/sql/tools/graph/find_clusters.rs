@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{CallBudget, ToolDefinition, ToolError};
@@ -24,6 +24,7 @@ use crate::sql::tools::graph::louvain::{louvain, modularity, undirected_links};
 use crate::sql::tools::graph::rank_entities::{display_field, display_names};
 use crate::sql::tools::graph::walk::{Walk, load_within, records_of, touching, walks};
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
+use crate::sql::tools::shared::answers::{Answer, Record};
 use crate::sql::tools::shared::common::{
     Collector, HandlerError, PageLimits, check_relationship_types, definition, entity,
 };
@@ -86,18 +87,20 @@ pub struct FindClustersArgs<E = String, R = String> {
 }
 
 /// One member of a cluster.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct ClusterMember {
     /// The record's unique id.
-    id: String,
+    #[schemars(with = "String", extend("x-toolforge-slot" = "key"))]
+    id: Value,
+    /// Its display name, under the entity's display name field, when it has one.
+    #[serde(flatten)]
+    display: Record,
     /// Its neighbours inside the cluster.
     degree: u64,
 }
 
 /// One cluster.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct Cluster {
     /// How many records it holds.
     size: u64,
@@ -110,15 +113,14 @@ pub(crate) struct Cluster {
 }
 
 /// `find_clusters`.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct Clusters {
     /// The entity clustered.
     entity_type: String,
     /// The relationships whose edges linked records.
     relationships: Vec<String>,
     /// `louvain`.
-    algorithm: String,
+    algorithm: &'static str,
     /// The modularity of the whole partition (every cluster, listed or not).
     modularity: f64,
     /// Records in the graph.
@@ -134,6 +136,8 @@ pub(crate) struct Clusters {
     /// The clusters, largest first.
     results: Vec<Cluster>,
 }
+
+impl Answer for Clusters {}
 
 /// The walks from `entity` to itself along `relationships` (all such when empty).
 fn self_walks<'s>(
@@ -199,7 +203,11 @@ impl EngineTool for FindClustersArgs {
         )
     }
 
-    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(
+        self,
+        spec: &SchemaSpec,
+        conn: &dyn Reader,
+    ) -> Result<Self::Answer, HandlerError> {
         handle(spec, conn, self, None).await
     }
 
@@ -208,7 +216,7 @@ impl EngineTool for FindClustersArgs {
         spec: &SchemaSpec,
         conn: &dyn Reader,
         db: &Database,
-    ) -> Result<Value, HandlerError> {
+    ) -> Result<Self::Answer, HandlerError> {
         handle(spec, conn, self, Some(db.graph_cache())).await
     }
 }
@@ -218,7 +226,7 @@ async fn handle(
     conn: &dyn Reader,
     arguments: FindClustersArgs,
     graphs: Option<&GraphCache>,
-) -> Result<Value, HandlerError> {
+) -> Result<Clusters, HandlerError> {
     let started = Instant::now();
     let entity = entity(spec, &arguments.entity_type, "entity_type")?;
     check_relationship_types(spec, &arguments.relationships, "relationships")?;
@@ -311,58 +319,59 @@ async fn handle(
         .map(|c| sizes[c])
         .sum();
     let display = display_field(entity);
-    let mut head = Map::new();
-    head.insert("entity_type".into(), json!(entity.name));
-    let mut used: Vec<&str> = within
+    let mut used: Vec<String> = within
         .iter()
-        .map(|w| w.relationship.rel_type.as_str())
+        .map(|w| w.relationship.rel_type.clone())
         .collect();
     used.dedup();
-    head.insert("relationships".into(), json!(used));
-    head.insert("algorithm".into(), json!("louvain"));
-    head.insert("modularity".into(), json!((quality * 1e12).round() / 1e12));
-    head.insert("records".into(), json!(n));
-    head.insert("total".into(), json!(listed.len()));
-    head.insert("unclustered".into(), json!(unclustered));
-    let mut collector = Collector::new(&limits, &head);
-    let mut results = Vec::new();
+    let mut answer = Clusters {
+        entity_type: entity.name.clone(),
+        relationships: used,
+        algorithm: "louvain",
+        modularity: (quality * 1e12).round() / 1e12,
+        records: n as u64,
+        total: listed.len() as u64,
+        unclustered,
+        returned: 0,
+        truncated: false,
+        results: Vec::new(),
+    };
+    let mut collector = Collector::new(&limits, &answer);
     for &c in listed.iter().take(limits.rows as usize) {
         let mut top = members[c].clone();
         top.sort_by_key(|&node| (std::cmp::Reverse(inner_degree[node as usize]), node));
         top.truncate(listed_members);
         let ids: Vec<&str> = top.iter().map(|&node| graph.id(node as usize)).collect();
         let names = display_names(conn, entity, display, &ids).await?;
-        let listed: Vec<Value> = top
+        let members = top
             .iter()
             .zip(&ids)
             .map(|(&node, id)| {
-                let mut member = Map::new();
-                member.insert(
-                    "id".into(),
-                    crate::sql::tools::shared::key::to_json(entity, id),
-                );
+                let mut shown = Record::new();
                 if let (Some(field), Some(SqlValue::Text(name))) = (display, names.get(*id)) {
-                    member.insert(field.into(), json!(name));
+                    shown.insert(field.into(), json!(name));
                 }
-                member.insert("degree".into(), json!(inner_degree[node as usize]));
-                Value::Object(member)
+                ClusterMember {
+                    id: crate::sql::tools::shared::key::to_json(entity, id),
+                    display: shown,
+                    degree: inner_degree[node as usize],
+                }
             })
             .collect();
-        let cluster = json!({
-            "size": sizes[c],
-            "internal_edges": internal[c],
-            "external_edges": external[c],
-            "members": listed,
-        });
-        if !collector.take(&cluster) {
+        let cluster = Cluster {
+            size: sizes[c],
+            internal_edges: internal[c],
+            external_edges: external[c],
+            members,
+        };
+        if !collector.take_item(&cluster) {
             break;
         }
-        results.push(cluster);
+        answer.results.push(cluster);
     }
-    head.insert("returned".into(), json!(results.len()));
-    head.insert("truncated".into(), json!(results.len() < listed.len()));
-    head.insert("results".into(), Value::Array(results));
-    Ok(Value::Object(head))
+    answer.returned = answer.results.len() as u64;
+    answer.truncated = answer.results.len() < listed.len();
+    Ok(answer)
 }
 
 /// `members` checked: 0 to [`MAX_MEMBERS`].

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
 use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{CallBudget, ErrorCode, ToolDefinition, ToolError};
@@ -24,6 +24,7 @@ use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::graph::walk::{Node, PathSearch, walks};
 use crate::sql::tools::graph::{path_by_statements, path_in_memory};
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
+use crate::sql::tools::shared::answers::{PathAnswer, PathHop, PathNode, Record};
 use crate::sql::tools::shared::common::{
     HandlerError, check_relationship_types, definition, entity,
 };
@@ -81,7 +82,7 @@ pub struct FindPathArgs<E = String, R = String> {
 }
 
 impl EngineTool for FindPathArgs {
-    type Answer = crate::sql::tools::shared::answers::PathAnswer;
+    type Answer = PathAnswer;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let mut text = DescriptionBuilder::new(
@@ -123,7 +124,11 @@ impl EngineTool for FindPathArgs {
         )
     }
 
-    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(
+        self,
+        spec: &SchemaSpec,
+        conn: &dyn Reader,
+    ) -> Result<Self::Answer, HandlerError> {
         handle(spec, conn, self, None).await
     }
 
@@ -132,7 +137,7 @@ impl EngineTool for FindPathArgs {
         spec: &SchemaSpec,
         conn: &dyn Reader,
         db: &Database,
-    ) -> Result<Value, HandlerError> {
+    ) -> Result<Self::Answer, HandlerError> {
         handle(spec, conn, self, Some(db)).await
     }
 }
@@ -163,14 +168,9 @@ async fn node_json(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     (index, id): &Node,
-) -> Result<Value, HandlerError> {
+) -> Result<PathNode, HandlerError> {
     let entity = &spec.entities[*index];
-    let mut out = Map::new();
-    out.insert("entity_type".into(), json!(entity.name));
-    out.insert(
-        "id".into(),
-        crate::sql::tools::shared::key::to_json(entity, id),
-    );
+    let mut display_name = Record::new();
     if let Some(display) = &entity.display_name_field
         && display != &entity.unique_field
         && entity.field(display).is_some()
@@ -188,10 +188,14 @@ async fn node_json(
             )
             .await?;
         if let Some(Some(SqlValue::Text(name))) = rows.first().map(|row| row.first()) {
-            out.insert(display.clone(), json!(name));
+            display_name.insert(display.clone(), json!(name));
         }
     }
-    Ok(Value::Object(out))
+    Ok(PathNode {
+        entity_type: entity.name.clone(),
+        id: crate::sql::tools::shared::key::to_json(entity, id),
+        display: display_name,
+    })
 }
 
 async fn handle(
@@ -199,7 +203,7 @@ async fn handle(
     conn: &dyn Reader,
     arguments: FindPathArgs,
     db: Option<&Database>,
-) -> Result<Value, HandlerError> {
+) -> Result<PathAnswer, HandlerError> {
     let from_entity = entity(spec, &arguments.from.entity_type, "from.entity_type")?;
     let to_entity = entity(spec, &arguments.to.entity_type, "to.entity_type")?;
     check_relationship_types(spec, &arguments.relationship_types, "relationship_types")?;
@@ -249,30 +253,32 @@ async fn handle(
         None => path_by_statements::shortest(conn, &search).await?,
     };
     let (start, goal) = (&search.start, &search.goal);
-    let mut answer = Map::new();
-    answer.insert("from".into(), node_json(spec, conn, start).await?);
-    answer.insert("to".into(), node_json(spec, conn, goal).await?);
-    answer.insert("found".into(), json!(hops.is_some()));
-    let Some(hops) = hops else {
-        answer.insert("length".into(), Value::Null);
-        answer.insert("hops".into(), json!([]));
-        answer.insert("max_depth".into(), json!(max_depth));
-        return Ok(Value::Object(answer));
-    };
-    let mut listed = Vec::with_capacity(hops.len());
-    for (a, b, walk_index) in &hops {
-        let walk = &walks[*walk_index];
-        listed.push(json!({
-            "from": node_json(spec, conn, a).await?,
-            "relationship": relationship_arrow(walk.relationship),
-            "direction": if walk.outgoing { "outgoing" } else { "incoming" },
-            "to": node_json(spec, conn, b).await?,
-        }));
+    let from = node_json(spec, conn, start).await?;
+    let to = node_json(spec, conn, goal).await?;
+    let mut listed = Vec::new();
+    if let Some(hops) = &hops {
+        for (a, b, walk_index) in hops {
+            let walk = &walks[*walk_index];
+            listed.push(PathHop {
+                from: node_json(spec, conn, a).await?,
+                relationship: relationship_arrow(walk.relationship),
+                direction: if walk.outgoing {
+                    "outgoing"
+                } else {
+                    "incoming"
+                },
+                to: node_json(spec, conn, b).await?,
+            });
+        }
     }
-    answer.insert("length".into(), json!(listed.len()));
-    answer.insert("hops".into(), Value::Array(listed));
-    answer.insert("max_depth".into(), json!(max_depth));
-    Ok(Value::Object(answer))
+    Ok(PathAnswer {
+        from,
+        to,
+        found: hops.is_some(),
+        length: hops.is_some().then_some(listed.len() as u64),
+        hops: listed,
+        max_depth: max_depth as u64,
+    })
 }
 
 /// The graph of `spec`'s edge tables as `db` keeps it for this call (see

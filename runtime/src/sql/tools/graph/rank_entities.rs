@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{CallBudget, ToolDefinition, ToolError};
@@ -28,6 +28,7 @@ use crate::sql::tools::graph::walk::{
     ID_BATCH, Walk, load_within, page_rank, records_of, touching, walks,
 };
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
+use crate::sql::tools::shared::answers::{Answer, Record};
 use crate::sql::tools::shared::common::{
     HandlerError, PageLimits, check_relationship_types, definition, entity,
 };
@@ -83,8 +84,43 @@ pub struct RankEntitiesArgs<E = String, R = String> {
     pub limit: Option<i64>,
 }
 
+/// One ranked record: its id, its display name when the entity has one, and its score.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct RankedRecord {
+    /// The record's unique id.
+    #[schemars(with = "String", extend("x-toolforge-slot" = "key"))]
+    id: Value,
+    /// Its display name, under the entity's display name field, when it has one.
+    #[serde(flatten)]
+    display: Record,
+    /// Its score: its degree (a whole number) or its PageRank.
+    #[schemars(with = "f64")]
+    score: Value,
+}
+
+/// `rank_entities`: the top records by score.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct RankAnswer {
+    /// The entity ranked.
+    entity_type: String,
+    /// The relationship whose edges count.
+    relationship_type: String,
+    /// The algorithm that scored.
+    algorithm: RankAlgorithm,
+    /// Which edges count.
+    direction: TraversalDirection,
+    /// How many records the entity has.
+    total: u64,
+    /// How many records this answer holds.
+    returned: u64,
+    /// The records, highest score first.
+    results: Vec<RankedRecord>,
+}
+
+impl Answer for RankAnswer {}
+
 impl EngineTool for RankEntitiesArgs {
-    type Answer = crate::sql::tools::shared::answers::RankAnswer;
+    type Answer = RankAnswer;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let mut text = DescriptionBuilder::new(
@@ -131,7 +167,11 @@ impl EngineTool for RankEntitiesArgs {
         )
     }
 
-    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(
+        self,
+        spec: &SchemaSpec,
+        conn: &dyn Reader,
+    ) -> Result<Self::Answer, HandlerError> {
         handle(spec, conn, self, None).await
     }
 
@@ -140,7 +180,7 @@ impl EngineTool for RankEntitiesArgs {
         spec: &SchemaSpec,
         conn: &dyn Reader,
         db: &Database,
-    ) -> Result<Value, HandlerError> {
+    ) -> Result<Self::Answer, HandlerError> {
         handle(spec, conn, self, Some(db.graph_cache())).await
     }
 }
@@ -158,7 +198,7 @@ async fn handle(
     conn: &dyn Reader,
     arguments: RankEntitiesArgs,
     graphs: Option<&GraphCache>,
-) -> Result<Value, HandlerError> {
+) -> Result<RankAnswer, HandlerError> {
     let started = Instant::now();
     let entity = entity(spec, &arguments.entity_type, "entity_type")?;
     check_relationship_types(
@@ -300,18 +340,15 @@ async fn handle(
             }
         }
     }
-    let mut answer = Map::new();
-    answer.insert("entity_type".into(), json!(entity.name));
-    answer.insert(
-        "relationship_type".into(),
-        json!(arguments.relationship_type),
-    );
-    answer.insert("algorithm".into(), json!(arguments.algorithm));
-    answer.insert("direction".into(), json!(arguments.direction));
-    answer.insert("total".into(), json!(total));
-    answer.insert("returned".into(), json!(results.len()));
-    answer.insert("results".into(), Value::Array(results));
-    Ok(Value::Object(answer))
+    Ok(RankAnswer {
+        entity_type: entity.name.clone(),
+        relationship_type: arguments.relationship_type,
+        algorithm: arguments.algorithm,
+        direction: arguments.direction,
+        total,
+        returned: results.len() as u64,
+        results,
+    })
 }
 
 /// The display field of the records `ids` of `entity`, by id (empty without a display field).
@@ -359,17 +396,19 @@ pub(crate) async fn display_names(
 }
 
 /// `{id, <display field>, score}` of a row `[id, display?, ...]`.
-fn ranked(row: &[SqlValue], display: Option<&str>, score: Value) -> Value {
+fn ranked(row: &[SqlValue], display: Option<&str>, score: Value) -> RankedRecord {
     let text = |value: Option<&SqlValue>| match value {
         Some(SqlValue::Text(text)) => json!(text),
         Some(SqlValue::Integer(n)) => json!(n),
         _ => Value::Null,
     };
-    let mut out = Map::new();
-    out.insert("id".into(), text(row.first()));
+    let mut shown = Record::new();
     if let Some(name) = display {
-        out.insert(name.into(), text(row.get(1)));
+        shown.insert(name.into(), text(row.get(1)));
     }
-    out.insert("score".into(), score);
-    Value::Object(out)
+    RankedRecord {
+        id: text(row.first()),
+        display: shown,
+        score,
+    }
 }

@@ -12,13 +12,13 @@ use serde_json::{Map, Value, json};
 use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
 
-use crate::limits::json_len;
 use crate::sql::describe::{DescriptionBuilder, bounded_list};
 use crate::sql::query::{Projection, ROW_ALIAS, resolve_field};
 use crate::sql::text::ident::{qualified, quote};
 use crate::sql::tools::engine::EngineTool;
+use crate::sql::tools::shared::answers::RecordsPage;
 use crate::sql::tools::shared::common::{
-    Collector, HandlerError, PageLimits, check_oversized, definition, entity, insert_paging, offset,
+    Collector, HandlerError, PageLimits, check_oversized, definition, entity, offset, page_end,
 };
 use crate::sql::value::sql_to_json;
 
@@ -60,7 +60,7 @@ pub struct GetEntitiesByIdsArgs<E = String, F = String> {
 }
 
 impl EngineTool for GetEntitiesByIdsArgs {
-    type Answer = crate::sql::tools::shared::answers::RecordsPage;
+    type Answer = RecordsPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let max = spec.tools.max_limit.max(1);
@@ -119,7 +119,11 @@ impl EngineTool for GetEntitiesByIdsArgs {
         )
     }
 
-    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(
+        self,
+        spec: &SchemaSpec,
+        conn: &dyn Reader,
+    ) -> Result<Self::Answer, HandlerError> {
         handle(spec, conn, self).await
     }
 }
@@ -199,7 +203,7 @@ async fn handle(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     arguments: GetEntitiesByIdsArgs,
-) -> Result<Value, HandlerError> {
+) -> Result<RecordsPage, HandlerError> {
     let entity = entity(spec, &arguments.entity_type, "entity_type")?;
     let max = spec.tools.max_limit.max(1) as usize;
     if arguments.ids.is_empty() || arguments.ids.len() > max {
@@ -271,10 +275,17 @@ async fn handle(
     } else {
         HashMap::new()
     };
-    let mut answer = Map::new();
-    answer.insert("entity_type".into(), json!(entity.name));
-    answer.insert("requested".into(), json!(unique.len()));
-    let mut collector = Collector::new(&limits, &answer);
+    // The keys before the page's, measured against the answer's cap.
+    #[derive(Serialize)]
+    struct Head<'a> {
+        entity_type: &'a str,
+        requested: usize,
+    }
+    let head = Head {
+        entity_type: &entity.name,
+        requested: unique.len(),
+    };
+    let mut collector = Collector::new(&limits, &head);
     let mut results = Vec::new();
     let mut missing = Vec::new();
     // The page is counted in ids answered (found or missing), so `next_offset` indexes the
@@ -289,14 +300,13 @@ async fn handle(
                         Value::Array(children_of.remove(id).unwrap_or_default()),
                     );
                 }
-                let record = Value::Object(record);
-                if !collector.take(&record) {
+                if !collector.take_record(&record) {
                     break;
                 }
                 results.push(record);
             }
             None => {
-                if !collector.take_bytes(json_len(&json!(id)) + 1) {
+                if !collector.take_item(id) {
                     break;
                 }
                 missing.push(id.clone());
@@ -308,13 +318,16 @@ async fn handle(
         check_oversized(offset, &limits, &collector)?;
     }
     let total = unique.len() as u64;
-    answer.insert("offset".into(), json!(offset));
-    answer.insert("returned".into(), json!(results.len()));
-    answer.insert("missing".into(), json!(missing));
     let next_offset = offset.saturating_add(answered).min(total.max(offset));
-    insert_paging(&mut answer, next_offset, total, &limits, &collector);
-    answer.insert("results".into(), Value::Array(results));
-    Ok(Value::Object(answer))
+    Ok(RecordsPage {
+        entity_type: entity.name.clone(),
+        requested: total,
+        offset,
+        returned: results.len() as u64,
+        missing,
+        end: page_end(next_offset, next_offset < total, &limits, &collector),
+        results,
+    })
 }
 
 /// The text of a unique-field value read back from the database.

@@ -4,7 +4,7 @@ use crate::__private::IntoEngine;
 use crate::sql::backend::Reader;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::spec::SchemaSpec;
 use crate::{ToolDefinition, ToolError};
@@ -13,6 +13,7 @@ use crate::sql::describe::{DescriptionBuilder, bounded_list};
 use crate::sql::query::{Projection, ROW_ALIAS};
 use crate::sql::text::ident::{qualified, quote};
 use crate::sql::tools::engine::EngineTool;
+use crate::sql::tools::shared::answers::RecordAnswer;
 use crate::sql::tools::shared::common::{HandlerError, definition, entity, quoted};
 
 /// The arguments of `get_entity_by_id`: one record by the value of its unique field.
@@ -29,7 +30,7 @@ pub struct GetEntityByIdArgs<E = String> {
 }
 
 impl EngineTool for GetEntityByIdArgs {
-    type Answer = crate::sql::tools::shared::answers::RecordAnswer;
+    type Answer = RecordAnswer;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let ids: Vec<String> = spec
@@ -64,7 +65,11 @@ impl EngineTool for GetEntityByIdArgs {
         )
     }
 
-    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(
+        self,
+        spec: &SchemaSpec,
+        conn: &dyn Reader,
+    ) -> Result<Self::Answer, HandlerError> {
         handle(spec, conn, self).await
     }
 }
@@ -73,7 +78,7 @@ async fn handle(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     arguments: GetEntityByIdArgs,
-) -> Result<Value, HandlerError> {
+) -> Result<RecordAnswer, HandlerError> {
     let entity = entity(spec, &arguments.entity_type, "entity_type")?;
     let projection = Projection::all(entity);
     let sql = format!(
@@ -87,7 +92,10 @@ async fn handle(
     let rows = conn.rows(&sql, &[key]).await?;
     let record = rows.first().map(|row| projection.record(row, 0));
     match record {
-        Some(record) => Ok(json!({"entity_type": entity.name, "record": record})),
+        Some(record) => Ok(RecordAnswer {
+            entity_type: entity.name.clone(),
+            record,
+        }),
         None => Err(ToolError::not_found(format!(
             "No {} has {} {}.",
             entity.name,

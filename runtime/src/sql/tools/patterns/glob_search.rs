@@ -4,7 +4,7 @@ use crate::__private::IntoEngine;
 use crate::sql::backend::Reader;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::spec::{FieldType, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
@@ -14,6 +14,7 @@ use crate::sql::query::{
     Condition, ConditionPaths, EntityQuery, Operator, resolve_field, text_field_names,
 };
 use crate::sql::tools::engine::EngineTool;
+use crate::sql::tools::shared::answers::EntityPage;
 use crate::sql::tools::shared::common::{
     HandlerError, PageLimits, definition, entity, list_page, offset,
 };
@@ -49,7 +50,7 @@ pub struct GlobSearchArgs<E = String, F = String> {
 }
 
 impl EngineTool for GlobSearchArgs {
-    type Answer = crate::sql::tools::shared::answers::EntityPage;
+    type Answer = EntityPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let mut text = DescriptionBuilder::new(
@@ -90,7 +91,11 @@ impl EngineTool for GlobSearchArgs {
         )
     }
 
-    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(
+        self,
+        spec: &SchemaSpec,
+        conn: &dyn Reader,
+    ) -> Result<Self::Answer, HandlerError> {
         handle(spec, conn, self).await
     }
 }
@@ -99,7 +104,7 @@ async fn handle(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     arguments: GlobSearchArgs,
-) -> Result<Value, HandlerError> {
+) -> Result<EntityPage, HandlerError> {
     let entity = entity(spec, &arguments.entity_type, "entity_type")?;
     let limits = PageLimits::of(spec, arguments.limit)?;
     let offset = offset(arguments.offset)?;
@@ -142,7 +147,5 @@ async fn handle(
     };
     let query = EntityQuery::single(entity, &condition, &paths, limits.rows, conn.dialect())?
         .with_offset(offset);
-    let mut head = Map::new();
-    head.insert("entity_type".into(), Value::String(entity.name.clone()));
-    list_page(conn, query, head, &limits).await
+    list_page(conn, query, &entity.name, &limits).await
 }

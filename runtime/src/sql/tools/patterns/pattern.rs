@@ -28,6 +28,7 @@ use crate::sql::query::{
 };
 use crate::sql::text::ident::{qualified, quote};
 use crate::sql::tools::engine::EngineTool;
+use crate::sql::tools::shared::answers::{EntityHead, PatternPage};
 use crate::sql::tools::shared::common::{
     Collector, HandlerError, PageLimits, definition, entity, list_answer, list_page, offset,
 };
@@ -107,7 +108,7 @@ pub struct QueryEntitiesByPatternArgs<E = String, F = String> {
 }
 
 impl EngineTool for QueryEntitiesByPatternArgs {
-    type Answer = crate::sql::tools::shared::answers::PatternPage;
+    type Answer = PatternPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let mut text = DescriptionBuilder::new(
@@ -158,7 +159,11 @@ impl EngineTool for QueryEntitiesByPatternArgs {
         )
     }
 
-    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(
+        self,
+        spec: &SchemaSpec,
+        conn: &dyn Reader,
+    ) -> Result<Self::Answer, HandlerError> {
         let entity = entity(spec, &self.entity_type, "entity_type")?;
         let limits = PageLimits::of(spec, self.limit)?;
         let offset = offset(self.offset)?;
@@ -222,9 +227,10 @@ impl EngineTool for QueryEntitiesByPatternArgs {
             conn.dialect(),
         )?
         .with_offset(offset);
-        let mut head = Map::new();
-        head.insert("entity_type".into(), Value::String(entity.name.clone()));
-        list_page(conn, query, head, &limits).await
+        Ok(PatternPage {
+            page: list_page(conn, query, &entity.name, &limits).await?,
+            distances: None,
+        })
     }
 }
 
@@ -250,7 +256,7 @@ async fn fuzzy(
     limits: &PageLimits,
     offset: u64,
     conn: &dyn Reader,
-) -> Result<Value, HandlerError> {
+) -> Result<PatternPage, HandlerError> {
     let pattern: Vec<char> = folded(&arguments.pattern);
     if pattern.len() > MAX_FUZZY_PATTERN_CHARS {
         return Err(ToolError::invalid_arguments(format!(
@@ -367,19 +373,21 @@ async fn fuzzy(
             }
         }
     }
-    let mut head = Map::new();
-    head.insert("entity_type".into(), Value::String(entity.name.clone()));
+    let head = EntityHead {
+        entity_type: entity.name.clone(),
+    };
     let mut collector = Collector::new(limits, &head);
     let mut results = Vec::new();
     let mut distances = Vec::new();
     for (candidate, record) in ranked.iter().zip(records) {
         let Some(record) = record else { continue };
-        let record = Value::Object(record);
-        if !collector.take_bytes(crate::limits::json_len(&record) + 4) {
+        // The record, its comma, and its distance's digits and comma (at most three: the
+        // distance is at most MAX_DISTANCE).
+        if !collector.take_bytes(crate::limits::object_len(&record) + 4) {
             break;
         }
         results.push(record);
-        distances.push(json!(candidate.distance));
+        distances.push(candidate.distance as u64);
     }
     let page = Page {
         total,
@@ -387,11 +395,10 @@ async fn fuzzy(
         offset,
         results,
     };
-    let mut answer = list_answer(head, page, limits, &collector)?;
-    if let Value::Object(answer) = &mut answer {
-        answer.insert("distances".into(), Value::Array(distances));
-    }
-    Ok(answer)
+    Ok(PatternPage {
+        page: list_answer(head, page, limits, &collector)?,
+        distances: Some(distances),
+    })
 }
 
 /// The Levenshtein distance of two character sequences (strsim's, which counts characters).

@@ -10,7 +10,7 @@
 use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
 use crate::spec::{EntitySpec, FieldType, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
@@ -19,12 +19,12 @@ use crate::sql::backend::{Reader, SqlDialect};
 use crate::sql::describe::DescriptionBuilder;
 use crate::sql::places::{BoundingBox, MAX_DISTANCE_KM, Point, distance_sql};
 use crate::sql::query::{
-    Condition, EntityQuery, ROW_ALIAS, compile_conditions, fields_of_type, within_sql,
+    Condition, EntityQuery, Page, ROW_ALIAS, compile_conditions, fields_of_type, within_sql,
 };
 use crate::sql::text::ident::qualified;
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::ranges::bounds::{fields_by_entity, typed_field};
-use crate::sql::tools::shared::answers::Paging;
+use crate::sql::tools::shared::answers::{ListPage, Record};
 use crate::sql::tools::shared::common::{
     Collector, HandlerError, PageLimits, definition, entity, list_answer, offset,
 };
@@ -74,33 +74,26 @@ pub struct FindNearArgs<E = String, F = String> {
 }
 
 /// One record near the place.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct NearRecord {
     /// The great-circle distance from the place, in kilometres (to the metre).
-    distance_km: f64,
+    distance_km: Option<f64>,
     /// The record.
-    record: Map<String, Value>,
+    record: Record,
 }
 
-/// `find_near`: one page of the records nearest the place, nearest first.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-pub(crate) struct NearPage {
+/// The head of `find_near`'s pages.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct NearHead {
     /// The entity searched.
     entity_type: String,
     /// The point field measured.
     field: String,
-    /// How many records are within the radius (with a place) in all; when `total_exact` is
-    /// false, at least this many (counting stops at 1,000 or the end of this page).
-    total: u64,
-    /// Whether `total` is the exact count.
-    total_exact: bool,
-    #[serde(flatten)]
-    paging: Paging,
-    /// The records of this page, nearest first (ties by unique id).
-    results: Vec<NearRecord>,
 }
+
+/// `find_near`: one page of the records nearest the place, nearest first (ties by unique
+/// id); `total` counts the records within the radius (with a place).
+pub(crate) type NearPage = ListPage<NearHead, NearRecord>;
 
 impl EngineTool for FindNearArgs {
     type Answer = NearPage;
@@ -143,7 +136,11 @@ impl EngineTool for FindNearArgs {
         )
     }
 
-    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(
+        self,
+        spec: &SchemaSpec,
+        conn: &dyn Reader,
+    ) -> Result<Self::Answer, HandlerError> {
         let entity = entity(spec, &self.entity_type, "entity_type")?;
         let field = typed_field(entity, &self.field, "field", FieldType::Point, "find_near")?;
         let center = Point::new(self.latitude, self.longitude).map_err(|problem| {
@@ -180,22 +177,34 @@ impl EngineTool for FindNearArgs {
                 .with_offset(offset);
         query.order_sql = order_sql;
 
-        let mut head = Map::new();
-        head.insert("entity_type".into(), Value::String(entity.name.clone()));
-        head.insert("field".into(), Value::String(field.to_owned()));
+        let head = NearHead {
+            entity_type: entity.name.clone(),
+            field: field.to_owned(),
+        };
         let mut collector = Collector::new(&limits, &head);
-        let mut page = query
+        let page = query
             .run_taking(conn, |record| {
                 // The wrapper adds `{"distance_km":…,"record":}` to each record.
-                collector.take_bytes(crate::limits::json_len(record) + 40)
+                collector.take_bytes(crate::limits::object_len(record) + 40)
             })
             .await?;
-        for result in &mut page.results {
-            let record = std::mem::take(result);
-            let place = record.get(field).and_then(|p| Point::from_json(p).ok());
-            let distance = place.map(|p| (center.distance_km(p) * 1000.0).round() / 1000.0);
-            *result = json!({"distance_km": distance, "record": record});
-        }
+        let results = page
+            .results
+            .into_iter()
+            .map(|record| {
+                let place = record.get(field).and_then(|p| Point::from_json(p).ok());
+                NearRecord {
+                    distance_km: place.map(|p| (center.distance_km(p) * 1000.0).round() / 1000.0),
+                    record,
+                }
+            })
+            .collect();
+        let page = Page {
+            total: page.total,
+            total_exact: page.total_exact,
+            offset: page.offset,
+            results,
+        };
         Ok(list_answer(head, page, &limits, &collector)?)
     }
 }

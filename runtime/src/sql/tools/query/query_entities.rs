@@ -4,7 +4,6 @@ use crate::__private::IntoEngine;
 use crate::sql::backend::Reader;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
 use crate::ToolDefinition;
 use crate::spec::SchemaSpec;
@@ -63,7 +62,11 @@ impl EngineTool for QueryEntitiesArgs {
         )
     }
 
-    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(
+        self,
+        spec: &SchemaSpec,
+        conn: &dyn Reader,
+    ) -> Result<Self::Answer, HandlerError> {
         let entity = entity(spec, &self.entity_type, "entity_type")?;
         let limits = PageLimits::of(spec, self.limit)?;
         let offset = offset(self.offset)?;
@@ -75,8 +78,6 @@ impl EngineTool for QueryEntitiesArgs {
             conn.dialect(),
         )?
         .with_offset(offset);
-        let mut head = Map::new();
-        head.insert("entity_type".into(), Value::String(entity.name.clone()));
-        list_page(conn, query, head, &limits).await
+        list_page(conn, query, &entity.name, &limits).await
     }
 }

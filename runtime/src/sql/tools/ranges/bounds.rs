@@ -1,7 +1,7 @@
 //! What the range tools (`query_entities_by_date_range`, `query_entities_by_number_range`)
 //! share: the fields they apply to, and one page of records whose field lies between bounds.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::ToolError;
 use crate::spec::{EntitySpec, FieldType, SchemaSpec};
@@ -14,6 +14,7 @@ use crate::sql::query::fields_of_type;
 use crate::sql::query::{
     ConditionPaths, Direction, EntityQuery, OrderBy, compile_condition, resolve_field,
 };
+use crate::sql::tools::shared::answers::EntityPage;
 use crate::sql::tools::shared::common::{HandlerError, PageLimits, list_page};
 use crate::sql::value::SqlValue;
 
@@ -123,7 +124,7 @@ pub(crate) async fn range_page(
     limits: &PageLimits,
     offset: u64,
     conn: &dyn Reader,
-) -> Result<Value, HandlerError> {
+) -> Result<EntityPage, HandlerError> {
     let dialect = conn.dialect();
     let mut params: Vec<SqlValue> = Vec::new();
     let mut parts = vec![compile_condition(
@@ -178,7 +179,5 @@ pub(crate) async fn range_page(
         dialect,
     )?
     .with_offset(offset);
-    let mut head = Map::new();
-    head.insert("entity_type".into(), Value::String(entity.name.clone()));
-    list_page(conn, query, head, limits).await
+    list_page(conn, query, &entity.name, limits).await
 }

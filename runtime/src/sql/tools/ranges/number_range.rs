@@ -80,7 +80,11 @@ impl EngineTool for QueryEntitiesByNumberRangeArgs {
         )
     }
 
-    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(
+        self,
+        spec: &SchemaSpec,
+        conn: &dyn Reader,
+    ) -> Result<Self::Answer, HandlerError> {
         let entity = entity(spec, &self.entity_type, "entity_type")?;
         let field = typed_field(
             entity,

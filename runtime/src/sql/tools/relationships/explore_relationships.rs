@@ -6,7 +6,7 @@ use crate::sql::backend::Reader;
 use crate::sql::value::SqlValue;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::spec::{EntitySpec, RelationshipSpec, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
@@ -18,6 +18,7 @@ use crate::sql::query::{Condition, Operator, Page, Projection, ROW_ALIAS, compil
 use crate::sql::text::ident::{qualified, quote};
 use crate::sql::text::names::shorten;
 use crate::sql::tools::engine::EngineTool;
+use crate::sql::tools::shared::answers::{Hop, HopsHead, Record, RelationshipPage};
 use crate::sql::tools::shared::common::{
     Collector, HandlerError, PageLimits, check_relationship_types, definition, entity, list_answer,
     offset,
@@ -82,7 +83,7 @@ pub struct ExploreRelationshipsArgs<E = String, F = String, R = String> {
 }
 
 impl EngineTool for ExploreRelationshipsArgs {
-    type Answer = crate::sql::tools::shared::answers::RelationshipPage;
+    type Answer = RelationshipPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let mut description = DescriptionBuilder::new(
@@ -148,7 +149,11 @@ impl EngineTool for ExploreRelationshipsArgs {
         )
     }
 
-    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(
+        self,
+        spec: &SchemaSpec,
+        conn: &dyn Reader,
+    ) -> Result<Self::Answer, HandlerError> {
         handle(spec, conn, self).await
     }
 }
@@ -264,7 +269,7 @@ async fn handle(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     arguments: ExploreRelationshipsArgs,
-) -> Result<Value, HandlerError> {
+) -> Result<RelationshipPage, HandlerError> {
     let start = entity(spec, &arguments.start_entity_type, "start_entity_type")?;
     let target = match &arguments.target_entity_type {
         Some(name) => Some(entity(spec, name, "target_entity_type")?),
@@ -303,12 +308,10 @@ async fn handle(
             )
         }
     };
-    let mut head = Map::new();
-    head.insert("start_entity_type".into(), json!(start.name));
-    head.insert(
-        "relationship_type".into(),
-        json!(arguments.relationship_type),
-    );
+    let head = HopsHead {
+        start_entity_type: start.name.clone(),
+        relationship_type: arguments.relationship_type.clone(),
+    };
     let mut collector = Collector::new(&limits, &head);
     let mut results = Vec::new();
     let mut total: u64 = 0;
@@ -370,28 +373,25 @@ async fn handle(
                 full = true;
                 break;
             }
-            let from = sql_to_json(crate::spec::FieldType::String, &row[0]);
-            let mut item = Map::new();
-            item.insert("from".into(), json!(from));
-            item.insert("relationship".into(), arrow.clone());
-            item.insert(
-                "direction".into(),
-                json!(if leg.outgoing { "outgoing" } else { "incoming" }),
-            );
-            item.insert("entity_type".into(), json!(leg.other.name));
-            if !leg.relationship.properties.is_empty() {
-                let mut edge = Map::new();
-                for (i, property) in leg.relationship.properties.iter().enumerate() {
-                    edge.insert(property.name.clone(), sql_to_json(property.ty, &row[1 + i]));
-                }
-                item.insert("properties".into(), Value::Object(edge));
-            }
-            item.insert(
-                "record".into(),
-                Value::Object(projection.record(row, 1 + properties.len())),
-            );
-            let item = Value::Object(item);
-            if !collector.take(&item) {
+            let properties = (!leg.relationship.properties.is_empty()).then(|| {
+                leg.relationship
+                    .properties
+                    .iter()
+                    .enumerate()
+                    .map(|(i, property)| {
+                        (property.name.clone(), sql_to_json(property.ty, &row[1 + i]))
+                    })
+                    .collect::<Record>()
+            });
+            let item = Hop {
+                from: sql_to_json(crate::spec::FieldType::String, &row[0]),
+                relationship: arrow.clone(),
+                direction: if leg.outgoing { "outgoing" } else { "incoming" },
+                entity_type: leg.other.name.clone(),
+                properties,
+                record: projection.record(row, 1 + leg.relationship.properties.len()),
+            };
+            if !collector.take_item(&item) {
                 full = true;
                 break;
             }

@@ -6,11 +6,12 @@
 use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
 
+use crate::limits::{array_len, object_len};
 use crate::sql::backend::Reader;
 use crate::sql::describe::{DescriptionBuilder, relationship_arrow};
 use crate::sql::query::{Condition, Page, Projection, ROW_ALIAS, compile_conditions, page_total};
@@ -18,6 +19,7 @@ use crate::sql::text::ident::{qualified, quote};
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::graph::walk::{Walk, walks};
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
+use crate::sql::tools::shared::answers::{ListPage, Record};
 use crate::sql::tools::shared::common::{
     Collector, HandlerError, PageLimits, check_relationship_types, definition, entity, list_answer,
     offset,
@@ -84,31 +86,25 @@ pub struct JoinEntitiesArgs<E = String, F = String, R = String> {
 }
 
 /// One record at the end of a chain.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct JoinRow {
     /// The unique ids of the records on the path, from the start record to this one.
-    path: Vec<String>,
+    #[schemars(with = "Vec<String>")]
+    path: Vec<Value>,
     /// The record reached.
-    record: Map<String, Value>,
+    record: Record,
 }
 
-/// `join_entities`: one page of the records the chain reaches.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-pub(crate) struct JoinPage {
+/// The head of `join_entities`'s pages.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct JoinHead {
     /// The entity of every record on each path, start first.
     path_entity_types: Vec<String>,
-    /// How many paths there are in all; when `total_exact` is false, at least this many
-    /// (counting stops at 1,000 or the end of this page).
-    total: u64,
-    /// Whether `total` is the exact count.
-    total_exact: bool,
-    #[serde(flatten)]
-    paging: crate::sql::tools::shared::answers::Paging,
-    /// One per path, ordered by the path's ids.
-    results: Vec<JoinRow>,
 }
+
+/// `join_entities`: one page of the records the chain reaches, one per path, ordered by the
+/// path's ids; `total` counts the paths.
+pub(crate) type JoinPage = ListPage<JoinHead, JoinRow>;
 
 impl EngineTool for JoinEntitiesArgs {
     type Answer = JoinPage;
@@ -162,7 +158,11 @@ impl EngineTool for JoinEntitiesArgs {
         )
     }
 
-    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(
+        self,
+        spec: &SchemaSpec,
+        conn: &dyn Reader,
+    ) -> Result<Self::Answer, HandlerError> {
         handle(spec, conn, self).await
     }
 }
@@ -254,7 +254,7 @@ async fn handle(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     arguments: JoinEntitiesArgs,
-) -> Result<Value, HandlerError> {
+) -> Result<JoinPage, HandlerError> {
     let start = entity(spec, &arguments.start_entity_type, "start_entity_type")?;
     if arguments.hops.is_empty() || arguments.hops.len() > MAX_HOPS {
         return Err(ToolError::invalid_arguments(format!(
@@ -355,11 +355,9 @@ async fn handle(
         u64::from(limits.rows) + 1
     );
     let rows = conn.rows(&sql, &params).await?;
-    let mut head = Map::new();
-    head.insert(
-        "path_entity_types".into(),
-        json!(entities.iter().map(|e| &e.name).collect::<Vec<_>>()),
-    );
+    let head = JoinHead {
+        path_entity_types: entities.iter().map(|e| e.name.clone()).collect(),
+    };
     let mut collector = Collector::new(&limits, &head);
     let mut results = Vec::new();
     let mut more = false;
@@ -371,15 +369,13 @@ async fn handle(
         let path: Vec<Value> = (0..path_columns.len())
             .map(|i| sql_to_json(crate::spec::FieldType::String, &row[i]))
             .collect();
-        let item = json!({
-            "path": path,
-            "record": Value::Object(projection.record(row, path_columns.len())),
-        });
-        if !collector.take(&item) {
+        let record = projection.record(row, path_columns.len());
+        // `{"path":`, `,"record":` and `}` around the two.
+        if !collector.take_bytes(19 + array_len(&path) + object_len(&record) + 1) {
             more = true;
             break;
         }
-        results.push(item);
+        results.push(JoinRow { path, record });
     }
     drop(rows);
     let (total, total_exact) = page_total(offset, results.len(), more, limits.rows, async |cap| {

@@ -4,13 +4,12 @@ use crate::__private::IntoEngine;
 use crate::sql::backend::Reader;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::ToolDefinition;
 use crate::spec::SchemaSpec;
 
-use crate::sql::describe::entity_json;
 use crate::sql::tools::engine::EngineTool;
+use crate::sql::tools::schema::answer::{EntityDescription, entity_description};
 use crate::sql::tools::shared::common::{HandlerError, definition, entity};
 
 /// The arguments of `describe_entity`: one entity type in detail.
@@ -23,7 +22,7 @@ pub struct DescribeEntityArgs<E = String> {
 }
 
 impl EngineTool for DescribeEntityArgs {
-    type Answer = crate::sql::tools::shared::answers::EntityDescription;
+    type Answer = EntityDescription;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let description = "Describe one entity type: its fields with types and descriptions, the \
@@ -38,8 +37,12 @@ impl EngineTool for DescribeEntityArgs {
         )
     }
 
-    async fn execute(self, spec: &SchemaSpec, _conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(
+        self,
+        spec: &SchemaSpec,
+        _conn: &dyn Reader,
+    ) -> Result<Self::Answer, HandlerError> {
         let entity = entity(spec, &self.entity_name, "entity_name")?;
-        Ok(entity_json(spec, entity))
+        Ok(entity_description(spec, entity))
     }
 }

@@ -4,13 +4,13 @@ use crate::__private::IntoEngine;
 use crate::sql::backend::Reader;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::ToolDefinition;
 use crate::spec::SchemaSpec;
 
-use crate::sql::describe::{DescriptionBuilder, bounded_list, schema_json};
+use crate::sql::describe::{DescriptionBuilder, bounded_list};
 use crate::sql::tools::engine::EngineTool;
+use crate::sql::tools::schema::answer::{SchemaAnswer, schema_answer};
 use crate::sql::tools::shared::common::{HandlerError, definition, entity, entity_names};
 
 /// The arguments of `get_schema`: the whole schema, or the part about some entity types.
@@ -37,7 +37,7 @@ impl<E> Default for GetSchemaArgs<E> {
 }
 
 impl EngineTool for GetSchemaArgs {
-    type Answer = crate::sql::tools::shared::answers::SchemaAnswer;
+    type Answer = SchemaAnswer;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let names: Vec<String> = entity_names(spec).into_iter().map(str::to_owned).collect();
@@ -57,7 +57,11 @@ impl EngineTool for GetSchemaArgs {
         )
     }
 
-    async fn execute(self, spec: &SchemaSpec, _conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(
+        self,
+        spec: &SchemaSpec,
+        _conn: &dyn Reader,
+    ) -> Result<Self::Answer, HandlerError> {
         let only = match &self.entity_types {
             Some(names) => {
                 let mut only = Vec::with_capacity(names.len());
@@ -72,7 +76,7 @@ impl EngineTool for GetSchemaArgs {
             }
             None => None,
         };
-        Ok(schema_json(
+        Ok(schema_answer(
             spec,
             self.include_tips.unwrap_or(true),
             only.as_deref(),

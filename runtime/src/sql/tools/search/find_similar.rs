@@ -7,7 +7,7 @@
 use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::spec::{EntitySpec, SchemaSpec, VectorIndexSpec};
 use crate::{ToolDefinition, ToolError};
@@ -176,7 +176,11 @@ impl EngineTool for FindSimilarArgs {
         )
     }
 
-    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(
+        self,
+        spec: &SchemaSpec,
+        conn: &dyn Reader,
+    ) -> Result<Self::Answer, HandlerError> {
         let entity = entity(spec, &self.entity_type, "entity_type")?;
         let kind = self.kind(spec, entity)?;
         if kind != SimilarityKind::Structural {
@@ -194,7 +198,7 @@ impl EngineTool for FindSimilarArgs {
         spec: &SchemaSpec,
         conn: &dyn Reader,
         db: &Database,
-    ) -> Result<Value, HandlerError> {
+    ) -> Result<Self::Answer, HandlerError> {
         let entity = entity(spec, &self.entity_type, "entity_type")?;
         let kind = self.kind(spec, entity)?;
         self.answer(spec, conn, Some(db), entity, kind).await
@@ -249,7 +253,7 @@ impl FindSimilarArgs {
         db: Option<&Database>,
         entity: &EntitySpec,
         kind: SimilarityKind,
-    ) -> Result<Value, HandlerError> {
+    ) -> Result<RankedAnswer, HandlerError> {
         let limits = PageLimits::capped(limit_named(spec, self.top_k, "top_k")?);
         let k = limits.rows as usize;
         let index = match kind {
@@ -331,7 +335,7 @@ impl FindSimilarArgs {
             },
         )
         .await?;
-        Ok(serde_json::to_value(answer).unwrap_or(Value::Null))
+        Ok(answer)
     }
 }
 

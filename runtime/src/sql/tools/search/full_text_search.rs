@@ -4,17 +4,18 @@
 use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
 use crate::spec::{EntitySpec, FullTextSpec, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
 
 use crate::sql::backend::Reader;
 use crate::sql::describe::DescriptionBuilder;
-use crate::sql::full_text::{FullTextQuery, Hit, Ranking, search};
+use crate::sql::full_text::{FullTextQuery, Ranking, search};
 use crate::sql::query::Page;
 use crate::sql::text::names::unknown_name_message;
 use crate::sql::tools::engine::EngineTool;
+use crate::sql::tools::shared::answers::{EntityHead, SearchHit, SearchPage};
 use crate::sql::tools::shared::common::{
     Collector, HandlerError, PageLimits, definition, entity, limit_named, list_answer, offset,
 };
@@ -58,7 +59,7 @@ pub struct FullTextSearchArgs<E = String, F = String> {
 }
 
 impl EngineTool for FullTextSearchArgs {
-    type Answer = crate::sql::tools::shared::answers::SearchPage;
+    type Answer = SearchPage;
 
     fn definition(spec: &SchemaSpec) -> ToolDefinition {
         let mut text = DescriptionBuilder::new(
@@ -105,7 +106,11 @@ impl EngineTool for FullTextSearchArgs {
         )
     }
 
-    async fn execute(self, spec: &SchemaSpec, conn: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(
+        self,
+        spec: &SchemaSpec,
+        conn: &dyn Reader,
+    ) -> Result<Self::Answer, HandlerError> {
         handle(spec, conn, self).await
     }
 }
@@ -200,7 +205,7 @@ async fn handle(
     spec: &SchemaSpec,
     conn: &dyn Reader,
     arguments: FullTextSearchArgs,
-) -> Result<Value, HandlerError> {
+) -> Result<SearchPage, HandlerError> {
     let entity = entity(spec, &arguments.entity_type, "entity_type")?;
     let index = full_text_index(spec, entity)?;
     let mut limits = PageLimits::capped(limit_named(spec, arguments.top_k, "top_k")?);
@@ -218,13 +223,19 @@ async fn handle(
         prefix: arguments.prefix.unwrap_or(false),
     };
     let (hits, total) = search(conn, &ranking, limits.rows, offset, true, true).await?;
-    let mut head = Map::new();
-    head.insert("entity_type".into(), Value::String(entity.name.clone()));
+    let head = EntityHead {
+        entity_type: entity.name.clone(),
+    };
     let mut collector = Collector::new(&limits, &head);
     let mut results = Vec::with_capacity(hits.len());
     for hit in hits {
-        let result = result(entity, hit);
-        if !collector.take(&result) {
+        let result = SearchHit {
+            id: crate::sql::key::to_json(entity, &hit.id),
+            name: hit.name,
+            score: hit.score,
+            snippet: hit.snippet.unwrap_or_default(),
+        };
+        if !collector.take_item(&result) {
             break;
         }
         results.push(result);
@@ -236,20 +247,4 @@ async fn handle(
         results,
     };
     Ok(list_answer(head, page, &limits, &collector)?)
-}
-
-/// One result: `{"id", "name", "score", "snippet"}` (`name` only when the entity has a display
-/// name field; `id` a number for an integer key).
-fn result(entity: &crate::spec::EntitySpec, hit: Hit) -> Value {
-    let mut result = Map::new();
-    result.insert("id".into(), crate::sql::key::to_json(entity, &hit.id));
-    if let Some(name) = hit.name {
-        result.insert("name".into(), name);
-    }
-    result.insert("score".into(), json!(hit.score));
-    result.insert(
-        "snippet".into(),
-        Value::String(hit.snippet.unwrap_or_default()),
-    );
-    Value::Object(result)
 }

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
@@ -109,7 +109,7 @@ impl EngineTool for HybridSearchArgs {
         )
     }
 
-    async fn execute(self, _: &SchemaSpec, _: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(self, _: &SchemaSpec, _: &dyn Reader) -> Result<Self::Answer, HandlerError> {
         Err(ToolError::new(
             crate::ErrorCode::Unavailable,
             "hybrid_search needs its database's embedder",
@@ -122,7 +122,7 @@ impl EngineTool for HybridSearchArgs {
         spec: &SchemaSpec,
         conn: &dyn Reader,
         db: &Database,
-    ) -> Result<Value, HandlerError> {
+    ) -> Result<Self::Answer, HandlerError> {
         let entity = entity(spec, &self.entity_type, "entity_type")?;
         if entity.full_text.is_none() || entity.vector_indexes.is_empty() {
             let both: Vec<&str> = hybrid_entities(spec)
@@ -185,7 +185,7 @@ impl EngineTool for HybridSearchArgs {
             },
         )
         .await?;
-        Ok(serde_json::to_value(answer).unwrap_or(Value::Null))
+        Ok(answer)
     }
 }
 

@@ -6,7 +6,7 @@
 use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::spec::{EntitySpec, SchemaSpec, VectorIndexSpec};
 use crate::{CallBudget, ErrorCode, ToolDefinition, ToolError};
@@ -115,7 +115,7 @@ impl EngineTool for SemanticSearchArgs {
         )
     }
 
-    async fn execute(self, _: &SchemaSpec, _: &dyn Reader) -> Result<Value, HandlerError> {
+    async fn execute(self, _: &SchemaSpec, _: &dyn Reader) -> Result<Self::Answer, HandlerError> {
         Err(ToolError::new(
             ErrorCode::Unavailable,
             "semantic_search needs its database's embedder",
@@ -128,7 +128,7 @@ impl EngineTool for SemanticSearchArgs {
         spec: &SchemaSpec,
         conn: &dyn Reader,
         db: &Database,
-    ) -> Result<Value, HandlerError> {
+    ) -> Result<Self::Answer, HandlerError> {
         let entity = entity(spec, &self.entity_type, "entity_type")?;
         let index = vector_index(spec, entity, self.index.as_deref())?;
         let limits = PageLimits::capped(limit_named(spec, self.top_k, "top_k")?);
@@ -181,7 +181,7 @@ impl EngineTool for SemanticSearchArgs {
             },
         )
         .await?;
-        Ok(serde_json::to_value(answer).unwrap_or(Value::Null))
+        Ok(answer)
     }
 }
 
@@ -275,11 +275,7 @@ pub(crate) async fn ranked_answer(
     mut answer: RankedAnswer,
 ) -> Result<RankedAnswer, HandlerError> {
     let details = hit_details(conn, entity, text_field, &hits).await?;
-    let head = match serde_json::to_value(&answer) {
-        Ok(Value::Object(head)) => head,
-        _ => Default::default(),
-    };
-    let mut collector = Collector::new(limits, &head);
+    let mut collector = Collector::new(limits, &answer);
     for (id, score) in hits {
         let (name, text) = details.get(&id).cloned().unwrap_or((None, None));
         let hit = RankedHit {
@@ -288,8 +284,7 @@ pub(crate) async fn ranked_answer(
             score,
             snippet: text.map(|text| snippet(&text)),
         };
-        let value = serde_json::to_value(&hit).unwrap_or(Value::Null);
-        if !collector.take(&value) {
+        if !collector.take_item(&hit) {
             answer.truncated = true;
             break;
         }

@@ -1,309 +1,308 @@
-//! The shapes of the database tools' answers, as JSON Schemas: each tool's `outputSchema`
-//! (MCP checks `structuredContent` against it; a typed client can rely on it).
+//! The database tools' answers as types: each is what a call answers (serialised with serde)
+//! and, from the same type, the tool's `outputSchema` (MCP checks `structuredContent` against
+//! it; a typed client can rely on it). A handler returns its answer type, so the schema cannot
+//! drift from the JSON.
 //!
 //! Records are open objects: their keys are the entity's stored and computed fields (embedding
-//! columns never appear), plus `children` when asked for.
+//! columns never appear), plus `children` when asked for. Fields are declared in the order an
+//! answer lists them.
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::spec::SchemaSpec;
 
 /// A record: the entity's fields by name.
-type Record = Map<String, Value>;
+pub(crate) type Record = Map<String, Value>;
+
+/// What a database tool answers: serialised into the call's JSON, described by its
+/// `outputSchema` ([`output_schema`]).
+pub(crate) trait Answer: Serialize + JsonSchema + Send {
+    /// The answer as JSON. A page moves its records into the JSON rather than copying them.
+    fn into_json(self) -> Result<Value, serde_json::Error>
+    where
+        Self: Sized,
+    {
+        serde_json::to_value(&self)
+    }
+}
 
 /// Which limit ended a page early.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct TruncatedBy {
-    /// `limit` (the call's), `max_rows` (the registry's) or `max_answer_bytes`.
-    limit: String,
+    /// `limit` (the call's), `max_rows` (the registry's), `max_answer_bytes`, or the tool's
+    /// own name for its limit (`top_k`).
+    pub limit: &'static str,
     /// The limit's value.
-    value: u64,
+    pub value: u64,
 }
 
-/// How a list answer pages: where it starts, how much it holds and where the next page starts.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-pub(crate) struct Paging {
-    /// The offset of the first result.
-    offset: u64,
-    /// How many results this page holds.
-    returned: u64,
+/// How a page ends: whether results were left out, which limit left them out, and where the
+/// next page starts.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct PageEnd {
     /// Whether results were left out (call again from `next_offset`).
-    truncated: bool,
+    pub truncated: bool,
     /// Which limit ended the page, when `truncated`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    truncated_by: Option<TruncatedBy>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated_by: Option<TruncatedBy>,
     /// Whether more results follow.
-    has_more: bool,
+    pub has_more: bool,
     /// The `offset` of the next page; `null` on the last one.
-    next_offset: Option<u64>,
+    pub next_offset: Option<u64>,
 }
 
-/// `query_entities` and `glob_search`: one page of matching records.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-pub(crate) struct EntityPage {
-    /// The entity queried.
-    entity_type: String,
-    /// How many records match in all; when `total_exact` is false, at least this many
-    /// (counting stops at 1,000 or the end of this page).
-    total: u64,
-    /// Whether `total` is the exact count.
-    total_exact: bool,
+/// One page of a list answer: the tool's own keys (`head`), where the page starts, how many
+/// results there are in all, how the page ends, and its results.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct ListPage<H, T = Record> {
+    /// The tool's own keys (the entity listed, ...).
     #[serde(flatten)]
-    paging: Paging,
-    /// The records of this page.
-    results: Vec<Record>,
+    pub head: H,
+    /// The offset of the first result.
+    pub offset: u64,
+    /// How many results match in all; when `total_exact` is false, at least this many
+    /// (counting stops at 1,000 or the end of this page).
+    pub total: u64,
+    /// Whether `total` is the exact count.
+    pub total_exact: bool,
+    /// How many results this page holds.
+    pub returned: u64,
+    #[serde(flatten)]
+    pub end: PageEnd,
+    /// The results of this page.
+    pub results: Vec<T>,
 }
+
+impl<H: Serialize + JsonSchema + Send, T: Serialize + JsonSchema + Send> Answer for ListPage<H, T> {
+    fn into_json(mut self) -> Result<Value, serde_json::Error> {
+        let results = std::mem::take(&mut self.results);
+        let mut value = serde_json::to_value(&self)?;
+        if let Value::Object(answer) = &mut value {
+            let results = results
+                .into_iter()
+                .map(serde_json::to_value)
+                .collect::<Result<_, _>>()?;
+            answer.insert("results".into(), Value::Array(results));
+        }
+        Ok(value)
+    }
+}
+
+/// The head of a list of one entity's records.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct EntityHead {
+    /// The entity listed.
+    pub entity_type: String,
+}
+
+/// `query_entities`, the range tools and `glob_search`: one page of matching records.
+pub(crate) type EntityPage = ListPage<EntityHead>;
 
 /// One result of `full_text_search`.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct SearchHit {
     /// The record's unique id (fetch the record with `get_entities_by_ids`).
-    #[schemars(extend("x-toolforge-slot" = "key"))]
-    id: String,
+    #[schemars(with = "String", extend("x-toolforge-slot" = "key"))]
+    pub id: Value,
     /// The record's display name, when the entity has a display name field.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    name: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<Value>,
     /// The BM25 relevance (higher is better; comparable within one answer).
-    score: f64,
+    pub score: f64,
     /// The best passage of the searched fields, matched terms between `**` marks, `…` where
     /// text was left out.
-    snippet: String,
+    pub snippet: String,
 }
 
-/// `full_text_search`: one page of ranked matches.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-pub(crate) struct SearchPage {
-    /// The entity searched.
-    entity_type: String,
-    /// How many records match in all.
-    total: u64,
-    /// Always true: a search counts every match.
-    total_exact: bool,
-    #[serde(flatten)]
-    paging: Paging,
-    /// The matches of this page, best first.
-    results: Vec<SearchHit>,
-}
+/// `full_text_search`: one page of ranked matches (`total` counts every match).
+pub(crate) type SearchPage = ListPage<EntityHead, SearchHit>;
 
 /// `get_entity_by_id`: one record.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct RecordAnswer {
     /// The entity looked up.
-    entity_type: String,
+    pub entity_type: String,
     /// The record.
-    record: Record,
+    pub record: Record,
+}
+
+impl Answer for RecordAnswer {
+    fn into_json(self) -> Result<Value, serde_json::Error> {
+        let mut answer = Map::with_capacity(2);
+        answer.insert("entity_type".into(), Value::String(self.entity_type));
+        answer.insert("record".into(), Value::Object(self.record));
+        Ok(Value::Object(answer))
+    }
 }
 
 /// `get_entities_by_ids`: the records found, in the order asked, and the ids not found.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct RecordsPage {
     /// The entity looked up.
-    entity_type: String,
-    /// How many ids were asked for.
-    requested: u64,
-    /// The ids that match no record.
-    missing: Vec<String>,
+    pub entity_type: String,
+    /// How many distinct ids were asked for.
+    pub requested: u64,
+    /// The offset (in distinct ids) of the first id answered.
+    pub offset: u64,
+    /// How many records this page holds.
+    pub returned: u64,
+    /// The ids of this page that match no record.
+    pub missing: Vec<String>,
     #[serde(flatten)]
-    paging: Paging,
+    pub end: PageEnd,
     /// The records found.
-    results: Vec<Record>,
+    pub results: Vec<Record>,
+}
+
+impl Answer for RecordsPage {
+    fn into_json(mut self) -> Result<Value, serde_json::Error> {
+        let results = std::mem::take(&mut self.results);
+        let mut value = serde_json::to_value(&self)?;
+        if let Value::Object(answer) = &mut value {
+            let results = results.into_iter().map(Value::Object).collect();
+            answer.insert("results".into(), Value::Array(results));
+        }
+        Ok(value)
+    }
+}
+
+/// The head of `explore_relationships`'s pages.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct HopsHead {
+    /// The entity the hops start from.
+    pub start_entity_type: String,
+    /// The relationship followed.
+    pub relationship_type: String,
 }
 
 /// One hop of `explore_relationships`: the record reached and how.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct Hop {
     /// The unique id of the record the hop starts from.
-    from: String,
-    /// The relationship, as `Source -[TYPE]-> Target`.
-    relationship: String,
+    #[schemars(with = "String")]
+    pub from: Value,
+    /// The relationship, as `Source -[TYPE]-> Target` (one text shared by a leg's hops).
+    #[schemars(with = "String")]
+    pub relationship: Value,
     /// `outgoing` or `incoming`.
-    direction: String,
+    pub direction: &'static str,
     /// The entity of the record reached.
-    entity_type: String,
+    pub entity_type: String,
+    /// The relationship's properties on this edge, when it has any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub properties: Option<Record>,
     /// The record reached.
-    record: Record,
+    pub record: Record,
 }
 
-/// `explore_relationships`: one page of hops.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-pub(crate) struct RelationshipPage {
-    /// The entity the hops start from.
-    start_entity_type: String,
-    /// The relationship followed.
-    relationship_type: String,
-    /// How many hops there are in all.
-    total: u64,
-    /// Always true: every hop is counted.
-    total_exact: bool,
-    #[serde(flatten)]
-    paging: Paging,
-    /// The hops of this page.
-    results: Vec<Hop>,
-}
-
-/// One entity as `describe_entity` and `get_schema` describe it.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-pub(crate) struct EntityDescription {
-    /// The entity's name.
-    name: String,
-    /// What a record is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    description: Option<String>,
-    /// The field identifying a record.
-    unique_field: String,
-    /// The stored fields: name, type, and what else is known of each.
-    fields: Vec<Record>,
-    /// The computed fields.
-    computed_fields: Vec<Record>,
-    /// The relationships leaving and reaching the entity.
-    relationships: Record,
-    /// An example call.
-    example: Record,
-}
-
-/// `get_schema`: the whole schema.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-pub(crate) struct SchemaAnswer {
-    /// The schema's name.
-    name: String,
-    /// What the data is about.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    description: Option<String>,
-    /// The entities.
-    entities: Vec<EntityDescription>,
-    /// The relationships between entities.
-    relationships: Vec<Record>,
-    /// The operators conditions take.
-    operators: Vec<String>,
-    /// Usage tips, unless `include_tips` is false.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    tips: Option<Vec<String>>,
-}
+/// `explore_relationships`: one page of hops (every hop is counted).
+pub(crate) type RelationshipPage = ListPage<HopsHead, Hop>;
 
 /// `query_entities_by_pattern`: one page of matching records; for a fuzzy search, each
 /// record's distance from the pattern.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct PatternPage {
     #[serde(flatten)]
-    page: EntityPage,
+    pub page: EntityPage,
     /// fuzzy only: the edit distance of each record of `results`, in the same order.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    distances: Option<Vec<u64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distances: Option<Vec<u64>>,
 }
 
-/// One group of `aggregate_entities`: the group fields by name, then `value` and `count`.
-type Group = Map<String, Value>;
-
-/// `aggregate_entities`: the overall value and count, and the groups.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-pub(crate) struct AggregateAnswer {
-    /// The entity aggregated.
-    entity_type: String,
-    /// COUNT, SUM, AVG, MIN or MAX.
-    aggregation: String,
-    /// The field aggregated (null for COUNT of rows).
-    field: Option<String>,
-    /// The relationship aggregated along, when asked.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    along: Option<Record>,
-    /// The aggregate over every matching row (null when no row has a value).
-    value: Value,
-    /// How many rows were aggregated.
-    count: u64,
-    /// The fields grouped by, when grouping.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    group_by: Option<Vec<String>>,
-    /// How many groups there are in all, when grouping.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    total_groups: Option<u64>,
-    /// How many groups this answer holds, when grouping.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    returned: Option<u64>,
-    /// Whether groups were left out (raise `limit`), when grouping.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    truncated: Option<bool>,
-    /// The groups, in the order asked, when grouping.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    groups: Option<Vec<Group>>,
+impl Answer for PatternPage {
+    fn into_json(self) -> Result<Value, serde_json::Error> {
+        let mut value = self.page.into_json()?;
+        if let (Value::Object(answer), Some(distances)) = (&mut value, self.distances) {
+            answer.insert("distances".into(), serde_json::to_value(distances)?);
+        }
+        Ok(value)
+    }
 }
 
 /// One end of a hop of `find_path`.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub(crate) struct PathNode {
     /// The record's entity.
-    entity_type: String,
+    pub entity_type: String,
     /// The record's unique id.
-    #[schemars(extend("x-toolforge-slot" = "key"))]
-    id: String,
+    #[schemars(with = "String", extend("x-toolforge-slot" = "key"))]
+    pub id: Value,
+    /// The record's display name, under the entity's display name field, when it has one.
+    #[serde(flatten)]
+    pub display: Record,
 }
 
 /// One hop of `find_path`.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct PathHop {
-    /// The record the hop leaves (with its display name, when the entity has one).
-    from: PathNode,
+    /// The record the hop leaves.
+    pub from: PathNode,
     /// The relationship, as `Source -[TYPE]-> Target`.
-    relationship: String,
+    pub relationship: String,
     /// `outgoing` (followed from source to target) or `incoming`.
-    direction: String,
+    pub direction: &'static str,
     /// The record the hop reaches.
-    to: PathNode,
+    pub to: PathNode,
 }
 
 /// `find_path`: a shortest path, or `found: false`.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct PathAnswer {
     /// The start record.
-    from: PathNode,
+    pub from: PathNode,
     /// The target record.
-    to: PathNode,
+    pub to: PathNode,
     /// Whether a path of at most `max_depth` hops exists.
-    found: bool,
+    pub found: bool,
     /// The number of hops (null when not found).
-    length: Option<u64>,
+    pub length: Option<u64>,
     /// The hops, from `from` to `to`.
-    hops: Vec<PathHop>,
+    pub hops: Vec<PathHop>,
     /// The most hops searched.
-    max_depth: u64,
+    pub max_depth: u64,
 }
 
-/// `rank_entities`: the top records by score.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-pub(crate) struct RankAnswer {
-    /// The entity ranked.
-    entity_type: String,
-    /// The relationship whose edges count.
-    relationship_type: String,
-    /// `pagerank` or `degree`.
-    algorithm: String,
-    /// Which edges count: `incoming`, `outgoing` or `both`.
-    direction: String,
-    /// How many records the entity has.
-    total: u64,
-    /// How many records this answer holds.
-    returned: u64,
-    /// The records, highest score first: `id`, the display name when the entity has one, and
-    /// `score`.
-    results: Vec<Record>,
+impl Answer for PathAnswer {}
+
+/// `semantic_search` (and, later, every ranked search): the best matches, best first.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct RankedAnswer {
+    /// The entity searched.
+    pub entity_type: String,
+    /// The vector index used (`semantic_search`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<String>,
+    /// How scores are computed: `cosine`, `dot` or `euclidean` (vectors), `jaccard` or
+    /// `adamic_adar` (shared neighbours), `rrf` (fused ranks).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<String>,
+    /// How many results this answer holds.
+    pub returned: u64,
+    /// Whether matches were left out to keep the answer under `max_answer_bytes`.
+    pub truncated: bool,
+    /// The matches, best first.
+    pub results: Vec<RankedHit>,
+}
+
+impl Answer for RankedAnswer {}
+
+/// One match of a ranked search.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct RankedHit {
+    /// The record's unique id: a whole number for an integer key, else text.
+    #[schemars(with = "String", extend("x-toolforge-slot" = "key"))]
+    pub id: Value,
+    /// The record's display name, when the entity has a display field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// How close the record is (higher is closer).
+    pub score: f64,
+    /// The start of the text the match was found in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<String>,
 }
 
 /// The JSON Schema of answers of type `T`: draft 2020-12, subschemas inlined, no title, and
@@ -376,42 +375,6 @@ fn each_schema(schema: &mut Value, f: &mut impl FnMut(&mut Map<String, Value>)) 
     }
 }
 
-/// `semantic_search` (and, later, every ranked search): the best matches, best first.
-#[derive(JsonSchema, serde::Serialize)]
-pub(crate) struct RankedAnswer {
-    /// The entity searched.
-    pub entity_type: String,
-    /// The vector index used (`semantic_search`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub index: Option<String>,
-    /// How scores are computed: `cosine`, `dot` or `euclidean` (vectors), `jaccard` or
-    /// `adamic_adar` (shared neighbours), `rrf` (fused ranks).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub similarity: Option<String>,
-    /// How many results this answer holds.
-    pub returned: u64,
-    /// Whether matches were left out to keep the answer under `max_answer_bytes`.
-    pub truncated: bool,
-    /// The matches, best first.
-    pub results: Vec<RankedHit>,
-}
-
-/// One match of a ranked search.
-#[derive(JsonSchema, serde::Serialize)]
-pub(crate) struct RankedHit {
-    /// The record's unique id: a whole number for an integer key, else text.
-    #[schemars(with = "String", extend("x-toolforge-slot" = "key"))]
-    pub id: Value,
-    /// The record's display name, when the entity has a display field.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// How close the record is (higher is closer).
-    pub score: f64,
-    /// The start of the text the match was found in.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub snippet: Option<String>,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -452,7 +415,8 @@ mod tests {
 
     #[test]
     fn output_schemas_keep_structure_and_a_property_named_description_but_no_prose() {
-        let schema = output_schema::<EntityDescription>(&spec("string"));
+        let schema =
+            output_schema::<crate::sql::tools::schema::answer::EntityDescription>(&spec("string"));
         let text = schema.to_string();
         let properties = &schema["properties"];
         assert!(properties.get("description").is_some(), "{text}");

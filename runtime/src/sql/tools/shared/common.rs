@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
@@ -9,7 +10,7 @@ use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{ToolAnnotations, ToolDefinition, ToolError, ToolFuture};
 
 use crate::CallBudget;
-use crate::limits::json_len;
+use crate::limits::{object_len, serialized_len};
 use crate::sql::Database;
 use crate::sql::backend::Reader;
 use crate::sql::database::{DbError, ReadFuture};
@@ -17,6 +18,9 @@ pub(crate) use crate::sql::handler_error::{HandlerError, stopped_error};
 use crate::sql::query::{EntityQuery, Page, exec_error};
 use crate::sql::text::names::{shorten, unknown_name_message};
 use crate::sql::tools::engine::EngineTool;
+use crate::sql::tools::shared::answers::{
+    Answer, EntityHead, EntityPage, ListPage, PageEnd, TruncatedBy,
+};
 use crate::sql::tools::shared::arg_schema::{input_schema, limit_bounds};
 pub use crate::sql::tools::shared::source::Shared;
 pub(crate) use crate::sql::tools::shared::source::context_database;
@@ -40,7 +44,7 @@ pub(crate) fn run<A: EngineTool>(
     values: crate::ContextValues,
 ) -> ToolFuture<'static> {
     run_with(shared, values, move |spec, conn, db| {
-        Box::pin(arguments.execute_in(spec, conn, db))
+        Box::pin(async move { answer_json(arguments.execute_in(spec, conn, db).await?) })
     })
 }
 
@@ -81,6 +85,15 @@ pub(crate) fn run_with(
             })
             .await;
         answer(outcome)
+    })
+}
+
+/// A tool's typed answer as the JSON a call returns.
+pub(crate) fn answer_json(answer: impl Answer) -> Result<Value, HandlerError> {
+    answer.into_json().map_err(|error| {
+        HandlerError::Tool(ToolError::execution_failed(format!(
+            "The answer could not be written as JSON: {error}"
+        )))
     })
 }
 
@@ -216,8 +229,11 @@ pub(crate) struct Collector {
 
 impl Collector {
     /// A collector for an answer whose other parts are `head` (the records go in `results`).
-    pub fn new(limits: &PageLimits, head: &Map<String, Value>) -> Collector {
-        let head_bytes = json_len(&Value::Object(head.clone())) + PAGING_BYTES;
+    pub fn new(limits: &PageLimits, head: &impl Serialize) -> Collector {
+        let head_bytes = match limits.max_bytes {
+            Some(_) => serialized_len(head) + PAGING_BYTES,
+            None => 0,
+        };
         Collector {
             budget: limits.max_bytes.map(|max| max.saturating_sub(head_bytes)),
             used: 0,
@@ -227,9 +243,19 @@ impl Collector {
         }
     }
 
-    /// Whether `record` fits after the records taken so far (and takes its place if so).
-    pub fn take(&mut self, record: &Value) -> bool {
-        self.take_bytes(json_len(record) + 1)
+    /// Whether the record `members` fits after the results taken so far (and takes its place
+    /// if so).
+    pub fn take_record(&mut self, members: &Map<String, Value>) -> bool {
+        self.take_bytes(object_len(members) + 1)
+    }
+
+    /// Whether the typed result `item` fits (and takes its place if so).
+    pub fn take_item(&mut self, item: &impl Serialize) -> bool {
+        let bytes = match self.budget {
+            Some(_) => serialized_len(item) + 1,
+            None => 1,
+        };
+        self.take_bytes(bytes)
     }
 
     /// Whether `bytes` more fit (and takes them if so).
@@ -251,26 +277,29 @@ impl Collector {
     }
 }
 
-/// A list answer: `head` followed by `offset`, `total`, `total_exact`, `returned`, then the paging keys
-/// ([`insert_paging`]) and `results`.
+/// A list answer: `head` followed by `offset`, `total`, `total_exact`, `returned`, the page's
+/// end ([`page_end`]) and `results`.
 ///
 /// A first record too large for the answer's cap on its own is a `too_large` error.
-pub(crate) fn list_answer(
-    mut head: Map<String, Value>,
-    page: Page,
+pub(crate) fn list_answer<H, T>(
+    head: H,
+    page: Page<T>,
     limits: &PageLimits,
     collector: &Collector,
-) -> Result<Value, ToolError> {
+) -> Result<ListPage<H, T>, ToolError> {
     if page.results.is_empty() {
         check_oversized(page.offset, limits, collector)?;
     }
-    head.insert("offset".into(), json!(page.offset));
-    head.insert("total".into(), json!(page.total));
-    head.insert("total_exact".into(), json!(page.total_exact));
-    head.insert("returned".into(), json!(page.results.len()));
-    insert_paging(&mut head, page.next_offset(), page.total, limits, collector);
-    head.insert("results".into(), Value::Array(page.results));
-    Ok(Value::Object(head))
+    let next_offset = page.next_offset();
+    Ok(ListPage {
+        head,
+        offset: page.offset,
+        total: page.total,
+        total_exact: page.total_exact,
+        returned: page.results.len() as u64,
+        end: page_end(next_offset, next_offset < page.total, limits, collector),
+        results: page.results,
+    })
 }
 
 /// The `too_large` error when the record at `offset` alone did not fit in the answer.
@@ -303,48 +332,31 @@ pub(crate) fn check_oversized(
     })))
 }
 
-/// Inserts the paging keys of a list answer whose page ends before `next_offset` of `total`:
-/// `truncated` (more follow), `truncated_by` (only then: which limit ended the page and its
-/// value), `has_more` and `next_offset` (null when nothing follows).
-pub(crate) fn insert_paging(
-    answer: &mut Map<String, Value>,
-    next_offset: u64,
-    total: u64,
-    limits: &PageLimits,
-    collector: &Collector,
-) {
-    insert_page_end(answer, next_offset, next_offset < total, limits, collector);
-}
-
-/// The paging keys of a page ending before `next_offset`, when it is known whether more
-/// follow (`has_more`) but not how many there are in all.
-pub(crate) fn insert_page_end(
-    answer: &mut Map<String, Value>,
+/// How a page ending before `next_offset` ends, when it is known whether more follow
+/// (`has_more`): `truncated_by` says which limit ended it (only when more follow), and
+/// `next_offset` is null when nothing follows.
+pub(crate) fn page_end(
     next_offset: u64,
     has_more: bool,
     limits: &PageLimits,
     collector: &Collector,
-) {
-    answer.insert("truncated".into(), json!(has_more));
-    if has_more {
-        let (limit, value) = match (collector.cut, limits.max_bytes) {
-            (true, Some(max)) => ("max_answer_bytes", json!(max)),
-            _ => (limits.rows_limit, json!(limits.rows)),
-        };
-        answer.insert(
-            "truncated_by".into(),
-            json!({"limit": limit, "value": value}),
-        );
-    }
-    answer.insert("has_more".into(), json!(has_more));
-    answer.insert(
-        "next_offset".into(),
-        if has_more {
-            json!(next_offset)
-        } else {
-            Value::Null
+) -> PageEnd {
+    let truncated_by = has_more.then(|| match (collector.cut, limits.max_bytes) {
+        (true, Some(max)) => TruncatedBy {
+            limit: "max_answer_bytes",
+            value: max as u64,
         },
-    );
+        _ => TruncatedBy {
+            limit: limits.rows_limit,
+            value: u64::from(limits.rows),
+        },
+    });
+    PageEnd {
+        truncated: has_more,
+        truncated_by,
+        has_more,
+        next_offset: has_more.then_some(next_offset),
+    }
 }
 
 /// The largest offset a call may ask for: 2^62, past any table's rows, and far enough below
@@ -373,12 +385,15 @@ pub(crate) fn offset(requested: Option<i64>) -> Result<u64, ToolError> {
 pub(crate) async fn list_page(
     conn: &dyn Reader,
     query: EntityQuery<'_>,
-    head: Map<String, Value>,
+    entity_type: &str,
     limits: &PageLimits,
-) -> Result<Value, HandlerError> {
+) -> Result<EntityPage, HandlerError> {
+    let head = EntityHead {
+        entity_type: entity_type.to_owned(),
+    };
     let mut collector = Collector::new(limits, &head);
     let page = query
-        .run_taking(conn, |record| collector.take(record))
+        .run_taking(conn, |record| collector.take_record(record))
         .await?;
     Ok(list_answer(head, page, limits, &collector)?)
 }
