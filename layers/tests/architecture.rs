@@ -129,6 +129,35 @@ fn the_backend_layer_and_the_services_name_no_backend_driver() -> Result<(), Err
     )
 }
 
+/// The MCP server's modules outside `mcp/http/` (the protocol handlers, stdio, the offers)
+/// serve no HTTP: the servers, routers and bodies of the HTTP transport stay in its folder.
+/// (`origin.rs` and `client_log.rs` read a request's headers through `axum::http`'s types,
+/// which every transport's request context may carry.)
+#[test]
+fn the_http_transport_stays_in_its_folder() -> Result<(), Error> {
+    let http = ["axum", "hyper", "hyper_util", "http_body", "tower_service"];
+    let rules: Vec<Rule<'_>> = [
+        "mcp::handler",
+        "mcp::server",
+        "mcp::stdio",
+        "mcp::served",
+        "mcp::offers",
+        "mcp::subscriptions",
+        "mcp::convert",
+        "mcp::paging",
+        "mcp::invalid_params",
+        "mcp::shutdown",
+        "mcp::telemetry",
+    ]
+    .into_iter()
+    .map(|under| Rule::ForbiddenCrates {
+        under,
+        crates: &http,
+    })
+    .collect();
+    check(src("runtime"), &rules)
+}
+
 #[test]
 fn postgres_cfgs_stay_in_the_backend_folders_and_the_dispatch_point() -> Result<(), Error> {
     // Relative to runtime/src: the PostgreSQL backend's folder, the database handle that opens

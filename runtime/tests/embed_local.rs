@@ -94,7 +94,7 @@ fn module_docs() -> Vec<(String, String)> {
         "sql/import.rs",
         "sql/schema_diff.rs",
         "sql/postgres/mod.rs",
-        "mcp/http.rs",
+        "mcp/http/mod.rs",
         "mcp/stdio.rs",
         "builtin/mod.rs",
         "limits.rs",
@@ -132,7 +132,10 @@ const QUESTIONS: [(&str, &str); 8] = [
         "load JSON lines into the database in one transaction",
         "sql/import.rs",
     ),
-    ("serve tools to clients over Streamable HTTP", "mcp/http.rs"),
+    (
+        "serve tools to clients over Streamable HTTP",
+        "mcp/http/mod.rs",
+    ),
     (
         "how long a tool call may take and how big its answer may be",
         "limits.rs",

@@ -113,7 +113,7 @@ impl McpHandler {
             }
             // The values of the caller's token claims, over any header's.
             #[cfg(feature = "mcp-oauth")]
-            if let Some(caller) = parts.extensions.get::<super::auth::Caller>() {
+            if let Some(caller) = parts.extensions.get::<super::http::auth::Caller>() {
                 for (name, value) in caller.values.iter() {
                     values = values.with(name, value);
                 }
@@ -129,7 +129,7 @@ fn caller_gate(origin: &Origin<'_>) -> Option<crate::ToolGate> {
     #[cfg(feature = "mcp-oauth")]
     if let Some(caller) = origin
         .parts()
-        .and_then(|parts| parts.extensions.get::<super::auth::Caller>())
+        .and_then(|parts| parts.extensions.get::<super::http::auth::Caller>())
     {
         return Some(caller.gate.clone());
     }

@@ -31,44 +31,30 @@
 //!
 //! [`ToolRegistry`]: crate::ToolRegistry
 
-#[cfg(feature = "mcp-oauth")]
-mod auth;
 mod client_log;
-#[cfg(feature = "mcp-http")]
-mod connections;
 mod convert;
-#[cfg(feature = "mcp-http")]
-mod direct_call;
 mod handler;
-#[cfg(feature = "mcp-http")]
-mod hang_up;
 #[cfg(feature = "mcp-http")]
 mod http;
 mod invalid_params;
 mod offers;
 mod origin;
-#[cfg(feature = "mcp-http")]
-mod origin_check;
 mod paging;
-#[cfg(feature = "mcp-http")]
-mod request_check;
 mod served;
 mod server;
 mod shutdown;
 mod stdio;
 mod subscriptions;
 mod telemetry;
-#[cfg(feature = "mcp-workbench")]
-mod workbench;
 
-#[cfg(feature = "mcp-oauth")]
-pub use auth::{Introspection, OAuthOptions};
-#[cfg(feature = "mcp-http")]
-pub use connections::ConnectionLimits;
 pub use handler::McpHandler;
 #[cfg(feature = "mcp-http")]
 pub use http::HttpOptions;
+#[cfg(feature = "mcp-oauth")]
+pub use http::auth::{Introspection, OAuthOptions};
+#[cfg(feature = "mcp-http")]
+pub use http::connections::ConnectionLimits;
+#[cfg(feature = "mcp-workbench")]
+pub use http::workbench::Workbench;
 pub use server::{McpOptions, McpServer, Readiness, ServeError};
 pub use shutdown::shutdown_signal;
-#[cfg(feature = "mcp-workbench")]
-pub use workbench::Workbench;

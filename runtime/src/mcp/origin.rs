@@ -79,7 +79,7 @@ impl Origin<'_> {
         match self {
             Origin::Service(context) => {
                 #[cfg(feature = "mcp-http")]
-                if let Some(hang_up) = super::hang_up::token(context) {
+                if let Some(hang_up) = super::http::hang_up::token(context) {
                     tokio::select! {
                         () = context.ct.cancelled() => {}
                         () = hang_up.cancelled() => {}

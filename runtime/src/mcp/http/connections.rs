@@ -1,4 +1,4 @@
-//! The connections of [`McpServer::serve_http`](super::McpServer::serve_http): each served by
+//! The connections of [`McpServer::serve_http`](crate::mcp::McpServer::serve_http): each served by
 //! hyper's HTTP/1.1 connection, within [`ConnectionLimits`].
 //!
 //! - A request's headers must arrive within [`ConnectionLimits::header_timeout`] of its first

@@ -34,9 +34,9 @@ use rmcp::model::{
     ServerJsonRpcMessage, ServerResult,
 };
 
-use super::handler::McpHandler;
-use super::origin::Origin;
 use super::request_check::read_body;
+use crate::mcp::handler::McpHandler;
+use crate::mcp::origin::Origin;
 
 /// What the layer needs of the server it stands in front of.
 pub(super) struct Direct {

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 struct HangUp(CancellationToken);
 
 /// The hang-up token of the HTTP request behind an MCP request, if it came over HTTP.
-pub(super) fn token(
+pub(in crate::mcp) fn token(
     context: &rmcp::service::RequestContext<rmcp::service::RoleServer>,
 ) -> Option<CancellationToken> {
     context

@@ -11,6 +11,16 @@
 //! - deadlines for a request's headers and body, an idle time for keep-alive connections and
 //!   a limit on open connections ([`HttpOptions::connections`], `connections.rs`).
 
+#[cfg(feature = "mcp-oauth")]
+pub(super) mod auth;
+pub(super) mod connections;
+mod direct_call;
+pub(super) mod hang_up;
+mod origin_check;
+mod request_check;
+#[cfg(feature = "mcp-workbench")]
+pub(super) mod workbench;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -24,8 +34,8 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use super::connections::ConnectionLimits;
 use super::server::{McpServer, ServeError};
+use connections::ConnectionLimits;
 
 /// Settings of the Streamable HTTP transport.
 #[non_exhaustive]
@@ -46,10 +56,10 @@ pub struct HttpOptions {
     /// When set, the server is an OAuth resource server: every request carries an access token
     /// of the issuer, whose scopes gate the tools and whose claims become context values.
     #[cfg(feature = "mcp-oauth")]
-    pub oauth: Option<super::auth::OAuthOptions>,
+    pub oauth: Option<auth::OAuthOptions>,
     /// When set, [`McpServer::serve_http`] also serves the workbench page at `/ui`.
     #[cfg(feature = "mcp-workbench")]
-    pub workbench: Option<super::workbench::Workbench>,
+    pub workbench: Option<workbench::Workbench>,
 }
 
 impl Default for HttpOptions {
@@ -93,14 +103,14 @@ impl HttpOptions {
 
     /// Sets [`HttpOptions::oauth`].
     #[cfg(feature = "mcp-oauth")]
-    pub fn with_oauth(mut self, oauth: Option<super::auth::OAuthOptions>) -> Self {
+    pub fn with_oauth(mut self, oauth: Option<auth::OAuthOptions>) -> Self {
         self.oauth = oauth;
         self
     }
 
     /// Sets [`HttpOptions::workbench`].
     #[cfg(feature = "mcp-workbench")]
-    pub fn with_workbench(mut self, workbench: Option<super::workbench::Workbench>) -> Self {
+    pub fn with_workbench(mut self, workbench: Option<workbench::Workbench>) -> Self {
         self.workbench = workbench;
         self
     }
@@ -142,7 +152,7 @@ impl McpServer {
             config = config.enforce_origin_validation();
         }
         let handler = self.handler();
-        let direct = Arc::new(super::direct_call::Direct {
+        let direct = Arc::new(direct_call::Direct {
             handler: handler.clone(),
             allowed_hosts: options.allowed_hosts.clone(),
             max_body_bytes: options.max_body_bytes,
@@ -157,12 +167,12 @@ impl McpServer {
         // hang-up watch, rmcp.
         let router = Router::new()
             .route_service(path, service)
-            .layer(middleware::from_fn(super::hang_up::watch))
+            .layer(middleware::from_fn(hang_up::watch))
             .layer(middleware::from_fn(move |request, next| {
-                super::request_check::check_request(max_body_bytes, request, next)
+                request_check::check_request(max_body_bytes, request, next)
             }))
             .layer(middleware::from_fn(move |request, next| {
-                super::direct_call::answer(direct.clone(), request, next)
+                direct_call::answer(direct.clone(), request, next)
             }));
         guard(router, options)
     }
@@ -185,7 +195,7 @@ impl McpServer {
         if let Some(oauth) = &options.oauth {
             oauth.check().map_err(ServeError::Transport)?;
             let paths: Vec<&str> = mounts.iter().map(|(path, _)| path.as_str()).collect();
-            app = app.merge(super::auth::metadata_routes(oauth, &paths));
+            app = app.merge(auth::metadata_routes(oauth, &paths));
         }
         #[cfg(feature = "mcp-workbench")]
         if let Some(workbench) = &options.workbench {
@@ -198,8 +208,8 @@ impl McpServer {
         ));
         // Every route refuses a foreign `Origin` as `/mcp` does (rmcp checks it there too).
         let app = app.layer(middleware::from_fn_with_state(
-            super::origin_check::AllowedOrigins::new(&options.allowed_origins),
-            super::origin_check::refuse_foreign_origin,
+            origin_check::AllowedOrigins::new(&options.allowed_origins),
+            origin_check::refuse_foreign_origin,
         ));
         let address: Option<SocketAddr> = listener.local_addr().ok();
         tracing::info!(address = ?address, paths = ?mounts.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(), "serving MCP over HTTP");
@@ -226,7 +236,7 @@ impl McpServer {
             }
             stop.cancel();
         };
-        super::connections::serve(listener, app, options.connections, graceful).await;
+        connections::serve(listener, app, options.connections, graceful).await;
         Ok(())
     }
 }
@@ -283,7 +293,7 @@ fn health_routes(servers: Vec<McpServer>) -> Router {
 fn guard(router: Router, options: &HttpOptions) -> Router {
     #[cfg(feature = "mcp-oauth")]
     if let Some(oauth) = &options.oauth {
-        return super::auth::auth_layer(router, oauth, options.max_body_bytes);
+        return auth::auth_layer(router, oauth, options.max_body_bytes);
     }
     match &options.bearer_token {
         None => router,

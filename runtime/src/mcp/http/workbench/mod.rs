@@ -29,7 +29,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::{Value, json};
 
-use super::server::McpServer;
+use crate::mcp::server::McpServer;
 use crate::spec::SchemaSpec;
 
 mod families;
