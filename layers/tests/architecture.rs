@@ -49,7 +49,8 @@ const SQL_LAYERS: &[&[&str]] = &[
         "sql::database::error",
         "sql::handler_error",
         "sql::full_text::pg_tables",
-        "sql::vectors",
+        // The vectors of each index kept in memory.
+        "sql::vectors::cache",
         "sql::graphs",
         // The graphs `find_path` walks, kept per data stamp.
         "sql::path_graphs",
@@ -66,8 +67,9 @@ const SQL_LAYERS: &[&[&str]] = &[
         "sql::query",
         "sql::full_text",
         "sql::access",
-        "sql::embeddings",
-        "sql::vector_search",
+        // Vector search wherever the vectors live, and the embedding pass.
+        "sql::vectors::nearest",
+        "sql::vectors::embed_pass",
         "sql::changes",
         "sql::import",
         "sql::records",

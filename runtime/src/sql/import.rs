@@ -63,7 +63,7 @@ pub struct ImportStats {
     pub relationships: usize,
     /// What was done to keep the vector indexes up to date (see
     /// `embeddings`).
-    pub embeddings: super::embeddings::EmbedStats,
+    pub embeddings: super::vectors::embed_pass::EmbedStats,
     /// Records deleted.
     pub deleted: usize,
     /// Changes recorded in the change log (for entities that track their changes).
@@ -702,7 +702,7 @@ impl<'s, 't> Importer<'s, 't> {
             )
             .map_err(|e| exec_error(Some(line), e))?;
         if deleted > 0 && !spec.vector_indexes.is_empty() {
-            super::embeddings::bump_version(conn, &spec.table)
+            super::vectors::embed_pass::bump_version(conn, &spec.table)
                 .map_err(|e| exec_error(Some(line), e))?;
         }
         self.stats.deleted += deleted as usize;
@@ -942,7 +942,7 @@ impl Database {
         &self,
         spec: &SchemaSpec,
         force: bool,
-    ) -> Result<super::embeddings::EmbedStats, ImportError> {
+    ) -> Result<super::vectors::embed_pass::EmbedStats, ImportError> {
         let Some(embedder) = self.embedder().map(|e| e.as_ref()) else {
             return Err(ImportError {
                 line: None,
@@ -952,10 +952,10 @@ impl Database {
         };
         let pass = |conn: &dyn super::backend::Writer,
                     side: Option<crate::sql::side_store::SidePlaces<'_>>| {
-            super::embeddings::run(
+            super::vectors::embed_pass::run(
                 conn,
                 spec,
-                super::embeddings::Pass {
+                super::vectors::embed_pass::Pass {
                     embedder: Some(embedder),
                     force,
                     entities: &[],
@@ -980,12 +980,12 @@ impl Database {
         &self,
         conn: &dyn super::backend::Writer,
         spec: &SchemaSpec,
-    ) -> Result<super::embeddings::EmbedStats, ImportError> {
+    ) -> Result<super::vectors::embed_pass::EmbedStats, ImportError> {
         let embedder = self.embedder().map(|e| e.as_ref());
-        super::embeddings::run(
+        super::vectors::embed_pass::run(
             conn,
             spec,
-            super::embeddings::Pass {
+            super::vectors::embed_pass::Pass {
                 embedder,
                 force: false,
                 entities: &[],

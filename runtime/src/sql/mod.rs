@@ -33,8 +33,6 @@ pub(crate) mod database;
 pub mod ddl;
 #[cfg(feature = "sqlite")]
 pub(crate) mod describe;
-#[cfg(feature = "sqlite")]
-pub(crate) mod embeddings;
 pub mod full_text;
 #[cfg(feature = "sqlite")]
 mod graphs;
@@ -73,16 +71,12 @@ pub mod tools;
 #[cfg(feature = "sqlite")]
 pub(crate) mod value;
 #[cfg(feature = "sqlite")]
-mod vector_search;
-#[cfg(feature = "sqlite")]
-mod vectors;
+pub(crate) mod vectors;
 
 #[cfg(feature = "sqlite")]
 pub use backend::{BackendError, ExecError, SqlDialect};
 #[cfg(feature = "sqlite")]
 pub use database::{Database, DbError, InitReport};
-#[cfg(feature = "sqlite")]
-pub use embeddings::{EmbedPassError, EmbedStats};
 #[cfg(feature = "sqlite")]
 pub use import::{EndPoint, ImportError, ImportStats, Importer};
 #[cfg(feature = "sqlite")]
@@ -98,4 +92,6 @@ pub use standard_registry::{registry, registry_builder, registry_definitions, sc
 #[cfg(feature = "sqlite")]
 pub use value::{SqlValue, ValueError};
 #[cfg(all(feature = "sqlite", feature = "ann"))]
-pub use vectors::ApproximateSettings;
+pub use vectors::cache::ApproximateSettings;
+#[cfg(feature = "sqlite")]
+pub use vectors::embed_pass::{EmbedPassError, EmbedStats};

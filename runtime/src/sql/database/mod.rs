@@ -25,7 +25,7 @@ use crate::sql::sqlite::pool::{
 };
 use crate::sql::sqlite::watch::{Watch, lock};
 #[cfg(feature = "ann")]
-use crate::sql::vectors::VectorHome;
+use crate::sql::vectors::cache::VectorHome;
 
 #[cfg(feature = "postgres")]
 use crate::sql::postgres::PgDatabase;
@@ -82,7 +82,7 @@ pub struct Database {
     /// Computes embeddings on writes and for searches ([`Database::with_embedder`]).
     embedder: Option<Arc<dyn crate::embed::Embedder>>,
     /// Vectors kept in memory for searches, shared by every clone of the handle.
-    vectors: Arc<crate::sql::vectors::VectorCache>,
+    vectors: Arc<crate::sql::vectors::cache::VectorCache>,
     /// The graphs `rank_entities` loads, shared by every clone of the handle.
     graphs: Arc<crate::sql::graphs::GraphCache>,
     /// The graphs `find_path` walks, kept per data stamp and shared by every clone.
@@ -252,9 +252,11 @@ impl Database {
     #[cfg(feature = "ann")]
     pub fn with_approximate_search(
         mut self,
-        settings: crate::sql::vectors::ApproximateSettings,
+        settings: crate::sql::vectors::cache::ApproximateSettings,
     ) -> Database {
-        self.vectors = Arc::new(crate::sql::vectors::VectorCache::with_approximate(settings));
+        self.vectors = Arc::new(crate::sql::vectors::cache::VectorCache::with_approximate(
+            settings,
+        ));
         self
     }
 
@@ -305,7 +307,8 @@ impl Database {
         conn: &dyn AnyReader,
         entity: &crate::spec::EntitySpec,
         index: &crate::spec::VectorIndexSpec,
-    ) -> Result<crate::sql::vectors::VectorHome, crate::sql::handler_error::HandlerError> {
+    ) -> Result<crate::sql::vectors::cache::VectorHome, crate::sql::handler_error::HandlerError>
+    {
         let server_column = async {
             match &self.backend {
                 Backend::Sqlite(_) => Ok(None),
@@ -319,7 +322,7 @@ impl Database {
     }
 
     /// The vectors kept in memory for searches.
-    pub(crate) fn vector_cache(&self) -> &crate::sql::vectors::VectorCache {
+    pub(crate) fn vector_cache(&self) -> &crate::sql::vectors::cache::VectorCache {
         &self.vectors
     }
 

@@ -28,8 +28,8 @@ use crate::sql::tools::shared::common::{
     HandlerError, PageLimits, definition, entity, limit_named, quoted,
 };
 use crate::sql::value::SqlValue;
-use crate::sql::vector_search::{Search, nearest, scored};
-use crate::sql::vectors::read_vector;
+use crate::sql::vectors::cache::read_vector;
+use crate::sql::vectors::nearest::{Search, nearest, scored};
 
 /// The fewest candidates each ranking gives a hybrid answer.
 const MIN_CANDIDATES: u32 = 50;

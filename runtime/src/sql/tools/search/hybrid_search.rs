@@ -23,7 +23,7 @@ use crate::sql::tools::shared::answers::RankedAnswer;
 use crate::sql::tools::shared::common::{
     HandlerError, PageLimits, definition, entity, limit_named,
 };
-use crate::sql::vector_search::{Search, nearest};
+use crate::sql::vectors::nearest::{Search, nearest};
 
 /// The constant of reciprocal rank fusion (the value of the original paper, Cormack et al.).
 const RRF_K: f64 = 60.0;

@@ -23,7 +23,7 @@ use crate::sql::tools::shared::common::{
     Collector, HandlerError, PageLimits, definition, entity, limit_named,
 };
 use crate::sql::value::SqlValue;
-use crate::sql::vector_search::{Search, nearest};
+use crate::sql::vectors::nearest::{Search, nearest};
 
 /// The most characters of source text shown with a match.
 const SNIPPET_CHARS: usize = 240;

@@ -17,11 +17,11 @@ use std::time::Instant;
 use crate::embed::{EmbedError, Embedder, content_hash, embed_all};
 use crate::spec::{EntitySpec, SchemaSpec, VectorIndexSpec};
 
-use super::backend::{ExecError, SqlDialect, Writer};
-use super::ddl::VERSIONS_TABLE;
-use super::side_store::SidePlaces;
-use super::value::SqlValue;
+use crate::sql::backend::{ExecError, SqlDialect, Writer};
+use crate::sql::ddl::VERSIONS_TABLE;
+use crate::sql::side_store::SidePlaces;
 use crate::sql::text::ident::quote;
+use crate::sql::value::SqlValue;
 
 /// Records read (and embedded) per round: bounds the memory one pass holds.
 const PAGE: usize = 256;
@@ -157,13 +157,13 @@ fn side_table(entity: &EntitySpec, places: SidePlaces<'_>) -> String {
     format!(
         "{}.{}",
         places.side,
-        quote(&super::mapping::vectors_table(entity))
+        quote(&crate::sql::mapping::vectors_table(entity))
     )
 }
 
 /// The mapped `entity`'s rows joined with their vectors, for a `FROM`.
 fn side_rows(entity: &EntitySpec, dialect: SqlDialect, places: SidePlaces<'_>) -> String {
-    let query = super::mapping::entity_query(entity, dialect, places.base, Some(places.side))
+    let query = crate::sql::mapping::entity_query(entity, dialect, places.base, Some(places.side))
         .unwrap_or_default();
     format!("({query}) AS \"t\"")
 }
@@ -175,8 +175,8 @@ fn remove_gone(
     places: SidePlaces<'_>,
 ) -> Result<usize, ExecError> {
     let key = quote(&entity.unique_field);
-    let query =
-        super::mapping::entity_query(entity, conn.dialect(), places.base, None).unwrap_or_default();
+    let query = crate::sql::mapping::entity_query(entity, conn.dialect(), places.base, None)
+        .unwrap_or_default();
     let removed = conn.execute(
         &format!(
             "DELETE FROM {} WHERE {key} NOT IN (SELECT \"q\".{key} FROM ({query}) AS \"q\")",
@@ -251,7 +251,7 @@ fn refresh_index(
     };
     // Text cleared: a computed vector goes with it.
     stats.cleared += conn.execute(&home.clear, Vec::new()).map_err(db_error)? as usize;
-    let (mut after, key_type) = super::side_store::key_paging(entity);
+    let (mut after, key_type) = crate::sql::side_store::key_paging(entity);
     let page_sql = format!(
         "SELECT {unique}, CAST({source_column} AS TEXT), {hash}, CASE WHEN {vector} IS NULL THEN 1 ELSE 0 END FROM {rows} \
          WHERE {source_column} IS NOT NULL AND {unique} > CAST(?1 AS {key_type}) ORDER BY {unique} LIMIT {PAGE}",

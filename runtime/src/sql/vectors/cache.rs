@@ -26,11 +26,11 @@ use crate::search::vector::VectorMatrix;
 use crate::spec::{EntitySpec, VectorIndexSpec, VectorSearchSettings};
 use crate::{ErrorCode, ToolError};
 
-use super::backend::{ExecError, Reader, SqlDialect};
-use super::ddl::VERSIONS_TABLE;
-use super::handler_error::HandlerError;
-use super::value::SqlValue;
+use crate::sql::backend::{ExecError, Reader, SqlDialect};
+use crate::sql::ddl::VERSIONS_TABLE;
+use crate::sql::handler_error::HandlerError;
 use crate::sql::text::ident::quote;
+use crate::sql::value::SqlValue;
 
 #[cfg(feature = "ann")]
 pub use crate::search::approximate::ApproximateSettings;
@@ -468,7 +468,7 @@ pub(crate) fn read_vector(bytes: &[u8], dimension: usize, into: &mut Vec<f32>) -
 /// connection sees under its own name).
 async fn base_table(conn: &dyn Reader, entity: &EntitySpec) -> Result<String, ExecError> {
     if entity.has_side_vectors() {
-        return Ok(quote(&super::mapping::vectors_table(entity)));
+        return Ok(quote(&crate::sql::mapping::vectors_table(entity)));
     }
     let schema = match conn.dialect() {
         SqlDialect::Sqlite => "main".to_owned(),

@@ -1,5 +1,5 @@
 //! The records nearest a query vector ([`nearest`]), wherever the index's vectors live: in
-//! this process's memory ([`VectorCache`](super::vectors::VectorCache)), or in a pgvector
+//! this process's memory ([`VectorCache`](super::cache::VectorCache)), or in a pgvector
 //! column that the PostgreSQL server searches with one statement — the query vector bound as a
 //! parameter, `ORDER BY` distance, the call's `conditions` and the row rule (through the
 //! table's view) in the same `WHERE`, and pgvector's HNSW settings set for the call.
@@ -11,13 +11,13 @@ use std::collections::HashSet;
 
 use crate::spec::{EntitySpec, SchemaSpec, Similarity, VectorIndexSpec};
 
-use super::Database;
-use super::backend::Reader;
-use super::handler_error::HandlerError;
-use super::query::{Condition, ROW_ALIAS, compile_conditions};
-use super::value::SqlValue;
-use super::vectors::VectorHome;
+use super::cache::VectorHome;
+use crate::sql::Database;
+use crate::sql::backend::Reader;
+use crate::sql::handler_error::HandlerError;
+use crate::sql::query::{Condition, ROW_ALIAS, compile_conditions};
 use crate::sql::text::ident::quote;
+use crate::sql::value::SqlValue;
 
 /// One search: the `k` records of `entity` nearest `vector` in `index` among those matching
 /// `conditions` (and the call's row rule).
