@@ -14,7 +14,7 @@ use crate::spec::{CHANGES_TABLE, EntitySpec, SchemaSpec};
 use crate::sql::text::dates::{ACCEPTED_FORMS, resolve};
 use crate::sql::text::ident::quote;
 use crate::sql::text::names::unknown_name_message;
-use crate::sql::tools::shared::answers::{Answer, ListPage};
+use crate::sql::tools::shared::answers::{Answer, Item, ListPage};
 use crate::sql::value::SqlValue;
 
 /// The change log table, quoted.
@@ -157,6 +157,8 @@ pub(crate) struct Change {
     #[schemars(with = "Option<Map<String, Value>>")]
     metadata_after: Value,
 }
+
+impl Item for Change {}
 
 /// The head of `get_entity_change_history`'s pages.
 #[derive(Debug, Serialize, JsonSchema)]

@@ -67,7 +67,17 @@ pub(crate) async fn run(
         }
         Err(error) => return Err(error.into()),
     };
-    let mut collector = Collector::new(&limits, &named.columns);
+    // The key before the page's, measured against the answer's cap.
+    #[derive(Serialize)]
+    struct Head<'a> {
+        columns: &'a [String],
+    }
+    let mut collector = Collector::new(
+        &limits,
+        &Head {
+            columns: &named.columns,
+        },
+    );
     let mut rows = Vec::new();
     let fetched = named.rows.len();
     for row in named.rows.into_iter().take(limits.rows as usize) {

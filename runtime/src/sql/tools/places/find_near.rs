@@ -10,7 +10,7 @@
 use crate::__private::IntoEngine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::spec::{EntitySpec, FieldType, SchemaSpec};
 use crate::{ToolDefinition, ToolError};
@@ -24,7 +24,7 @@ use crate::sql::query::{
 use crate::sql::text::ident::qualified;
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::ranges::bounds::{fields_by_entity, typed_field};
-use crate::sql::tools::shared::answers::{ListPage, Record};
+use crate::sql::tools::shared::answers::{Item, ListPage, Record, with_record};
 use crate::sql::tools::shared::common::{
     Collector, HandlerError, PageLimits, definition, entity, list_answer, offset,
 };
@@ -80,6 +80,13 @@ pub(crate) struct NearRecord {
     distance_km: Option<f64>,
     /// The record.
     record: Record,
+}
+
+impl Item for NearRecord {
+    fn into_json(mut self) -> Result<Value, serde_json::Error> {
+        let record = std::mem::take(&mut self.record);
+        with_record(&self, record)
+    }
 }
 
 /// The head of `find_near`'s pages.

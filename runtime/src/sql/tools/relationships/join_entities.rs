@@ -19,7 +19,7 @@ use crate::sql::text::ident::{qualified, quote};
 use crate::sql::tools::engine::EngineTool;
 use crate::sql::tools::graph::walk::{Walk, walks};
 use crate::sql::tools::relationships::explore_relationships::TraversalDirection;
-use crate::sql::tools::shared::answers::{ListPage, Record};
+use crate::sql::tools::shared::answers::{Item, ListPage, Record, with_record};
 use crate::sql::tools::shared::common::{
     Collector, HandlerError, PageLimits, check_relationship_types, definition, entity, list_answer,
     offset,
@@ -93,6 +93,13 @@ pub(crate) struct JoinRow {
     path: Vec<Value>,
     /// The record reached.
     record: Record,
+}
+
+impl Item for JoinRow {
+    fn into_json(mut self) -> Result<Value, serde_json::Error> {
+        let record = std::mem::take(&mut self.record);
+        with_record(&self, record)
+    }
 }
 
 /// The head of `join_entities`'s pages.

@@ -76,19 +76,50 @@ pub(crate) struct ListPage<H, T = Record> {
     pub results: Vec<T>,
 }
 
-impl<H: Serialize + JsonSchema + Send, T: Serialize + JsonSchema + Send> Answer for ListPage<H, T> {
+impl<H: Serialize + JsonSchema + Send, T: Item> Answer for ListPage<H, T> {
     fn into_json(mut self) -> Result<Value, serde_json::Error> {
         let results = std::mem::take(&mut self.results);
         let mut value = serde_json::to_value(&self)?;
         if let Value::Object(answer) = &mut value {
             let results = results
                 .into_iter()
-                .map(serde_json::to_value)
+                .map(Item::into_json)
                 .collect::<Result<_, _>>()?;
             answer.insert("results".into(), Value::Array(results));
         }
         Ok(value)
     }
+}
+
+/// One result of a page: serialised as it is, except that the records it holds are moved into
+/// the JSON rather than copied.
+pub(crate) trait Item: Serialize + JsonSchema + Send {
+    /// The result as JSON.
+    fn into_json(self) -> Result<Value, serde_json::Error>
+    where
+        Self: Sized,
+    {
+        serde_json::to_value(&self)
+    }
+}
+
+impl Item for Record {
+    fn into_json(self) -> Result<Value, serde_json::Error> {
+        Ok(Value::Object(self))
+    }
+}
+
+/// The JSON of `item`, with `record` (which `item` held under the key `record`, now empty)
+/// moved in at its place.
+pub(crate) fn with_record(
+    item: &impl Serialize,
+    record: Record,
+) -> Result<Value, serde_json::Error> {
+    let mut value = serde_json::to_value(item)?;
+    if let Value::Object(members) = &mut value {
+        members.insert("record".into(), Value::Object(record));
+    }
+    Ok(value)
 }
 
 /// The head of a list of one entity's records.
@@ -116,6 +147,8 @@ pub(crate) struct SearchHit {
     /// text was left out.
     pub snippet: String,
 }
+
+impl Item for SearchHit {}
 
 /// `full_text_search`: one page of ranked matches (`total` counts every match).
 pub(crate) type SearchPage = ListPage<EntityHead, SearchHit>;
@@ -196,6 +229,13 @@ pub(crate) struct Hop {
     pub properties: Option<Record>,
     /// The record reached.
     pub record: Record,
+}
+
+impl Item for Hop {
+    fn into_json(mut self) -> Result<Value, serde_json::Error> {
+        let record = std::mem::take(&mut self.record);
+        with_record(&self, record)
+    }
 }
 
 /// `explore_relationships`: one page of hops (every hop is counted).
