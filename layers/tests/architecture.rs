@@ -32,7 +32,12 @@ const SQL_LAYERS: &[&[&str]] = &[
         "sql::schema_diff",
         "sql::full_text::query",
         "sql::full_text::sqlite_ddl",
-        "sql::full_text::tokens",
+        // FTS5's tokenizer, stemmer and snippets ported, for backends without FTS5.
+        "sql::full_text::fts5_tables",
+        "sql::full_text::unicode61",
+        "sql::full_text::porter",
+        "sql::full_text::analyzer",
+        "sql::full_text::snippet",
         "sql::arg_name",
         // What a database's catalog holds (read by both backends), the errors and options of
         // reading it, and the scanner of `CHECK (... IN ...)` lists.

@@ -5,8 +5,10 @@
 //! |---|---|
 //! | `sqlite_ddl.rs` | the FTS5 table (external content, `porter unicode61`) and the triggers that keep it in sync with the entity's table on every insert, update and delete |
 //! | `query.rs` | the model's text read as words and `"quoted phrases"`, always quoted into FTS5's query syntax (no operator, column filter or `NEAR` of the input ever reaches the engine) |
-//! | `tokens.rs` | text cut into terms by SQLite's own FTS5 tokenizer on an in-memory database, for backends without FTS5 |
-//! | `postgres.rs` | PostgreSQL: postings tables written with those terms, BM25 computed as FTS5 computes it, FTS5's snippets |
+//! | `unicode61.rs`, `porter.rs`, `fts5_tables.rs` | FTS5's tokenizer and stemmer ported from SQLite's source, over its own Unicode tables, for backends without FTS5 (`analyzer.rs`: the terms of a text) |
+//! | `snippet.rs` | FTS5's `snippet()` ported: the same window, marks and ellipses |
+//! | `tokens.rs` (tests) | SQLite's own FTS5 tokenizer on an in-memory database: the oracle the ports are checked against |
+//! | `postgres.rs` | PostgreSQL: postings tables written with those terms, BM25 computed as FTS5 computes it, the ported snippets |
 //! | `rank.rs` | the ranked matches of an entity (unique id, display name, score, snippet) and their count |
 //!
 //! On SQLite the index is an FTS5 table whose content is the entity's own table
@@ -17,7 +19,13 @@
 //! fires no trigger and would leave the old row's postings behind).
 
 #[cfg(feature = "sqlite")]
+pub(crate) mod analyzer;
+#[cfg(feature = "sqlite")]
+mod fts5_tables;
+#[cfg(feature = "sqlite")]
 pub(crate) mod pg_tables;
+#[cfg(feature = "sqlite")]
+pub(crate) mod porter;
 #[cfg(feature = "sqlite")]
 pub(crate) mod postgres;
 mod query;
@@ -25,9 +33,13 @@ mod query;
 mod rank;
 #[cfg(feature = "sqlite")]
 pub(crate) mod ranking;
-mod sqlite_ddl;
 #[cfg(feature = "sqlite")]
-pub(crate) mod tokens;
+pub(crate) mod snippet;
+mod sqlite_ddl;
+#[cfg(all(test, feature = "sqlite"))]
+mod tokens;
+#[cfg(feature = "sqlite")]
+pub(crate) mod unicode61;
 
 #[cfg(feature = "sqlite")]
 pub use pg_tables::pg_full_text_objects;

@@ -3,7 +3,7 @@
 //! PostgreSQL's own text search cannot give SQLite's answers: its parser cuts `foo-bar`, paths
 //! and URLs differently from `unicode61`, its English stemmer is Porter2 (not Porter), it
 //! drops stop words, folds accents only with an extension, and has no BM25. So the index is
-//! built from the terms SQLite's FTS5 tokenizer itself produces ([`Tokenizer`]), kept in two
+//! built from the terms SQLite's FTS5 tokenizer produces (its port, [`terms`]), kept in two
 //! tables, and BM25 is computed from them with FTS5's formula:
 //!
 //! - `<table>__fts_terms (id, field, term, positions)`: one row per term of a field of a
@@ -18,7 +18,7 @@
 //! write, in the same transaction. The score of a record is FTS5's: for each phrase,
 //! `idf * f * (k1 + 1) / (f + k1 * (1 - b + b * D / avgdl))` with `f` the phrase's instances
 //! weighted by field, `idf = ln((N - n + 0.5) / (n + 0.5))` (at least 1e-6), `k1 = 1.2`,
-//! `b = 0.75`. Snippets are cut by FTS5's `snippet()` over the page's rows.
+//! `b = 0.75`. Snippets are FTS5's `snippet()`, ported, over the page's rows.
 //!
 //! A query of single words (or prefixes), the common case, is scored and ordered by one
 //! statement: a word's frequency in a field is the number of its positions, so only the page
@@ -33,11 +33,12 @@ use super::super::backend::{ExecError, Reader};
 use super::super::query::Projection;
 use super::super::value::SqlValue;
 use super::QueryItem;
+use super::analyzer::terms;
 use super::pg_tables::{
     docs_table, field_texts, integer, placeholders, terms_table, text, totals_table,
 };
 use super::ranking::{ELLIPSIS, Hit, MARK, Ranking, SNIPPET_WORDS};
-use super::tokens::Tokenizer;
+use super::snippet::{self, Marks, snippet};
 use crate::sql::handler_error::HandlerError;
 use crate::sql::text::ident::quote;
 
@@ -86,10 +87,9 @@ struct Plan {
 impl Plan {
     /// The plan of `ranking`; `None` when its query has no terms.
     fn of(ranking: &Ranking<'_>) -> Result<Option<Plan>, HandlerError> {
-        let tokenizer = Tokenizer::new(ranking.index.analyzer).map_err(ExecError::from)?;
         let mut phrases = Vec::new();
         for item in ranking.query.items() {
-            let terms = tokenizer.terms(item.text()).map_err(ExecError::from)?;
+            let terms = terms(ranking.index.analyzer, item.text());
             if !terms.is_empty() {
                 phrases.push(Phrase {
                     terms,
@@ -425,7 +425,7 @@ pub(crate) async fn pg_rank(
         display.insert(id, names.first().and_then(|n| record.get(n).cloned()));
     }
     let cut = if snippets {
-        page_snippets(conn, ranking, &ids).await?
+        page_snippets(conn, ranking, &plan, &ids).await?
     } else {
         HashMap::new()
     };
@@ -441,62 +441,41 @@ pub(crate) async fn pg_rank(
     Ok((hits, total))
 }
 
-/// FTS5's snippets of the records `ids`, cut over an in-memory FTS5 table holding them (a
-/// snippet depends only on its record's text and the query).
+/// FTS5's snippets of the records `ids` (a snippet depends only on its record's text and the
+/// query): `snippet()` as FTS5 cuts it, ported ([`snippet`](super::snippet::snippet)).
 async fn page_snippets(
     conn: &dyn Reader,
     ranking: &Ranking<'_>,
+    plan: &Plan,
     ids: &[String],
 ) -> Result<HashMap<String, String>, HandlerError> {
     let index = ranking.index;
-    // Read before the tokenizer's connection is made: it stays on this thread.
     let rows = field_texts(conn, ranking.entity, index, Some(ids)).await?;
-    let tokenizer = Tokenizer::new(index.analyzer).map_err(ExecError::from)?;
-    let memory = tokenizer.connection();
-    let columns: Vec<String> = index.fields.iter().map(|f| quote(&f.name)).collect();
-    let setup = format!(
-        "CREATE VIRTUAL TABLE s USING fts5({}, tokenize='{}')",
-        columns.join(", "),
-        super::sqlite_ddl::tokenizer(index.analyzer)
-    );
-    memory.execute_batch(&setup).map_err(ExecError::from)?;
-    let insert = format!(
-        "INSERT INTO s(rowid, {}) VALUES (?1, {})",
-        columns.join(", "),
-        (2..columns.len() + 2)
-            .map(|i| format!("?{i}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    let mut rowids = HashMap::new();
-    for (n, (id, texts)) in rows.iter().enumerate() {
-        let mut values: Vec<SqlValue> = vec![SqlValue::Integer(n as i64 + 1)];
-        values.extend(
-            texts
-                .iter()
-                .map(|t| t.clone().map_or(SqlValue::Null, SqlValue::Text)),
-        );
-        memory
-            .execute(&insert, rusqlite::params_from_iter(values))
-            .map_err(ExecError::from)?;
-        rowids.insert(n as i64 + 1, id.clone());
-    }
-    let mut statement = memory
-        .prepare(&format!(
-            "SELECT rowid, snippet(s, -1, ?2, ?3, ?4, {SNIPPET_WORDS}) FROM s WHERE s MATCH ?1"
-        ))
-        .map_err(ExecError::from)?;
-    let found = statement
-        .query_map(
-            rusqlite::params![ranking.match_text(), MARK.0, MARK.1, ELLIPSIS],
-            |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?)),
-        )
-        .map_err(ExecError::from)?;
+    let phrases: Vec<snippet::Phrase<'_>> = plan
+        .phrases
+        .iter()
+        .map(|phrase| snippet::Phrase {
+            terms: &phrase.terms,
+            prefix: phrase.prefix,
+        })
+        .collect();
+    let marks = Marks {
+        open: MARK.0,
+        close: MARK.1,
+        ellipsis: ELLIPSIS,
+    };
     let mut out = HashMap::new();
-    for row in found {
-        let (rowid, snippet) = row.map_err(ExecError::from)?;
-        if let Some(id) = rowids.get(&rowid) {
-            out.insert(id.clone(), snippet);
+    for (id, texts) in &rows {
+        let columns: Vec<Option<&str>> = texts.iter().map(Option::as_deref).collect();
+        if let Some(cut) = snippet(
+            &columns,
+            &plan.fields,
+            &phrases,
+            index.analyzer,
+            marks,
+            SNIPPET_WORDS as usize,
+        ) {
+            out.insert(id.clone(), cut);
         }
     }
     Ok(out)

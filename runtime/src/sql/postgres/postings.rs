@@ -1,12 +1,13 @@
 //! PostgreSQL's full-text postings kept in step with the rows: the terms of each indexed field,
-//! cut by SQLite's own FTS5 tokenizer, rewritten for the records an import or `init` wrote.
+//! cut as SQLite's FTS5 tokenizer cuts them (`full_text::analyzer`), rewritten for the records an import or `init` wrote.
 
 use std::collections::BTreeMap;
 
+use crate::spec::Analyzer;
 use crate::spec::{EntitySpec, FullTextSpec};
 use crate::sql::backend::ExecError;
+use crate::sql::full_text::analyzer::terms;
 use crate::sql::full_text::pg_tables::{CHUNK, docs_table, field_texts, placeholders, terms_table};
-use crate::sql::full_text::tokens::Tokenizer;
 use crate::sql::postgres::Session;
 use crate::sql::text::ident::quote;
 use crate::sql::value::SqlValue;
@@ -64,7 +65,7 @@ pub(crate) fn delete(
 /// (statements of varying length, so none is kept prepared).
 pub(crate) struct Postings<'a, 's> {
     conn: &'a Session<'s>,
-    tokenizer: Tokenizer,
+    analyzer: Analyzer,
     terms: String,
     docs: String,
     /// Whether `docs` has a `hash` column (the side store's).
@@ -85,7 +86,7 @@ impl<'a, 's> Postings<'a, 's> {
     ) -> Result<Self, ExecError> {
         Ok(Postings {
             conn,
-            tokenizer: Tokenizer::new(index.analyzer)?,
+            analyzer: index.analyzer,
             terms,
             docs,
             hashed,
@@ -106,7 +107,7 @@ impl<'a, 's> Postings<'a, 's> {
         for (field, text) in texts.iter().enumerate() {
             let Some(text) = text else { continue };
             let mut positions: BTreeMap<String, Vec<String>> = BTreeMap::new();
-            for (position, term) in self.tokenizer.terms(text)?.into_iter().enumerate() {
+            for (position, term) in terms(self.analyzer, text).into_iter().enumerate() {
                 length += 1;
                 positions
                     .entry(term)
