@@ -33,33 +33,17 @@ use super::super::backend::{ExecError, Reader};
 use super::super::query::Projection;
 use super::super::value::SqlValue;
 use super::QueryItem;
-use super::analyzer::terms;
+use super::analyzer::{Phrase, terms};
 use super::pg_tables::{
     docs_table, field_texts, integer, placeholders, terms_table, text, totals_table,
 };
 use super::ranking::{ELLIPSIS, Hit, MARK, Ranking, SNIPPET_WORDS};
-use super::snippet::{self, Marks, snippet};
+use super::snippet::{Marks, snippet};
 use crate::sql::handler_error::HandlerError;
 use crate::sql::text::ident::quote;
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
-
-/// One phrase of the query as terms; with `prefix`, its last term matches any term it starts.
-struct Phrase {
-    terms: Vec<String>,
-    prefix: bool,
-}
-
-impl Phrase {
-    fn matches(&self, j: usize, term: &str) -> bool {
-        if self.prefix && j + 1 == self.terms.len() {
-            term.starts_with(self.terms[j].as_str())
-        } else {
-            term == self.terms[j]
-        }
-    }
-}
 
 /// The smallest string above every string starting with `prefix` (byte order).
 fn prefix_end(prefix: &str) -> Option<String> {
@@ -451,14 +435,6 @@ async fn page_snippets(
 ) -> Result<HashMap<String, String>, HandlerError> {
     let index = ranking.index;
     let rows = field_texts(conn, ranking.entity, index, Some(ids)).await?;
-    let phrases: Vec<snippet::Phrase<'_>> = plan
-        .phrases
-        .iter()
-        .map(|phrase| snippet::Phrase {
-            terms: &phrase.terms,
-            prefix: phrase.prefix,
-        })
-        .collect();
     let marks = Marks {
         open: MARK.0,
         close: MARK.1,
@@ -470,7 +446,7 @@ async fn page_snippets(
         if let Some(cut) = snippet(
             &columns,
             &plan.fields,
-            &phrases,
+            &plan.phrases,
             index.analyzer,
             marks,
             SNIPPET_WORDS as usize,

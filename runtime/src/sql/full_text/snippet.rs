@@ -6,34 +6,11 @@
 
 use crate::spec::Analyzer;
 
-use super::porter::stem;
+use super::analyzer::{Phrase, term};
 use super::unicode61::{Token, tokens};
 
 /// The most tokens a snippet may hold (FTS5 clamps its argument to this).
 const MAX_TOKENS: usize = 64;
-
-/// One phrase of a query: its terms, the last matching any term it starts when `prefix`.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Phrase<'a> {
-    /// The phrase's terms, as the tokenizer cut the query.
-    pub terms: &'a [String],
-    /// Whether its last term matches as a prefix.
-    pub prefix: bool,
-}
-
-impl Phrase<'_> {
-    fn matches_at(&self, terms: &[String], at: usize) -> bool {
-        self.terms.iter().enumerate().all(|(j, term)| {
-            terms.get(at + j).is_some_and(|found| {
-                if self.prefix && j + 1 == self.terms.len() {
-                    found.starts_with(term.as_str())
-                } else {
-                    found == term
-                }
-            })
-        })
-    }
-}
 
 /// How a snippet is marked: around matches, and where text was left out.
 #[derive(Debug, Clone, Copy)]
@@ -67,7 +44,7 @@ struct Column<'t> {
 pub(crate) fn snippet(
     columns: &[Option<&str>],
     searched: &[usize],
-    phrases: &[Phrase<'_>],
+    phrases: &[Phrase],
     analyzer: Analyzer,
     marks: Marks<'_>,
     words: usize,
@@ -86,10 +63,7 @@ pub(crate) fn snippet(
             column
                 .tokens
                 .iter()
-                .map(|token| match analyzer {
-                    Analyzer::Porter => stem(&token.text),
-                    Analyzer::Unicode61 => token.text.clone(),
-                })
+                .map(|token| term(analyzer, token.text.clone()))
                 .collect()
         })
         .collect();
@@ -457,8 +431,8 @@ mod tests {
                             .collect()
                     })
                     .collect();
-                let phrases: Vec<Phrase<'_>> = cut
-                    .iter()
+                let phrases: Vec<Phrase> = cut
+                    .into_iter()
                     .zip(phrases.iter())
                     .map(|(terms, (_, prefix))| Phrase {
                         terms,

@@ -54,13 +54,7 @@ mod tests {
 
     /// The terms of `text` as the Rust port cuts them (`unicode61`, then `porter`).
     fn ported(analyzer: Analyzer, text: &str) -> Vec<String> {
-        super::super::unicode61::tokens(text)
-            .into_iter()
-            .map(|token| match analyzer {
-                Analyzer::Porter => super::super::porter::stem(&token.text),
-                Analyzer::Unicode61 => token.text,
-            })
-            .collect()
+        super::super::analyzer::terms(analyzer, text)
     }
 
     /// Texts that reach the corners of both tokenizers: case, diacritics (precomposed and

@@ -20,6 +20,25 @@ pub fn qualified(alias: &str, column: &str) -> String {
     format!("{}.{}", quote(alias), quote(column))
 }
 
+/// The length of the quoted text `rest` starts with (its `quote` doubled inside it is one
+/// character), closing quote included; all of `rest` when it is not closed.
+fn quoted_len(rest: &str, quote: u8) -> usize {
+    let bytes = rest.as_bytes();
+    let mut end = 1;
+    loop {
+        match bytes.get(end) {
+            None => break,
+            Some(&b) if b == quote && bytes.get(end + 1) == Some(&quote) => end += 2,
+            Some(&b) if b == quote => {
+                end += 1;
+                break;
+            }
+            Some(_) => end += 1,
+        }
+    }
+    end.min(rest.len())
+}
+
 /// Removes the row alias `"n".` from a computed-field SQL expression, outside string literals,
 /// so the expression can be used where only bare column names are allowed (generated columns).
 pub fn strip_row_alias(sql: &str) -> String {
@@ -29,40 +48,14 @@ pub fn strip_row_alias(sql: &str) -> String {
     while let Some(ch) = rest.chars().next() {
         if ch == '\'' {
             // Copy a string literal ('' is an escaped quote) verbatim.
-            let mut end = 1;
-            let bytes = rest.as_bytes();
-            loop {
-                match bytes.get(end) {
-                    None => break,
-                    Some(b'\'') if bytes.get(end + 1) == Some(&b'\'') => end += 2,
-                    Some(b'\'') => {
-                        end += 1;
-                        break;
-                    }
-                    Some(_) => end += 1,
-                }
-            }
-            let end = end.min(rest.len());
+            let end = quoted_len(rest, b'\'');
             out.push_str(&rest[..end]);
             rest = &rest[end..];
         } else if rest.starts_with(ALIAS) {
             rest = &rest[ALIAS.len()..];
         } else if ch == '"' {
             // Copy a quoted identifier verbatim.
-            let bytes = rest.as_bytes();
-            let mut end = 1;
-            loop {
-                match bytes.get(end) {
-                    None => break,
-                    Some(b'"') if bytes.get(end + 1) == Some(&b'"') => end += 2,
-                    Some(b'"') => {
-                        end += 1;
-                        break;
-                    }
-                    Some(_) => end += 1,
-                }
-            }
-            let end = end.min(rest.len());
+            let end = quoted_len(rest, b'"');
             out.push_str(&rest[..end]);
             rest = &rest[end..];
         } else {
