@@ -165,6 +165,55 @@ fn the_http_transport_stays_in_its_folder() -> Result<(), Error> {
     check(src("runtime"), &rules)
 }
 
+/// Only the backends' folders and the handle over them talk to a database driver: every other
+/// module of the engine (the text and values, the services, the tools, the registry) reads and
+/// writes through the backend trait (`sql/backend/`), so it runs on either backend unchanged.
+/// Test code is not counted (the oracles some tests hold the ports against are SQLite's).
+#[test]
+fn no_read_path_outside_the_backend_trait() -> Result<(), Error> {
+    let drivers = ["rusqlite", "tokio_postgres", "deadpool_postgres"];
+    let own_drivers = ["sql::sqlite", "sql::postgres", "sql::database"];
+    let rules: Vec<Rule<'_>> = SQL_LAYERS
+        .iter()
+        .flat_map(|layer| layer.iter().copied())
+        .filter(|module| !own_drivers.contains(module) && !module.starts_with("sql::database"))
+        .chain([
+            "builtin", "dialect", "embed", "mcp", "registry", "search", "spec", "typed",
+        ])
+        .map(|under| Rule::ForbiddenCrates {
+            under,
+            crates: &drivers,
+        })
+        .collect();
+    assert!(rules.len() > 30, "{} modules checked", rules.len());
+    check(src("runtime"), &rules)
+}
+
+/// What needs SQLite itself is in its folder, the handle that opens it, the catalog reader
+/// that reads either backend's catalog and the lines that declare them; elsewhere, tests whose
+/// oracle is SQLite's own (its FTS5 tokenizer and `snippet()`, a view made once per
+/// connection, one load of a table's vectors) and the trace context carried onto SQLite's
+/// blocking pool. So `postgres` builds alone, and CI builds it so.
+#[test]
+fn sqlite_cfgs_stay_in_the_backend_folder_and_the_dispatch_points() -> Result<(), Error> {
+    cfg_confined(
+        src("runtime"),
+        "sqlite",
+        &[
+            "sql/sqlite/",
+            "sql/database/",
+            "sql/introspect/",
+            "sql/mod.rs",
+            "lib.rs",
+            "trace.rs",
+            "sql/full_text/mod.rs",
+            "sql/full_text/snippet.rs",
+            "sql/access.rs",
+            "sql/vectors/cache.rs",
+        ],
+    )
+}
+
 #[test]
 fn postgres_cfgs_stay_in_the_backend_folders_and_the_dispatch_point() -> Result<(), Error> {
     // Relative to runtime/src: the PostgreSQL backend's folder, the database handle that opens

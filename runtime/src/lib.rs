@@ -71,7 +71,7 @@ pub use serde_json;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::__database_tool_table as database_tool_table;
-    #[cfg(feature = "sqlite")]
+    #[cfg(feature = "engine")]
     pub use crate::sql::arg_name::{ArgName, IntoEngine, NamedType};
     /// Whether an error is SQLite's interrupt, for the tests of deadlines.
     #[cfg(feature = "sqlite")]
@@ -84,20 +84,20 @@ pub mod __private {
     pub use schemars;
     pub use serde;
     pub use serde_json;
-    #[cfg(feature = "sqlite")]
+    #[cfg(feature = "engine")]
     pub use toolforge_macros::IntoEngine;
 
     /// How many graphs `find_path` loaded on `db`, and how many times its calls searched one
     /// in memory (the rest walked statement by statement): what tests read to tell which
     /// search answered.
-    #[cfg(feature = "sqlite")]
+    #[cfg(feature = "engine")]
     pub fn path_graph_counts(db: &crate::sql::Database) -> (u64, u64) {
         db.path_graphs().counts()
     }
 
     /// How many semantic searches on `db` the HNSW graphs of its loaded vector indexes
     /// answered (the rest were exact scans): what tests read to tell which search answered.
-    #[cfg(all(feature = "sqlite", feature = "ann"))]
+    #[cfg(all(feature = "engine", feature = "ann"))]
     pub fn approximate_answers(db: &crate::sql::Database) -> u64 {
         db.vector_cache().approximate_answers()
     }

@@ -398,7 +398,7 @@ pub(crate) fn array_len(items: &[Value]) -> usize {
 
 /// The length of `value` as compact JSON, written to a counter (for typed values; a [`Value`]
 /// is measured faster by [`json_len`]).
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) fn serialized_len(value: &impl serde::Serialize) -> usize {
     let mut count = Counted {
         written: 0,

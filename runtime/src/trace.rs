@@ -10,7 +10,7 @@
 //! request (start-up checks, imports) makes no span.
 
 // Statements and their carried context exist only with the SQL engine.
-#![cfg_attr(not(feature = "sqlite"), allow(dead_code))]
+#![cfg_attr(not(feature = "engine"), allow(dead_code))]
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -31,13 +31,16 @@ pub(crate) fn is_on() -> bool {
     ON.load(Ordering::Relaxed)
 }
 
-/// The trace context of the running call, carried onto the thread that runs its statements.
+/// The trace context of the running call, carried onto the thread that runs its statements
+/// (SQLite's, on the blocking pool; PostgreSQL's statements are awaited in the call's task).
+#[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
 #[derive(Default)]
 pub(crate) struct Carried {
     #[cfg(feature = "otel")]
     context: Option<opentelemetry::Context>,
 }
 
+#[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
 impl Carried {
     /// The current call's context (nothing when spans are off).
     pub(crate) fn capture() -> Carried {

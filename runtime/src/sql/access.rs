@@ -406,7 +406,7 @@ fn postgres_script(spec: &SchemaSpec, schema: &str) -> Vec<String> {
     script
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "sqlite"))]
 mod tests {
     use super::*;
 

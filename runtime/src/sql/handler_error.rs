@@ -24,12 +24,6 @@ impl From<ExecError> for HandlerError {
     }
 }
 
-impl From<rusqlite::Error> for HandlerError {
-    fn from(error: rusqlite::Error) -> Self {
-        HandlerError::Exec(ExecError::from(error))
-    }
-}
-
 /// The error of a read SQLite stopped: the call's `timeout` error when it has a deadline,
 /// otherwise (the caller went away) a plain failure nobody waits for.
 pub(crate) fn stopped_error() -> ToolError {

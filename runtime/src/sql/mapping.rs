@@ -244,39 +244,6 @@ pub(crate) fn probes(spec: &crate::spec::SchemaSpec, base: &str) -> Vec<Probe> {
     probes
 }
 
-/// `CREATE TABLE` statements for the user's tables as far as a mapped spec knows them: each
-/// table it reads with the columns it maps (untyped), for a scratch SQLite database on which
-/// declared `sql:` statements are prepared when the real one is not at hand. A statement that
-/// reads a column the config does not map fails there, as the config exposes only those.
-pub(crate) fn scratch_tables(spec: &crate::spec::SchemaSpec) -> Vec<String> {
-    let mut tables: Vec<(String, Vec<String>)> = Vec::new();
-    for probe in probes(spec, "\"main\"") {
-        let index = match tables
-            .iter()
-            .position(|(name, _)| *name == probe.table.name)
-        {
-            Some(index) => index,
-            None => {
-                tables.push((probe.table.name.clone(), Vec::new()));
-                tables.len() - 1
-            }
-        };
-        if let Some(column) = probe.column {
-            let columns = &mut tables[index].1;
-            if !columns.contains(&column) {
-                columns.push(column);
-            }
-        }
-    }
-    tables
-        .into_iter()
-        .map(|(name, columns)| {
-            let columns: Vec<String> = columns.iter().map(|c| quote(c)).collect();
-            format!("CREATE TABLE {} ({})", quote(&name), columns.join(", "))
-        })
-        .collect()
-}
-
 /// One statement that fails when a mapped table or column is gone.
 pub(crate) struct Probe {
     /// The table probed.

@@ -20,78 +20,78 @@
 //! Without the `sqlite` feature only the SQL text is available ([`ddl`], [`places`]):
 //! the generator uses it to write `schema.sql` without linking SQLite.
 
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) mod access;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) mod arg_name;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) mod backend;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) mod changes;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) mod database;
 pub mod ddl;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) mod describe;
 pub mod full_text;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 mod graphs;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) mod handler_error;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub mod import;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub mod introspect;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) mod key;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) mod mapping;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 mod path_graphs;
 pub mod places;
 #[cfg(feature = "postgres")]
 pub mod postgres;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub mod query;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub mod records;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) mod schema_diff;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) mod side_changes;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) mod side_store;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 mod standard_registry;
 pub(crate) mod text;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub mod tools;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) mod value;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) mod vectors;
 
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub use backend::{BackendError, ExecError, SqlDialect};
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub use database::{Database, DbError, InitReport};
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub use import::{EndPoint, ImportError, ImportStats, Importer};
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub use records::RecordsError;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub use schema_diff::{SchemaConversion, SchemaDifference};
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub use side_store::{ChangesRefresh, EntityRefresh, RefreshReport};
 #[cfg(feature = "sqlite")]
 pub use sqlite::check_sqlite_reads;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub use standard_registry::{registry, registry_builder, registry_definitions, schema_gaps};
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub use value::{SqlValue, ValueError};
-#[cfg(all(feature = "sqlite", feature = "ann"))]
+#[cfg(all(feature = "engine", feature = "ann"))]
 pub use vectors::cache::ApproximateSettings;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub use vectors::embed_pass::{EmbedPassError, EmbedStats};

@@ -176,23 +176,6 @@ fn hash_sql(index: &FullTextSpec, dialect: SqlDialect) -> String {
     }
 }
 
-/// The hash [`HASH_FUNCTION`] computes on SQLite: of the signature, then of each value
-/// (marked present or absent).
-pub(crate) fn text_hash(values: &[Option<String>]) -> String {
-    let mut joined = String::new();
-    for value in values {
-        match value {
-            Some(text) => {
-                joined.push('+');
-                joined.push_str(text);
-            }
-            None => joined.push('-'),
-        }
-        joined.push('\u{1f}');
-    }
-    crate::embed::content_hash("full_text", &joined)
-}
-
 /// The query presenting a mapped entity's rows (its `SELECT`, parenthesised for a `FROM`).
 fn rows_sql(entity: &EntitySpec, dialect: SqlDialect, base: &str) -> Result<String, ExecError> {
     super::mapping::entity_query(entity, dialect, base, None)
@@ -296,26 +279,6 @@ pub(crate) fn sqlite_table(entity: &EntitySpec) -> String {
 /// its text has in the FTS5 table: narrow, so a search reads keys without the text.
 pub(crate) fn sqlite_keys_table(entity: &EntitySpec) -> String {
     format!("{}_keys", sqlite_table(entity))
-}
-
-/// The statements creating `entity`'s index in the side file: the FTS5 table of its indexed
-/// fields (storing their text, for snippets), then the keys table.
-pub(crate) fn sqlite_create(entity: &EntitySpec, index: &FullTextSpec) -> [String; 2] {
-    let columns: Vec<String> = index.fields.iter().map(|f| quote(&f.name)).collect();
-    let schema = quote(SQLITE_SCHEMA);
-    [
-        format!(
-            "CREATE VIRTUAL TABLE {schema}.{} USING fts5({}, tokenize='{}')",
-            quote(&sqlite_table(entity)),
-            columns.join(", "),
-            super::full_text::tokenizer(index.analyzer)
-        ),
-        format!(
-            "CREATE TABLE {schema}.{} (\"id\" INTEGER PRIMARY KEY, \"key\" NOT NULL UNIQUE, \
-             \"hash\" TEXT NOT NULL)",
-            quote(&sqlite_keys_table(entity))
-        ),
-    ]
 }
 
 /// The databases a SQLite connection has attached, and their files.

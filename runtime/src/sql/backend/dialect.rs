@@ -114,7 +114,3 @@ impl SqlDialect {
 /// The name of the GLOB function SQLite connections carry and the query builder calls:
 /// SQLite's `GLOB` matched without recursion (see `sql/sqlite/functions.rs`).
 pub const GLOB_FUNCTION: &str = "toolforge_glob";
-
-/// The name of the function SQLite connections carry that answers a context value of the call
-/// holding the connection (what row rules read).
-pub(crate) const CONTEXT_FUNCTION: &str = "toolforge_context";

@@ -22,7 +22,6 @@ pub(crate) mod import_sink;
 mod reader;
 pub(crate) mod upsert;
 
-pub(crate) use dialect::CONTEXT_FUNCTION;
 pub use dialect::{GLOB_FUNCTION, SqlDialect};
 pub use error::{BackendError, ExecError};
 pub(crate) use reader::{Answer, BlockingReader, NamedRows, ReadFuture, Reader, Refusal, Writer};

@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
-use crate::sql::backend::{BackendError, ExecError};
+#[cfg(feature = "sqlite")]
+use crate::sql::backend::BackendError;
+use crate::sql::backend::ExecError;
 use crate::sql::ddl::SpecError;
 use crate::sql::schema_diff::SchemaDifference;
 
@@ -12,6 +14,7 @@ use crate::sql::schema_diff::SchemaDifference;
 #[non_exhaustive]
 pub enum DbError {
     /// SQLite reported an error.
+    #[cfg(feature = "sqlite")]
     #[error(transparent)]
     Sqlite(#[from] rusqlite::Error),
     /// The spec cannot be turned into tables.
@@ -30,6 +33,7 @@ pub enum DbError {
     /// A write was committed but could not be copied from the `-wal` file into the database
     /// file: until a later write succeeds, the database file alone (without its `-wal`) lacks
     /// it.
+    #[cfg(feature = "sqlite")]
     #[error(
         "the write was committed, but copying it from the -wal file into the database file \
          failed (keep the -wal file next to the database): {0}"
@@ -57,6 +61,17 @@ pub enum DbError {
          tools, the records API or an import instead"
     )]
     NotSqlite,
+    /// A path that is not a PostgreSQL URL was opened in a build without SQLite (the
+    /// runtime's `sqlite` feature off).
+    #[error(
+        "{}: this build of toolforge has no SQLite (its `sqlite` feature is off); open a \
+         postgres:// URL, or build with the feature",
+        path.display()
+    )]
+    NoSqlite {
+        /// The path that was opened.
+        path: PathBuf,
+    },
     /// PostgreSQL (or the connection to it) reported an error: its message and SQLSTATE,
     /// and the database (`user@host:port/name`, never a password).
     #[error("PostgreSQL: {0}")]
@@ -75,7 +90,21 @@ impl DbError {
     /// Whether the error is SQLite's `SQLITE_INTERRUPT`: a statement was stopped because its
     /// call's deadline passed or its caller went away (see [`Database::read`](crate::sql::Database::read)).
     pub fn is_interrupt(&self) -> bool {
-        matches!(self, DbError::Sqlite(error) if error.is_stop())
+        #[cfg(feature = "sqlite")]
+        if let DbError::Sqlite(error) = self {
+            return error.is_stop();
+        }
+        false
+    }
+
+    /// What the model is told of a failure the backend's driver reported, worded for it
+    /// (SQLite's own errors, whose messages say what to change); `None` for the others.
+    pub(crate) fn backend_tool_error(&self) -> Option<crate::ToolError> {
+        match self {
+            #[cfg(feature = "sqlite")]
+            DbError::Sqlite(error) => Some(error.tool_error()),
+            _ => None,
+        }
     }
 }
 
@@ -84,11 +113,14 @@ impl From<ExecError> for DbError {
         match error {
             ExecError::Backend(error) => {
                 let message = error.describe();
-                let error: Box<dyn std::error::Error + Send + Sync> = error;
-                match error.downcast::<rusqlite::Error>() {
-                    Ok(error) => DbError::Sqlite(*error),
-                    Err(_) => DbError::Postgres(message),
+                #[cfg(feature = "sqlite")]
+                {
+                    let error: Box<dyn std::error::Error + Send + Sync> = error;
+                    if let Ok(error) = error.downcast::<rusqlite::Error>() {
+                        return DbError::Sqlite(*error);
+                    }
                 }
+                DbError::Postgres(message)
             }
             ExecError::Stopped => DbError::Stopped,
             ExecError::Unavailable(message) => DbError::Postgres(message),

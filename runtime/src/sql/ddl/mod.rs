@@ -14,8 +14,6 @@ pub use objects::{
     ColumnDef, EDGE_COLUMNS, ObjectKind, SchemaObject, SpecError, field_index_name,
     is_reserved_name, literal, target_index_name,
 };
-#[cfg(feature = "sqlite")]
-pub(crate) use tables::is_earlier_form;
 pub use tables::{
     ChangeLogTypes, VERSIONS_TABLE, changes_objects, entity_objects, point_index_name,
     point_indexes, relationship_objects, schema_objects, schema_sql, versions_table,

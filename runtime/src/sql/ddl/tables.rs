@@ -405,24 +405,8 @@ impl ChangeLogTypes {
 /// The change log's check of `change_type`, as comparisons joined by `OR`: SQLite runs a
 /// CHECK's `IN (...)` list by building a temporary table each time a statement runs, which
 /// made every change row cost microseconds more.
-const CHANGE_TYPE_CHECK: &str =
+pub(crate) const CHANGE_TYPE_CHECK: &str =
     "\"change_type\" = 'created' OR \"change_type\" = 'updated' OR \"change_type\" = 'deleted'";
-
-/// The same check as databases created by earlier versions have it.
-#[cfg(feature = "sqlite")]
-const LEGACY_CHANGE_TYPE_CHECK: &str = "\"change_type\" IN ('created', 'updated', 'deleted')";
-
-/// Whether `found`, the SQL of an object in a database, is an earlier version's form of
-/// `expected` that means the same: the change log with its check written as `IN (...)`.
-#[cfg(feature = "sqlite")]
-pub(crate) fn is_earlier_form(expected: &SchemaObject, found: &str) -> bool {
-    expected.kind == ObjectKind::Table
-        && expected.name == crate::spec::CHANGES_TABLE
-        && found
-            == expected
-                .sql
-                .replace(CHANGE_TYPE_CHECK, LEGACY_CHANGE_TYPE_CHECK)
-}
 
 /// The change log ([`CHANGES_TABLE`](crate::spec::CHANGES_TABLE)): one row per recorded
 /// change of a tracked record, and its indexes (by record, by time). Created only for specs

@@ -18,36 +18,34 @@
 //! with `INSERT ... ON CONFLICT DO UPDATE`, never `INSERT OR REPLACE` (whose implicit delete
 //! fires no trigger and would leave the old row's postings behind).
 
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) mod analyzer;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 mod fts5_tables;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) mod pg_tables;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) mod porter;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) mod postgres;
 mod query;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 mod rank;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) mod ranking;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) mod snippet;
-mod sqlite_ddl;
+pub(crate) mod sqlite_ddl;
 #[cfg(all(test, feature = "sqlite"))]
 mod tokens;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) mod unicode61;
 
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub use pg_tables::pg_full_text_objects;
 pub use query::{FullTextQuery, QueryError, QueryItem};
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) use rank::search;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) use ranking::Ranking;
-#[cfg(feature = "sqlite")]
-pub(crate) use sqlite_ddl::tokenizer;
 pub use sqlite_ddl::{RESERVED_COLUMNS, full_text_objects, full_text_table_name};

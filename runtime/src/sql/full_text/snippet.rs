@@ -408,7 +408,7 @@ mod tests {
             let conn = tokenizer.connection();
             conn.execute_batch(&format!(
                 "CREATE VIRTUAL TABLE s USING fts5(a, b, tokenize='{}')",
-                crate::sql::full_text::tokenizer(analyzer)
+                crate::sql::full_text::sqlite_ddl::tokenizer(analyzer)
             ))
             .unwrap();
             let docs = documents();

@@ -213,6 +213,7 @@ pub fn check_in_condition(condition: &str, quoting: Quoting) -> Option<(String, 
 
 /// Every `CHECK (column IN (...))` of a SQLite `CREATE TABLE` statement (column and table
 /// constraints alike), in the statement's order.
+#[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
 pub(crate) fn sqlite_check_ins(create_table: &str) -> Vec<(String, Vec<String>)> {
     let all = tokens(create_table, Quoting::Sqlite);
     let mut found = Vec::new();

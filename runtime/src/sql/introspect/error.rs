@@ -79,6 +79,14 @@ pub enum IntrospectError {
         /// The URL, without its password.
         target: String,
     },
+    /// A file path, in a build without SQLite.
+    #[error(
+        "`{path}` is not a postgres:// URL, and this build has no SQLite support (the `sqlite` feature of toolforge-runtime)"
+    )]
+    NoSqlite {
+        /// The path given.
+        path: String,
+    },
     /// Nothing to map: no table or view (left), perhaps after the include and exclude
     /// patterns.
     #[error("{target} has no tables or views{}", empty_hint(*.filtered_out))]

@@ -52,8 +52,7 @@ pub fn read_catalog(target: &str, options: &IntrospectOptions) -> Result<Catalog
     let (mut catalog, label) = if is_postgres_url(target) {
         read_postgres(target, options)?
     } else {
-        let catalog = crate::sql::sqlite::introspect::read(std::path::Path::new(target))?;
-        (catalog, format!("`{target}`"))
+        (read_sqlite(target)?, format!("`{target}`"))
     };
     let filter = TableFilter::new(options);
     let (kept, left): (Vec<Table>, Vec<Table>) = catalog
@@ -126,6 +125,20 @@ pub fn check_database(target: &str, spec: &SchemaSpec) -> Result<Vec<Drift>, Int
 fn is_postgres_url(target: &str) -> bool {
     let head = target.get(..13).unwrap_or(target).to_ascii_lowercase();
     head.starts_with("postgres://") || head.starts_with("postgresql://")
+}
+
+/// The catalog of the SQLite database file `path`.
+#[cfg(feature = "sqlite")]
+fn read_sqlite(path: &str) -> Result<Catalog, IntrospectError> {
+    crate::sql::sqlite::introspect::read(std::path::Path::new(path))
+}
+
+/// Without SQLite support, a file is an error that says so.
+#[cfg(not(feature = "sqlite"))]
+fn read_sqlite(path: &str) -> Result<Catalog, IntrospectError> {
+    Err(IntrospectError::NoSqlite {
+        path: path.to_owned(),
+    })
 }
 
 /// The catalog of the schemas `options` names, and the database's name for messages.

@@ -15,7 +15,9 @@ use super::super::backend::{BlockingReader, ExecError};
 use super::super::ddl::{ColumnDef, ObjectKind, SchemaObject, SpecError, literal, schema_objects};
 use super::super::schema_diff::{SchemaConversion, SchemaDifference, SchemaPlan};
 use super::super::value::SqlValue;
+use super::PgDatabase;
 use super::pgvector::{self, VectorStorage};
+use crate::sql::database::{DbError, InitReport};
 use crate::sql::full_text::pg_tables::{TOTALS_TRIGGERS, placeholders};
 use crate::sql::text::ident::{quote, strip_row_alias};
 
@@ -436,5 +438,68 @@ fn generated_word(generated: bool) -> &'static str {
         "a generated column"
     } else {
         "a stored column"
+    }
+}
+
+impl PgDatabase {
+    /// What [`Database::init`](crate::sql::Database::init) would do on this database.
+    pub(crate) fn schema_plan(&self, spec: &SchemaSpec) -> Result<SchemaPlan, DbError> {
+        self.read_statements(|conn| {
+            let storage = pgvector::storage(conn)?;
+            let objects = pg_schema_objects(spec, storage).map_err(DbError::from)?;
+            pg_plan(conn, spec, &objects).map_err(|error| self.error(error))
+        })?
+    }
+
+    /// Creates what `spec` needs in one transaction (pgvector first when an index needs it),
+    /// converts the vector columns that must move into pgvector's type, and indexes the rows
+    /// already stored in a new full-text index; changes nothing when an existing object
+    /// differs.
+    pub(crate) fn init(&self, spec: &SchemaSpec) -> Result<InitReport, DbError> {
+        self.write(|session| {
+            let storage = if spec.entities.iter().any(|e| !e.vector_indexes.is_empty()) {
+                pgvector::ensure(session)
+            } else {
+                pgvector::storage(session)
+            }
+            .map_err(|error| self.error(error))?;
+            let objects = pg_schema_objects(spec, storage)?;
+            let plan = pg_plan(session, spec, &objects).map_err(|error| self.error(error))?;
+            if !plan.differences.is_empty() {
+                return Err(DbError::SchemaMismatch(plan.differences));
+            }
+            let mut report = InitReport {
+                created: Vec::new(),
+                unchanged: plan.unchanged,
+                converted: Vec::new(),
+            };
+            for conversion in &plan.conversions {
+                session.batch(&conversion.sql).map_err(|error| {
+                    DbError::Postgres(format!(
+                        "{}: cannot convert {conversion} ({}); when `toolforge serve` \
+                         processes use this database, stop them and run `toolforge db \
+                         init` again (their row-rule views use the column)",
+                        self.label,
+                        error.describe(),
+                    ))
+                })?;
+                report.converted.push(conversion.to_string());
+            }
+            for object in &plan.missing {
+                session
+                    .batch(&object.sql)
+                    .map_err(|error| self.error(error))?;
+                report.created.push(object.name.clone());
+            }
+            // A full-text index created over rows already stored indexes them now.
+            for entity in &spec.entities {
+                let terms = crate::sql::full_text::pg_tables::terms_table(entity);
+                if report.created.contains(&terms) {
+                    super::postings::reindex(session, entity, None)
+                        .map_err(|error| self.error(error))?;
+                }
+            }
+            Ok(report)
+        })
     }
 }

@@ -71,7 +71,7 @@ use serde_json::{Map, Value};
 use crate::spec::{EntitySpec, SchemaSpec};
 use crate::{ErrorCode, ToolError};
 
-use super::backend::{BackendError, ExecError};
+use super::backend::ExecError;
 use super::database::DbError;
 use super::import::{EndPoint, ImportError, ImportStats, Importer};
 use super::query::{Condition, Direction, EntityQuery, OrderBy, Projection, ROW_ALIAS};
@@ -177,17 +177,16 @@ impl RecordsError {
 
 impl From<RecordsError> for ToolError {
     fn from(error: RecordsError) -> Self {
+        if let RecordsError::Database { source, .. } = &error {
+            if matches!(source, DbError::Timeout) || source.is_interrupt() {
+                return super::handler_error::stopped_error();
+            }
+            if let Some(tool_error) = source.backend_tool_error() {
+                return tool_error;
+            }
+        }
         match error {
             RecordsError::InvalidQuery { source, .. } => source,
-            RecordsError::Database { source, .. }
-                if matches!(source, DbError::Timeout) || source.is_interrupt() =>
-            {
-                super::handler_error::stopped_error()
-            }
-            RecordsError::Database {
-                source: DbError::Sqlite(sqlite),
-                ..
-            } => sqlite.tool_error(),
             RecordsError::Database {
                 source: DbError::Stopped,
                 ..

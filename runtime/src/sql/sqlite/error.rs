@@ -2,6 +2,7 @@
 
 use crate::ToolError;
 use crate::sql::backend::{BackendError, ExecError};
+use crate::sql::handler_error::HandlerError;
 use crate::sql::sqlite::stoppable_regex::{FALLBACK_BUDGET, TOO_COSTLY_MARK};
 
 /// Whether `error` is SQLite's `SQLITE_INTERRUPT`: the statement was stopped because its call's
@@ -23,6 +24,12 @@ impl BackendError for rusqlite::Error {
 impl From<rusqlite::Error> for ExecError {
     fn from(error: rusqlite::Error) -> Self {
         ExecError::Backend(Box::new(error))
+    }
+}
+
+impl From<rusqlite::Error> for HandlerError {
+    fn from(error: rusqlite::Error) -> Self {
+        HandlerError::Exec(ExecError::from(error))
     }
 }
 

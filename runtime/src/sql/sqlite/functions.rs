@@ -8,10 +8,14 @@ use std::sync::Arc;
 use rusqlite::Connection;
 use rusqlite::functions::FunctionFlags;
 
-use crate::sql::backend::{CONTEXT_FUNCTION, GLOB_FUNCTION};
+use crate::sql::backend::GLOB_FUNCTION;
 use crate::sql::sqlite::stoppable_regex::{StoppableRegex, Unanswered};
 use crate::sql::sqlite::watch::{Watch, lock};
 use crate::sql::text::glob::GlobPattern;
+
+/// The name of the function SQLite connections carry that answers a context value of the call
+/// holding the connection (what row rules read).
+pub(crate) const CONTEXT_FUNCTION: &str = "toolforge_context";
 
 /// Registers `regexp(pattern, text)` on a connection (SQLite's `text REGEXP pattern`): the
 /// regex crate's syntax, the compiled pattern cached per statement, matched by a lazy DFA that

@@ -6,12 +6,14 @@
 //! whether anything was committed since a read (`data_stamp`).
 
 pub(crate) mod data_stamp;
+pub(crate) mod database;
 pub(crate) mod error;
 pub(crate) mod functions;
 pub(crate) mod import_sink;
 pub(crate) mod introspect;
 pub(crate) mod pool;
 pub(crate) mod reader;
+pub(crate) mod schema;
 pub(crate) mod side_store;
 pub(crate) mod stoppable_regex;
 pub(crate) mod trusted;

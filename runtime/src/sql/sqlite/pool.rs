@@ -1,5 +1,5 @@
-//! The SQLite side of a database handle: one writer connection and a pool of read-only
-//! connections, each watched for its call's deadline.
+//! The read-only connections of a SQLite database, each watched for its call's deadline, and
+//! the slot through which a dropped call stops its statement.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -7,7 +7,6 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use rusqlite::{Connection, OpenFlags};
 
-use crate::sql::sqlite::data_stamp::DataStamps;
 use crate::sql::sqlite::functions::{configure, register_context};
 use crate::sql::sqlite::watch::{Watch, lock};
 
@@ -22,15 +21,6 @@ pub(crate) struct Pool {
     pub(crate) idle: Mutex<Vec<PooledReader>>,
     pub(crate) available: Condvar,
     pub(crate) size: usize,
-}
-
-/// A SQLite database file: its path, writer (none when opened read-only) and readers.
-pub(crate) struct SqliteDatabase {
-    pub(crate) path: PathBuf,
-    pub(crate) writer: Option<Mutex<Connection>>,
-    pub(crate) readers: Pool,
-    /// What tells whether anything was committed since a read (see `data_stamp.rs`).
-    pub(crate) stamps: DataStamps,
 }
 
 /// How many SQLite virtual-machine steps run between two checks of a read's deadline.

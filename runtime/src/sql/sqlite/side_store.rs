@@ -6,12 +6,12 @@ use std::path::Path;
 use rusqlite::functions::FunctionFlags;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
-use crate::spec::SchemaSpec;
+use crate::spec::{EntitySpec, FullTextSpec, SchemaSpec};
 use crate::sql::backend::{BlockingReader, ExecError, SqlDialect};
 use crate::sql::database::DbError;
 use crate::sql::side_store::{
-    HASH_FUNCTION, RefreshReport, SQLITE_SCHEMA, SidePlaces, changes, sqlite_create,
-    sqlite_keys_table, sqlite_table, text_hash, texts, vectors_create, vectors_gap, vectors_table,
+    HASH_FUNCTION, RefreshReport, SQLITE_SCHEMA, SidePlaces, changes, sqlite_keys_table,
+    sqlite_table, texts, vectors_create, vectors_gap, vectors_table,
 };
 use crate::sql::text::ident::quote;
 use crate::sql::value::SqlValue;
@@ -312,4 +312,41 @@ pub(crate) fn gaps(database: &Path, spec: &SchemaSpec) -> Result<Vec<String>, Ex
         }
     }
     Ok(missing)
+}
+
+/// The hash `HASH_FUNCTION` computes on SQLite: of the signature, then of each value
+/// (marked present or absent).
+fn text_hash(values: &[Option<String>]) -> String {
+    let mut joined = String::new();
+    for value in values {
+        match value {
+            Some(text) => {
+                joined.push('+');
+                joined.push_str(text);
+            }
+            None => joined.push('-'),
+        }
+        joined.push('\u{1f}');
+    }
+    crate::embed::content_hash("full_text", &joined)
+}
+
+/// The statements creating `entity`'s index in the side file: the FTS5 table of its indexed
+/// fields (storing their text, for snippets), then the keys table.
+fn sqlite_create(entity: &EntitySpec, index: &FullTextSpec) -> [String; 2] {
+    let columns: Vec<String> = index.fields.iter().map(|f| quote(&f.name)).collect();
+    let schema = quote(SQLITE_SCHEMA);
+    [
+        format!(
+            "CREATE VIRTUAL TABLE {schema}.{} USING fts5({}, tokenize='{}')",
+            quote(&sqlite_table(entity)),
+            columns.join(", "),
+            crate::sql::full_text::sqlite_ddl::tokenizer(index.analyzer)
+        ),
+        format!(
+            "CREATE TABLE {schema}.{} (\"id\" INTEGER PRIMARY KEY, \"key\" NOT NULL UNIQUE, \
+             \"hash\" TEXT NOT NULL)",
+            quote(&sqlite_keys_table(entity))
+        ),
+    ]
 }

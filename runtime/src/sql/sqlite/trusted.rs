@@ -17,6 +17,7 @@ use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 
 use crate::spec::SchemaSpec;
 use crate::sql::backend::{ExecError, NamedRows, Refusal};
+use crate::sql::text::ident::quote;
 use crate::sql::value::SqlValue;
 
 /// What the authorizer enforces while a trusted statement is prepared on this thread.
@@ -207,7 +208,7 @@ pub fn check_sqlite_reads(spec: &SchemaSpec, statements: &[&str]) -> Vec<Option<
 fn scratch_connection(spec: &SchemaSpec) -> Result<Connection, String> {
     let schema = if spec.is_mapped() {
         // The user's tables, with the columns the config maps (it creates none of its own).
-        crate::sql::mapping::scratch_tables(spec)
+        scratch_tables(spec)
             .into_iter()
             .map(|statement| statement + ";\n")
             .collect()
@@ -240,4 +241,37 @@ fn backend_message(error: &(dyn crate::sql::backend::BackendError + 'static)) ->
         Some(error) => sqlite_message(error),
         None => error.to_string(),
     }
+}
+
+/// `CREATE TABLE` statements for the user's tables as far as a mapped spec knows them: each
+/// table it reads with the columns it maps (untyped), for a scratch SQLite database on which
+/// declared `sql:` statements are prepared when the real one is not at hand. A statement that
+/// reads a column the config does not map fails there, as the config exposes only those.
+fn scratch_tables(spec: &SchemaSpec) -> Vec<String> {
+    let mut tables: Vec<(String, Vec<String>)> = Vec::new();
+    for probe in crate::sql::mapping::probes(spec, "\"main\"") {
+        let index = match tables
+            .iter()
+            .position(|(name, _)| *name == probe.table.name)
+        {
+            Some(index) => index,
+            None => {
+                tables.push((probe.table.name.clone(), Vec::new()));
+                tables.len() - 1
+            }
+        };
+        if let Some(column) = probe.column {
+            let columns = &mut tables[index].1;
+            if !columns.contains(&column) {
+                columns.push(column);
+            }
+        }
+    }
+    tables
+        .into_iter()
+        .map(|(name, columns)| {
+            let columns: Vec<String> = columns.iter().map(|c| quote(c)).collect();
+            format!("CREATE TABLE {} ({})", quote(&name), columns.join(", "))
+        })
+        .collect()
 }

@@ -245,7 +245,7 @@ impl GlobPattern {
 
 /// The smallest text greater than every text that starts with `prefix` (in the byte order of
 /// UTF-8, which is code point order), or `None` when there is none.
-#[cfg_attr(not(feature = "sqlite"), allow(dead_code))] // only the engine's queries use it
+#[cfg_attr(not(feature = "engine"), allow(dead_code))] // only the engine's queries use it
 pub fn prefix_successor(prefix: &str) -> Option<String> {
     let mut chars: Vec<char> = prefix.chars().collect();
     while let Some(last) = chars.pop() {

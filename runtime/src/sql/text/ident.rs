@@ -15,7 +15,7 @@ pub fn quote(name: &str) -> String {
 }
 
 /// `"alias"."column"`.
-#[cfg_attr(not(feature = "sqlite"), allow(dead_code))] // only the engine's queries use it
+#[cfg_attr(not(feature = "engine"), allow(dead_code))] // only the engine's queries use it
 pub fn qualified(alias: &str, column: &str) -> String {
     format!("{}.{}", quote(alias), quote(column))
 }

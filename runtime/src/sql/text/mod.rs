@@ -3,10 +3,10 @@
 //! ([`glob`]), the dates a model writes resolved ([`dates`]) and the messages for unknown
 //! names ([`names`]).
 
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) mod dates;
 pub(crate) mod glob;
 pub(crate) mod ident;
 pub(crate) mod lex;
-#[cfg(feature = "sqlite")]
+#[cfg(feature = "engine")]
 pub(crate) mod names;

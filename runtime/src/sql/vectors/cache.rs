@@ -488,7 +488,7 @@ async fn base_table(conn: &dyn Reader, entity: &EntitySpec) -> Result<String, Ex
     Ok(format!("{schema}.{}", quote(&entity.table)))
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "sqlite"))]
 mod tests {
     use std::sync::{Arc, Barrier};
 
