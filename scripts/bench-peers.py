@@ -24,6 +24,10 @@ tsvector on PostgreSQL) written by this script, not by toolforge. toolforge read
 config that maps them (`table:`, `join_table:`, its full-text index in its side store, made by
 `toolforge db init`), the peers through statements over the same tables; and a fourth server,
 toolforge over the same data imported into its own schema, measures what the mapping costs.
+
+With `--baseline TOOLFORGE`, another toolforge binary (an earlier build) serves the same
+database beside the others, in the same interleaved rounds: the report gives the current
+build's calls/s and p99 as ratios of the baseline's, measured in the same run.
 """
 
 import argparse
@@ -669,6 +673,9 @@ def run_backend(backend, db, args, samples, work, tokens, names):
         if name == "toolforge":
             argv = [args.toolforge, "serve", "--config", config, "--db", db,
                     "--http", f"127.0.0.1:{port}"]
+        elif name == "toolforge-baseline":
+            argv = [args.baseline, "serve", "--config", config, "--db", db,
+                    "--http", f"127.0.0.1:{port}"]
         elif name == "toolforge-own":
             argv = [args.toolforge, "serve", "--config", own_config, "--db", own_db,
                     "--http", f"127.0.0.1:{port}"]
@@ -705,7 +712,7 @@ def run_backend(backend, db, args, samples, work, tokens, names):
             listed[name] = (len(tools), len(text.encode()), tokens(text))
 
         calls = {"toolforge": toolforge_calls(samples)}
-        calls["toolforge-own"] = calls["toolforge"]
+        calls["toolforge-own"] = calls["toolforge-baseline"] = calls["toolforge"]
         calls["toolbox"] = calls["dbhub"] = peer_calls(samples)
         # Same records from every server, for every sample of every question.
         for question in QUESTIONS:
@@ -727,7 +734,7 @@ def run_backend(backend, db, args, samples, work, tokens, names):
                 if not answers["toolforge"]:
                     raise RuntimeError(f"{backend} {question}: no records for "
                                        f"{samples[question][index]!r}")
-        log(f"{backend}: the three servers answer every question with the same records")
+        log(f"{backend}: the {len(names)} servers answer every question with the same records")
 
         results = {}
         order = list(names)
@@ -763,19 +770,22 @@ def median(runs, key):
 
 
 TITLES = {"toolforge": "toolforge", "toolforge-own": "toolforge, own schema",
+          "toolforge-baseline": "toolforge baseline",
           "toolbox": "Toolbox", "dbhub": "DBHub"}
 
 
 def report(backend, results, startup, memory, listed, args, names):
     own = "toolforge-own" in names
+    baseline = "toolforge-baseline" in names
     title = f"### {backend}" + (", the team's own tables" if own else "")
     out = [title, "",
            f"calls/s (p50 / p99 ms), median of {args.rounds} rounds of {args.seconds} s, "
            f"{args.connections} connections", "",
            "| call | " + " | ".join(TITLES[n] for n in names) +
            " | toolforge ÷ best peer (calls/s) | p99 vs best peer's |" +
-           (" own schema ÷ mapped (calls/s) |" if own else ""),
-           "|---|" + "---|" * (len(names) + 2 + own)]
+           (" own schema ÷ mapped (calls/s) |" if own else "") +
+           (" toolforge ÷ baseline (calls/s, p99) |" if baseline else ""),
+           "|---|" + "---|" * (len(names) + 2 + own + baseline)]
     for question, spec in QUESTIONS.items():
         cells = []
         for name in names:
@@ -791,6 +801,11 @@ def report(backend, results, startup, memory, listed, args, names):
             mapped = median(results[(question, "toolforge-own")], "rate") / median(
                 results[(question, "toolforge")], "rate")
             line += f" {mapped:.2f}× |"
+        if baseline:
+            before = results[(question, "toolforge-baseline")]
+            after = results[(question, "toolforge")]
+            line += (f" {median(after, 'rate') / median(before, 'rate'):.2f}×, "
+                     f"{median(after, 'p99') / median(before, 'p99'):.2f}× |")
         out.append(line)
     out += ["", "| | " + " | ".join(TITLES[n] for n in names) + " |",
             "|---|" + "---|" * len(names),
@@ -816,12 +831,16 @@ def main():
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--backends", default="sqlite,postgres")
     parser.add_argument("--keep", action="store_true", help="keep the work folder")
+    parser.add_argument("--baseline", metavar="TOOLFORGE",
+                        help="another toolforge binary (an earlier build) served over the same "
+                        "database and measured in the same rounds, reported as a ratio")
     parser.add_argument("--existing", action="store_true",
                         help="serve the team's own tables (toolforge through a mapping), and "
                         "toolforge over its own import of them beside")
     args = parser.parse_args()
     STATEMENTS["existing"] = args.existing
-    names = ["toolforge"] + (["toolforge-own"] if args.existing else []) + ["toolbox", "dbhub"]
+    names = (["toolforge"] + (["toolforge-baseline"] if args.baseline else []) +
+             (["toolforge-own"] if args.existing else []) + ["toolbox", "dbhub"])
 
     import bpe_openai
     encoding = bpe_openai.get_encoding("o200k_base")
