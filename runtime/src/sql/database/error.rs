@@ -147,3 +147,22 @@ pub struct InitReport {
     /// described as `table "name": what changed`.
     pub converted: Vec<String>,
 }
+
+impl InitReport {
+    /// The report of an initialisation about to create what its plan found missing: refused
+    /// with [`DbError::SchemaMismatch`] when an existing object differs (nothing is changed
+    /// then), otherwise starting from the objects left as they are.
+    pub(crate) fn begin(
+        differences: Vec<SchemaDifference>,
+        unchanged: Vec<String>,
+    ) -> Result<InitReport, DbError> {
+        if !differences.is_empty() {
+            return Err(DbError::SchemaMismatch(differences));
+        }
+        Ok(InitReport {
+            created: Vec::new(),
+            unchanged,
+            converted: Vec::new(),
+        })
+    }
+}

@@ -465,14 +465,7 @@ impl PgDatabase {
             .map_err(|error| self.error(error))?;
             let objects = pg_schema_objects(spec, storage)?;
             let plan = pg_plan(session, spec, &objects).map_err(|error| self.error(error))?;
-            if !plan.differences.is_empty() {
-                return Err(DbError::SchemaMismatch(plan.differences));
-            }
-            let mut report = InitReport {
-                created: Vec::new(),
-                unchanged: plan.unchanged,
-                converted: Vec::new(),
-            };
+            let mut report = InitReport::begin(plan.differences, plan.unchanged)?;
             for conversion in &plan.conversions {
                 session.batch(&conversion.sql).map_err(|error| {
                     DbError::Postgres(format!(

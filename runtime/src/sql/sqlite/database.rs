@@ -118,14 +118,7 @@ impl SqliteDatabase {
         self.write_blocking(|conn| {
             let tx = conn.transaction()?;
             let plan = plan(&tx, objects)?;
-            if !plan.differences.is_empty() {
-                return Err(DbError::SchemaMismatch(plan.differences));
-            }
-            let mut report = InitReport {
-                created: Vec::new(),
-                unchanged: plan.unchanged,
-                converted: Vec::new(),
-            };
+            let mut report = InitReport::begin(plan.differences, plan.unchanged)?;
             let mut rebuild: Vec<&str> = Vec::new();
             for object in &plan.missing {
                 tx.execute_batch(&object.sql)?;
